@@ -1,0 +1,3 @@
+from ipclab.cli import main
+
+main()

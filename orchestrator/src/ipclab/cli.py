@@ -1,0 +1,114 @@
+"""ipclab: the command line. Parse → build the scenario → run → report."""
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from ipclab import analysis, environment, matrix, results, session
+from ipclab.catalog import load_catalog
+from ipclab.errors import UserError
+from ipclab.export.terminal import to_table
+from ipclab.runner import Runner
+from ipclab.scenario import StatSettings, load_scenario
+from ipclab.workspace import Workspace
+
+DEFAULT_SCENARIO = "scenarios/quick.toml"
+console = Console()
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli():
+    """Measure how programs talk to each other: round trips between C++, Java and Python peers."""
+
+
+@cli.command()
+@click.argument("scenario", required=False)
+@click.option("--mechanism", help="comma-separated, e.g. tcp,uds (see `ipclab list`)")
+@click.option("--client", help="client languages, e.g. cpp,java,python")
+@click.option("--server", help="server languages, e.g. cpp,java,python")
+@click.option("--request-size", help="sizes with units, e.g. 16,1KiB,128MiB")
+@click.option("--response-size", help="sizes with units, e.g. 16,1KiB,128MiB")
+@click.option("--placement", help="same-core, cross-core or unpinned (default cross-core)")
+@click.option("--pattern", help="traffic pattern (rr)")
+@click.option("--iterations", help="measured round trips per case")
+@click.option("--warmup", help="round trips before measuring")
+@click.option("--seed", help="payload seed")
+@click.option("--out", type=click.Path(), help="results directory (default results/<time>-<name>)")
+def run(scenario, out, **flags):
+    """Run SCENARIO (default scenarios/quick.toml); flags override it."""
+    catalog = load_catalog()
+    path = scenario or catalog.root / DEFAULT_SCENARIO
+    plan = load_scenario(path, catalog, overrides=flags)
+    cases = matrix.expand(plan, catalog)
+    env = environment.collect(catalog.root)
+    out_dir = Path(out) if out else results.default_out_dir(catalog.root, plan.name)
+    store = results.RunStore(out_dir, plan, env, cases, notes=environment.warnings(env)).create()
+    with Workspace() as workspace:
+        interrupted = session.execute(cases, Runner(plan, catalog, workspace), store, console)
+    store.finish(interrupted)
+    _show(store.records, plan.name, plan.statistics, store.document["notes"])
+    console.print(f"results: {out_dir}")
+    if interrupted:
+        console.print(f"[yellow]stopped: {len(store.records)} of {len(cases)} cases finished "
+                      f"and saved[/]")
+        sys.exit(130)
+    sys.exit(1 if any(r["status"] == "failed" for r in store.records) else 0)
+
+
+@cli.command("list")
+def list_cmd():
+    """Mechanisms × languages × roles, and what works on this machine."""
+    from ipclab.listing import capability_table
+    console.print(capability_table(load_catalog()))
+
+
+@cli.command()
+@click.argument("run_dir", type=click.Path())
+@click.option("--outliers", type=click.Choice(["tukey", "none"]), help="outlier rule")
+@click.option("--tukey-k", type=float, help="Tukey fence factor")
+@click.option("--compare", type=click.Choice(["median", "mean"]), help="statistic for ratios")
+def report(run_dir, outliers, tukey_k, compare):
+    """Re-render the tables and files of a saved run from its raw samples."""
+    document = results.load(run_dir)
+    saved = document["scenario"]["statistics"]
+    settings = StatSettings(**{**saved, **{k: v for k, v in
+                                           {"outliers": outliers, "tukey_k": tukey_k,
+                                            "compare": compare}.items() if v is not None}})
+    document["scenario"]["statistics"] = vars(settings)
+    results.reanalyse(run_dir, document, settings)
+    results.write_outputs(Path(run_dir), document, settings)
+    _show(document["results"], document["scenario"]["name"], settings, document.get("notes", []))
+
+
+@cli.command()
+@click.option("--iterations", default="20000", help="round trips per measurement")
+@click.option("--rounds", default="3", help="alternating rounds of floor and peers")
+@click.option("--placement", default="same-core", help="same-core or cross-core")
+def floor(iterations, rounds, placement):
+    """Benchmark: the C++ peer at 16 B beside a hand-written C ping-pong, per mechanism."""
+    from ipclab.bench import run_floor
+    run_floor(load_catalog(), console, iterations, rounds, placement)
+
+
+def _show(records, name, settings, notes):
+    console.print(to_table(records, f"ipclab: {name}", analysis.baseline_label(settings),
+                           settings.compare))
+    for note in notes:
+        console.print(f"[yellow]note:[/] {note}")
+    for record in records:
+        for warning in record.get("warnings") or []:
+            console.print(f"[yellow]warning:[/] case {record['index']}: {warning}")
+
+
+def main():
+    try:
+        cli.main(standalone_mode=False)
+    except UserError as e:
+        click.echo(f"ipclab: error: {e}", err=True)
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)

@@ -1,0 +1,37 @@
+"""`ipclab list`: what each language's peer can do, from the capability data, and whether it can
+run on this machine."""
+from rich.table import Table
+
+from ipclab.units import format_size
+
+
+def capability_table(catalog):
+    table = Table(title="ipclab: mechanisms × languages")
+    table.add_column("mechanism")
+    for lang in catalog.languages.values():
+        table.add_column(f"{lang.display} ({lang.name})")
+    table.add_column("max payload", justify="right")
+    table.add_column("what it is")
+    for mech in catalog.mechanisms.values():
+        cells = [_cell(lang, mech.name) for lang in catalog.languages.values()]
+        table.add_row(mech.name, *cells, format_size(mech.max_payload), mech.description)
+    table.caption = _caption(catalog)
+    return table
+
+
+def _cell(lang, mechanism):
+    roles = [name for role, name in (("drive", "client"), ("serve", "server"))
+             if lang.supports(mechanism, role)]
+    if not roles:
+        return "[dim]unsupported[/]"
+    if lang.unavailable:
+        return f"[yellow]{'+'.join(roles)}, not built[/]"
+    return f"[green]{'+'.join(roles)}[/]"
+
+
+def _caption(catalog):
+    lines = []
+    for lang in catalog.languages.values():
+        state = f"not available: {lang.unavailable}" if lang.unavailable else "ready"
+        lines.append(f"{lang.display} ({lang.name}): {state}")
+    return "\n".join(lines)

@@ -1,0 +1,63 @@
+"""The matrix of cases: every combination of the scenario's axes, each either runnable or
+marked with why it is not (a skip is a result too, never a silent drop)."""
+import itertools
+from dataclasses import asdict, dataclass
+
+from ipclab import placement as placement_mod
+from ipclab.scenario import MATRIX_AXES
+from ipclab.units import format_size
+
+
+@dataclass(frozen=True)
+class Case:
+    index: int
+    mechanism: str
+    client: str
+    server: str
+    request_size: int
+    response_size: int
+    placement: str
+    pattern: str
+    skip_status: str | None = None  # "not-applicable" or "unavailable"
+    skip_reason: str | None = None
+
+    @property
+    def id(self):
+        return (f"{self.index:04d}-{self.mechanism}-{self.client}-{self.server}-"
+                f"{self.request_size}-{self.response_size}-{self.placement}-{self.pattern}")
+
+    @property
+    def label(self):
+        return (f"{self.mechanism} {self.client}→{self.server} "
+                f"{format_size(self.request_size)}/{format_size(self.response_size)} {self.placement}")
+
+    def as_dict(self):
+        return {"id": self.id, **asdict(self)}
+
+
+def expand(scenario, catalog, cpus=None):
+    """Cases in a stable order: the scenario's axes nested left to right."""
+    cases = []
+    combos = itertools.product(*(scenario.matrix[axis] for axis in MATRIX_AXES))
+    for index, values in enumerate(combos, start=1):
+        fields = dict(zip(MATRIX_AXES, values))
+        status, reason = _why_not(fields, catalog, cpus)
+        cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
+    return cases
+
+
+def _why_not(f, catalog, cpus):
+    mech = catalog.mechanism(f["mechanism"])
+    for role, lang_name in (("drive", f["client"]), ("serve", f["server"])):
+        lang = catalog.languages[lang_name]
+        if not lang.supports(mech.name, role):
+            return "not-applicable", f"the {lang.display} peer has no {mech.name} {role} role"
+        if lang.unavailable:
+            return "unavailable", f"{lang.display} peer: {lang.unavailable}"
+    too_big = mech.not_applicable(f["request_size"], f["response_size"])
+    if too_big:
+        return "not-applicable", too_big
+    where = placement_mod.resolve(f["placement"], cpus)
+    if isinstance(where, str):
+        return "not-applicable", where
+    return None, None

@@ -1,0 +1,165 @@
+"""Runs one case: prepare the endpoint, start the server, wait for READY, start the client,
+watch both, stop both, judge what happened. Statistics are not done here (see analysis.py)."""
+import json
+import shutil
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ipclab import endpoints, placement
+from ipclab.peers import Peer, PeerError, wait_any
+
+SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
+
+
+@dataclass
+class Outcome:
+    case: object
+    status: str                 # ok, failed, not-applicable, unavailable, interrupted
+    reason: str | None = None
+    samples: np.ndarray | None = None
+    client: dict | None = None  # the client's result file (PROTOCOL.md section 7)
+    server: dict | None = None  # the server's READY object
+    cpus: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    notes: list = field(default_factory=list)
+    logs: dict = field(default_factory=dict)  # role -> stderr text, kept for failed cases
+
+
+class Runner:
+    def __init__(self, scenario, catalog, workspace):
+        self.scenario, self.catalog, self.workspace = scenario, catalog, workspace
+        self.live = []  # peers running now, for whoever wants to watch (tests, Ctrl-C)
+
+    def run(self, case):
+        if case.skip_status:
+            return Outcome(case, case.skip_status, case.skip_reason)
+        started = time.monotonic()
+        case_dir = self.workspace.case_dir(case)
+        try:
+            outcome = self._run_in(case, case_dir)
+        except KeyboardInterrupt:
+            outcome = Outcome(case, "interrupted", "stopped by Ctrl-C")
+            raise
+        finally:
+            shutil.rmtree(case_dir, ignore_errors=True)
+        outcome.seconds = time.monotonic() - started
+        return outcome
+
+    def _run_in(self, case, case_dir):
+        cpus = placement.resolve(case.placement)
+        endpoint = endpoints.prepare(self.catalog.mechanism(case.mechanism), case_dir)
+        server = client = None
+        try:
+            server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
+                                 ["--endpoint", endpoint.server_arg])
+            endpoint.release(endpoint.server_fds)
+            ready = server.wait_ready(self.scenario.run.ready_timeout)
+            client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
+                                 ["--endpoint", endpoint.for_client(ready["endpoint"]),
+                                  *self._drive_flags(case, case_dir)])
+            endpoint.release(endpoint.client_fds)
+            server_died = self._watch(client, server)
+            self._stop(client, server)
+            outcome = _judge(case, client, server, ready, server_died, case_dir,
+                             self.scenario.run.iterations)
+        except PeerError as e:
+            self._stop(client, server)
+            outcome = Outcome(case, "failed", str(e))
+        finally:
+            self._stop(client, server)
+            endpoint.close()
+        outcome.cpus = cpus.as_dict()
+        if outcome.status == "failed":
+            outcome.logs = {p.role: p.stderr_path.read_text(errors="replace")
+                            for p in (client, server) if p and p.stderr_path.exists()}
+        return outcome
+
+    def _start(self, case, role, cpus, case_dir, fds, flags):
+        lang = self.catalog.languages[case.client if role == "client" else case.server]
+        verb = "drive" if role == "client" else "serve"
+        argv = [*lang.argv(self.catalog.root), verb, "--mechanism", case.mechanism, *flags,
+                "--seed", str(self.scenario.run.seed)]
+        peer = Peer(role, placement.pin(argv, cpus), case_dir, fds).start()
+        self.live.append(peer)
+        return peer
+
+    def _drive_flags(self, case, case_dir):
+        run = self.scenario.run
+        return ["--pattern", case.pattern,
+                "--request-size", str(case.request_size), "--response-size", str(case.response_size),
+                "--warmup", str(run.warmup), "--iterations", str(run.iterations),
+                "--io-timeout", f"{run.io_timeout:g}",
+                "--samples-file", str(case_dir / "samples.i64"),
+                "--result-file", str(case_dir / "result.json")]
+
+    def _watch(self, client, server):
+        """Waits for the client; returns how the server ended if it died first, else None.
+
+        A client whose server died gets io_timeout + 5 s to notice (udp cannot see a dead peer
+        until its receive times out); a case over case_timeout is ended."""
+        run = self.scenario.run
+        deadline = time.monotonic() + run.case_timeout
+        server_died = None
+        while not client.exited():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PeerError(f"timeout: the case took longer than {run.case_timeout:g} s "
+                                f"(case_timeout); client and server were stopped")
+            wait_any([client, server] if server_died is None else [client], left)
+            if server_died is None and server.exited() and not client.exited():
+                server_died = f"server {server.describe_exit()} during the case"
+                deadline = min(deadline, time.monotonic() + run.io_timeout + 5)
+        return server_died
+
+    def _stop(self, client, server):
+        for peer in (client, server):
+            if peer is not None:
+                peer.stop(SERVER_GRACE)
+                if peer in self.live:
+                    self.live.remove(peer)
+
+
+def _judge(case, client, server, ready, server_died, case_dir, iterations):
+    result = _read_json(case_dir / "result.json")
+    notes = []
+    if server_died is None and server.returncode not in (0, None):
+        notes.append(f"server did not shut down cleanly: it {server.describe_exit()}")
+    if (case_dir / "client.stdout").exists() and (case_dir / "client.stdout").stat().st_size:
+        notes.append("client wrote to stdout, which the peer contract forbids")
+    if client.returncode == 0 and result and result.get("status") == "ok":
+        samples = _read_samples(case_dir / "samples.i64")
+        if samples.size != iterations:
+            return Outcome(case, "failed", f"client reported ok but wrote {samples.size} samples, "
+                           f"expected {iterations}", client=result, server=ready, notes=notes)
+        return Outcome(case, "ok", None, samples, result, ready, notes=notes)
+    return Outcome(case, "failed", _failure_reason(client, result, server_died),
+                   client=result, server=ready, notes=notes)
+
+
+def _failure_reason(client, result, server_died):
+    parts = [server_died] if server_died else []
+    if result and result.get("status") == "error":
+        parts.append(f"client: {result.get('error_kind')}: {result.get('error')}")
+    else:
+        tail = client.stderr_tail(3)
+        parts.append(f"client {client.describe_exit()}" + (f": {tail}" if tail else "")
+                     + ("" if result else " (no result file)"))
+    return "; ".join(parts)
+
+
+def _read_json(path):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _read_samples(path):
+    try:
+        return np.fromfile(path, dtype="<i8")
+    except (OSError, ValueError):
+        return np.empty(0, dtype="<i8")

@@ -1,0 +1,202 @@
+"""Scenario files (TOML) and command-line overrides, validated into one Scenario.
+
+Every error names where the bad value came from (the file and key, or the flag) and the value.
+"""
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ipclab.errors import UserError
+from ipclab.stats import OUTLIER_RULES
+from ipclab.units import parse_size
+
+MAX_PAYLOAD = 134217728
+PLACEMENTS = ("same-core", "cross-core", "unpinned")
+DEFAULT_PLACEMENT = "cross-core"
+PATTERNS = ("rr",)
+MATRIX_AXES = ("mechanism", "client", "server", "request_size", "response_size", "placement",
+               "pattern")
+BASELINE_KEYS = ("mechanism", "client", "server", "placement", "pattern")
+
+
+@dataclass
+class RunSettings:
+    iterations: int = 1000
+    warmup: int = 200
+    seed: int = 1
+    case_timeout: float = 300.0   # seconds a whole case may take before it is failed
+    ready_timeout: float = 30.0   # seconds a server may take to print READY
+    io_timeout: float = 10.0      # seconds one receive may wait (matters for udp)
+
+
+@dataclass
+class StatSettings:
+    outliers: str = "tukey"
+    tukey_k: float = 1.5
+    compare: str = "median"       # the statistic ratios are taken of
+    baseline: dict = field(default_factory=dict)
+
+
+@dataclass
+class Scenario:
+    name: str
+    description: str
+    source: str
+    matrix: dict
+    run: RunSettings
+    statistics: StatSettings
+
+    def as_dict(self):
+        return {"name": self.name, "description": self.description, "source": self.source,
+                "matrix": self.matrix, "run": vars(self.run), "statistics": vars(self.statistics)}
+
+
+def load_scenario(path, catalog, overrides=None):
+    """Reads `path` (or starts from defaults when None), applies overrides, validates."""
+    raw, source = ({}, "<defaults>") if path is None else (_read(path), str(path))
+    name = raw.get("name", Path(path).stem if path else "adhoc")
+    return build_scenario(raw, source, catalog, overrides or {}, name)
+
+
+def _read(path):
+    p = Path(path)
+    if not p.is_file():
+        raise UserError(f"{path}: no such scenario file")
+    try:
+        with open(p, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror}") from None
+
+
+def build_scenario(raw, source, catalog, overrides, name):
+    _reject_unknown_keys(raw, source)
+    v = _Validator(source, catalog)
+    matrix_raw = raw.get("matrix", {})
+    run_raw, stat_raw = raw.get("run", {}), raw.get("statistics", {})
+    matrix = {axis: v.axis(axis, *_pick(matrix_raw, overrides, axis, f"matrix.{axis}"))
+              for axis in MATRIX_AXES}
+    run = RunSettings(**{
+        key: v.number(key, *_pick(run_raw, overrides, key, f"run.{key}"), default)
+        for key, default in vars(RunSettings()).items()})
+    stat = StatSettings(
+        outliers=v.choice(*_pick(stat_raw, overrides, "outliers", "statistics.outliers"),
+                          OUTLIER_RULES, "tukey"),
+        tukey_k=v.number("tukey_k", *_pick(stat_raw, overrides, "tukey_k", "statistics.tukey_k"), 1.5),
+        compare=v.choice(*_pick(stat_raw, overrides, "compare", "statistics.compare"),
+                         ("median", "mean"), "median"),
+        baseline=v.baseline(stat_raw.get("baseline", {})),
+    )
+    return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
+                    matrix=matrix, run=run, statistics=stat)
+
+
+def _pick(section, overrides, key, file_key):
+    """(value, where): the command-line value wins over the file's."""
+    if overrides.get(key) is not None:
+        return overrides[key], f"--{key.replace('_', '-')}"
+    return section.get(key), file_key
+
+
+_KNOWN = {
+    "name": None, "description": None,
+    "matrix": set(MATRIX_AXES),
+    "run": set(vars(RunSettings())),
+    "statistics": set(vars(StatSettings())),
+}
+
+
+def _reject_unknown_keys(raw, source):
+    for key, value in raw.items():
+        if key not in _KNOWN:
+            raise UserError(f"{source}: unknown key {key!r} (known: {', '.join(_KNOWN)})")
+        allowed = _KNOWN[key]
+        if allowed is None:
+            continue
+        if not isinstance(value, dict):
+            raise UserError(f"{source}: {key} must be a table ([{key}]), not {value!r}")
+        for sub in value:
+            if sub not in allowed:
+                raise UserError(f"{source}: unknown key '{key}.{sub}' "
+                                f"(known: {', '.join(sorted(allowed))})")
+
+
+class _Validator:
+    def __init__(self, source, catalog):
+        self.source, self.catalog = source, catalog
+
+    def _fail(self, where, message):
+        prefix = where if where.startswith("--") else f"{self.source}: {where}"
+        raise UserError(f"{prefix}: {message}")
+
+    def axis(self, axis, value, where):
+        if value is None:
+            return self._default_axis(axis)
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list) or not items:
+            self._fail(where, f"{value!r} must be a non-empty list")
+        if axis.endswith("_size"):
+            return [self._size(item, where) for item in items]
+        allowed = self._allowed(axis)
+        for item in items:
+            if not isinstance(item, str) or item.strip() not in allowed:
+                self._fail(where, f"unknown {axis} {item!r} (known: {', '.join(allowed)})")
+        return list(dict.fromkeys(item.strip() for item in items))
+
+    def _allowed(self, axis):
+        if axis == "mechanism":
+            return list(self.catalog.mechanisms)
+        if axis in ("client", "server"):
+            return list(self.catalog.languages)
+        return list(PLACEMENTS if axis == "placement" else PATTERNS)
+
+    def _default_axis(self, axis):
+        defaults = {"request_size": [16], "response_size": [16], "placement": [DEFAULT_PLACEMENT],
+                    "pattern": ["rr"]}
+        return defaults.get(axis, self._allowed(axis))
+
+    def _size(self, item, where):
+        try:
+            size = parse_size(item.strip() if isinstance(item, str) else item, where)
+        except UserError as e:
+            self._fail(where, str(e).split(": ", 1)[1])
+        if size > MAX_PAYLOAD:
+            self._fail(where, f"{item!r} is over the peer contract's maximum of 128MiB")
+        return size
+
+    def number(self, key, value, where, default):
+        if value is None:
+            return default
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if isinstance(value, str):
+            try:
+                value = type(default)(value)
+                ok = True
+            except ValueError:
+                ok = False
+        minimum = 1 if key == "iterations" else 0
+        if not ok or value < minimum or (key.endswith("timeout") and value <= 0) \
+                or (key == "tukey_k" and value <= 0) or (key == "seed" and value >= 2**64):
+            self._fail(where, f"{value!r} is not a valid {key}")
+        if isinstance(default, int) and value != int(value):
+            self._fail(where, f"{value!r} is not a whole number")
+        return type(default)(value)
+
+    def choice(self, value, where, allowed, default):
+        if value is None:
+            return default
+        if value not in allowed:
+            self._fail(where, f"unknown value {value!r} (known: {', '.join(allowed)})")
+        return value
+
+    def baseline(self, value):
+        where = "statistics.baseline"
+        if not isinstance(value, dict):
+            self._fail(where, f"{value!r} must be a table like {{ mechanism = \"tcp\" }}")
+        for key, item in value.items():
+            if key not in BASELINE_KEYS:
+                self._fail(where, f"unknown key {key!r} (known: {', '.join(BASELINE_KEYS)})")
+            self.axis(key, [item], f"{where}.{key}")
+        return dict(value)

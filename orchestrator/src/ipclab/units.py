@@ -1,0 +1,39 @@
+"""Byte sizes with binary units ("16", "1KiB", "128MiB") and human-readable durations."""
+import re
+
+from ipclab.errors import UserError
+
+_UNITS = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+_SIZE = re.compile(r"^\s*(\d+)\s*([A-Za-z]*)\s*$")
+
+
+def parse_size(text, where="size"):
+    """Parses 16, "16", "1KiB", "128MiB"; raises UserError naming `where` otherwise."""
+    if isinstance(text, bool):
+        raise UserError(f"{where}: {text!r} is not a size (use e.g. 16, 1KiB, 128MiB)")
+    if isinstance(text, int):
+        if text < 0:
+            raise UserError(f"{where}: {text!r} is not a size (must not be negative)")
+        return text
+    match = _SIZE.match(str(text))
+    if not match or match.group(2) not in _UNITS:
+        raise UserError(f"{where}: {str(text)!r} is not a size (use e.g. 16, 1KiB, 128MiB)")
+    return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+def format_size(n):
+    """The shortest exact spelling: 16 B, 1 KiB, 1536 B, 128 MiB."""
+    for unit in ("GiB", "MiB", "KiB"):
+        if n >= _UNITS[unit] and n % _UNITS[unit] == 0:
+            return f"{n // _UNITS[unit]} {unit}"
+    return f"{n} B"
+
+
+def format_ns(ns):
+    """A duration in the unit that keeps 3-4 significant digits."""
+    if ns is None:
+        return "-"
+    for limit, unit, scale in ((1e3, "ns", 1), (1e6, "µs", 1e3), (1e9, "ms", 1e6)):
+        if abs(ns) < limit:
+            return f"{ns / scale:.3g} {unit}" if unit == "ns" else f"{ns / scale:.4g} {unit}"
+    return f"{ns / 1e9:.4g} s"
