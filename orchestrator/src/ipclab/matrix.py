@@ -47,17 +47,19 @@ def expand(scenario, catalog, cpus=None):
 
 
 def _why_not(f, catalog, cpus):
+    """What the case itself cannot be (not-applicable) comes before what this machine lacks."""
     mech = catalog.mechanism(f["mechanism"])
-    for role, lang_name in (("drive", f["client"]), ("serve", f["server"])):
-        lang = catalog.languages[lang_name]
+    roles = (("drive", catalog.languages[f["client"]]), ("serve", catalog.languages[f["server"]]))
+    for role, lang in roles:
         if not lang.supports(mech.name, role):
             return "not-applicable", f"the {lang.display} peer has no {mech.name} {role} role"
-        if lang.unavailable:
-            return "unavailable", f"{lang.display} peer: {lang.unavailable}"
     too_big = mech.not_applicable(f["request_size"], f["response_size"])
     if too_big:
         return "not-applicable", too_big
     where = placement_mod.resolve(f["placement"], cpus)
     if isinstance(where, str):
         return "not-applicable", where
+    for _, lang in roles:
+        if lang.unavailable:
+            return "unavailable", f"{lang.display} peer: {lang.unavailable}"
     return None, None

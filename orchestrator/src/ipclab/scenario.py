@@ -169,6 +169,7 @@ class _Validator:
     def number(self, key, value, where, default):
         if value is None:
             return default
+        given = value
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         if isinstance(value, str):
             try:
@@ -179,9 +180,9 @@ class _Validator:
         minimum = 1 if key == "iterations" else 0
         if not ok or value < minimum or (key.endswith("timeout") and value <= 0) \
                 or (key == "tukey_k" and value <= 0) or (key == "seed" and value >= 2**64):
-            self._fail(where, f"{value!r} is not a valid {key}")
+            self._fail(where, f"{given!r} is not a valid {key}")
         if isinstance(default, int) and value != int(value):
-            self._fail(where, f"{value!r} is not a whole number")
+            self._fail(where, f"{given!r} is not a whole number")
         return type(default)(value)
 
     def choice(self, value, where, allowed, default):

@@ -1,0 +1,51 @@
+"""The CLI as a user meets it: bad input is one clear line and exit 2, never a traceback."""
+import subprocess
+import sys
+
+import pytest
+
+from ipclab.catalog import repo_root
+
+IPCLAB = [sys.executable, "-m", "ipclab"]
+
+
+def ipclab(*args, cwd=None):
+    return subprocess.run([*IPCLAB, *args], capture_output=True, text=True, cwd=cwd or repo_root(),
+                          timeout=120)
+
+
+@pytest.mark.parametrize("args,expected", [
+    (["run", "--mechanism", "tpc"], "ipclab: error: --mechanism: unknown mechanism 'tpc'"),
+    (["run", "--request-size", "12XB"], "ipclab: error: --request-size: '12XB' is not a size"),
+    (["run", "missing.toml"], "ipclab: error: missing.toml: no such scenario file"),
+    (["run", "--iterations", "-5"], "ipclab: error: --iterations: '-5' is not a valid iterations"),
+    (["report", "/nonexistent"], "ipclab: error: /nonexistent/run.json: cannot read"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, expected):
+    out = ipclab(*args)
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines() == [out.stderr.strip()]
+    assert out.stderr.startswith(expected)
+    assert "Traceback" not in out.stderr
+
+
+def test_unknown_scenario_key_names_the_file_and_key(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[matrix]\nmechanism = ["tcp"]\ncolour = "red"\n')
+    out = ipclab("run", str(bad))
+    assert out.returncode == 2
+    assert out.stderr.strip() == (f"ipclab: error: {bad}: unknown key 'matrix.colour' (known: "
+                                  "client, mechanism, pattern, placement, request_size, "
+                                  "response_size, server)")
+
+
+def test_no_half_written_result_after_bad_input(tmp_path):
+    out = ipclab("run", "--mechanism", "tpc", "--out", str(tmp_path / "r"))
+    assert out.returncode == 2 and not (tmp_path / "r").exists()
+
+
+def test_list_shows_every_mechanism_and_language():
+    out = ipclab("list")
+    assert out.returncode == 0
+    for word in ("tcp", "udp", "uds", "pipe", "fifo", "C++", "Java", "Python"):
+        assert word in out.stdout

@@ -1,0 +1,82 @@
+"""The runner against a fake peer: every way a peer can misbehave ends as a failed case with a
+reason, and nothing is left behind."""
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from ipclab import matrix
+from ipclab.catalog import Language
+from ipclab.runner import Runner
+from ipclab.scenario import build_scenario
+from ipclab.workspace import Workspace
+
+FAKE = str(Path(__file__).with_name("fake_peer.py"))
+
+
+@pytest.fixture
+def fake(catalog):
+    catalog.languages["fake"] = Language(name="fake", display="Fake",
+                                         command=[sys.executable, FAKE],
+                                         mechanisms={"tcp": ["drive", "serve"]})
+    yield catalog
+    del catalog.languages["fake"]
+
+
+def run_one(catalog, monkeypatch, server="ok", client="ok", **run):
+    monkeypatch.setenv("FAKE_SERVER", server)
+    monkeypatch.setenv("FAKE_CLIENT", client)
+    raw = {"matrix": {"mechanism": ["tcp"], "client": ["fake"], "server": ["fake"],
+                      "placement": ["unpinned"]},
+           "run": {"iterations": 10, "warmup": 0, "ready_timeout": 5, "case_timeout": 10, **run}}
+    scenario = build_scenario(raw, "t.toml", catalog, {}, "t")
+    (case,) = matrix.expand(scenario, catalog)
+    with Workspace() as ws:
+        runner = Runner(scenario, catalog, ws)
+        outcome = runner.run(case)
+        assert runner.live == []
+        assert list(ws.path.iterdir()) == []  # the case directory is gone
+    assert not ws.path.exists()
+    return outcome
+
+
+def test_ok_case_reads_the_samples(fake, monkeypatch):
+    outcome = run_one(fake, monkeypatch)
+    assert outcome.status == "ok", outcome.reason
+    assert outcome.samples.size == 10 and outcome.samples.min() == 1000
+    assert outcome.server["runtime"] == "fake 1"
+
+
+@pytest.mark.parametrize("server,client,expected", [
+    ("die", "ok", "server exited with code 5 before READY; its stderr: fake: cannot bind"),
+    ("no-ready", "ok", "server printed no READY within 2 s"),
+    ("garbage", "ok", "server printed 'hello' instead of a READY line"),
+    ("ok", "crash", "client exited with code 1: fake: segfault-ish (no result file)"),
+    ("ok", "mismatch", "client: payload-mismatch: payload mismatch at sequence 3"),
+    ("ok", "short", "client reported ok but wrote 9 samples, expected 10"),
+    ("ok", "hang", "timeout: the case took longer than 3 s"),
+    ("kill-self-on-connect", "connect",
+     "server was killed by SIGKILL during the case; client: io: end of stream"),
+])
+def test_misbehaving_peers_fail_the_case_with_a_reason(fake, monkeypatch, server, client, expected):
+    outcome = run_one(fake, monkeypatch, server, client, ready_timeout=2, case_timeout=3)
+    assert outcome.status == "failed"
+    assert expected in outcome.reason
+
+
+def test_a_server_that_ignores_sigterm_is_killed(fake, monkeypatch):
+    import ipclab.runner
+    monkeypatch.setattr(ipclab.runner, "SERVER_GRACE", 0.5)
+    outcome = run_one(fake, monkeypatch, server="ignore-term")
+    assert outcome.status == "ok"
+    assert any("SIGKILL" in note for note in outcome.notes)
+
+
+def test_stale_workspaces_of_dead_runs_are_removed(tmp_path):
+    stale = tmp_path / "ipclab-999999999-abc"
+    stale.mkdir()
+    mine = tmp_path / f"ipclab-{os.getpid()}-live"
+    mine.mkdir()
+    with Workspace(tmp_path) as ws:
+        assert not stale.exists() and mine.exists() and ws.path.exists()

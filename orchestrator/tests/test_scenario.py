@@ -1,0 +1,61 @@
+import pytest
+
+from ipclab.errors import UserError
+from ipclab.scenario import build_scenario, load_scenario
+
+
+def build(raw, catalog, **overrides):
+    return build_scenario(raw, "s.toml", catalog, overrides, "s")
+
+
+def test_defaults_cover_every_mechanism_and_language(catalog):
+    s = build({}, catalog)
+    assert s.matrix["mechanism"] == list(catalog.mechanisms)
+    assert s.matrix["placement"] == ["cross-core"]
+    assert s.run.iterations == 1000 and s.statistics.outliers == "tukey"
+
+
+def test_file_values_sizes_with_units_and_flag_overrides(catalog):
+    raw = {"matrix": {"mechanism": ["tcp"], "request_size": [16, "1KiB"]}, "run": {"warmup": 5}}
+    s = build(raw, catalog, mechanism="uds,pipe", iterations="50", response_size="128MiB")
+    assert s.matrix["mechanism"] == ["uds", "pipe"]
+    assert s.matrix["request_size"] == [16, 1024]
+    assert s.matrix["response_size"] == [134217728]
+    assert (s.run.iterations, s.run.warmup) == (50, 5)
+
+
+@pytest.mark.parametrize("raw,overrides,expected", [
+    ({"matrix": {"mechanism": ["tpc"]}}, {}, "s.toml: matrix.mechanism: unknown mechanism 'tpc'"),
+    ({}, {"mechanism": "tcp,carrier-pigeon"}, "--mechanism: unknown mechanism 'carrier-pigeon'"),
+    ({}, {"request_size": "12XB"}, "--request-size: '12XB' is not a size"),
+    ({"matrix": {"response_size": ["256MiB"]}}, {}, "over the peer contract's maximum"),
+    ({"run": {"iteratons": 5}}, {}, "unknown key 'run.iteratons'"),
+    ({"colour": "red"}, {}, "unknown key 'colour'"),
+    ({"run": {"iterations": 0}}, {}, "run.iterations: 0 is not a valid iterations"),
+    ({}, {"iterations": "many"}, "--iterations: 'many' is not a valid iterations"),
+    ({"statistics": {"outliers": "mad"}}, {}, "statistics.outliers: unknown value 'mad'"),
+    ({"statistics": {"baseline": {"mechanism": "x"}}}, {}, "statistics.baseline.mechanism"),
+    ({"statistics": {"baseline": {"size": 1}}}, {}, "unknown key 'size'"),
+    ({"matrix": {"client": []}}, {}, "must be a non-empty list"),
+    ({"matrix": "tcp"}, {}, "matrix must be a table"),
+    ({}, {"placement": "next-door"}, "--placement: unknown placement 'next-door'"),
+])
+def test_bad_input_names_where_and_what(catalog, raw, overrides, expected):
+    with pytest.raises(UserError) as err:
+        build(raw, catalog, **overrides)
+    assert expected in str(err.value)
+
+
+def test_missing_and_malformed_files(catalog, tmp_path):
+    with pytest.raises(UserError, match="no such scenario file"):
+        load_scenario(tmp_path / "nope.toml", catalog)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("matrix = [")
+    with pytest.raises(UserError, match="bad.toml: not valid TOML"):
+        load_scenario(bad, catalog)
+
+
+def test_every_shipped_scenario_is_valid(catalog):
+    for path in sorted((catalog.root / "scenarios").glob("*.toml")):
+        scenario = load_scenario(path, catalog)
+        assert scenario.name
