@@ -69,7 +69,7 @@ def test_advice_for_few_samples_wide_spread_and_many_outliers():
     assert any("--iterations" in n for n in stats.advice(few, 3, 0))
     wide = stats.summarize([1, 1, 1, 100, 200] * 10)
     assert any("spread" in n for n in stats.advice(wide, 50, 0))
-    assert any("outliers" in n for n in stats.advice(stats.summarize(ONE_TO_TEN), 100, 20))
+    assert any("outlier fences" in n for n in stats.advice(stats.summarize(ONE_TO_TEN), 100, 30))
 
 
 def test_a_steady_large_sample_gets_no_advice():

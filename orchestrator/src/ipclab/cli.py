@@ -14,7 +14,8 @@ from ipclab.scenario import StatSettings, load_scenario
 from ipclab.workspace import Workspace
 
 DEFAULT_SCENARIO = "scenarios/quick.toml"
-console = Console()
+# Piped output (CI logs, files) has no terminal width; keep the table readable there.
+console = Console(width=None if sys.stdout.isatty() else 180)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -94,7 +94,7 @@ def ratio(value, baseline):
 # Thresholds for advice; they are rules of thumb, stated so a user can judge them.
 MIN_SAMPLES = 30
 WIDE_CV = 0.5
-MANY_OUTLIERS = 0.10
+MANY_OUTLIERS = 0.20
 
 
 def advice(summary, raw_count, removed):
@@ -107,6 +107,7 @@ def advice(summary, raw_count, removed):
         notes.append(f"wide spread (std/mean {summary.std / summary.mean:.2f}): the machine may be "
                      f"busy; close other programs, pin with --placement, raise --warmup")
     if raw_count and removed / raw_count > MANY_OUTLIERS:
-        notes.append(f"{removed} of {raw_count} samples ({100 * removed / raw_count:.0f}%) were "
-                     f"outliers: raise --warmup, or look at the raw figures")
+        notes.append(f"{removed} of {raw_count} samples ({100 * removed / raw_count:.0f}%) fell "
+                     f"outside the outlier fences: the distribution has a long tail or several "
+                     f"modes; read the raw figures in cases.csv, or try --warmup or --placement")
     return notes

@@ -1,0 +1,248 @@
+"""End to end, as a user runs it: the real CLI and the real C++, Java and Python peers.
+
+Each test uses its own random seed, so any process still carrying `--seed <seed>` afterwards is a
+leak of ours."""
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ipclab import matrix
+from ipclab.catalog import Language, load_catalog, repo_root
+from ipclab.peers import Peer
+from ipclab.runner import Runner
+from ipclab.scenario import build_scenario
+from ipclab.workspace import Workspace
+
+pytestmark = pytest.mark.e2e
+ROOT = repo_root()
+LANGS = ["cpp", "java", "python"]
+VECTORS = json.loads((ROOT / "protocol" / "vectors" / "vectors.json").read_text())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def peers_are_built():
+    missing = {n: l.unavailable for n, l in load_catalog().languages.items() if l.unavailable}
+    assert not missing, f"end-to-end tests need every peer built (make build): {missing}"
+
+
+@pytest.fixture
+def seed():
+    value = random.randrange(2, 2**63)
+    yield value
+    assert leftovers(value) == [], "peer processes left behind"
+
+
+def leftovers(seed):
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            args = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--seed" in args and str(seed).encode() in args:
+            found.append(int(proc.name))
+    return found
+
+
+def our_scratch_dirs():
+    return sorted(Path(os.environ.get("TMPDIR", "/tmp")).glob("ipclab-*"))
+
+
+def ipclab(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "ipclab", *args], capture_output=True, text=True,
+                          cwd=ROOT, timeout=kw.pop("timeout", 900), **kw)
+
+
+def cases_csv(out):
+    import csv
+    with open(out / "cases.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def test_every_pair_over_every_mechanism(tmp_path, seed):
+    before = our_scratch_dirs()
+    out = tmp_path / "run"
+    done = ipclab("run", "--mechanism", "tcp,udp,uds,pipe,fifo", "--client", "cpp,java,python",
+                  "--server", "cpp,java,python", "--request-size", "16", "--response-size",
+                  "16,1KiB", "--iterations", "300", "--warmup", "100", "--seed", str(seed),
+                  "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = cases_csv(out)
+    assert len(rows) == 5 * 9 * 2
+    bad = [(r["id"], r["reason"]) for r in rows if r["status"] != "ok"]
+    assert bad == []
+    for r in rows:
+        assert int(r["raw_count"]) == 300 and float(r["median_ns"]) > 0
+        samples = np.fromfile(out / r["samples_file"], dtype="<i8")
+        assert samples.size == 300 and samples.min() > 0
+    doc = json.loads((out / "run.json").read_text())
+    assert doc["schema"] == "ipclab.run/1" and doc["complete"] is True
+    assert doc["environment"]["kernel"] and doc["environment"]["git_revision"] is not None
+    assert {r["client_runtime"].split()[0] for r in doc["results"]} >= {"g++", "CPython"}
+    assert (out / "table.md").read_text().count("| ok |") == 90
+    assert our_scratch_dirs() == before
+
+
+def test_large_payloads_are_validated_across_languages(tmp_path, seed):
+    out = tmp_path / "run"
+    done = ipclab("run", "--mechanism", "tcp,uds,pipe,fifo", "--client", "cpp,java,python",
+                  "--server", "cpp,java,python", "--request-size", "1MiB", "--response-size",
+                  "64KiB", "--iterations", "5", "--warmup", "1", "--seed", str(seed),
+                  "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert [r["status"] for r in cases_csv(out)] == ["ok"] * 36
+
+
+def test_udp_above_its_limit_is_not_applicable(tmp_path, seed):
+    out = tmp_path / "run"
+    done = ipclab("run", "--mechanism", "udp", "--client", "cpp", "--server", "python",
+                  "--request-size", "65483,65484", "--response-size", "16", "--iterations", "5",
+                  "--warmup", "0", "--seed", str(seed), "--out", str(out))
+    assert done.returncode == 0, done.stdout[-2000:]
+    fits, too_big = cases_csv(out)
+    assert fits["status"] == "ok"
+    assert too_big["status"] == "not-applicable" and "65507" in too_big["reason"]
+
+
+def test_killing_the_server_fails_that_case_only_and_leaves_nothing(tmp_path, seed):
+    # Case 1 (128 MiB requests) runs for many seconds; case 2 (16 B) is quick.
+    out = tmp_path / "run"
+    before = our_scratch_dirs()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ipclab", "run", "--mechanism", "uds", "--client", "cpp",
+         "--server", "python", "--request-size", "128MiB,16", "--response-size", "16",
+         "--iterations", "1000", "--warmup", "0", "--seed", str(seed), "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        os.kill(wait_for_server(seed, "uds"), signal.SIGKILL)
+        assert proc.wait(timeout=300) == 1
+    finally:
+        proc.kill()
+    killed, after = cases_csv(out)
+    assert killed["status"] == "failed"
+    assert "server was killed by SIGKILL during the case" in killed["reason"]
+    assert "client: io:" in killed["reason"]
+    assert after["status"] == "ok", after["reason"]
+    assert list((out / "logs").iterdir())
+    assert our_scratch_dirs() == before
+
+
+def wait_for_server(seed, mechanism, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pid in leftovers(seed):
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            if b"serve" in args and mechanism.encode() in args and client_running(seed):
+                return pid
+        time.sleep(0.05)  # polling a process table we do not own; not synchronisation of peers
+    raise AssertionError(f"no {mechanism} server with seed {seed} appeared")
+
+
+def client_running(seed):
+    return any(b"drive" in Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0")
+               for p in leftovers(seed) if Path(f"/proc/{p}").exists())
+
+
+def test_ctrl_c_keeps_finished_cases_and_cleans_up(tmp_path, seed):
+    out = tmp_path / "run"
+    before = our_scratch_dirs()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ipclab", "run", "--mechanism", "pipe,fifo", "--client", "cpp",
+         "--server", "cpp", "--request-size", "16", "--response-size", "16",
+         "--iterations", "20000000", "--warmup", "0", "--seed", str(seed), "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_server(seed, "pipe")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        proc.kill()
+    doc = json.loads((out / "run.json").read_text())
+    assert doc["interrupted"] is True and doc["complete"] is False
+    assert our_scratch_dirs() == before
+
+
+def flipping(catalog, name):
+    real = catalog.languages[name]
+    wrapper = str(Path(__file__).with_name("fault_wrapper.py"))
+    return Language(name=f"flip-{name}", display=f"{real.display} (flips a byte)",
+                    command=[sys.executable, wrapper, *real.argv(catalog.root), "--"],
+                    mechanisms=real.mechanisms)
+
+
+@pytest.mark.parametrize("server", LANGS)
+def test_a_flipped_response_byte_is_a_payload_mismatch(server, seed):
+    catalog = load_catalog()
+    faulty = flipping(catalog, server)
+    catalog.languages[faulty.name] = faulty
+    raw = {"matrix": {"mechanism": ["tcp"], "client": LANGS, "server": [faulty.name],
+                      "placement": ["unpinned"]},
+           "run": {"iterations": 20, "warmup": 0, "seed": seed}}
+    scenario = build_scenario(raw, "t", catalog, {}, "t")
+    with Workspace() as ws:
+        runner = Runner(scenario, catalog, ws)
+        outcomes = [runner.run(case) for case in matrix.expand(scenario, catalog)]
+    for outcome in outcomes:
+        assert outcome.status == "failed"
+        assert "payload mismatch" in outcome.reason, outcome.reason
+
+
+@pytest.mark.parametrize("server", LANGS)
+def test_malformed_frames_are_rejected_and_the_server_keeps_serving(server, tmp_path, seed):
+    catalog = load_catalog()
+    argv = catalog.languages[server].argv(catalog.root)
+    peer = Peer("server", [*argv, "serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                           "--seed", str(seed)], tmp_path).start()
+    try:
+        host, port = peer.wait_ready(30)["endpoint"].rsplit(":", 1)
+        rss_before = rss_kib(peer.pid)
+        for vector in VECTORS["malformed"]:
+            with socket.create_connection((host, int(port)), timeout=30) as conn:
+                conn.sendall(bytes.fromhex(vector["hex"]))
+                conn.shutdown(socket.SHUT_WR)
+                assert conn.recv(1) == b"", f"{vector['name']}: the server answered"
+            assert not peer.exited(), f"{vector['name']}: the server died"
+        assert rss_kib(peer.pid) - rss_before < 64 * 1024, "the server allocated a claimed size"
+        stderr = peer.stderr_path.read_text()
+        for vector in VECTORS["malformed"]:
+            assert f"rejected frame: {vector['reason']}" in stderr, vector["name"]
+        client = subprocess.run([*catalog.languages["cpp"].argv(catalog.root), "drive",
+                                 "--mechanism", "tcp", "--endpoint", f"{host}:{port}",
+                                 "--request-size", "16", "--response-size", "16",
+                                 "--iterations", "10", "--seed", str(seed),
+                                 "--samples-file", str(tmp_path / "s"),
+                                 "--result-file", str(tmp_path / "r.json")], timeout=60)
+        assert client.returncode == 0
+    finally:
+        peer.stop()
+    assert peer.returncode == 0
+
+
+def rss_kib(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def test_report_rerenders_a_saved_run(tmp_path, seed):
+    out = tmp_path / "run"
+    done = ipclab("run", "--mechanism", "uds", "--client", "cpp", "--server", "cpp",
+                  "--iterations", "500", "--warmup", "10", "--seed", str(seed), "--out", str(out))
+    assert done.returncode == 0
+    original = (out / "cases.csv").read_text()
+    (out / "cases.csv").unlink()
+    (out / "table.md").unlink()
+    assert ipclab("report", str(out)).returncode == 0
+    assert (out / "cases.csv").read_text() == original and (out / "table.md").exists()
+    assert ipclab("report", str(out), "--outliers", "none").returncode == 0
+    assert cases_csv(out)[0]["outliers_removed"] == "0"
