@@ -59,3 +59,15 @@ def test_every_shipped_scenario_is_valid(catalog):
     for path in sorted((catalog.root / "scenarios").glob("*.toml")):
         scenario = load_scenario(path, catalog)
         assert scenario.name
+
+
+def test_warmup_is_capped_by_bytes_for_large_payloads(catalog):
+    from ipclab.matrix import Case
+    from ipclab.runner import effective_warmup
+    run = build({"run": {"warmup": 1000, "warmup_max_bytes": "1GiB"}}, catalog).run
+    small = Case(1, "tcp", "cpp", "cpp", 16, 16, "cross-core", "rr")
+    huge = Case(2, "tcp", "cpp", "cpp", 128 << 20, 128 << 20, "cross-core", "rr")
+    assert effective_warmup(small, run) == 1000
+    assert effective_warmup(huge, run) == 3
+    assert effective_warmup(huge, build({"run": {"warmup": 0}}, catalog).run) == 0
+    assert effective_warmup(huge, build({"run": {"warmup_max_bytes": 1}}, catalog).run) == 1

@@ -11,6 +11,7 @@ def case_record(outcome):
     return {
         **case.as_dict(), "status": outcome.status, "reason": outcome.reason,
         **outcome.cpus, "seconds": round(outcome.seconds, 3), "notes": list(outcome.notes),
+        "warmup": (outcome.client or {}).get("warmup"),
         "client_runtime": (outcome.client or {}).get("runtime"),
         "server_runtime": (outcome.server or {}).get("runtime"),
         "samples_file": None,

@@ -89,7 +89,7 @@ class Runner:
         run = self.scenario.run
         return ["--pattern", case.pattern,
                 "--request-size", str(case.request_size), "--response-size", str(case.response_size),
-                "--warmup", str(run.warmup), "--iterations", str(run.iterations),
+                "--warmup", str(effective_warmup(case, run)), "--iterations", str(run.iterations),
                 "--io-timeout", f"{run.io_timeout:g}",
                 "--samples-file", str(case_dir / "samples.i64"),
                 "--result-file", str(case_dir / "result.json")]
@@ -119,6 +119,12 @@ class Runner:
                 peer.stop(SERVER_GRACE)
                 if peer in self.live:
                     self.live.remove(peer)
+
+
+def effective_warmup(case, run):
+    """The scenario's warm-up, capped so that it moves at most run.warmup_max_bytes."""
+    per_round_trip = case.request_size + case.response_size + 48  # two 24-byte headers
+    return min(run.warmup, max(1, run.warmup_max_bytes // per_round_trip)) if run.warmup else 0
 
 
 def _judge(case, client, server, ready, server_died, case_dir, iterations):

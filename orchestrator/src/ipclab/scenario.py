@@ -23,6 +23,9 @@ BASELINE_KEYS = ("mechanism", "client", "server", "placement", "pattern")
 class RunSettings:
     iterations: int = 1000
     warmup: int = 200
+    # Warm-up moves at most this many bytes per case (but always at least one round trip): 1000
+    # warm-up round trips are right for 16 B and absurd for 128 MiB (256 GiB of copying).
+    warmup_max_bytes: int = 1 << 30
     seed: int = 1
     case_timeout: float = 300.0   # seconds a whole case may take before it is failed
     ready_timeout: float = 30.0   # seconds a server may take to print READY
@@ -170,6 +173,8 @@ class _Validator:
         if value is None:
             return default
         given = value
+        if key.endswith("_bytes") and isinstance(value, str):
+            value = parse_size(value, where)
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         if isinstance(value, str):
             try:

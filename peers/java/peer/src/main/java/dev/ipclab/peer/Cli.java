@@ -1,0 +1,139 @@
+package dev.ipclab.peer;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Strict parsing of PROTOCOL.md section 1: subcommand first, then {@code --name value} pairs,
+ * each flag at most once; anything else is a usage error.
+ */
+final class Cli {
+    static final String SERVE = "serve";
+    static final String DRIVE = "drive";
+
+    private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault");
+    private static final List<String> SERVE_REQUIRED = List.of("mechanism", "endpoint");
+    private static final Set<String> DRIVE_FLAGS = Set.of("mechanism", "endpoint", "request-size",
+            "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
+            "io-timeout");
+    private static final List<String> DRIVE_REQUIRED = List.of("mechanism", "endpoint",
+            "request-size", "response-size", "iterations", "samples-file", "result-file");
+
+    static final String FAULT_NONE = "none";
+    static final String FAULT_FLIP = "flip-response-byte";
+    /** Keeps warmup + iterations + 1 sequence numbers well inside a signed long. */
+    private static final long MAX_COUNT = 1L << 62;
+
+    private Cli() {}
+
+    static Command parse(String[] args) throws UsageException {
+        if (args.length == 0) {
+            throw new UsageException("missing subcommand: serve or drive");
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        try {
+            return switch (args[0]) {
+                case SERVE -> serve(flags(rest, SERVE_FLAGS, SERVE_REQUIRED));
+                case DRIVE -> drive(flags(rest, DRIVE_FLAGS, DRIVE_REQUIRED));
+                default -> throw new UsageException("unknown subcommand '" + args[0]
+                        + "' (expected serve or drive)");
+            };
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    private static ServeOptions serve(Map<String, String> flags) {
+        String mechanism = flags.get("mechanism");
+        String endpoint = endpoint(mechanism, flags.get("endpoint"));
+        String fault = flags.getOrDefault("fault", FAULT_NONE);
+        if (!fault.equals(FAULT_NONE) && !fault.equals(FAULT_FLIP)) {
+            throw new IllegalArgumentException("--fault must be none or flip-response-byte, got '"
+                    + fault + "'");
+        }
+        return new ServeOptions(mechanism, endpoint, seed(flags), fault.equals(FAULT_FLIP));
+    }
+
+    private static DriveOptions drive(Map<String, String> flags) {
+        String mechanism = flags.get("mechanism");
+        return new DriveOptions(
+                mechanism,
+                endpoint(mechanism, flags.get("endpoint")),
+                flags.getOrDefault("pattern", "rr"),
+                size(flags, "request-size"),
+                size(flags, "response-size"),
+                Numbers.inRange(flags.getOrDefault("warmup", "0"), "--warmup", 0, MAX_COUNT),
+                Numbers.inRange(flags.get("iterations"), "--iterations", 1, MAX_COUNT),
+                path(flags, "samples-file"),
+                path(flags, "result-file"),
+                seed(flags),
+                Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"),
+                        "--io-timeout"));
+    }
+
+    /**
+     * Collects {@code --name value} pairs.
+     *
+     * @throws UsageException on an unknown, repeated or value-less flag, or a missing required one
+     */
+    static Map<String, String> flags(String[] args, Set<String> known, List<String> required)
+            throws UsageException {
+        Map<String, String> flags = new HashMap<>();
+        for (int i = 0; i < args.length; i += 2) {
+            String name = flagName(args[i], known);
+            if (flags.containsKey(name)) {
+                throw new UsageException("flag --" + name + " given more than once");
+            }
+            if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+                throw new UsageException("flag --" + name + " needs a value");
+            }
+            flags.put(name, args[i + 1]);
+        }
+        for (String name : required) {
+            if (!flags.containsKey(name)) {
+                throw new UsageException("missing required flag --" + name);
+            }
+        }
+        return flags;
+    }
+
+    private static String flagName(String arg, Set<String> known) throws UsageException {
+        if (!arg.startsWith("--")) {
+            throw new UsageException("unexpected argument '" + arg + "' (flags are --name value)");
+        }
+        if (arg.contains("=")) {
+            throw new UsageException("'" + arg + "': write --name value, not --name=value");
+        }
+        String name = arg.substring(2);
+        if (!known.contains(name)) {
+            throw new UsageException("unknown flag " + arg);
+        }
+        return name;
+    }
+
+    /** Checks the endpoint's form when the mechanism is known; an unknown one is reported later. */
+    private static String endpoint(String mechanism, String endpoint) {
+        Mechanism.byName(mechanism).ifPresent(m -> m.checkEndpoint(endpoint));
+        return endpoint;
+    }
+
+    private static int size(Map<String, String> flags, String name) {
+        return (int) Numbers.inRange(flags.get(name), "--" + name, 0, Frame.MAX_PAYLOAD);
+    }
+
+    private static long seed(Map<String, String> flags) {
+        return Numbers.unsigned(flags.getOrDefault("seed", "1"), "--seed");
+    }
+
+    private static Path path(Map<String, String> flags, String name) {
+        String value = flags.get(name);
+        if (value.isEmpty()) {
+            throw new IllegalArgumentException("--" + name + " must not be empty");
+        }
+        return Path.of(value);
+    }
+}

@@ -1,0 +1,20 @@
+package dev.ipclab.peer;
+
+import java.nio.file.Path;
+
+/**
+ * {@code drive}: mechanism and pattern stay strings, because an unknown one is an unsupported
+ * error (exit 7) that the client still records in its result file.
+ */
+record DriveOptions(
+        String mechanism,
+        String endpoint,
+        String pattern,
+        int requestSize,
+        int responseSize,
+        long warmup,
+        long iterations,
+        Path samplesFile,
+        Path resultFile,
+        long seed,
+        long ioTimeoutNanos) implements Command {}

@@ -1,0 +1,137 @@
+package dev.ipclab.peer;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The 24-byte frame header of PROTOCOL.md section 2: encoding, and the checks both sides make.
+ *
+ * <p>Everything works on absolute offsets of a little-endian buffer so that the hot paths neither
+ * move buffer positions nor allocate.
+ */
+final class Frame {
+    static final int HEADER_SIZE = 24;
+    static final int MAX_PAYLOAD = 134_217_728;
+
+    static final byte VERSION = 1;
+    static final byte REQUEST = 1;
+    static final byte RESPONSE = 2;
+    static final byte END = 3;
+    static final byte END_ACK = 4;
+
+    /** The bytes "IPCL" read as a little-endian u32. */
+    static final int MAGIC = 0x4C43_5049;
+
+    static final int OFF_MAGIC = 0;
+    static final int OFF_VERSION = 4;
+    static final int OFF_KIND = 5;
+    static final int OFF_FLAGS = 6;
+    static final int OFF_SEQUENCE = 8;
+    static final int OFF_LENGTH = 16;
+    static final int OFF_WANTED = 20;
+
+    /** END_ACK carries the server's corrupted-request counter as a u64. */
+    static final int END_ACK_PAYLOAD = 8;
+
+    private Frame() {}
+
+    /** A direct little-endian buffer; direct so that channel I/O needs no hidden copy. */
+    static ByteBuffer allocate(int bytes) {
+        return ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    static void writeHeader(ByteBuffer buf, byte kind, long sequence, int length, int wanted) {
+        buf.putInt(OFF_MAGIC, MAGIC);
+        buf.put(OFF_VERSION, VERSION);
+        buf.put(OFF_KIND, kind);
+        buf.putShort(OFF_FLAGS, (short) 0);
+        buf.putLong(OFF_SEQUENCE, sequence);
+        buf.putInt(OFF_LENGTH, length);
+        buf.putInt(OFF_WANTED, wanted);
+    }
+
+    static byte kind(ByteBuffer buf) {
+        return buf.get(OFF_KIND);
+    }
+
+    static long sequence(ByteBuffer buf) {
+        return buf.getLong(OFF_SEQUENCE);
+    }
+
+    /** The length field as an unsigned value: a hostile 0xFFFFFFFF must not turn negative. */
+    static long length(ByteBuffer buf) {
+        return Integer.toUnsignedLong(buf.getInt(OFF_LENGTH));
+    }
+
+    static long wanted(ByteBuffer buf) {
+        return Integer.toUnsignedLong(buf.getInt(OFF_WANTED));
+    }
+
+    /**
+     * The server's header checks, in the order and with the reasons of PROTOCOL.md section 2.
+     *
+     * @return the rejection reason, or null if the header (at offset 0) is a valid REQUEST or END
+     */
+    static String requestProblem(ByteBuffer buf) {
+        if (buf.getInt(OFF_MAGIC) != MAGIC) {
+            return "bad magic";
+        }
+        if (buf.get(OFF_VERSION) != VERSION) {
+            return "bad version";
+        }
+        byte kind = buf.get(OFF_KIND);
+        if (kind != REQUEST && kind != END) {
+            return "unexpected kind";
+        }
+        if (buf.getShort(OFF_FLAGS) != 0) {
+            return "bad flags";
+        }
+        if (length(buf) > MAX_PAYLOAD || wanted(buf) > MAX_PAYLOAD) {
+            return "length too large";
+        }
+        if (kind == END && length(buf) != 0) {
+            return "bad end frame";
+        }
+        return null;
+    }
+
+    /**
+     * The client's checks of a RESPONSE or END_ACK header (PROTOCOL.md section 2).
+     *
+     * @throws PeerException a protocol error naming the first field that differs
+     */
+    static void checkReply(ByteBuffer buf, byte kind, long sequence, int length, int wanted)
+            throws PeerException {
+        String what = kind == RESPONSE ? "response" : "end_ack";
+        if (buf.getInt(OFF_MAGIC) != MAGIC) {
+            throw mismatch(what, "magic", magicHex(MAGIC), magicHex(buf.getInt(OFF_MAGIC)));
+        }
+        expect(what, "version", VERSION, Byte.toUnsignedInt(buf.get(OFF_VERSION)));
+        expect(what, "kind", kind, Byte.toUnsignedInt(buf.get(OFF_KIND)));
+        expect(what, "flags", 0, Short.toUnsignedInt(buf.getShort(OFF_FLAGS)));
+        if (buf.getLong(OFF_SEQUENCE) != sequence) {
+            throw mismatch(what, "sequence", Long.toUnsignedString(sequence),
+                    Long.toUnsignedString(buf.getLong(OFF_SEQUENCE)));
+        }
+        expect(what, "length", length, buf.getInt(OFF_LENGTH));
+        expect(what, "wanted", wanted, buf.getInt(OFF_WANTED));
+    }
+
+    private static void expect(String what, String field, int expected, int received)
+            throws PeerException {
+        if (expected != received) {
+            throw mismatch(what, field, Integer.toUnsignedString(expected),
+                    Integer.toUnsignedString(received));
+        }
+    }
+
+    /** The magic as its bytes in wire order, e.g. 4950434c, which is how a reader knows it. */
+    private static String magicHex(int littleEndian) {
+        return String.format("%08x", Integer.reverseBytes(littleEndian));
+    }
+
+    private static PeerException mismatch(String what, String field, String expected, String received) {
+        return new PeerException(ErrorKind.PROTOCOL,
+                what + " " + field + ": expected " + expected + ", received " + received);
+    }
+}

@@ -1,0 +1,72 @@
+package dev.ipclab.peer;
+
+import java.io.IOException;
+import java.util.Optional;
+
+/** The mechanisms of PROTOCOL.md section 4, with their endpoint syntax and size limit. */
+enum Mechanism {
+    TCP("tcp", Frame.MAX_PAYLOAD),
+    UDP("udp", Udp.MAX_PAYLOAD),
+    UDS("uds", Frame.MAX_PAYLOAD),
+    PIPE("pipe", Frame.MAX_PAYLOAD),
+    FIFO("fifo", Frame.MAX_PAYLOAD);
+
+    private final String label;
+    private final int maxPayload;
+
+    Mechanism(String label, int maxPayload) {
+        this.label = label;
+        this.maxPayload = maxPayload;
+    }
+
+    static Optional<Mechanism> byName(String name) {
+        for (Mechanism m : values()) {
+            if (m.label.equals(name)) {
+                return Optional.of(m);
+            }
+        }
+        return Optional.empty();
+    }
+
+    String label() {
+        return label;
+    }
+
+    int maxPayload() {
+        return maxPayload;
+    }
+
+    boolean isStream() {
+        return this != UDP;
+    }
+
+    /** @throws IllegalArgumentException if the endpoint is not of this mechanism's form */
+    void checkEndpoint(String endpoint) {
+        switch (this) {
+            case TCP, UDP -> Endpoints.hostPort(endpoint);
+            case PIPE -> Endpoints.fdPair(endpoint);
+            case UDS, FIFO -> Endpoints.path(endpoint);
+        }
+    }
+
+    /** Listens as a stream server; udp servers are made by {@link Udp#bind} instead. */
+    StreamListener listen(String endpoint) throws IOException {
+        return switch (this) {
+            case TCP -> Tcp.listen(endpoint);
+            case UDS -> Uds.listen(endpoint);
+            case PIPE -> Pipe.listen(endpoint);
+            case FIFO -> Fifo.listen(endpoint);
+            case UDP -> throw new IllegalStateException("udp is not a stream mechanism");
+        };
+    }
+
+    ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
+        return switch (this) {
+            case TCP -> Tcp.connect(endpoint);
+            case UDP -> Udp.connect(endpoint, ioTimeoutNanos);
+            case UDS -> Uds.connect(endpoint);
+            case PIPE -> Pipe.connect(endpoint);
+            case FIFO -> Fifo.connect(endpoint);
+        };
+    }
+}

@@ -1,0 +1,16 @@
+package dev.ipclab.peer;
+
+/** Who this peer is, as READY and the result file report it. */
+final class PeerInfo {
+    static final String LANGUAGE = "java";
+    /** e.g. "OpenJDK 25.0.3": the JVM that runs us, not the one we were built with. */
+    static final String RUNTIME = "OpenJDK " + System.getProperty("java.version");
+    /** System.nanoTime() reads CLOCK_MONOTONIC on Linux. */
+    static final String CLOCK = "CLOCK_MONOTONIC";
+
+    private PeerInfo() {}
+
+    static long pid() {
+        return ProcessHandle.current().pid();
+    }
+}

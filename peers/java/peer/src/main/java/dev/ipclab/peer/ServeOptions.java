@@ -1,0 +1,8 @@
+package dev.ipclab.peer;
+
+/**
+ * {@code serve}: the mechanism stays a string, because an unknown one is an unsupported error
+ * (exit 7), reported after parsing, not a usage error.
+ */
+record ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte)
+        implements Command {}

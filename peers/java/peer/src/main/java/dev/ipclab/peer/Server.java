@@ -1,0 +1,45 @@
+package dev.ipclab.peer;
+
+import java.io.IOException;
+import java.io.PrintStream;
+
+/** A server of one mechanism: listening from open() on, serving until stopped. */
+interface Server extends AutoCloseable {
+    /**
+     * Creates the endpoint (listens, binds, makes the FIFOs or opens the pipes).
+     *
+     * @throws PeerException unsupported mechanism, or io when the endpoint cannot be made
+     */
+    static Server open(ServeOptions options, PrintStream diagnostics) throws PeerException {
+        Mechanism mechanism = Mechanism.byName(options.mechanism()).orElseThrow(() ->
+                new PeerException(ErrorKind.UNSUPPORTED, "unknown mechanism " + options.mechanism()));
+        Responder responder = new Responder(options.seed(), options.flipResponseByte());
+        try {
+            if (mechanism.isStream()) {
+                return new StreamServer(mechanism.listen(options.endpoint()), responder, diagnostics);
+            }
+            return new DatagramServer(Udp.bind(options.endpoint()), responder, diagnostics);
+        } catch (IOException e) {
+            throw new PeerException(ErrorKind.IO,
+                    "cannot listen on " + options.endpoint() + ": " + PeerException.describe(e), e);
+        }
+    }
+
+    /** The endpoint for the READY line. */
+    String endpoint();
+
+    /**
+     * Serves clients until stopped or, for pipe, until its one client is done.
+     *
+     * @return the exit code: 0; for pipe also 4 (a malformed frame), 5 (the transport failed) or
+     *     1 (out of memory)
+     */
+    int serve();
+
+    /** Asks serve() to return; see {@link StreamListener#stop()} for FIFOs. Thread-safe. */
+    void stop();
+
+    /** Releases the endpoint and removes its files (socket file, FIFOs). Idempotent. */
+    @Override
+    void close();
+}

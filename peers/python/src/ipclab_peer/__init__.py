@@ -1,0 +1,1 @@
+"""The ipclab Python peer (PROTOCOL.md version 1)."""

@@ -1,0 +1,177 @@
+"""Strict command line of PROTOCOL.md section 1, driven by one table of flags per subcommand.
+
+argparse accepts abbreviations, `--flag=value` and repeated flags, all of which the contract
+rejects, so the parser is written out: `--name value` pairs, each known flag at most once.
+"""
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .errors import UsageError
+from .frame import MAX_PAYLOAD
+from .transport import endpoints
+
+U64_MAX = 2**64 - 1
+# Warm-up and iteration counts are int64 in the Java peer; both together must leave room for
+# END's sequence number in a u64.
+COUNT_MAX = 2**63 - 1
+FAULTS = ("none", "flip-response-byte")
+_UNSIGNED = re.compile(r"[0-9]+")
+_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
+REQUIRED = object()
+
+
+def text(value):
+    if not value:
+        raise ValueError("an empty value")
+    return value
+
+
+def unsigned(maximum, minimum=0):
+    def parse(value):
+        if not _UNSIGNED.fullmatch(value):
+            raise ValueError("an unsigned decimal integer is required")
+        number = int(value)
+        if not minimum <= number <= maximum:
+            raise ValueError(f"must be between {minimum} and {maximum}")
+        return number
+    return parse
+
+
+def seconds(value):
+    if not _SECONDS.fullmatch(value):
+        raise ValueError("a positive decimal number of seconds is required")
+    number = float(value)
+    if not 0 < number < math.inf:
+        raise ValueError("must be positive and finite")
+    return number
+
+
+def one_of(*choices):
+    def parse(value):
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}")
+        return value
+    return parse
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str
+    field: str
+    parse: Callable[[str], Any]
+    default: Any = REQUIRED
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    mechanism: str
+    endpoint: str
+    seed: int
+    fault: str
+
+
+@dataclass(frozen=True)
+class DriveConfig:
+    mechanism: str
+    endpoint: str
+    request_size: int
+    response_size: int
+    iterations: int
+    samples_file: str
+    result_file: str
+    pattern: str
+    warmup: int
+    seed: int
+    io_timeout: float
+
+
+COMMON_FLAGS = (
+    Flag("--mechanism", "mechanism", text),
+    Flag("--endpoint", "endpoint", text),
+    Flag("--seed", "seed", unsigned(U64_MAX), 1),
+)
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    synopsis: str
+    flags: tuple
+    config: type
+
+
+COMMANDS = {command.name: command for command in (
+    Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F]",
+            COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),),
+            ServeConfig),
+    Command("drive", "drive --mechanism M --endpoint E --request-size N --response-size N "
+                     "--iterations N --samples-file PATH --result-file PATH [--pattern rr] "
+                     "[--warmup N] [--seed S] [--io-timeout SECONDS]",
+            COMMON_FLAGS + (
+                Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD)),
+                Flag("--response-size", "response_size", unsigned(MAX_PAYLOAD)),
+                Flag("--iterations", "iterations", unsigned(COUNT_MAX, minimum=1)),
+                Flag("--samples-file", "samples_file", text),
+                Flag("--result-file", "result_file", text),
+                Flag("--pattern", "pattern", text, "rr"),
+                Flag("--warmup", "warmup", unsigned(COUNT_MAX), 0),
+                Flag("--io-timeout", "io_timeout", seconds, 30.0),
+            ),
+            DriveConfig),
+)}
+
+
+def parse(argv):
+    """argv without the program name -> (command name, config); raises UsageError."""
+    if not argv or argv[0] not in COMMANDS:
+        given = repr(argv[0]) if argv else "nothing"
+        raise UsageError(f"expected a subcommand (serve or drive), got {given}")
+    command = COMMANDS[argv[0]]
+    try:
+        values = _flag_values(command, argv[1:])
+        _check_endpoint(values)
+    except ValueError as err:
+        raise UsageError(f"{err}; usage: ipclab-peer {command.synopsis}") from None
+    return command.name, command.config(**values)
+
+
+def _flag_values(command, args):
+    flags = {flag.name: flag for flag in command.flags}
+    values = {}
+    for index in range(0, len(args), 2):
+        name = args[index]
+        flag = flags.get(name)
+        if flag is None:
+            if name.split("=", 1)[0] in flags:
+                raise ValueError(f"{name!r}: write the flag and its value as two arguments")
+            raise ValueError(f"unknown flag {name!r} for {command.name}")
+        if flag.field in values:
+            raise ValueError(f"flag {name} given more than once")
+        if index + 1 >= len(args) or args[index + 1].startswith("--"):
+            raise ValueError(f"flag {name} needs a value")
+        try:
+            values[flag.field] = flag.parse(args[index + 1])
+        except ValueError as err:
+            raise ValueError(f"bad value {args[index + 1]!r} for {name}: {err}") from None
+    return _with_defaults(command.flags, values)
+
+
+def _with_defaults(flags, values):
+    for flag in flags:
+        if flag.field not in values:
+            if flag.default is REQUIRED:
+                raise ValueError(f"missing required flag {flag.name}")
+            values[flag.field] = flag.default
+    return values
+
+
+def _check_endpoint(values):
+    """Only a known mechanism's endpoint syntax can be checked; an unknown mechanism is
+    reported later as unsupported (exit 7), not as a usage error."""
+    if values["mechanism"] in endpoints.MECHANISMS:
+        try:
+            endpoints.parse(values["mechanism"], values["endpoint"])
+        except ValueError as err:
+            raise ValueError(f"bad value for --endpoint: {err}") from None

@@ -1,0 +1,138 @@
+"""Framing of PROTOCOL.md section 2: the 24-byte header, the server's checks, frame templates."""
+import struct
+from collections import namedtuple
+
+from . import payload
+from .errors import ProtocolError
+
+HEADER = struct.Struct("<4sBBHQII")
+HEADER_SIZE = HEADER.size
+MAGIC = b"IPCL"
+VERSION = 1
+REQUEST, RESPONSE, END, END_ACK = 1, 2, 3, 4
+KIND_NAMES = {REQUEST: "REQUEST", RESPONSE: "RESPONSE", END: "END", END_ACK: "END_ACK"}
+MAX_PAYLOAD = 134217728
+END_ACK_LENGTH = 8
+LENGTH_OFFSET = 16
+COUNTER = struct.Struct("<Q")
+
+Header = namedtuple("Header", "magic version kind flags sequence length wanted")
+
+# The fast path reads magic, version, kind and flags as one integer: a well-formed REQUEST
+# is then recognised with one comparison and two bounds checks.
+HEADER_WORDS = struct.Struct("<QQII")
+REQUEST_PREFIX = int.from_bytes(MAGIC + bytes([VERSION, REQUEST, 0, 0]), "little")
+
+# What a template rewrites per frame, from offset 8: sequence, length, wanted, stamp word.
+_PATCH_WITH_STAMP = struct.Struct("<QIIQ")
+_PATCH = struct.Struct("<QII")
+
+
+class Rejected(ProtocolError):
+    """A malformed incoming frame; `reason` is one of the contract's reason strings."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def encode_header(kind, sequence, length, wanted, flags=0):
+    return HEADER.pack(MAGIC, VERSION, kind, flags, sequence, length, wanted)
+
+
+def decode_header(data, offset=0):
+    return Header._make(HEADER.unpack_from(data, offset))
+
+
+def check_incoming(data, offset=0):
+    """Validates a header a server received; returns (kind, sequence, length, wanted).
+
+    Raises Rejected with the first failing check, in the contract's order.
+    """
+    prefix, sequence, length, wanted = HEADER_WORDS.unpack_from(data, offset)
+    if prefix == REQUEST_PREFIX and length <= MAX_PAYLOAD and wanted <= MAX_PAYLOAD:
+        return REQUEST, sequence, length, wanted
+    header = decode_header(data, offset)
+    raise_if_malformed(header)
+    return header.kind, header.sequence, header.length, header.wanted
+
+
+def raise_if_malformed(header):
+    if header.magic != MAGIC:
+        raise Rejected("bad magic")
+    if header.version != VERSION:
+        raise Rejected("bad version")
+    if header.kind not in (REQUEST, END):
+        raise Rejected("unexpected kind")
+    if header.flags != 0:
+        raise Rejected("bad flags")
+    if header.length > MAX_PAYLOAD or header.wanted > MAX_PAYLOAD:
+        raise Rejected("length too large")
+    if header.kind == END and header.length != 0:
+        raise Rejected("bad end frame")
+
+
+def declared_size(data):
+    """Whole frame size a received header announces (the header must be complete)."""
+    return HEADER_SIZE + int.from_bytes(data[LENGTH_OFFSET:LENGTH_OFFSET + 4], "little")
+
+
+def header_difference(received, expected):
+    """Names the first header field where `received` differs from `expected`, or None."""
+    got, want = decode_header(received), decode_header(expected)
+    for field in Header._fields:
+        if getattr(got, field) != getattr(want, field):
+            return f"{field}: expected {_show(field, getattr(want, field))}, " \
+                   f"received {_show(field, getattr(got, field))}"
+    return None
+
+
+def _show(field, value):
+    if field == "magic":
+        return value.hex()
+    if field == "kind":
+        return f"{value} ({KIND_NAMES.get(value, 'unknown')})"
+    return str(value)
+
+
+def end_ack(sequence, corrupted):
+    return encode_header(END_ACK, sequence, END_ACK_LENGTH, 0) + COUNTER.pack(corrupted)
+
+
+class FrameTemplate:
+    """A preallocated frame [header | payload base] for one (kind, length, stream).
+
+    patch() rewrites sequence, length, wanted and the stamp in place, so sending or comparing
+    a frame costs no allocation and no payload generation.
+    """
+
+    def __init__(self, kind, length, wanted, seed, stream, flip_last_byte=False):
+        self.length = length
+        self.buf = bytearray(HEADER_SIZE + length)
+        HEADER.pack_into(self.buf, 0, MAGIC, VERSION, kind, 0, 0, length, wanted)
+        body = memoryview(self.buf)[HEADER_SIZE:]
+        payload.fill_base(body, seed, stream)
+        body.release()
+        if flip_last_byte and length:
+            # Flipping the base keeps the fault through every stamp, including payloads of
+            # 8 bytes or fewer whose last byte is rewritten by each stamp.
+            self.buf[-1] ^= 0x01
+        self._word = payload.first_word(self.buf[HEADER_SIZE:HEADER_SIZE + 8])
+        if length >= 8:
+            self.patch = self._patch_with_word
+        elif length > 0:
+            self.patch = self._patch_short
+        else:
+            self.patch = self._patch_header
+
+    def _patch_with_word(self, sequence, wanted):
+        _PATCH_WITH_STAMP.pack_into(self.buf, 8, sequence, self.length, wanted,
+                                    self._word ^ sequence)
+
+    def _patch_short(self, sequence, wanted):
+        _PATCH.pack_into(self.buf, 8, sequence, self.length, wanted)
+        stamped = (self._word ^ sequence).to_bytes(8, "little")
+        self.buf[HEADER_SIZE:] = stamped[:self.length]
+
+    def _patch_header(self, sequence, wanted):
+        _PATCH.pack_into(self.buf, 8, sequence, self.length, wanted)

@@ -1,0 +1,91 @@
+"""The server's frame reader for stream links.
+
+Reads greedily into one reusable buffer, so a small request (header and payload) usually
+costs a single read call. The header is checked as soon as its 24 bytes are in, and the buffer
+grows only after the claimed length has passed the checks.
+"""
+from .frame import (HEADER_SIZE, HEADER_WORDS, MAX_PAYLOAD, REQUEST, REQUEST_PREFIX,
+                    Rejected, check_incoming)
+
+INITIAL_CAPACITY = 1 << 16
+
+
+class FrameReader:
+    def __init__(self, capacity=INITIAL_CAPACITY):
+        self._use(bytearray(capacity))
+        self._read = None
+
+    def _use(self, buf):
+        self._buf = buf
+        self._view = memoryview(buf)
+        self._start = self._end = 0
+
+    def attach(self, link):
+        """Starts reading a new connection; anything left from the previous one is dropped."""
+        self._read = link.read_into
+        self._start = self._end = 0
+
+    def next_frame(self):
+        """(kind, sequence, length, wanted, frame) for the next frame, or None at a clean end
+        of stream. `frame` is a view of the whole frame, valid until the next call.
+
+        Raises Rejected for a malformed header, or a frame cut short by end of stream.
+        """
+        if self._start == self._end:
+            # The usual case between round trips: nothing buffered, so a single read into
+            # the whole buffer, and usually the whole request arrives with it.
+            self._start = 0
+            self._end = self._read(self._view)
+            if self._end == 0:
+                return None
+        end = self._end
+        if end - self._start >= HEADER_SIZE:
+            start = self._start
+            prefix, sequence, length, wanted = HEADER_WORDS.unpack_from(self._buf, start)
+            if prefix == REQUEST_PREFIX and length <= MAX_PAYLOAD and wanted <= MAX_PAYLOAD \
+                    and end - start >= HEADER_SIZE + length:
+                size = HEADER_SIZE + length
+                self._start = start + size
+                if self._start == end:
+                    self._start = self._end = 0
+                return REQUEST, sequence, length, wanted, self._view[start:start + size]
+        return self._next_frame_slowly()
+
+    def _next_frame_slowly(self):
+        """Any frame the fast path did not take: partial, END, malformed, end of stream."""
+        if self._end - self._start < HEADER_SIZE and not self._fill(HEADER_SIZE):
+            if self._end == self._start:
+                return None
+            raise Rejected("truncated header")
+        kind, sequence, length, wanted = check_incoming(self._buf, self._start)
+        size = HEADER_SIZE + length
+        if self._end - self._start < size and not self._fill(size):
+            raise Rejected("truncated payload")
+        start = self._start
+        self._start = start + size
+        if self._start == self._end:
+            self._start = self._end = 0
+        return kind, sequence, length, wanted, self._view[start:start + size]
+
+    def _fill(self, size):
+        """Reads until `size` unread bytes are buffered; False at end of stream."""
+        if self._start + size > len(self._buf):
+            self._make_room(size)
+        view, read, end = self._view, self._read, self._end
+        while end - self._start < size:
+            count = read(view[end:] if end else view)
+            if not count:
+                self._end = end
+                return False
+            end += count
+        self._end = end
+        return True
+
+    def _make_room(self, size):
+        if self._start + size <= len(self._buf):
+            return
+        pending = bytes(self._view[self._start:self._end])
+        if size > len(self._buf):
+            self._use(bytearray(size))
+        self._start, self._end = 0, len(pending)
+        self._view[:self._end] = pending

@@ -1,0 +1,204 @@
+"""`serve`: answer REQUESTs until shut down (PROTOCOL.md sections 2, 4, 5, 6)."""
+import errno
+import json
+import os
+import sys
+
+from . import shutdown, transport
+from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
+                     report, report_error)
+from .frame import (END, HEADER_SIZE, REQUEST, RESPONSE, FrameTemplate, Rejected,
+                    check_incoming, end_ack)
+from .payload import REQUEST_STREAM, RESPONSE_STREAM
+from .reader import FrameReader
+from .runtime import LANGUAGE, runtime
+
+UDP_MAX_PAYLOAD = 65483
+
+# How a connection ended, and what that means for a pipe server, whose only client it was.
+CLOSED, REJECTED, BROKEN, FAILED = "closed", "rejected", "broken", "failed"
+PIPE_EXIT_CODES = {CLOSED: 0, REJECTED: ProtocolError.code, BROKEN: IoError.code,
+                   FAILED: PeerError.code}
+# accept() failures that concern one would-be client, not the listener.
+TRANSIENT_ACCEPT_ERRORS = {errno.ECONNABORTED, errno.EINTR, errno.EPROTO}
+
+
+def serve(config):
+    """Never returns: every way out goes through Cleanup.exit()."""
+    cleanup = shutdown.Cleanup()
+    with cleanup.held():
+        shutdown.install(cleanup)
+        listener = start(config, cleanup)
+    try:
+        code = run(listener, config)
+    except Exception as err:  # noqa: BLE001 - report it, but still remove our files
+        report("internal", f"{type(err).__name__}: {err}")
+        code = PeerError.code
+    cleanup.exit(code)
+
+
+def start(config, cleanup):
+    """Opens the endpoint and announces READY, or reports why not and exits."""
+    try:
+        listener = open_listener(config, cleanup)
+        announce_ready(listener.endpoint, config.mechanism)
+    except PeerError as err:
+        report_error(err)
+        cleanup.exit(err.code)
+    except Exception as err:  # noqa: BLE001 - still remove what was created
+        report("internal", f"{type(err).__name__}: {err}")
+        cleanup.exit(PeerError.code)
+    return listener
+
+
+def run(listener, config):
+    responder = Responder(config.seed, config.fault == "flip-response-byte")
+    if config.mechanism == "udp":
+        return serve_datagrams(listener.sock, responder)
+    return serve_streams(listener, responder)
+
+
+def open_listener(config, cleanup):
+    if config.mechanism not in transport.MECHANISMS:
+        raise Unsupported(f"mechanism {config.mechanism!r} is not implemented")
+    try:
+        return transport.listen(config.mechanism, config.endpoint, cleanup)
+    except OSError as err:
+        raise IoError(f"cannot listen on {config.endpoint}: {describe_os_error(err)}") from None
+
+
+def announce_ready(endpoint, mechanism):
+    ready = {"endpoint": endpoint, "mechanism": mechanism, "language": LANGUAGE,
+             "runtime": runtime(), "pid": os.getpid()}
+    try:
+        sys.stdout.write("READY " + json.dumps(ready) + "\n")
+        sys.stdout.flush()
+    except OSError as err:
+        raise IoError(f"cannot write READY: {describe_os_error(err)}") from None
+
+
+class Responder:
+    """The server's preallocated frames: the last response frame built (per wanted size)
+    and the last expected request (per length). Callers patch them in place per round trip;
+    they are rebuilt only when a client changes sizes."""
+
+    def __init__(self, seed, flip_response_byte):
+        self._seed = seed
+        self._flip = flip_response_byte
+        self._response = self._request = None
+
+    def response_for(self, wanted):
+        if self._response is None or self._response.length != wanted:
+            self._response = FrameTemplate(RESPONSE, wanted, 0, self._seed, RESPONSE_STREAM,
+                                           self._flip)
+        return self._response
+
+    def expected_request_for(self, length):
+        if self._request is None or self._request.length != length:
+            self._request = FrameTemplate(REQUEST, length, 0, self._seed, REQUEST_STREAM)
+        return self._request
+
+
+def report_rejection(reason):
+    report("rejected frame", reason)
+
+
+def serve_streams(listener, responder):
+    reader = FrameReader()
+    while True:
+        try:
+            link = listener.accept()
+        except OSError as err:
+            if err.errno in TRANSIENT_ACCEPT_ERRORS:
+                continue
+            report("io", f"cannot accept a client: {describe_os_error(err)}")
+            return IoError.code
+        try:
+            outcome = serve_connection(link, reader, responder)
+        finally:
+            link.close()
+        if listener.single_client:
+            return PIPE_EXIT_CODES[outcome]
+
+
+def serve_connection(link, reader, responder):
+    """Answers one client until it closes; a bad frame or a failed write ends only this
+    connection, never the server."""
+    reader.attach(link)
+    try:
+        answer_frames(link, reader, responder)
+    except Rejected as rejected:
+        report_rejection(rejected.reason)
+        return REJECTED
+    except OSError as err:
+        report("io", describe_os_error(err))
+        return BROKEN
+    except Exception as err:  # noqa: BLE001 - a bug must not take the server down
+        report("internal", f"{type(err).__name__}: {err}")
+        return FAILED
+    return CLOSED
+
+
+def answer_frames(link, reader, responder):
+    """The server's hot loop; the request is checked only after the response is sent."""
+    send, next_frame = link.send_all, reader.next_frame
+    response, expected = responder.response_for(0), responder.expected_request_for(0)
+    corrupted = 0
+    while True:
+        frame = next_frame()
+        if frame is None:
+            return
+        kind, sequence, length, wanted, received = frame
+        if kind == END:
+            send(end_ack(sequence, corrupted))
+            corrupted = 0
+            continue
+        if response.length != wanted:
+            response = responder.response_for(wanted)
+        response.patch(sequence, length)
+        send(response.buf)
+        if expected.length != length:
+            expected = responder.expected_request_for(length)
+        expected.patch(sequence, wanted)
+        if expected.buf != received:
+            corrupted += 1
+
+
+def serve_datagrams(sock, responder):
+    buf = bytearray(transport.Datagram.CAPACITY)
+    view = memoryview(buf)
+    corrupted = {}
+    while True:
+        try:
+            size, peer = sock.recvfrom_into(buf)
+        except OSError as err:
+            report("io", f"cannot receive: {describe_os_error(err)}")
+            return IoError.code
+        try:
+            answer_datagram(sock, view[:size], peer, responder, corrupted)
+        except Rejected as rejected:
+            report_rejection(rejected.reason)
+        except OSError as err:
+            report("io", f"cannot answer {peer}: {describe_os_error(err)}")
+
+
+def answer_datagram(sock, datagram, peer, responder, corrupted):
+    """Answers one datagram; `corrupted` counts bad REQUEST payloads per client address."""
+    if len(datagram) < HEADER_SIZE:
+        raise Rejected("truncated header")
+    kind, sequence, length, wanted = check_incoming(datagram)
+    if len(datagram) != HEADER_SIZE + length:
+        raise Rejected("length mismatch")
+    if kind == END:
+        sock.sendto(end_ack(sequence, corrupted.pop(peer, 0)), peer)
+        return
+    if wanted > UDP_MAX_PAYLOAD:
+        report("unsupported", f"a {wanted}-byte response does not fit in one datagram")
+        return
+    response = responder.response_for(wanted)
+    response.patch(sequence, length)
+    sock.sendto(response.buf, peer)
+    expected = responder.expected_request_for(length)
+    expected.patch(sequence, wanted)
+    if expected.buf != datagram:
+        corrupted[peer] = corrupted.get(peer, 0) + 1

@@ -1,0 +1,88 @@
+"""Server shutdown (PROTOCOL.md section 5): SIGTERM, SIGINT or end of stdin -> clean up, exit 0.
+
+Signals are not handled with signal.signal(): Python runs such handlers only in the main
+thread between bytecodes, and a blocked accept() or FIFO open() would delay them. Instead the
+signals are blocked in every thread and one helper thread waits for them with sigwait(); a
+second helper thread waits for end of stdin. Either removes the created files and calls
+os._exit(0), which ends the process wherever the main thread is blocked.
+"""
+import contextlib
+import os
+import signal
+import sys
+import threading
+
+SHUTDOWN_SIGNALS = {signal.SIGTERM, signal.SIGINT}
+STDIN = 0
+
+
+class Cleanup:
+    """Paths the server created and must remove when it exits, whichever thread ends it.
+
+    All exits of a server go through exit(): it takes the lock and never gives it back, so
+    exactly one exit happens, after any creation in progress has been registered.
+    """
+
+    def __init__(self):
+        # Re-entrant: startup holds it while the listener registers the files it creates.
+        self._lock = threading.RLock()
+        self._paths = []
+
+    def held(self):
+        """While held (during startup), a shutdown request waits: a failing startup then
+        exits with its own error code, not 0."""
+        return self._lock
+
+    @contextlib.contextmanager
+    def creating(self):
+        """Create and register files inside this block."""
+        with self._lock:
+            yield self._paths.append
+
+    def exit(self, code):
+        self._lock.acquire()
+        while self._paths:
+            try:
+                os.unlink(self._paths.pop())
+            except FileNotFoundError:
+                pass
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+
+def install(cleanup):
+    """Call before any other thread exists: threads inherit the blocked signal mask."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, SHUTDOWN_SIGNALS)
+    _start(_wait_for_signal, cleanup)
+    if _stdin_is_open():
+        _start(_wait_for_end_of_stdin, cleanup)
+
+
+def _start(target, cleanup):
+    threading.Thread(target=target, args=(cleanup,), daemon=True).start()
+
+
+def _wait_for_signal(cleanup):
+    signal.sigwait(SHUTDOWN_SIGNALS)
+    cleanup.exit(0)
+
+
+def _wait_for_end_of_stdin(cleanup):
+    try:
+        while os.read(STDIN, 65536):
+            pass
+    except OSError:
+        return
+    cleanup.exit(0)
+
+
+def _stdin_is_open():
+    try:
+        os.fstat(STDIN)
+    except OSError:
+        return False
+    return True

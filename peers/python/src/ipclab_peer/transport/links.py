@@ -1,0 +1,137 @@
+"""Connected endpoints: one class per kind of descriptor, all behind the same small interface.
+
+    send_all(frame)       write one whole frame (one call in the common case)
+    read_into(view) -> n  one read of at most len(view) bytes; 0 at end of stream
+    recv_frame(view) -> n receive one frame of len(view) bytes (stream) or one datagram
+    close()
+
+The hot methods are bound straight to the C-level socket methods where possible, so a round
+trip costs the system calls and little else.
+"""
+import io
+import os
+import socket
+import struct
+
+from ..errors import IoError, ReceiveTimeout
+from ..frame import HEADER_SIZE, declared_size
+
+
+class EndOfStream(IoError):
+    def __init__(self, got, wanted):
+        super().__init__(f"end of stream after {got} of {wanted} bytes of a frame")
+
+
+class _Stream:
+    """Frame reception shared by the stream links: read until the frame is complete."""
+
+    timeout = None
+
+    def recv_frame(self, view):
+        try:
+            got = self.read_into(view)
+        except BlockingIOError:
+            raise self._timed_out() from None
+        if got == len(view):
+            return got
+        return self._recv_rest(view, got)
+
+    def _recv_rest(self, view, got):
+        """Slow path after a short read: keeps reading, but never past the frame the peer
+        announced, so a response shorter than expected is reported instead of waited for."""
+        view = memoryview(view)
+        target = len(view)
+        while got < target:
+            if got >= HEADER_SIZE:
+                target = min(target, declared_size(view))
+                if got >= target:
+                    break
+            try:
+                count = self.read_into(view[got:target])
+            except BlockingIOError:
+                raise self._timed_out() from None
+            if count == 0:
+                raise EndOfStream(got, target)
+            got += count
+        return got
+
+    def _timed_out(self):
+        return ReceiveTimeout(f"no data within {self.timeout:g} s")
+
+
+class SocketStream(_Stream):
+    """A connected tcp or uds socket."""
+
+    def __init__(self, sock, timeout=None):
+        self.sock = sock
+        self.timeout = timeout
+        self.send_all = sock.sendall
+        self.read_into = sock.recv_into
+
+    def close(self):
+        self.sock.close()
+
+
+class FdStream(_Stream):
+    """A read descriptor and a write descriptor: anonymous pipes or FIFOs.
+
+    FileIO.readinto reads straight into the caller's buffer and costs less per call than
+    os.readv (no list, no iovec allocation); the descriptors stay ours to close.
+    """
+
+    def __init__(self, read_fd, write_fd):
+        # An inherited pipe may have been left non-blocking; every read here must block
+        # (a non-blocking FileIO.readinto would return None instead of waiting).
+        os.set_blocking(read_fd, True)
+        os.set_blocking(write_fd, True)
+        self.read_fd = read_fd
+        self.write_fd = write_fd
+        self.read_into = io.FileIO(read_fd, "rb", closefd=False).readinto
+        self._write = io.FileIO(write_fd, "wb", closefd=False).write
+
+    def send_all(self, data):
+        written = self._write(data)
+        if written != len(data):
+            self._write_rest(data, written)
+
+    def _write_rest(self, data, written):
+        view = memoryview(data)
+        while written < len(view):
+            written += self._write(view[written:])
+
+    def close(self):
+        for fd in {self.read_fd, self.write_fd}:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+class Datagram:
+    """A udp socket connected to its peer: one frame per datagram."""
+
+    # Larger than any udp payload (65507 over IPv4), so an oversized datagram shows its size.
+    CAPACITY = 65536
+
+    def __init__(self, sock, timeout=None):
+        self.sock = sock
+        self.timeout = timeout
+        self.send_all = sock.send
+        self.read_into = sock.recv_into
+
+    def recv_frame(self, view):
+        try:
+            return self.read_into(view)
+        except BlockingIOError:
+            raise ReceiveTimeout(f"no datagram within {self.timeout:g} s") from None
+
+    def close(self):
+        self.sock.close()
+
+
+def set_receive_timeout(sock, seconds):
+    """SO_RCVTIMEO keeps the socket blocking (one system call per receive, unlike
+    settimeout(), which polls first); an expired wait surfaces as BlockingIOError."""
+    micros = max(1, round(min(seconds, 1e9) * 1e6))
+    timeval = struct.pack("@ll", micros // 1_000_000, micros % 1_000_000)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)

@@ -1,0 +1,98 @@
+"""The strict command line: every rejection is exit 2 with exactly one line."""
+import math
+import os
+
+import pytest
+from peers import run_peer
+
+from ipclab_peer import cli
+
+SERVE = ["serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0"]
+
+
+def drive_args(workdir, **overrides):
+    flags = {"--mechanism": "tcp", "--endpoint": "127.0.0.1:9", "--request-size": "16",
+             "--response-size": "16", "--iterations": "10",
+             "--samples-file": os.path.join(workdir, "s"),
+             "--result-file": os.path.join(workdir, "r")}
+    flags.update(overrides)
+    args = ["drive"]
+    for name, value in flags.items():
+        if value is not None:
+            args += [name, value]
+    return args
+
+
+REJECTED_SERVE = {
+    "nothing": [],
+    "unknown subcommand": ["listen", "--mechanism", "tcp"],
+    "unknown flag": SERVE + ["--verbose", "1"],
+    "equals form": ["serve", "--mechanism=tcp", "--endpoint", "127.0.0.1:0"],
+    "abbreviation": ["serve", "--mech", "tcp", "--endpoint", "127.0.0.1:0"],
+    "repeated flag": SERVE + ["--seed", "1", "--seed", "2"],
+    "missing endpoint": ["serve", "--mechanism", "tcp"],
+    "flag without value": SERVE + ["--seed"],
+    "flag followed by flag": ["serve", "--mechanism", "--endpoint", "127.0.0.1:0"],
+    "seed overflows u64": SERVE + ["--seed", str(2**64)],
+    "negative seed": SERVE + ["--seed", "-1"],
+    "unknown fault": SERVE + ["--fault", "flip-everything"],
+    "bad tcp endpoint": ["serve", "--mechanism", "tcp", "--endpoint", "localhost"],
+    "bad port": ["serve", "--mechanism", "udp", "--endpoint", "127.0.0.1:65536"],
+    "bad pipe endpoint": ["serve", "--mechanism", "pipe", "--endpoint", "3,4"],
+    "drive flag given to serve": SERVE + ["--iterations", "3"],
+}
+
+REJECTED_DRIVE = {
+    "bad number": {"--iterations": "1e3"},
+    "number with a sign": {"--request-size": "+16"},
+    "number with spaces": {"--request-size": " 16"},
+    "non-ASCII digits": {"--request-size": "\u0661\u0666"},
+    "size over the maximum": {"--response-size": "134217729"},
+    "zero iterations": {"--iterations": "0"},
+    "missing result file": {"--result-file": None},
+    "zero timeout": {"--io-timeout": "0"},
+    "timeout with a unit": {"--io-timeout": "30s"},
+    "serve flag given to drive": {"--fault": "none"},
+}
+
+
+def assert_usage_error(run):
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1
+    assert run.stderr.startswith("ipclab-peer: usage: ")
+
+
+@pytest.mark.parametrize("args", REJECTED_SERVE.values(), ids=REJECTED_SERVE.keys())
+def test_serve_rejects(args):
+    assert_usage_error(run_peer(args))
+
+
+@pytest.mark.parametrize("overrides", REJECTED_DRIVE.values(), ids=REJECTED_DRIVE.keys())
+def test_drive_rejects_without_writing_anything(overrides, workdir):
+    assert_usage_error(run_peer(drive_args(workdir, **overrides)))
+    assert os.listdir(workdir) == []
+
+
+def test_defaults_and_limits():
+    name, config = cli.parse(["drive", "--mechanism", "udp", "--endpoint", "[::1]:5",
+                              "--request-size", "134217728", "--response-size", "0",
+                              "--iterations", "1", "--samples-file", "s",
+                              "--result-file", "r"])
+    assert name == "drive"
+    assert (config.request_size, config.response_size) == (134217728, 0)
+    assert (config.pattern, config.warmup, config.seed, config.io_timeout) == ("rr", 0, 1, 30)
+    _, config = cli.parse(SERVE + ["--seed", "18446744073709551615"])
+    assert (config.seed, config.fault) == (2**64 - 1, "none")
+
+
+def test_fractional_timeout():
+    _, config = cli.parse(drive_args("/tmp", **{"--io-timeout": "0.5"}))
+    assert math.isclose(config.io_timeout, 0.5)
+
+
+@pytest.mark.parametrize("mechanism", ["sctp", "shm"])
+def test_unknown_mechanism_is_unsupported_not_usage(mechanism):
+    run = run_peer(["serve", "--mechanism", mechanism, "--endpoint", "x"])
+    assert run.returncode == 7
+    assert run.stderr.startswith("ipclab-peer: unsupported: ")
