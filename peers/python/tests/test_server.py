@@ -94,6 +94,7 @@ UDP_CASES = [
     ("length mismatch", request(0, bytes(16), 16)[:-1]),
     ("length mismatch", request(0, bytes(16), 16) + b"\0"),
     ("bad end frame", frame.encode_header(frame.END, 0, 4, 0) + bytes(4)),
+    ("length too large", request(0, bytes(16), 65484)),
 ]
 
 

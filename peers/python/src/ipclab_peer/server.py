@@ -193,8 +193,7 @@ def answer_datagram(sock, datagram, peer, responder, corrupted):
         sock.sendto(end_ack(sequence, corrupted.pop(peer, 0)), peer)
         return
     if wanted > UDP_MAX_PAYLOAD:
-        report("unsupported", f"a {wanted}-byte response does not fit in one datagram")
-        return
+        raise Rejected("length too large")  # the response would not fit in one datagram
     response = responder.response_for(wanted)
     response.patch(sequence, length)
     sock.sendto(response.buf, peer)
