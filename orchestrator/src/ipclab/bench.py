@@ -3,7 +3,9 @@
 For each kernel mechanism at 16 B, the C++ peer's median round trip beside a minimal hand-written
 C ping-pong (bench/floor) on the same CPUs, and the Java and Python peers beside them. Floor and
 peers alternate over several rounds, and each figure is the median of the rounds' medians, so a
-noisy moment on a shared machine hits both sides alike. Prints numbers; asserts nothing."""
+noisy moment on a shared machine hits both sides alike: the ratio is the median over rounds of
+(peer / floor of the same round), which cancels most drift between rounds. Prints numbers;
+asserts nothing."""
 import statistics
 import subprocess
 import tempfile
@@ -100,7 +102,8 @@ def _table(medians, iterations, rounds, where, cpus):
         table.add_column(name, justify="left" if name == "mechanism" else "right")
     for mech in MECHANISMS:
         floor, cpp = _mid(medians[(mech, "floor")]), _mid(medians.get((mech, "cpp"), []))
-        ratio = cpp / floor if floor and cpp else None
+        ratio = _mid([c / f for c, f in zip(medians.get((mech, "cpp"), []), medians[(mech, "floor")])
+                      if c and f])
         verdict = "-" if ratio is None else ("yes" if ratio <= TARGET else "[red]no[/]")
         rounds_text = ", ".join(f"{format_ns(c)} ({format_ns(f)})" for c, f in
                                 zip(medians.get((mech, "cpp"), []), medians[(mech, "floor")]))

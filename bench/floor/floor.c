@@ -1,0 +1,474 @@
+/*
+ * ipclab-floor: the hand-written ping-pong every peer is measured against.
+ *
+ *   ipclab-floor MECH --size N --iterations N --warmup N --samples-file PATH
+ *                [--client-cpu C] [--server-cpu C]
+ *
+ * MECH is tcp, udp, uds, pipe or fifo. The program sets up the channel, forks an echo server
+ * (the child: read N bytes, write them back) and times, in the parent, each round trip
+ * (CLOCK_MONOTONIC around one write and the reads of the echo). The samples go to PATH as raw
+ * little-endian int64 nanoseconds, the same format the peers write. No framing, no payload
+ * generation, no validation: only the kernel's cost of the mechanism remains.
+ *
+ * Output: nothing on stdout; on error one line on stderr (exit 2: bad command line, exit 1:
+ * anything else).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_STREAM_SIZE 134217728u /* PROTOCOL.md MAX_PAYLOAD */
+#define MAX_UDP_SIZE 65507u        /* largest IPv4 UDP payload */
+
+enum mech { MECH_TCP, MECH_UDP, MECH_UDS, MECH_PIPE, MECH_FIFO };
+
+struct options {
+    enum mech mech;
+    size_t size;
+    uint64_t iterations;
+    uint64_t warmup;
+    const char *samples_file;
+    long client_cpu; /* -1: not pinned */
+    long server_cpu;
+};
+
+/* State the error path needs: what to remove and whom to stop. */
+static char g_dir[PATH_MAX];     /* mkdtemp directory, "" if none */
+static char g_paths[2][PATH_MAX]; /* files inside it */
+static pid_t g_child = -1;
+static int g_is_child = 0;
+
+static void cleanup(void) {
+    if (g_is_child) return;
+    if (g_child > 0) {
+        kill(g_child, SIGTERM);
+        waitpid(g_child, NULL, 0);
+        g_child = -1;
+    }
+    for (int i = 0; i < 2; i++)
+        if (g_paths[i][0]) {
+            unlink(g_paths[i]);
+            g_paths[i][0] = '\0';
+        }
+    if (g_dir[0]) {
+        rmdir(g_dir);
+        g_dir[0] = '\0';
+    }
+}
+
+static void fail(int code, const char *fmt, ...) {
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    dprintf(STDERR_FILENO, "ipclab-floor: %s\n", line);
+    if (g_is_child) _exit(code);
+    cleanup();
+    exit(code);
+}
+
+#define USAGE_HINT                                                                     \
+    "usage: ipclab-floor tcp|udp|uds|pipe|fifo --size N --iterations N --warmup N "    \
+    "--samples-file PATH [--client-cpu C] [--server-cpu C]"
+
+/* Unsigned decimal, digits only, no overflow. */
+static int parse_u64(const char *s, uint64_t *out) {
+    uint64_t v = 0;
+    if (*s == '\0') return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+static void parse_options(int argc, char **argv, struct options *o) {
+    if (argc < 2) fail(2, "missing mechanism; " USAGE_HINT);
+    const char *m = argv[1];
+    if (strcmp(m, "tcp") == 0) o->mech = MECH_TCP;
+    else if (strcmp(m, "udp") == 0) o->mech = MECH_UDP;
+    else if (strcmp(m, "uds") == 0) o->mech = MECH_UDS;
+    else if (strcmp(m, "pipe") == 0) o->mech = MECH_PIPE;
+    else if (strcmp(m, "fifo") == 0) o->mech = MECH_FIFO;
+    else fail(2, "unknown mechanism '%s'; " USAGE_HINT, m);
+
+    int have_size = 0, have_iter = 0, have_warm = 0, have_samples = 0, have_ccpu = 0,
+        have_scpu = 0;
+    o->client_cpu = o->server_cpu = -1;
+    for (int i = 2; i < argc; i += 2) {
+        const char *flag = argv[i];
+        if (i + 1 >= argc) fail(2, "flag %s needs a value", flag);
+        const char *val = argv[i + 1];
+        uint64_t n = 0;
+        int *seen;
+        if (strcmp(flag, "--size") == 0) seen = &have_size;
+        else if (strcmp(flag, "--iterations") == 0) seen = &have_iter;
+        else if (strcmp(flag, "--warmup") == 0) seen = &have_warm;
+        else if (strcmp(flag, "--samples-file") == 0) seen = &have_samples;
+        else if (strcmp(flag, "--client-cpu") == 0) seen = &have_ccpu;
+        else if (strcmp(flag, "--server-cpu") == 0) seen = &have_scpu;
+        else fail(2, "unknown flag '%s'; " USAGE_HINT, flag);
+        if (*seen) fail(2, "flag %s given twice", flag);
+        *seen = 1;
+        if (seen == &have_samples) {
+            if (*val == '\0') fail(2, "bad value for --samples-file: empty path");
+            o->samples_file = val;
+            continue;
+        }
+        if (parse_u64(val, &n) != 0) fail(2, "bad value for %s: '%s'", flag, val);
+        if (seen == &have_size) {
+            uint64_t max = o->mech == MECH_UDP ? MAX_UDP_SIZE : MAX_STREAM_SIZE;
+            if (n < 1 || n > max)
+                fail(2, "bad value for --size: %s (1 ... %llu for this mechanism)", val,
+                     (unsigned long long)max);
+            o->size = (size_t)n;
+        } else if (seen == &have_iter) {
+            if (n < 1) fail(2, "bad value for --iterations: must be at least 1");
+            o->iterations = n;
+        } else if (seen == &have_warm) {
+            o->warmup = n;
+        } else {
+            if (n >= CPU_SETSIZE) fail(2, "bad value for %s: %s", flag, val);
+            if (seen == &have_ccpu) o->client_cpu = (long)n;
+            else o->server_cpu = (long)n;
+        }
+    }
+    if (!have_size) fail(2, "missing --size; " USAGE_HINT);
+    if (!have_iter) fail(2, "missing --iterations; " USAGE_HINT);
+    if (!have_warm) fail(2, "missing --warmup; " USAGE_HINT);
+    if (!have_samples) fail(2, "missing --samples-file; " USAGE_HINT);
+    if (o->warmup > UINT64_MAX - o->iterations) fail(2, "--warmup + --iterations overflows");
+    if (o->iterations > SIZE_MAX / sizeof(int64_t)) fail(2, "--iterations too large");
+}
+
+static void pin(long cpu, const char *who) {
+    if (cpu < 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        fail(1, "cannot pin the %s to CPU %ld: %s", who, cpu, strerror(errno));
+}
+
+static void set_nodelay(int fd) {
+    int one = 1;
+    if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+        fail(1, "setsockopt(TCP_NODELAY): %s", strerror(errno));
+}
+
+static void write_all(int fd, const unsigned char *p, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            fail(1, "write: %s", strerror(errno));
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+/* Returns 0 after n bytes, -1 on end of stream before the first byte (a clean close). */
+static int read_all(int fd, unsigned char *p, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, p + got, n - got);
+        if (r > 0) {
+            got += (size_t)r;
+        } else if (r == 0) {
+            if (got == 0) return -1;
+            fail(1, "end of stream after %zu of %zu bytes", got, n);
+        } else if (errno != EINTR) {
+            fail(1, "read: %s", strerror(errno));
+        }
+    }
+    return 0;
+}
+
+static void make_tempdir(void) {
+    const char *tmp = getenv("TMPDIR");
+    if (tmp == NULL || *tmp == '\0') tmp = "/tmp";
+    if (snprintf(g_dir, sizeof g_dir, "%s/ipclab-floor-XXXXXX", tmp) >= (int)sizeof g_dir)
+        fail(1, "TMPDIR too long");
+    if (mkdtemp(g_dir) == NULL) {
+        int e = errno;
+        g_dir[0] = '\0';
+        fail(1, "mkdtemp: %s", strerror(e));
+    }
+    /* mkdtemp creates the directory with mode 0700. */
+}
+
+static void path_in_dir(int slot, const char *name) {
+    if (snprintf(g_paths[slot], PATH_MAX, "%s/%s", g_dir, name) >= PATH_MAX)
+        fail(1, "path too long");
+}
+
+/* The channel: what each side reads from and writes to, set up before the fork. */
+struct channel {
+    int listen_fd;    /* tcp, uds: listening socket (child accepts) */
+    int server_rd;    /* pipe: child's read end; udp: the child's bound socket */
+    int server_wr;
+    int client_rd;    /* after connect/open in the parent */
+    int client_wr;
+    struct sockaddr_storage addr; /* tcp, udp: the bound server address; uds: path */
+    socklen_t addr_len;
+};
+
+static void setup_channel(const struct options *o, struct channel *c) {
+    memset(c, 0, sizeof *c);
+    c->listen_fd = c->server_rd = c->server_wr = c->client_rd = c->client_wr = -1;
+    switch (o->mech) {
+    case MECH_TCP:
+    case MECH_UDP: {
+        int type = o->mech == MECH_TCP ? SOCK_STREAM : SOCK_DGRAM;
+        int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        struct sockaddr_in sin;
+        memset(&sin, 0, sizeof sin);
+        sin.sin_family = AF_INET;
+        sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        sin.sin_port = 0;
+        if (bind(fd, (struct sockaddr *)&sin, sizeof sin) != 0)
+            fail(1, "bind 127.0.0.1:0: %s", strerror(errno));
+        c->addr_len = sizeof c->addr;
+        if (getsockname(fd, (struct sockaddr *)&c->addr, &c->addr_len) != 0)
+            fail(1, "getsockname: %s", strerror(errno));
+        if (o->mech == MECH_TCP) {
+            if (listen(fd, 1) != 0) fail(1, "listen: %s", strerror(errno));
+            c->listen_fd = fd;
+        } else {
+            c->server_rd = c->server_wr = fd;
+        }
+        break;
+    }
+    case MECH_UDS: {
+        make_tempdir();
+        path_in_dir(0, "sock");
+        struct sockaddr_un sun;
+        memset(&sun, 0, sizeof sun);
+        sun.sun_family = AF_UNIX;
+        if (strlen(g_paths[0]) >= sizeof sun.sun_path) fail(1, "socket path too long");
+        strcpy(sun.sun_path, g_paths[0]);
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        if (bind(fd, (struct sockaddr *)&sun, sizeof sun) != 0)
+            fail(1, "bind %s: %s", g_paths[0], strerror(errno));
+        if (listen(fd, 1) != 0) fail(1, "listen: %s", strerror(errno));
+        c->listen_fd = fd;
+        memcpy(&c->addr, &sun, sizeof sun);
+        c->addr_len = sizeof sun;
+        break;
+    }
+    case MECH_PIPE: {
+        int req[2], resp[2];
+        if (pipe2(req, O_CLOEXEC) != 0 || pipe2(resp, O_CLOEXEC) != 0)
+            fail(1, "pipe: %s", strerror(errno));
+        c->server_rd = req[0];
+        c->client_wr = req[1];
+        c->client_rd = resp[0];
+        c->server_wr = resp[1];
+        break;
+    }
+    case MECH_FIFO:
+        make_tempdir();
+        path_in_dir(0, "req");
+        path_in_dir(1, "resp");
+        if (mkfifo(g_paths[0], 0600) != 0 || mkfifo(g_paths[1], 0600) != 0)
+            fail(1, "mkfifo: %s", strerror(errno));
+        break;
+    }
+}
+
+/* The child: echo until end of stream (or, for udp, until it is terminated). */
+static void run_server(const struct options *o, struct channel *c) {
+    g_is_child = 1;
+    pin(o->server_cpu, "server");
+    int rd = -1, wr = -1;
+    switch (o->mech) {
+    case MECH_TCP:
+    case MECH_UDS: {
+        int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) fail(1, "accept: %s", strerror(errno));
+        close(c->listen_fd);
+        if (o->mech == MECH_TCP) set_nodelay(fd);
+        rd = wr = fd;
+        break;
+    }
+    case MECH_UDP:
+        rd = wr = c->server_rd;
+        break;
+    case MECH_PIPE:
+        close(c->client_rd);
+        close(c->client_wr);
+        rd = c->server_rd;
+        wr = c->server_wr;
+        break;
+    case MECH_FIFO:
+        /* Same order as the client, so neither blocks forever: req, then resp. */
+        if ((rd = open(g_paths[0], O_RDONLY | O_CLOEXEC)) < 0)
+            fail(1, "open %s: %s", g_paths[0], strerror(errno));
+        if ((wr = open(g_paths[1], O_WRONLY | O_CLOEXEC)) < 0)
+            fail(1, "open %s: %s", g_paths[1], strerror(errno));
+        break;
+    }
+    unsigned char *buf = malloc(o->size);
+    if (buf == NULL) fail(1, "out of memory");
+    if (o->mech == MECH_UDP) {
+        for (;;) {
+            struct sockaddr_storage from;
+            socklen_t from_len = sizeof from;
+            ssize_t r = recvfrom(rd, buf, o->size, 0, (struct sockaddr *)&from, &from_len);
+            if (r < 0) {
+                if (errno == EINTR) continue;
+                fail(1, "recvfrom: %s", strerror(errno));
+            }
+            if (sendto(wr, buf, (size_t)r, 0, (struct sockaddr *)&from, from_len) < 0)
+                fail(1, "sendto: %s", strerror(errno));
+        }
+    }
+    while (read_all(rd, buf, o->size) == 0) write_all(wr, buf, o->size);
+    _exit(0);
+}
+
+static int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void write_samples(int fd, const char *path, const int64_t *samples, uint64_t n) {
+    unsigned char chunk[8 * 4096];
+    uint64_t i = 0;
+    while (i < n) {
+        size_t k = 0;
+        for (; k < sizeof chunk / 8 && i < n; k++, i++) {
+            uint64_t v = (uint64_t)samples[i];
+            for (int b = 0; b < 8; b++) chunk[k * 8 + b] = (unsigned char)(v >> (8 * b));
+        }
+        write_all(fd, chunk, k * 8);
+    }
+    if (close(fd) != 0) fail(1, "close %s: %s", path, strerror(errno));
+}
+
+int main(int argc, char **argv) {
+    struct options o;
+    memset(&o, 0, sizeof o);
+    parse_options(argc, argv, &o);
+    signal(SIGPIPE, SIG_IGN);
+    /* Opened now, so a bad path fails before any measuring. */
+    int samples_fd = open(o.samples_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (samples_fd < 0) fail(1, "cannot open %s: %s", o.samples_file, strerror(errno));
+
+    int64_t *samples = malloc((size_t)o.iterations * sizeof *samples);
+    unsigned char *out = malloc(o.size), *in = malloc(o.size);
+    if (samples == NULL || out == NULL || in == NULL) fail(1, "out of memory");
+    for (size_t i = 0; i < o.size; i++) out[i] = (unsigned char)(i * 131 + 7);
+    /* Touch the pages now, not in the first timed round trip. */
+    memset(in, 0, o.size);
+    memset(samples, 0, (size_t)o.iterations * sizeof *samples);
+
+    struct channel c;
+    setup_channel(&o, &c);
+
+    pid_t pid = fork();
+    if (pid < 0) fail(1, "fork: %s", strerror(errno));
+    if (pid == 0) run_server(&o, &c);
+    g_child = pid;
+
+    pin(o.client_cpu, "client");
+    int rd = -1, wr = -1;
+    switch (o.mech) {
+    case MECH_TCP:
+    case MECH_UDS: {
+        close(c.listen_fd);
+        int fd = socket(c.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        if (connect(fd, (struct sockaddr *)&c.addr, c.addr_len) != 0)
+            fail(1, "connect: %s", strerror(errno));
+        if (o.mech == MECH_TCP) set_nodelay(fd);
+        rd = wr = fd;
+        break;
+    }
+    case MECH_UDP: {
+        close(c.server_rd);
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        if (connect(fd, (struct sockaddr *)&c.addr, c.addr_len) != 0)
+            fail(1, "connect: %s", strerror(errno));
+        /* Loopback does not lose datagrams in practice; if it does, fail instead of hanging. */
+        struct timeval tv = {10, 0};
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+            fail(1, "setsockopt(SO_RCVTIMEO): %s", strerror(errno));
+        rd = wr = fd;
+        break;
+    }
+    case MECH_PIPE:
+        close(c.server_rd);
+        close(c.server_wr);
+        rd = c.client_rd;
+        wr = c.client_wr;
+        break;
+    case MECH_FIFO:
+        if ((wr = open(g_paths[0], O_WRONLY | O_CLOEXEC)) < 0)
+            fail(1, "open %s: %s", g_paths[0], strerror(errno));
+        if ((rd = open(g_paths[1], O_RDONLY | O_CLOEXEC)) < 0)
+            fail(1, "open %s: %s", g_paths[1], strerror(errno));
+        break;
+    }
+
+    const uint64_t total = o.warmup + o.iterations;
+    if (o.mech == MECH_UDP) {
+        for (uint64_t i = 0; i < total; i++) {
+            int64_t t0 = now_ns();
+            if (send(wr, out, o.size, 0) < 0) fail(1, "send: %s", strerror(errno));
+            ssize_t r;
+            while ((r = recv(rd, in, o.size, 0)) < 0 && errno == EINTR) {
+            }
+            int64_t t1 = now_ns();
+            if (r < 0)
+                fail(1, "recv: %s", errno == EAGAIN ? "no echo within 10 s" : strerror(errno));
+            if ((size_t)r != o.size) fail(1, "echo of %zd bytes, expected %zu", r, o.size);
+            if (i >= o.warmup) samples[i - o.warmup] = t1 - t0;
+        }
+    } else {
+        for (uint64_t i = 0; i < total; i++) {
+            int64_t t0 = now_ns();
+            write_all(wr, out, o.size);
+            if (read_all(rd, in, o.size) != 0) fail(1, "the echo server closed the channel");
+            int64_t t1 = now_ns();
+            if (i >= o.warmup) samples[i - o.warmup] = t1 - t0;
+        }
+    }
+
+    close(rd);
+    if (wr != rd) close(wr);
+    write_samples(samples_fd, o.samples_file, samples, o.iterations);
+    cleanup(); /* ends and reaps the child, removes the temporary directory */
+    free(samples);
+    free(out);
+    free(in);
+    return 0;
+}

@@ -1,0 +1,206 @@
+#include "cli.hpp"
+
+#include <climits>
+#include <map>
+
+#include "frame.hpp"
+
+namespace ipclab {
+
+Mechanism parse_mechanism(const std::string& name) noexcept {
+  if (name == "tcp") return Mechanism::tcp;
+  if (name == "udp") return Mechanism::udp;
+  if (name == "uds") return Mechanism::uds;
+  if (name == "pipe") return Mechanism::pipe;
+  if (name == "fifo") return Mechanism::fifo;
+  return Mechanism::unknown;
+}
+
+const char* mechanism_name(Mechanism m) noexcept {
+  switch (m) {
+    case Mechanism::tcp: return "tcp";
+    case Mechanism::udp: return "udp";
+    case Mechanism::uds: return "uds";
+    case Mechanism::pipe: return "pipe";
+    case Mechanism::fifo: return "fifo";
+    case Mechanism::unknown: break;
+  }
+  return "unknown";
+}
+
+std::uint64_t parse_unsigned(const std::string& flag, const std::string& value,
+                             std::uint64_t max) {
+  if (value.empty()) throw UsageError("bad value for " + flag + ": empty");
+  std::uint64_t v = 0;
+  for (char c : value) {
+    if (c < '0' || c > '9')
+      throw UsageError("bad value for " + flag + ": '" + value + "' is not an unsigned decimal");
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (v > (UINT64_MAX - d) / 10)
+      throw UsageError("bad value for " + flag + ": '" + value + "' overflows");
+    v = v * 10 + d;
+  }
+  if (v > max)
+    throw UsageError("bad value for " + flag + ": " + value + " is above " + std::to_string(max));
+  return v;
+}
+
+std::int64_t parse_seconds_ns(const std::string& flag, const std::string& value) {
+  // [0-9]+ ( "." [0-9]+ )?, positive; fractions below a nanosecond are dropped.
+  const auto bad = [&](const char* why) {
+    return UsageError("bad value for " + flag + ": '" + value + "' " + why);
+  };
+  const auto dot = value.find('.');
+  const std::string whole = value.substr(0, dot);
+  const std::string frac = dot == std::string::npos ? "" : value.substr(dot + 1);
+  if (whole.empty() || (dot != std::string::npos && frac.empty()))
+    throw bad("is not a decimal number of seconds");
+  for (char c : whole + frac)
+    if (c < '0' || c > '9') throw bad("is not a decimal number of seconds");
+  std::uint64_t secs = 0;
+  for (char c : whole) {
+    secs = secs * 10 + static_cast<std::uint64_t>(c - '0');
+    if (secs > 1'000'000'000) throw bad("is too large");
+  }
+  std::int64_t ns = static_cast<std::int64_t>(secs) * 1'000'000'000;
+  std::int64_t scale = 100'000'000;
+  for (std::size_t i = 0; i < frac.size() && i < 9; ++i, scale /= 10)
+    ns += (frac[i] - '0') * scale;
+  if (ns <= 0) throw bad("must be positive");
+  return ns;
+}
+
+HostPort parse_host_port(const std::string& endpoint) {
+  const auto colon = endpoint.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == endpoint.size())
+    throw UsageError("bad value for --endpoint: '" + endpoint + "' is not HOST:PORT");
+  HostPort hp;
+  hp.host = endpoint.substr(0, colon);
+  if (hp.host.size() >= 2 && hp.host.front() == '[' && hp.host.back() == ']')
+    hp.host = hp.host.substr(1, hp.host.size() - 2);  // [::1]:port
+  if (hp.host.empty())
+    throw UsageError("bad value for --endpoint: '" + endpoint + "' has an empty host");
+  hp.port = static_cast<std::uint16_t>(
+      parse_unsigned("--endpoint port", endpoint.substr(colon + 1), 65535));
+  return hp;
+}
+
+FdPair parse_fd_pair(const std::string& endpoint) {
+  const std::string bad = "bad value for --endpoint: '" + endpoint + "' is not fd:R,W";
+  if (endpoint.rfind("fd:", 0) != 0) throw UsageError(bad);
+  const auto comma = endpoint.find(',', 3);
+  if (comma == std::string::npos) throw UsageError(bad);
+  FdPair fds;
+  try {
+    fds.read_fd = static_cast<int>(parse_unsigned("--endpoint", endpoint.substr(3, comma - 3), INT_MAX));
+    fds.write_fd = static_cast<int>(parse_unsigned("--endpoint", endpoint.substr(comma + 1), INT_MAX));
+  } catch (const UsageError&) {
+    throw UsageError(bad);
+  }
+  return fds;
+}
+
+namespace {
+
+// Collects "--name value" pairs, rejecting unknown, repeated and value-less flags.
+std::map<std::string, std::string> collect_flags(const std::vector<std::string>& args,
+                                                 const std::vector<std::string>& known) {
+  std::map<std::string, std::string> flags;
+  for (std::size_t i = 1; i < args.size(); i += 2) {
+    const std::string& name = args[i];
+    bool is_known = false;
+    for (const auto& k : known) is_known = is_known || k == name;
+    if (!is_known) {
+      if (name.rfind("--", 0) == 0 && name.find('=') != std::string::npos)
+        throw UsageError("unknown flag '" + name + "' (write --name value, not --name=value)");
+      throw UsageError("unknown flag '" + name + "'");
+    }
+    if (i + 1 >= args.size()) throw UsageError("flag " + name + " needs a value");
+    if (flags.count(name) != 0) throw UsageError("flag " + name + " given more than once");
+    flags[name] = args[i + 1];
+  }
+  return flags;
+}
+
+const std::string& required(const std::map<std::string, std::string>& flags,
+                            const std::string& name) {
+  const auto it = flags.find(name);
+  if (it == flags.end()) throw UsageError("missing required flag " + name);
+  return it->second;
+}
+
+// Endpoint syntax is checked only for mechanisms this peer knows (others are unsupported).
+void check_endpoint_syntax(Mechanism m, const std::string& endpoint) {
+  switch (m) {
+    case Mechanism::tcp:
+    case Mechanism::udp: parse_host_port(endpoint); break;
+    case Mechanism::pipe: parse_fd_pair(endpoint); break;
+    case Mechanism::uds:
+    case Mechanism::fifo:
+      if (endpoint.empty()) throw UsageError("bad value for --endpoint: empty path");
+      break;
+    case Mechanism::unknown: break;
+  }
+}
+
+ServeOptions parse_serve(const std::vector<std::string>& args) {
+  const auto flags = collect_flags(args, {"--mechanism", "--endpoint", "--seed", "--fault"});
+  ServeOptions o;
+  o.mechanism_name = required(flags, "--mechanism");
+  o.mechanism = parse_mechanism(o.mechanism_name);
+  o.endpoint = required(flags, "--endpoint");
+  if (auto it = flags.find("--seed"); it != flags.end())
+    o.seed = parse_unsigned("--seed", it->second, UINT64_MAX);
+  if (auto it = flags.find("--fault"); it != flags.end()) {
+    if (it->second == "none") o.fault = Fault::none;
+    else if (it->second == "flip-response-byte") o.fault = Fault::flip_response_byte;
+    else throw UsageError("bad value for --fault: '" + it->second + "' (none, flip-response-byte)");
+  }
+  check_endpoint_syntax(o.mechanism, o.endpoint);
+  return o;
+}
+
+DriveOptions parse_drive(const std::vector<std::string>& args) {
+  const auto flags = collect_flags(
+      args, {"--mechanism", "--endpoint", "--request-size", "--response-size", "--iterations",
+             "--samples-file", "--result-file", "--pattern", "--warmup", "--seed",
+             "--io-timeout"});
+  DriveOptions o;
+  o.mechanism_name = required(flags, "--mechanism");
+  o.mechanism = parse_mechanism(o.mechanism_name);
+  o.endpoint = required(flags, "--endpoint");
+  o.request_size = static_cast<std::uint32_t>(
+      parse_unsigned("--request-size", required(flags, "--request-size"), kMaxPayload));
+  o.response_size = static_cast<std::uint32_t>(
+      parse_unsigned("--response-size", required(flags, "--response-size"), kMaxPayload));
+  o.iterations = parse_unsigned("--iterations", required(flags, "--iterations"), UINT64_MAX);
+  if (o.iterations == 0) throw UsageError("bad value for --iterations: must be at least 1");
+  o.samples_file = required(flags, "--samples-file");
+  o.result_file = required(flags, "--result-file");
+  if (o.samples_file.empty()) throw UsageError("bad value for --samples-file: empty path");
+  if (o.result_file.empty()) throw UsageError("bad value for --result-file: empty path");
+  if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;
+  if (auto it = flags.find("--warmup"); it != flags.end())
+    o.warmup = parse_unsigned("--warmup", it->second, UINT64_MAX);
+  // Sequences run from 0 to warmup + iterations (the END frame): all must fit in a u64.
+  if (o.warmup >= UINT64_MAX - o.iterations)
+    throw UsageError("bad value for --warmup: warmup + iterations overflows the sequence");
+  if (auto it = flags.find("--seed"); it != flags.end())
+    o.seed = parse_unsigned("--seed", it->second, UINT64_MAX);
+  if (auto it = flags.find("--io-timeout"); it != flags.end())
+    o.io_timeout_ns = parse_seconds_ns("--io-timeout", it->second);
+  check_endpoint_syntax(o.mechanism, o.endpoint);
+  return o;
+}
+
+}  // namespace
+
+Command parse_command_line(const std::vector<std::string>& args) {
+  if (args.empty())
+    throw UsageError("missing subcommand (serve or drive)");
+  if (args[0] == "serve") return parse_serve(args);
+  if (args[0] == "drive") return parse_drive(args);
+  throw UsageError("unknown subcommand '" + args[0] + "' (serve or drive)");
+}
+
+}  // namespace ipclab

@@ -1,0 +1,70 @@
+// Strict command-line parsing of PROTOCOL.md section 1. Every mistake is a UsageError (exit 2);
+// an unknown mechanism or pattern parses and is reported as unsupported later (exit 7).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace ipclab {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class Mechanism { tcp, udp, uds, pipe, fifo, unknown };
+
+Mechanism parse_mechanism(const std::string& name) noexcept;  // unknown if not implemented
+const char* mechanism_name(Mechanism m) noexcept;
+
+enum class Fault { none, flip_response_byte };
+
+struct ServeOptions {
+  std::string mechanism_name;
+  Mechanism mechanism = Mechanism::unknown;
+  std::string endpoint;
+  std::uint64_t seed = 1;
+  Fault fault = Fault::none;
+};
+
+struct DriveOptions {
+  std::string mechanism_name;
+  Mechanism mechanism = Mechanism::unknown;
+  std::string endpoint;
+  std::uint32_t request_size = 0;
+  std::uint32_t response_size = 0;
+  std::uint64_t iterations = 0;
+  std::string samples_file;
+  std::string result_file;
+  std::string pattern = "rr";
+  std::uint64_t warmup = 0;
+  std::uint64_t seed = 1;
+  std::int64_t io_timeout_ns = 30'000'000'000;
+};
+
+using Command = std::variant<ServeOptions, DriveOptions>;
+
+// args excludes the program name: args[0] is the subcommand.
+Command parse_command_line(const std::vector<std::string>& args);
+
+// Number syntax of section 1; throw UsageError naming the flag.
+std::uint64_t parse_unsigned(const std::string& flag, const std::string& value,
+                             std::uint64_t max);
+std::int64_t parse_seconds_ns(const std::string& flag, const std::string& value);
+
+// Endpoint syntax per mechanism (section 4); throw UsageError.
+struct HostPort {
+  std::string host;
+  std::uint16_t port = 0;
+};
+HostPort parse_host_port(const std::string& endpoint);
+struct FdPair {
+  int read_fd = -1;
+  int write_fd = -1;
+};
+FdPair parse_fd_pair(const std::string& endpoint);
+
+}  // namespace ipclab

@@ -1,0 +1,255 @@
+#include "client.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "error.hpp"
+#include "frame.hpp"
+#include "lifecycle.hpp"
+#include "payload.hpp"
+#include "result.hpp"
+#include "transport/transport.hpp"
+
+namespace ipclab {
+
+namespace {
+
+// Stream mechanisms: send = one write call for the whole frame; receive = read calls into a
+// buffer sized for the whole expected frame, stopping early only if the header announces a
+// different length (checked outside the timed region).
+class StreamLink {
+ public:
+  explicit StreamLink(Stream s) : stream_(std::move(s)) {}
+  void send(const std::uint8_t* p, std::size_t n) { stream_.write_all(p, n); }
+  std::size_t receive(std::uint8_t* buf, std::size_t capacity, std::size_t expected) {
+    (void)capacity;
+    std::size_t got = 0;
+    bool header_seen = false;
+    while (got < expected) {
+      const std::size_t n = stream_.read_some(buf + got, expected - got);
+      if (n == 0)
+        throw PeerError(ErrorKind::io, "end of stream after " + std::to_string(got) + " of " +
+                                           std::to_string(expected) + " frame bytes");
+      got += n;
+      if (!header_seen && got >= kHeaderSize) {
+        header_seen = true;
+        if (kHeaderSize + load_le32(buf + kOffLength) != expected) return got;
+      }
+    }
+    return got;
+  }
+
+ private:
+  Stream stream_;
+};
+
+// udp: one datagram per frame on a connected socket.
+class DatagramLink {
+ public:
+  explicit DatagramLink(int fd) : fd_(fd) {}
+  ~DatagramLink() { ::close(fd_); }
+  DatagramLink(const DatagramLink&) = delete;
+  DatagramLink& operator=(const DatagramLink&) = delete;
+  void send(const std::uint8_t* p, std::size_t n) {
+    for (;;) {
+      if (::send(fd_, p, n, 0) >= 0) return;
+      if (errno != EINTR) throw_io("send");
+    }
+  }
+  std::size_t receive(std::uint8_t* buf, std::size_t capacity, std::size_t /*expected*/) {
+    for (;;) {
+      const ssize_t r = ::recv(fd_, buf, capacity, MSG_TRUNC);
+      if (r >= 0) return static_cast<std::size_t>(r);
+      if (errno == EINTR) {
+        if (receive_timed_out()) throw_timeout();
+        continue;
+      }
+      throw_io("recv");
+    }
+  }
+
+ private:
+  int fd_;
+};
+
+inline std::int64_t now_ns() noexcept {
+  timespec ts;
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::string at_sequence(const std::string& message, std::uint64_t sequence) {
+  return message + " (sequence " + std::to_string(sequence) + ")";
+}
+
+// The rr pattern over any link. Throws PeerError; samples recorded so far stay in `samples`.
+template <class Link>
+void run_rr(Link& link, const DriveOptions& o, std::int64_t timeout_ns, bool datagrams,
+            SamplesWriter& samples) {
+  const std::size_t req_total = kHeaderSize + o.request_size;
+  const std::size_t resp_total = kHeaderSize + o.response_size;
+
+  std::vector<std::uint8_t> request(req_total);
+  encode_header(request.data(), FrameKind::request, 0, o.request_size, o.response_size);
+  fill_base(o.seed, PayloadStream::request, request.data() + kHeaderSize, o.request_size);
+  std::uint8_t head[kStampBytes] = {};
+  std::memcpy(head, request.data() + kHeaderSize,
+              o.request_size < kStampBytes ? o.request_size : kStampBytes);
+
+  const std::vector<std::uint8_t> expected =
+      make_base(o.seed, PayloadStream::response, o.response_size);
+  // udp: room for any datagram, so an oversized one is seen as such rather than cut.
+  const std::size_t capacity =
+      datagrams ? 65536 : (resp_total > kEndAckSize ? resp_total : kEndAckSize);
+  std::vector<std::uint8_t> reply(capacity);
+
+  std::uint8_t* const req = request.data();
+  std::uint8_t* const rep = reply.data();
+  const std::uint64_t total = o.warmup + o.iterations;
+  std::uint64_t seq = 0;
+  try {
+    for (; seq < total; ++seq) {
+      store_le64(req + kOffSequence, seq);
+      stamp_from(req + kHeaderSize, head, o.request_size, seq);
+
+      const std::int64_t t0 = now_ns();
+      arm_receive_deadline(t0 + timeout_ns);
+      link.send(req, req_total);
+      const std::size_t got = link.receive(rep, capacity, resp_total);
+      const std::int64_t t1 = now_ns();
+
+      if (seq >= o.warmup) samples.add(t1 - t0);
+      if (got < kHeaderSize)
+        throw PeerError(ErrorKind::protocol, "frame of " + std::to_string(got) +
+                                                 " bytes, shorter than a header");
+      if (auto bad = check_reply_header(decode_header(rep), FrameKind::response, seq,
+                                        o.response_size, o.request_size))
+        throw PeerError(ErrorKind::protocol, *bad);
+      if (got != resp_total)
+        throw PeerError(ErrorKind::protocol, "datagram size: expected " +
+                                                 std::to_string(resp_total) + ", received " +
+                                                 std::to_string(got));
+      const std::size_t off = first_difference(rep + kHeaderSize, expected.data(),
+                                               o.response_size, seq);
+      if (off != kNoDifference)
+        throw PeerError(ErrorKind::payload_mismatch,
+                        "payload mismatch at offset " + std::to_string(off));
+    }
+
+    // END, then END_ACK carrying the number of corrupted requests the server saw.
+    std::uint8_t end[kHeaderSize];
+    encode_header(end, FrameKind::end, seq, 0, 0);
+    arm_receive_deadline(now_ns() + timeout_ns);
+    link.send(end, sizeof end);
+    const std::size_t got = link.receive(rep, capacity, kEndAckSize);
+    disarm_receive_deadline();
+    if (got < kHeaderSize)
+      throw PeerError(ErrorKind::protocol,
+                      "END_ACK of " + std::to_string(got) + " bytes, shorter than a header");
+    if (auto bad = check_reply_header(decode_header(rep), FrameKind::end_ack, seq, 8, 0))
+      throw PeerError(ErrorKind::protocol, "END_ACK " + *bad);
+    if (got != kEndAckSize)
+      throw PeerError(ErrorKind::protocol, "END_ACK size: expected 32, received " +
+                                               std::to_string(got));
+    const std::uint64_t corrupted = load_le64(rep + kHeaderSize);
+    if (corrupted != 0)
+      throw PeerError(ErrorKind::payload_mismatch,
+                      "payload mismatch: server received " + std::to_string(corrupted) +
+                          " corrupted request payloads");
+  } catch (const PeerError& e) {
+    disarm_receive_deadline();
+    throw PeerError(e.kind(), at_sequence(e.what(), seq));
+  }
+}
+
+void drive(const DriveOptions& o, SamplesWriter& samples) {
+  samples.open(o.samples_file, o.iterations);  // exists (maybe empty) whatever happens next
+  if (o.mechanism == Mechanism::unknown)
+    throw PeerError(ErrorKind::unsupported,
+                    "mechanism '" + o.mechanism_name + "' is not implemented");
+  if (o.pattern != "rr")
+    throw PeerError(ErrorKind::unsupported, "pattern '" + o.pattern + "' is not implemented");
+  if (o.mechanism == Mechanism::udp &&
+      (o.request_size > kUdpMaxPayload || o.response_size > kUdpMaxPayload))
+    throw PeerError(ErrorKind::unsupported,
+                    "udp carries at most " + std::to_string(kUdpMaxPayload) +
+                        " payload bytes per datagram");
+
+  const std::int64_t timeout = o.io_timeout_ns;
+  switch (o.mechanism) {
+    case Mechanism::udp: {
+      DatagramLink link(connect_udp(o.endpoint));
+      ReceiveWatchdog watchdog(timeout);
+      run_rr(link, o, timeout, true, samples);
+      return;
+    }
+    case Mechanism::tcp:
+    case Mechanism::uds:
+    case Mechanism::pipe:
+    case Mechanism::fifo: {
+      StreamLink link(o.mechanism == Mechanism::tcp    ? connect_tcp(o.endpoint)
+                      : o.mechanism == Mechanism::uds  ? connect_uds(o.endpoint)
+                      : o.mechanism == Mechanism::pipe ? open_pipe_client(o.endpoint)
+                                                       : open_fifo_client(o.endpoint));
+      ReceiveWatchdog watchdog(timeout);
+      run_rr(link, o, timeout, false, samples);
+      return;
+    }
+    case Mechanism::unknown: break;
+  }
+  throw PeerError(ErrorKind::internal, "unreachable mechanism");
+}
+
+}  // namespace
+
+int run_drive(const DriveOptions& o) {
+  install_client_lifecycle();
+  ClientResult result;
+  result.mechanism = o.mechanism_name;
+  result.pattern = o.pattern;
+  result.request_size = o.request_size;
+  result.response_size = o.response_size;
+  result.warmup = o.warmup;
+  result.iterations = o.iterations;
+  result.pid = static_cast<long>(::getpid());
+
+  SamplesWriter samples;
+  try {
+    drive(o, samples);
+  } catch (const PeerError& e) {
+    result.error_kind = e.kind();
+    result.error = e.what();
+  } catch (const std::exception& e) {
+    result.error_kind = ErrorKind::internal;
+    result.error = e.what();
+  }
+  try {
+    samples.close();
+  } catch (const PeerError& e) {
+    if (!result.error_kind) {
+      result.error_kind = e.kind();
+      result.error = e.what();
+    }
+  }
+  result.samples = samples.written();
+
+  int code = 0;
+  if (result.error_kind) {
+    print_line(std::string(kind_name(*result.error_kind)) + ": " + result.error);
+    code = exit_code(*result.error_kind);
+  }
+  try {
+    write_file_atomically(o.result_file, result_json(result));
+  } catch (const PeerError& e) {
+    print_line(std::string(kind_name(e.kind())) + ": cannot write the result file: " + e.what());
+    if (code == 0) code = exit_code(e.kind());
+  }
+  return code;
+}
+
+}  // namespace ipclab

@@ -1,0 +1,77 @@
+// The 24-byte frame header of PROTOCOL.md section 2: encoding, decoding and the checks each side
+// makes. Pure functions on byte buffers, no I/O.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+
+namespace ipclab {
+
+inline constexpr std::size_t kHeaderSize = 24;
+inline constexpr std::uint32_t kMaxPayload = 134217728;   // MAX_PAYLOAD, 128 MiB
+inline constexpr std::uint32_t kUdpMaxPayload = 65483;    // 65507 - 24
+inline constexpr std::size_t kEndAckSize = kHeaderSize + 8;  // END_ACK carries a u64
+inline constexpr std::uint8_t kVersion = 1;
+inline constexpr std::uint8_t kMagic[4] = {0x49, 0x50, 0x43, 0x4C};  // "IPCL"
+
+enum class FrameKind : std::uint8_t { request = 1, response = 2, end = 3, end_ack = 4 };
+
+struct Header {
+  std::uint8_t magic[4];
+  std::uint8_t version;
+  std::uint8_t kind;
+  std::uint16_t flags;
+  std::uint64_t sequence;
+  std::uint32_t length;
+  std::uint32_t wanted;
+};
+
+// Little-endian loads and stores (memcpy compiles to one move on little-endian machines).
+inline std::uint16_t load_le16(const std::uint8_t* p) noexcept {
+  return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
+}
+inline std::uint32_t load_le32(const std::uint8_t* p) noexcept {
+  return static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
+         (static_cast<std::uint32_t>(p[2]) << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+}
+inline std::uint64_t load_le64(const std::uint8_t* p) noexcept {
+  return static_cast<std::uint64_t>(load_le32(p)) |
+         (static_cast<std::uint64_t>(load_le32(p + 4)) << 32);
+}
+inline void store_le16(std::uint8_t* p, std::uint16_t v) noexcept {
+  p[0] = static_cast<std::uint8_t>(v);
+  p[1] = static_cast<std::uint8_t>(v >> 8);
+}
+inline void store_le32(std::uint8_t* p, std::uint32_t v) noexcept {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+inline void store_le64(std::uint8_t* p, std::uint64_t v) noexcept {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+// Field offsets inside the header.
+inline constexpr std::size_t kOffKind = 5;
+inline constexpr std::size_t kOffSequence = 8;
+inline constexpr std::size_t kOffLength = 16;
+inline constexpr std::size_t kOffWanted = 20;
+
+// Writes a complete header (magic, version 1, flags 0) to out[0..24).
+void encode_header(std::uint8_t* out, FrameKind kind, std::uint64_t sequence,
+                   std::uint32_t length, std::uint32_t wanted) noexcept;
+
+Header decode_header(const std::uint8_t* in) noexcept;
+
+// The server's checks of section 2, in the document's order. Returns nullptr if the header is
+// acceptable, else the reason ("bad magic", ...). Does not check udp's datagram size.
+const char* check_request_header(const Header& h) noexcept;
+
+// The client's checks of a RESPONSE or END_ACK. Returns nothing if all fields are as expected,
+// else "<field>: expected <x>, received <y>" for the first field that differs.
+std::optional<std::string> check_reply_header(const Header& h, FrameKind kind,
+                                              std::uint64_t sequence, std::uint32_t length,
+                                              std::uint32_t wanted);
+
+}  // namespace ipclab

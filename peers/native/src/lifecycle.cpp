@@ -1,0 +1,106 @@
+#include "lifecycle.hpp"
+
+#include <pthread.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "error.hpp"
+
+namespace ipclab {
+
+namespace {
+
+constexpr int kMaxPaths = 4;
+char g_paths[kMaxPaths][PATH_MAX];
+volatile sig_atomic_t g_path_count = 0;
+
+void on_terminate(int) {
+  remove_created_paths();
+  _exit(0);
+}
+
+void block_termination(sigset_t* old) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
+// The stdin watcher is a small child process, not a thread: a second thread would share the
+// server's file table, and then every read/write pays atomic reference counting on the file
+// (measured: about 5% of a same-core pipe round trip). The child keeps only stdin and stderr,
+// dies with the server (PR_SET_PDEATHSIG), and at end of file sends the server SIGTERM, so the
+// server's own handler removes its files.
+void start_stdin_watcher() {
+  const pid_t server = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw_io("fork (stdin watcher)");
+  if (pid > 0) return;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != server) _exit(0);  // the server is already gone
+  ::close_range(3, ~0U, 0);
+  // Default dispositions: a signal to the process group ends the watcher too.
+  ::signal(SIGTERM, SIG_DFL);
+  ::signal(SIGINT, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  char buf[256];
+  for (;;) {
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n > 0) continue;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EBADF) _exit(0);  // no stdin at all: nothing to watch
+    if (::getppid() == server) ::kill(server, SIGTERM);
+    _exit(0);
+  }
+}
+
+}  // namespace
+
+SignalBlock::SignalBlock() noexcept { block_termination(&old_); }
+SignalBlock::~SignalBlock() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+bool register_created_path(const std::string& path) noexcept {
+  if (g_path_count >= kMaxPaths || path.size() >= PATH_MAX) return false;
+  std::memcpy(g_paths[g_path_count], path.c_str(), path.size() + 1);
+  g_path_count = g_path_count + 1;
+  return true;
+}
+
+void remove_created_paths() noexcept {
+  while (g_path_count > 0) {
+    g_path_count = g_path_count - 1;
+    ::unlink(g_paths[g_path_count]);
+  }
+}
+
+void install_client_lifecycle() { ::signal(SIGPIPE, SIG_IGN); }
+
+void install_server_lifecycle() {
+  ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGCHLD, SIG_IGN);  // the watcher is reaped automatically
+  sigset_t old;
+  block_termination(&old);  // an early SIGTERM waits until the handler is installed
+  start_stdin_watcher();
+  struct sigaction sa {};
+  sa.sa_handler = on_terminate;
+  sigemptyset(&sa.sa_mask);
+  sigaddset(&sa.sa_mask, SIGTERM);
+  sigaddset(&sa.sa_mask, SIGINT);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+void exit_process(int code) noexcept {
+  remove_created_paths();
+  _exit(code);
+}
+
+}  // namespace ipclab

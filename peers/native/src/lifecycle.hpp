@@ -1,0 +1,38 @@
+// Process lifecycle: signals, the stdin-EOF watcher, and the files a server must remove when it
+// stops (PROTOCOL.md section 5). Cleanup runs in a signal handler, so it only uses
+// async-signal-safe calls (unlink, _exit).
+#pragma once
+
+#include <csignal>
+#include <string>
+
+namespace ipclab {
+
+// Blocks SIGTERM and SIGINT for the calling thread while alive. A server creates a file and
+// registers it inside one of these, so a signal never finds it created but unregistered.
+class SignalBlock {
+ public:
+  SignalBlock() noexcept;
+  ~SignalBlock();
+  SignalBlock(const SignalBlock&) = delete;
+  SignalBlock& operator=(const SignalBlock&) = delete;
+
+ private:
+  sigset_t old_;
+};
+
+// Records a path to unlink on shutdown (at most a few; longer paths are refused with false).
+bool register_created_path(const std::string& path) noexcept;
+// Unlinks every registered path and forgets it. Async-signal-safe.
+void remove_created_paths() noexcept;
+
+// Server setup: ignores SIGPIPE, makes SIGTERM/SIGINT and end of file on stdin remove the
+// created paths and _exit(0). Call once, before creating anything.
+void install_server_lifecycle();
+
+// Client setup: ignores SIGPIPE.
+void install_client_lifecycle();
+
+[[noreturn]] void exit_process(int code) noexcept;  // remove_created_paths(), then _exit
+
+}  // namespace ipclab

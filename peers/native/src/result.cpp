@@ -1,0 +1,159 @@
+#include "result.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+namespace ipclab {
+
+std::string runtime_string() {
+#if defined(__clang__)
+  return std::string("clang++ ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("g++ ") + __VERSION__;
+#else
+  return "c++ unknown";
+#endif
+}
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char esc[8];
+          std::snprintf(esc, sizeof esc, "\\u%04x", c);
+          out += esc;
+        } else {
+          out += ch;  // UTF-8 passes through unchanged
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+namespace {
+
+void write_fully(int fd, const std::string& data, const std::string& what) {
+  const char* p = data.data();
+  std::size_t left = data.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw_io("write " + what);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+std::string ready_line(const std::string& endpoint, const std::string& mechanism, long pid) {
+  return "READY {\"endpoint\": " + json_string(endpoint) + ", \"mechanism\": " +
+         json_string(mechanism) + ", \"language\": " + json_string(kLanguage) +
+         ", \"runtime\": " + json_string(runtime_string()) + ", \"pid\": " + std::to_string(pid) +
+         "}\n";
+}
+
+void announce_ready(const std::string& endpoint, const std::string& mechanism) {
+  write_fully(STDOUT_FILENO, ready_line(endpoint, mechanism, static_cast<long>(::getpid())),
+              "stdout");
+}
+
+std::string result_json(const ClientResult& r) {
+  const bool ok = !r.error_kind.has_value();
+  std::string j = "{";
+  j += "\"schema\": \"ipclab.peer-result/1\"";
+  j += ", \"status\": " + json_string(ok ? "ok" : "error");
+  j += ", \"error_kind\": " + (ok ? std::string("null") : json_string(kind_name(*r.error_kind)));
+  j += ", \"error\": " + (ok ? std::string("null") : json_string(r.error));
+  j += ", \"language\": " + json_string(kLanguage);
+  j += ", \"runtime\": " + json_string(runtime_string());
+  j += ", \"mechanism\": " + json_string(r.mechanism);
+  j += ", \"pattern\": " + json_string(r.pattern);
+  j += ", \"request_size\": " + std::to_string(r.request_size);
+  j += ", \"response_size\": " + std::to_string(r.response_size);
+  j += ", \"warmup\": " + std::to_string(r.warmup);
+  j += ", \"iterations\": " + std::to_string(r.iterations);
+  j += ", \"samples\": " + std::to_string(r.samples);
+  j += ", \"clock\": " + json_string(kClockName);
+  j += ", \"pid\": " + std::to_string(r.pid);
+  j += "}\n";
+  return j;
+}
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw_io("open " + tmp);
+  try {
+    write_fully(fd, content, tmp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw_io_errno("close " + tmp, err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw_io_errno("rename " + tmp + " to " + path, err);
+  }
+}
+
+// ---- SamplesWriter --------------------------------------------------------------------------
+
+namespace {
+constexpr std::size_t kMaxChunk = 1 << 20;  // 8 MiB of samples before a write
+}
+
+SamplesWriter::~SamplesWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void SamplesWriter::open(const std::string& path, std::uint64_t expected) {
+  path_ = path;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw_io("open " + path);
+  chunk_ = expected < kMaxChunk ? static_cast<std::size_t>(expected) : kMaxChunk;
+  if (chunk_ == 0) chunk_ = 1;
+  buffer_.reserve(chunk_);
+}
+
+void SamplesWriter::flush() {
+  if (buffer_.empty() || fd_ < 0) return;
+  std::string bytes(buffer_.size() * 8, '\0');
+  for (std::size_t i = 0; i < buffer_.size(); ++i) {
+    const auto v = static_cast<std::uint64_t>(buffer_[i]);
+    for (int b = 0; b < 8; ++b) bytes[i * 8 + b] = static_cast<char>(v >> (8 * b));
+  }
+  write_fully(fd_, bytes, path_);
+  written_ += buffer_.size();
+  buffer_.clear();
+}
+
+void SamplesWriter::close() {
+  if (fd_ < 0) return;
+  flush();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw_io("close " + path_);
+}
+
+}  // namespace ipclab

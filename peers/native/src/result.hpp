@@ -1,0 +1,74 @@
+// What a peer writes: the READY line (server), the samples file and the result file (client).
+// PROTOCOL.md sections 5 and 7.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.hpp"
+
+namespace ipclab {
+
+inline constexpr const char* kLanguage = "cpp";
+inline constexpr const char* kClockName = "CLOCK_MONOTONIC";
+
+// "g++ 12.2.0" (or "clang++ ..."), from the compiler that built this peer.
+std::string runtime_string();
+
+// A JSON string literal, quoted and escaped.
+std::string json_string(std::string_view s);
+
+// "READY {...}\n"
+std::string ready_line(const std::string& endpoint, const std::string& mechanism, long pid);
+// Writes the READY line to stdout with one write call.
+void announce_ready(const std::string& endpoint, const std::string& mechanism);
+
+struct ClientResult {
+  std::optional<ErrorKind> error_kind;  // empty: status ok
+  std::string error;
+  std::string mechanism;
+  std::string pattern;
+  std::uint64_t request_size = 0;
+  std::uint64_t response_size = 0;
+  std::uint64_t warmup = 0;
+  std::uint64_t iterations = 0;
+  std::uint64_t samples = 0;
+  long pid = 0;
+};
+
+std::string result_json(const ClientResult& r);
+
+// Writes content to path + ".tmp-<pid>", then renames it into place. Throws PeerError(io).
+void write_file_atomically(const std::string& path, const std::string& content);
+
+// Raw little-endian int64 samples, buffered in memory and written in large chunks between
+// round trips (never inside a timed region).
+class SamplesWriter {
+ public:
+  SamplesWriter() = default;
+  ~SamplesWriter();
+  SamplesWriter(const SamplesWriter&) = delete;
+  SamplesWriter& operator=(const SamplesWriter&) = delete;
+
+  void open(const std::string& path, std::uint64_t expected);  // creates/truncates; io error
+  void add(std::int64_t ns) {
+    buffer_.push_back(ns);
+    if (buffer_.size() == chunk_) flush();
+  }
+  void flush();          // throws PeerError(io)
+  void close();          // flush + close; throws PeerError(io)
+  std::uint64_t written() const noexcept { return written_; }  // samples on disk
+  std::uint64_t count() const noexcept { return written_ + buffer_.size(); }
+
+ private:
+  int fd_ = -1;
+  std::vector<std::int64_t> buffer_;
+  std::size_t chunk_ = 1;
+  std::uint64_t written_ = 0;
+  std::string path_;
+};
+
+}  // namespace ipclab

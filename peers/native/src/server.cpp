@@ -1,0 +1,263 @@
+#include "server.hpp"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <map>
+
+#include "error.hpp"
+#include "frame.hpp"
+#include "lifecycle.hpp"
+#include "result.hpp"
+#include "transport/transport.hpp"
+
+namespace ipclab {
+
+// ---- RequestHandler -------------------------------------------------------------------------
+
+RequestHandler::RequestHandler(const ServerConfig& config)
+    : config_(config), request_base_(config.seed, PayloadStream::request) {}
+
+const std::uint8_t* RequestHandler::response(std::uint64_t sequence,
+                                             std::uint32_t request_length,
+                                             std::uint32_t wanted) {
+  std::uint8_t* f;
+  if (frame_wanted_ != static_cast<std::int64_t>(wanted)) {
+    frame_.assign(kHeaderSize + wanted, 0);
+    f = frame_.data();
+    fill_base(config_.seed, PayloadStream::response, f + kHeaderSize, wanted);
+    std::memcpy(head_, f + kHeaderSize, wanted < kStampBytes ? wanted : kStampBytes);
+    encode_header(f, FrameKind::response, sequence, wanted, request_length);
+    frame_wanted_ = wanted;
+  } else {
+    f = frame_.data();
+    store_le64(f + kOffSequence, sequence);
+    store_le32(f + kOffWanted, request_length);
+  }
+  stamp_from(f + kHeaderSize, head_, wanted, sequence);
+  if (config_.flip_response_byte && wanted > 0) f[kHeaderSize + wanted - 1] ^= 0x01;
+  last_wanted_ = wanted;
+  return f;
+}
+
+void RequestHandler::after_send() noexcept {
+  // Undo the fault so the buffer holds the base again (the stamp is redone per frame anyway).
+  if (config_.flip_response_byte && last_wanted_ > 0)
+    frame_[kHeaderSize + last_wanted_ - 1] ^= 0x01;
+}
+
+bool RequestHandler::request_ok(const std::uint8_t* payload, std::uint32_t length,
+                                std::uint64_t sequence) {
+  return first_difference(payload, request_base_.get(length), length, sequence) == kNoDifference;
+}
+
+void RequestHandler::end_ack(std::uint8_t* out, std::uint64_t sequence,
+                             std::uint64_t corrupted) noexcept {
+  encode_header(out, FrameKind::end_ack, sequence, 8, 0);
+  store_le64(out + kHeaderSize, corrupted);
+}
+
+// ---- stream connections ---------------------------------------------------------------------
+
+namespace {
+constexpr std::size_t kInitialBuffer = 64 * 1024;
+}
+
+StreamConnectionHandler::StreamConnectionHandler(const ServerConfig& config)
+    : handler_(config),
+      buf_(std::make_unique_for_overwrite<std::uint8_t[]>(kInitialBuffer)),
+      capacity_(kInitialBuffer) {}
+
+ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
+  ConnectionOutcome out;
+  std::uint64_t corrupted = 0;
+  std::size_t start = 0, end = 0;  // unconsumed bytes are buf_[start, end)
+  const auto reject = [&out](const char* reason) {
+    out.end = ConnectionOutcome::End::rejected;
+    out.detail = reason;
+    return out;
+  };
+  try {
+    for (;;) {
+      // Header: read as much as the kernel has (normally the whole frame in one call).
+      while (end - start < kHeaderSize) {
+        if (start > 0) {
+          std::memmove(buf_.get(), buf_.get() + start, end - start);
+          end -= start;
+          start = 0;
+        }
+        const std::size_t n = stream.read_some(buf_.get() + end, capacity_ - end);
+        if (n == 0) {
+          if (end == start) return out;  // clean close between frames
+          return reject("truncated header");
+        }
+        end += n;
+      }
+      const Header h = decode_header(buf_.get() + start);
+      if (const char* reason = check_request_header(h)) return reject(reason);
+
+      if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
+        std::uint8_t ack[kEndAckSize];
+        RequestHandler::end_ack(ack, h.sequence, corrupted);
+        stream.write_all(ack, sizeof ack);
+        corrupted = 0;
+        start += kHeaderSize;
+        if (start == end) start = end = 0;
+        continue;
+      }
+
+      // REQUEST: the header is valid, so now the payload may be read (and room made for it).
+      const std::size_t total = kHeaderSize + h.length;
+      if (capacity_ - start < total) {
+        if (capacity_ < total) {
+          auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(total);
+          std::memcpy(bigger.get(), buf_.get() + start, end - start);
+          buf_ = std::move(bigger);
+          capacity_ = total;
+        } else {
+          std::memmove(buf_.get(), buf_.get() + start, end - start);
+        }
+        end -= start;
+        start = 0;
+      }
+      while (end - start < total) {
+        const std::size_t n = stream.read_some(buf_.get() + end, capacity_ - end);
+        if (n == 0) return reject("truncated payload");
+        end += n;
+      }
+
+      const std::uint8_t* frame = handler_.response(h.sequence, h.length, h.wanted);
+      stream.write_all(frame, kHeaderSize + h.wanted);
+      handler_.after_send();
+      // The request is checked only now, so the check costs the round trip nothing.
+      if (!handler_.request_ok(buf_.get() + start + kHeaderSize, h.length, h.sequence))
+        ++corrupted;
+      ++out.requests;
+      start += total;
+      if (start == end) start = end = 0;
+    }
+  } catch (const PeerError& e) {
+    out.end = ConnectionOutcome::End::io_error;
+    out.detail = e.what();
+    return out;
+  }
+}
+
+// ---- udp ------------------------------------------------------------------------------------
+
+namespace {
+
+[[noreturn]] void serve_udp(int fd, const ServerConfig& config) {
+  RequestHandler handler(config);
+  // Any datagram fits (IPv4 and IPv6 payloads are below 65536); MSG_TRUNC reports the real size.
+  constexpr std::size_t kBuffer = 65536;
+  auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(kBuffer);
+  std::map<std::string, std::uint64_t> corrupted;  // per client address, since its last END
+  for (;;) {
+    sockaddr_storage from{};
+    socklen_t from_len = sizeof from;
+    const ssize_t r = ::recvfrom(fd, buf.get(), kBuffer, MSG_TRUNC,
+                                 reinterpret_cast<sockaddr*>(&from), &from_len);
+    if (r < 0) {
+      if (errno == EINTR || errno == ECONNREFUSED) continue;
+      throw_io("recvfrom");
+    }
+    const auto n = static_cast<std::size_t>(r);
+    const auto* to = reinterpret_cast<const sockaddr*>(&from);
+    const char* reason = nullptr;
+    Header h{};
+    if (n < kHeaderSize) {
+      reason = "truncated header";
+    } else {
+      h = decode_header(buf.get());
+      reason = check_request_header(h);
+      if (reason == nullptr && n != kHeaderSize + h.length) reason = "length mismatch";
+      if (reason == nullptr && h.kind == static_cast<std::uint8_t>(FrameKind::request) &&
+          h.wanted > kUdpMaxPayload)
+        reason = "length too large";  // the response could not be one datagram
+    }
+    if (reason != nullptr) {
+      print_line(std::string("rejected frame: ") + reason);
+      continue;
+    }
+    if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
+      const std::string key(reinterpret_cast<const char*>(&from), from_len);
+      std::uint64_t count = 0;
+      if (auto it = corrupted.find(key); it != corrupted.end()) {
+        count = it->second;
+        corrupted.erase(it);
+      }
+      std::uint8_t ack[kEndAckSize];
+      RequestHandler::end_ack(ack, h.sequence, count);
+      if (::sendto(fd, ack, sizeof ack, 0, to, from_len) < 0) print_line("io: sendto failed");
+      continue;
+    }
+    const std::uint8_t* frame = handler.response(h.sequence, h.length, h.wanted);
+    const ssize_t s = ::sendto(fd, frame, kHeaderSize + h.wanted, 0, to, from_len);
+    handler.after_send();
+    if (s < 0) print_line(std::string("io: sendto: ") + std::strerror(errno));
+    if (!handler.request_ok(buf.get() + kHeaderSize, h.length, h.sequence))
+      ++corrupted[std::string(reinterpret_cast<const char*>(&from), from_len)];
+  }
+}
+
+[[noreturn]] void serve_streams(StreamServer& server, const ServerConfig& config) {
+  StreamConnectionHandler handler(config);
+  Stream stream;
+  while (server.next_client(stream)) {
+    const ConnectionOutcome out = handler.serve(stream);
+    stream.close();
+    int code = 0;
+    if (out.end == ConnectionOutcome::End::rejected) {
+      print_line("rejected frame: " + out.detail);
+      code = exit_code(ErrorKind::protocol);
+    } else if (out.end == ConnectionOutcome::End::io_error) {
+      print_line("io: " + out.detail);
+      code = exit_code(ErrorKind::io);
+    }
+    if (server.single_client()) exit_process(code);
+  }
+  exit_process(0);
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& options) {
+  // Decided before the lifecycle starts: otherwise an stdin already at end of file could end the
+  // server with exit 0 before it reports this.
+  if (options.mechanism == Mechanism::unknown) {
+    print_line("unsupported: mechanism '" + options.mechanism_name + "' is not implemented");
+    return exit_code(ErrorKind::unsupported);
+  }
+  install_server_lifecycle();
+  try {
+    ServerConfig config;
+    config.seed = options.seed;
+    config.flip_response_byte = options.fault == Fault::flip_response_byte;
+    const char* mech = mechanism_name(options.mechanism);
+    if (options.mechanism == Mechanism::udp) {
+      const BoundUdp bound = bind_udp(options.endpoint);
+      announce_ready(bound.endpoint, mech);
+      serve_udp(bound.fd, config);
+    }
+    std::unique_ptr<StreamServer> server;
+    switch (options.mechanism) {
+      case Mechanism::tcp: server = listen_tcp(options.endpoint); break;
+      case Mechanism::uds: server = listen_uds(options.endpoint); break;
+      case Mechanism::pipe: server = serve_pipe(options.endpoint); break;
+      case Mechanism::fifo: server = create_fifos(options.endpoint); break;
+      default: throw PeerError(ErrorKind::internal, "unreachable mechanism");
+    }
+    announce_ready(server->endpoint(), mech);
+    serve_streams(*server, config);
+  } catch (const PeerError& e) {
+    print_line(std::string(kind_name(e.kind())) + ": " + e.what());
+    exit_process(exit_code(e.kind()));
+  } catch (const std::exception& e) {
+    print_line(std::string("internal: ") + e.what());
+    exit_process(exit_code(ErrorKind::internal));
+  }
+}
+
+}  // namespace ipclab

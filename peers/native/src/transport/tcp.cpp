@@ -1,0 +1,80 @@
+// tcp: loopback (or any) TCP with TCP_NODELAY on both sides; one connection at a time.
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "../error.hpp"
+#include "inet.hpp"
+#include "transport.hpp"
+
+namespace ipclab {
+
+namespace {
+
+void set_nodelay(int fd) {
+  int one = 1;
+  if (::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0)
+    throw_io("setsockopt(TCP_NODELAY)");
+}
+
+class TcpServer final : public StreamServer {
+ public:
+  explicit TcpServer(const std::string& endpoint) {
+    const auto where = detail::resolve(endpoint, SOCK_STREAM, true);
+    fd_ = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) throw_io("socket");
+    int one = 1;
+    ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd_, reinterpret_cast<const sockaddr*>(&where.addr), where.length) != 0)
+      throw_io("bind " + endpoint);
+    if (::listen(fd_, 16) != 0) throw_io("listen");
+    sockaddr_storage bound{};
+    socklen_t len = sizeof bound;
+    if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &len) != 0)
+      throw_io("getsockname");
+    endpoint_ = detail::describe_address(&bound, len);
+  }
+  ~TcpServer() override { ::close(fd_); }
+
+  std::string endpoint() const override { return endpoint_; }
+
+  bool next_client(Stream& out) override {
+    for (;;) {
+      const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c >= 0) {
+        out = Stream(c, c);
+        set_nodelay(c);
+        return true;
+      }
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      throw_io("accept");
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  std::string endpoint_;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamServer> listen_tcp(const std::string& endpoint) {
+  return std::make_unique<TcpServer>(endpoint);
+}
+
+Stream connect_tcp(const std::string& endpoint) {
+  const auto where = detail::resolve(endpoint, SOCK_STREAM, false);
+  const int fd = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw_io("socket");
+  Stream s(fd, fd);
+  int rc;
+  do {
+    rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&where.addr), where.length);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) throw_io("connect " + endpoint);
+  set_nodelay(fd);
+  return s;
+}
+
+}  // namespace ipclab

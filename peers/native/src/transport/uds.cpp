@@ -1,0 +1,95 @@
+// uds: Unix domain stream socket at a path, mode 0600, removed when the server exits.
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "../error.hpp"
+#include "../lifecycle.hpp"
+#include "transport.hpp"
+
+namespace ipclab {
+
+namespace {
+
+sockaddr_un make_address(const std::string& path) {
+  sockaddr_un sun{};
+  sun.sun_family = AF_UNIX;
+  if (path.size() >= sizeof sun.sun_path)
+    throw PeerError(ErrorKind::io, "socket path too long (" + std::to_string(path.size()) +
+                                       " bytes, at most " +
+                                       std::to_string(sizeof sun.sun_path - 1) + "): " + path);
+  std::memcpy(sun.sun_path, path.c_str(), path.size() + 1);
+  return sun;
+}
+
+class UdsServer final : public StreamServer {
+ public:
+  explicit UdsServer(const std::string& path) : path_(path) {
+    const sockaddr_un sun = make_address(path);
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) throw PeerError(ErrorKind::io, "path exists: " + path);
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) throw_io("socket");
+    {
+      SignalBlock block;  // created and registered together, or neither
+      const mode_t old_mask = ::umask(0077);
+      const int rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&sun), sizeof sun);
+      const int err = errno;
+      ::umask(old_mask);
+      if (rc != 0) {
+        ::close(fd_);
+        fd_ = -1;
+        if (err == EADDRINUSE) throw PeerError(ErrorKind::io, "path exists: " + path);
+        throw_io_errno("bind " + path, err);
+      }
+      register_created_path(path);
+    }
+    ::chmod(path.c_str(), 0600);
+    if (::listen(fd_, 16) != 0) throw_io("listen");
+  }
+  ~UdsServer() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+
+  std::string endpoint() const override { return path_; }
+
+  bool next_client(Stream& out) override {
+    for (;;) {
+      const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (c >= 0) {
+        out = Stream(c, c);
+        return true;
+      }
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      throw_io("accept");
+    }
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+}  // namespace
+
+std::unique_ptr<StreamServer> listen_uds(const std::string& path) {
+  return std::make_unique<UdsServer>(path);
+}
+
+Stream connect_uds(const std::string& path) {
+  const sockaddr_un sun = make_address(path);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw_io("socket");
+  Stream s(fd, fd);
+  int rc;
+  do {
+    rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&sun), sizeof sun);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) throw_io("connect " + path);
+  return s;
+}
+
+}  // namespace ipclab

@@ -1,0 +1,157 @@
+// The strict command line of section 1.
+#include <gtest/gtest.h>
+
+#include "cli.hpp"
+
+namespace ipclab {
+namespace {
+
+std::vector<std::string> drive_args() {
+  return {"drive",          "--mechanism",     "tcp",        "--endpoint",    "127.0.0.1:9",
+          "--request-size", "16",              "--response-size", "32",         "--iterations",
+          "100",            "--samples-file",  "s.bin",      "--result-file", "r.json"};
+}
+
+std::vector<std::string> with(std::vector<std::string> args, const std::string& flag,
+                              const std::string& value) {
+  for (std::size_t i = 1; i + 1 < args.size(); i += 2)
+    if (args[i] == flag) {
+      args[i + 1] = value;
+      return args;
+    }
+  args.push_back(flag);
+  args.push_back(value);
+  return args;
+}
+
+std::vector<std::string> without(std::vector<std::string> args, const std::string& flag) {
+  for (std::size_t i = 1; i + 1 < args.size(); i += 2)
+    if (args[i] == flag) {
+      args.erase(args.begin() + static_cast<long>(i), args.begin() + static_cast<long>(i) + 2);
+      break;
+    }
+  return args;
+}
+
+TEST(Cli, ParsesDriveWithDefaults) {
+  const auto o = std::get<DriveOptions>(parse_command_line(drive_args()));
+  EXPECT_EQ(o.mechanism, Mechanism::tcp);
+  EXPECT_EQ(o.endpoint, "127.0.0.1:9");
+  EXPECT_EQ(o.request_size, 16u);
+  EXPECT_EQ(o.response_size, 32u);
+  EXPECT_EQ(o.iterations, 100u);
+  EXPECT_EQ(o.warmup, 0u);
+  EXPECT_EQ(o.seed, 1u);
+  EXPECT_EQ(o.pattern, "rr");
+  EXPECT_EQ(o.io_timeout_ns, 30'000'000'000);
+}
+
+TEST(Cli, ParsesDriveOptionalFlags) {
+  auto args = with(with(with(with(drive_args(), "--warmup", "5"), "--seed", "18446744073709551615"),
+                        "--io-timeout", "0.5"),
+                   "--pattern", "rr");
+  const auto o = std::get<DriveOptions>(parse_command_line(args));
+  EXPECT_EQ(o.warmup, 5u);
+  EXPECT_EQ(o.seed, 18446744073709551615ull);
+  EXPECT_EQ(o.io_timeout_ns, 500'000'000);
+}
+
+TEST(Cli, ParsesServe) {
+  const auto o = std::get<ServeOptions>(parse_command_line(
+      {"serve", "--mechanism", "pipe", "--endpoint", "fd:3,4", "--fault", "flip-response-byte"}));
+  EXPECT_EQ(o.mechanism, Mechanism::pipe);
+  EXPECT_EQ(o.fault, Fault::flip_response_byte);
+  EXPECT_EQ(o.seed, 1u);
+  EXPECT_EQ(parse_fd_pair(o.endpoint).read_fd, 3);
+  EXPECT_EQ(parse_fd_pair(o.endpoint).write_fd, 4);
+}
+
+TEST(Cli, RejectsBadSubcommands) {
+  EXPECT_THROW(parse_command_line({}), UsageError);
+  EXPECT_THROW(parse_command_line({"run"}), UsageError);
+  EXPECT_THROW(parse_command_line({"--mechanism", "tcp"}), UsageError);
+}
+
+TEST(Cli, RejectsUnknownRepeatedAndValuelessFlags) {
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--verbose", "1")), UsageError);
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--fault", "none")), UsageError);  // serve only
+  auto repeated = drive_args();
+  repeated.push_back("--iterations");
+  repeated.push_back("5");
+  EXPECT_THROW(parse_command_line(repeated), UsageError);
+  auto dangling = drive_args();
+  dangling.push_back("--warmup");
+  EXPECT_THROW(parse_command_line(dangling), UsageError);
+  auto equals = without(drive_args(), "--iterations");
+  equals.push_back("--iterations=100");
+  equals.push_back("x");
+  EXPECT_THROW(parse_command_line(equals), UsageError);
+  EXPECT_THROW(parse_command_line({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                                   "--iterations", "3"}),
+               UsageError);
+}
+
+TEST(Cli, RejectsMissingRequiredFlags) {
+  for (const char* flag : {"--mechanism", "--endpoint", "--request-size", "--response-size",
+                           "--iterations", "--samples-file", "--result-file"}) {
+    SCOPED_TRACE(flag);
+    EXPECT_THROW(parse_command_line(without(drive_args(), flag)), UsageError);
+  }
+  EXPECT_THROW(parse_command_line({"serve", "--mechanism", "tcp"}), UsageError);
+  EXPECT_THROW(parse_command_line({"serve", "--endpoint", "x"}), UsageError);
+}
+
+TEST(Cli, RejectsBadNumbers) {
+  for (const char* bad : {"", "-1", "+1", " 1", "1 ", "1k", "0x10", "1.0", "١"}) {
+    SCOPED_TRACE(std::string("'") + bad + "'");
+    EXPECT_THROW(parse_command_line(with(drive_args(), "--iterations", bad)), UsageError);
+    EXPECT_THROW(parse_command_line(with(drive_args(), "--request-size", bad)), UsageError);
+  }
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--iterations", "0")), UsageError);
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--seed", "18446744073709551616")),
+               UsageError);  // overflows u64
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--request-size", "134217729")),
+               UsageError);  // above MAX_PAYLOAD
+  EXPECT_NO_THROW(parse_command_line(with(drive_args(), "--response-size", "134217728")));
+  EXPECT_NO_THROW(parse_command_line(with(drive_args(), "--request-size", "0")));
+  EXPECT_THROW(parse_command_line(with(with(drive_args(), "--warmup", "18446744073709551615"),
+                                       "--iterations", "1")),
+               UsageError);  // the END sequence would overflow
+}
+
+TEST(Cli, ParsesAndRejectsTimeouts) {
+  EXPECT_EQ(parse_seconds_ns("--io-timeout", "30"), 30'000'000'000);
+  EXPECT_EQ(parse_seconds_ns("--io-timeout", "0.5"), 500'000'000);
+  EXPECT_EQ(parse_seconds_ns("--io-timeout", "1.000000001"), 1'000'000'001);
+  for (const char* bad : {"0", "0.0", "", ".5", "5.", "-1", "1e3", "1s", "0.0000000001", "abc"}) {
+    SCOPED_TRACE(std::string("'") + bad + "'");
+    EXPECT_THROW(parse_seconds_ns("--io-timeout", bad), UsageError);
+  }
+}
+
+TEST(Cli, RejectsBadEndpointsOfKnownMechanisms) {
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--endpoint", "127.0.0.1")), UsageError);
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--endpoint", "127.0.0.1:65536")), UsageError);
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--endpoint", ":80")), UsageError);
+  auto pipe = with(drive_args(), "--mechanism", "pipe");
+  EXPECT_THROW(parse_command_line(with(pipe, "--endpoint", "fd:3")), UsageError);
+  EXPECT_THROW(parse_command_line(with(pipe, "--endpoint", "3,4")), UsageError);
+  EXPECT_THROW(parse_command_line(with(pipe, "--endpoint", "fd:a,4")), UsageError);
+  EXPECT_NO_THROW(parse_command_line(with(pipe, "--endpoint", "fd:3,4")));
+  EXPECT_EQ(parse_host_port("[::1]:80").host, "::1");
+  EXPECT_EQ(parse_host_port("localhost:80").port, 80);
+}
+
+TEST(Cli, UnknownMechanismOrPatternParsesForUnsupported) {
+  // Not a usage error: the peer reports these as unsupported (exit 7) after parsing.
+  const auto o = std::get<DriveOptions>(
+      parse_command_line(with(with(drive_args(), "--mechanism", "shm"), "--pattern", "stream")));
+  EXPECT_EQ(o.mechanism, Mechanism::unknown);
+  EXPECT_EQ(o.pattern, "stream");
+  EXPECT_THROW(parse_command_line({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                                   "--fault", "drop"}),
+               UsageError);
+}
+
+}  // namespace
+}  // namespace ipclab

@@ -1,0 +1,393 @@
+// ipclab-peer run as the orchestrator runs it: a `serve` process (stdin held open, READY read
+// from stdout) and a `drive` process, over every mechanism; plus faults, errors and shutdown.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "support.hpp"
+
+namespace ipclab {
+namespace {
+
+using test::ChildResult;
+using test::Server;
+using test::TempDir;
+
+struct Pipes {  // the orchestrator's two anonymous pipes for the pipe mechanism
+  int req[2];
+  int resp[2];
+  Pipes() {
+    EXPECT_EQ(::pipe2(req, O_CLOEXEC), 0);
+    EXPECT_EQ(::pipe2(resp, O_CLOEXEC), 0);
+  }
+  ~Pipes() { close_all(); }
+  std::string server_endpoint() const {
+    return "fd:" + std::to_string(req[0]) + "," + std::to_string(resp[1]);
+  }
+  std::string client_endpoint() const {
+    return "fd:" + std::to_string(resp[0]) + "," + std::to_string(req[1]);
+  }
+  std::vector<int> server_fds() const { return {req[0], resp[1]}; }
+  std::vector<int> client_fds() const { return {resp[0], req[1]}; }
+  void close_all() {
+    for (int* fd : {&req[0], &req[1], &resp[0], &resp[1]})
+      if (*fd >= 0) {
+        ::close(*fd);
+        *fd = -1;
+      }
+  }
+};
+
+// One server endpoint per mechanism, inside dir.
+std::string server_endpoint(const std::string& mech, const TempDir& dir, const Pipes& pipes) {
+  if (mech == "tcp" || mech == "udp") return "127.0.0.1:0";
+  if (mech == "uds") return dir.file("peer.sock");
+  if (mech == "fifo") return dir.path();
+  return pipes.server_endpoint();
+}
+
+struct DriveRun {
+  ChildResult child;
+  nlohmann::json result;
+  std::vector<std::int64_t> samples;
+};
+
+DriveRun drive(const std::string& mech, const std::string& endpoint, const TempDir& dir,
+               std::uint32_t request, std::uint32_t response, std::uint64_t iterations,
+               const std::vector<std::string>& extra = {}, const std::vector<int>& keep = {}) {
+  std::vector<std::string> args = {"drive", "--mechanism", mech, "--endpoint", endpoint,
+                                   "--request-size", std::to_string(request),
+                                   "--response-size", std::to_string(response),
+                                   "--iterations", std::to_string(iterations),
+                                   "--samples-file", dir.file("samples.bin"),
+                                   "--result-file", dir.file("result.json")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  DriveRun run;
+  run.child = test::run_peer(args, keep);
+  if (test::exists(dir.file("result.json")))
+    run.result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
+  run.samples = test::read_samples(dir.file("samples.bin"));
+  return run;
+}
+
+class EveryMechanism : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
+  const std::string mech = GetParam();
+  TempDir dir;
+  Pipes pipes;
+  const std::string sep = server_endpoint(mech, dir, pipes);
+  Server server({"serve", "--mechanism", mech, "--endpoint", sep, "--seed", "77"},
+                mech == "pipe" ? pipes.server_fds() : std::vector<int>{});
+  ASSERT_TRUE(server.ready());
+  const auto& ready = server.ready_json();
+  EXPECT_EQ(ready["mechanism"], mech);
+  EXPECT_EQ(ready["language"], "cpp");
+  EXPECT_EQ(ready["pid"].get<long>(), static_cast<long>(server.pid()));
+  EXPECT_TRUE(ready["runtime"].get<std::string>().find(' ') != std::string::npos);
+  if (mech == "uds" || mech == "fifo" || mech == "pipe") {
+    EXPECT_EQ(server.endpoint(), sep);
+  } else {
+    EXPECT_EQ(server.endpoint().rfind("127.0.0.1:", 0), 0u);
+    EXPECT_NE(server.endpoint(), "127.0.0.1:0");
+  }
+  if (mech == "uds") {
+    EXPECT_TRUE(test::exists(sep));
+  }
+  if (mech == "fifo") {
+    EXPECT_TRUE(test::exists(dir.file("req")) && test::exists(dir.file("resp")));
+  }
+
+  const std::string cep = mech == "pipe" ? pipes.client_endpoint() : server.endpoint();
+  const auto keep = mech == "pipe" ? pipes.client_fds() : std::vector<int>{};
+  // Asymmetric sizes, larger than one datagram's worth of header for udp.
+  const std::uint32_t request = mech == "udp" ? 65483 : 300000;
+  DriveRun run = drive(mech, cep, dir, request, 1000, 40, {"--warmup", "3", "--seed", "77"}, keep);
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  EXPECT_EQ(run.child.err, "");
+  EXPECT_EQ(run.result["schema"], "ipclab.peer-result/1");
+  EXPECT_EQ(run.result["status"], "ok");
+  EXPECT_TRUE(run.result["error_kind"].is_null());
+  EXPECT_TRUE(run.result["error"].is_null());
+  EXPECT_EQ(run.result["language"], "cpp");
+  EXPECT_EQ(run.result["mechanism"], mech);
+  EXPECT_EQ(run.result["pattern"], "rr");
+  EXPECT_EQ(run.result["request_size"], request);
+  EXPECT_EQ(run.result["response_size"], 1000);
+  EXPECT_EQ(run.result["warmup"], 3);
+  EXPECT_EQ(run.result["iterations"], 40);
+  EXPECT_EQ(run.result["samples"], 40);
+  EXPECT_EQ(run.result["clock"], "CLOCK_MONOTONIC");
+  ASSERT_EQ(run.samples.size(), 40u);
+  for (auto s : run.samples) EXPECT_GT(s, 0);
+  EXPECT_FALSE(test::exists(dir.file("result.json.tmp-" + std::to_string(run.result["pid"].get<long>()))));
+
+  if (mech != "pipe") {
+    // A second client on the same server, with empty payloads both ways.
+    run = drive(mech, cep, dir, 0, 0, 5, {"--seed", "77"});
+    EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+    EXPECT_EQ(run.samples.size(), 5u);
+  }
+  pipes.close_all();
+  server.close_stdin();
+  const ChildResult end = server.wait();
+  EXPECT_EQ(end.exit_code, 0) << end.err;
+  EXPECT_EQ(end.err, "");
+  if (mech == "uds") {
+    EXPECT_FALSE(test::exists(sep));
+  }
+  if (mech == "fifo") {
+    EXPECT_FALSE(test::exists(dir.file("req")));
+    EXPECT_FALSE(test::exists(dir.file("resp")));
+  }
+}
+
+TEST_P(EveryMechanism, FaultInjectionIsAPayloadMismatch) {
+  const std::string mech = GetParam();
+  TempDir dir;
+  Pipes pipes;
+  Server server({"serve", "--mechanism", mech, "--endpoint", server_endpoint(mech, dir, pipes),
+                 "--fault", "flip-response-byte"},
+                mech == "pipe" ? pipes.server_fds() : std::vector<int>{});
+  ASSERT_TRUE(server.ready());
+  const std::string cep = mech == "pipe" ? pipes.client_endpoint() : server.endpoint();
+  const DriveRun run = drive(mech, cep, dir, 16, 16, 10, {"--warmup", "2"},
+                             mech == "pipe" ? pipes.client_fds() : std::vector<int>{});
+  EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
+  EXPECT_EQ(run.child.err.rfind("ipclab-peer: payload-mismatch: ", 0), 0u) << run.child.err;
+  EXPECT_NE(run.child.err.find("offset 15"), std::string::npos) << run.child.err;
+  EXPECT_EQ(run.result["status"], "error");
+  EXPECT_EQ(run.result["error_kind"], "payload-mismatch");
+  EXPECT_EQ(run.result["samples"], 0);  // the first round trip is a warm-up one
+}
+
+INSTANTIATE_TEST_SUITE_P(Peer, EveryMechanism,
+                         ::testing::Values("tcp", "udp", "uds", "pipe", "fifo"),
+                         [](const auto& info) { return info.param; });
+
+TEST(Peer, ClientDetectsCorruptedRequestsThroughEndAck) {
+  // Different seeds: the client's requests are all wrong for the server. The responses are
+  // wrong too, so use an empty response to let the END_ACK count surface.
+  TempDir dir;
+  Server server({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0", "--seed", "2"});
+  ASSERT_TRUE(server.ready());
+  const DriveRun run = drive("tcp", server.endpoint(), dir, 16, 0, 7, {"--seed", "1"});
+  EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
+  EXPECT_NE(run.child.err.find("server received 7 corrupted request payloads"), std::string::npos)
+      << run.child.err;
+  EXPECT_EQ(run.result["samples"], 7);
+}
+
+TEST(Peer, ClientDetectsWrongResponsePayloads) {
+  TempDir dir;
+  Server server({"serve", "--mechanism", "uds", "--endpoint", dir.file("s"), "--seed", "2"});
+  ASSERT_TRUE(server.ready());
+  const DriveRun run = drive("uds", server.endpoint(), dir, 0, 16, 7);
+  EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
+  EXPECT_NE(run.child.err.find("offset 0 (sequence 0)"), std::string::npos) << run.child.err;
+  EXPECT_EQ(run.samples.size(), 1u);  // measured, then found wrong
+}
+
+TEST(Peer, SigtermRemovesTheSocketAndExitsZero) {
+  TempDir dir;
+  Server server({"serve", "--mechanism", "uds", "--endpoint", dir.file("s")});
+  ASSERT_TRUE(server.ready());
+  ASSERT_TRUE(test::exists(dir.file("s")));
+  server.signal(SIGTERM);
+  const ChildResult end = server.wait();
+  EXPECT_EQ(end.exit_code, 0);
+  EXPECT_FALSE(test::exists(dir.file("s")));
+}
+
+TEST(Peer, SigintRemovesTheFifosAndExitsZero) {
+  TempDir dir;
+  Server server({"serve", "--mechanism", "fifo", "--endpoint", dir.path()});
+  ASSERT_TRUE(server.ready());
+  server.signal(SIGINT);  // while blocked opening req
+  EXPECT_EQ(server.wait().exit_code, 0);
+  EXPECT_FALSE(test::exists(dir.file("req")));
+  EXPECT_FALSE(test::exists(dir.file("resp")));
+}
+
+TEST(Peer, ServerRefusesExistingPaths) {
+  TempDir dir;
+  { std::ofstream(dir.file("taken")) << "x"; }
+  Server uds({"serve", "--mechanism", "uds", "--endpoint", dir.file("taken")});
+  EXPECT_FALSE(uds.ready());
+  const ChildResult r = uds.wait();
+  EXPECT_EQ(r.exit_code, 5);
+  EXPECT_NE(r.err.find("path exists"), std::string::npos) << r.err;
+  EXPECT_TRUE(test::exists(dir.file("taken")));  // not removed: it was not ours
+
+  ::mkfifo(dir.file("resp").c_str(), 0600);
+  Server fifo({"serve", "--mechanism", "fifo", "--endpoint", dir.path()});
+  EXPECT_FALSE(fifo.ready());
+  EXPECT_EQ(fifo.wait().exit_code, 5);
+  EXPECT_FALSE(test::exists(dir.file("req")));  // created before the failure, then removed
+  EXPECT_TRUE(test::exists(dir.file("resp")));
+}
+
+void send_raw(int fd, const std::vector<std::uint8_t>& bytes) {
+  ASSERT_EQ(::write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+}
+
+TEST(Peer, PipeServerExitsFourOnAMalformedFrame) {
+  Pipes pipes;
+  Server server({"serve", "--mechanism", "pipe", "--endpoint", pipes.server_endpoint()},
+                pipes.server_fds());
+  ASSERT_TRUE(server.ready());
+  send_raw(pipes.req[1], test::from_hex(test::vectors()["malformed"][0]["hex"]));
+  const ChildResult r = server.wait();
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.err, "ipclab-peer: rejected frame: bad magic\n");
+}
+
+TEST(Peer, TcpServerGoesOnAfterAMalformedConnection) {
+  TempDir dir;
+  Server server({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0"});
+  ASSERT_TRUE(server.ready());
+  const std::string ep = server.endpoint();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sin.sin_port = htons(static_cast<std::uint16_t>(std::stoi(ep.substr(ep.rfind(':') + 1))));
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0);
+  send_raw(fd, test::from_hex(test::vectors()["malformed"][5]["hex"]));  // huge length
+  char c;
+  EXPECT_EQ(::read(fd, &c, 1), 0);  // the server closed the connection without answering
+  ::close(fd);
+  const DriveRun run = drive("tcp", ep, dir, 16, 16, 5);
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  server.close_stdin();
+  const ChildResult end = server.wait();
+  EXPECT_EQ(end.exit_code, 0);
+  EXPECT_EQ(end.err, "ipclab-peer: rejected frame: length too large\n");
+}
+
+TEST(Peer, UdpServerDropsBadDatagramsAndGoesOn) {
+  TempDir dir;
+  Server server({"serve", "--mechanism", "udp", "--endpoint", "127.0.0.1:0"});
+  ASSERT_TRUE(server.ready());
+  const std::string ep = server.endpoint();
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sin.sin_port = htons(static_cast<std::uint16_t>(std::stoi(ep.substr(ep.rfind(':') + 1))));
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0);
+  send_raw(fd, test::from_hex(test::vectors()["malformed"][1]["hex"]));  // bad version
+  auto short_frame = test::from_hex(test::vectors()["frames"][0]["hex"]);  // 16 B announced
+  short_frame.resize(short_frame.size() + 15);
+  send_raw(fd, short_frame);  // 15 B sent
+  send_raw(fd, {1, 2, 3});
+  ::close(fd);
+  const DriveRun run = drive("udp", ep, dir, 16, 16, 5);
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  server.close_stdin();
+  const ChildResult end = server.wait();
+  EXPECT_EQ(end.exit_code, 0);
+  EXPECT_EQ(end.err,
+            "ipclab-peer: rejected frame: bad version\n"
+            "ipclab-peer: rejected frame: length mismatch\n"
+            "ipclab-peer: rejected frame: truncated header\n");
+}
+
+TEST(Peer, UsageErrorsExitTwoAndWriteNothing) {
+  TempDir dir;
+  const ChildResult r = test::run_peer({"drive", "--mechanism", "tcp", "--endpoint", "127.0.0.1:1",
+                                        "--request-size", "16", "--response-size", "16",
+                                        "--iterations", "-3", "--samples-file",
+                                        dir.file("s"), "--result-file", dir.file("r")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("ipclab-peer: usage: ", 0), 0u) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
+  EXPECT_FALSE(test::exists(dir.file("s")));
+  EXPECT_FALSE(test::exists(dir.file("r")));
+  EXPECT_EQ(test::run_peer({"serve", "--mechanism", "tcp"}).exit_code, 2);
+  EXPECT_EQ(test::run_peer({}).exit_code, 2);
+}
+
+TEST(Peer, UnsupportedIsExitSevenWithAResult) {
+  TempDir dir;
+  DriveRun run = drive("shm", "/dev/shm/x", dir, 16, 16, 1);
+  EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
+  EXPECT_EQ(run.result["error_kind"], "unsupported");
+  EXPECT_EQ(run.result["mechanism"], "shm");
+  run = drive("udp", "127.0.0.1:9", dir, 65484, 16, 1);
+  EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
+  run = drive("tcp", "127.0.0.1:9", dir, 16, 16, 1, {"--pattern", "stream"});
+  EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
+  EXPECT_EQ(test::run_peer({"serve", "--mechanism", "shm", "--endpoint", "x"}).exit_code, 7);
+}
+
+TEST(Peer, ConnectionRefusedIsAnIoError) {
+  TempDir dir;
+  // A port nobody listens on: bind one, do not listen.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0);
+  socklen_t len = sizeof sin;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &len);
+  const DriveRun run =
+      drive("tcp", "127.0.0.1:" + std::to_string(ntohs(sin.sin_port)), dir, 16, 16, 3);
+  ::close(fd);
+  EXPECT_EQ(run.child.exit_code, 5) << run.child.err;
+  EXPECT_EQ(run.result["error_kind"], "io");
+  EXPECT_EQ(run.result["samples"], 0);
+  EXPECT_EQ(run.samples.size(), 0u);
+}
+
+TEST(Peer, SilentUdpServerIsATimeout) {
+  TempDir dir;
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);  // bound, never answers
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0);
+  socklen_t len = sizeof sin;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &len);
+  const DriveRun run = drive("udp", "127.0.0.1:" + std::to_string(ntohs(sin.sin_port)), dir, 16,
+                             16, 3, {"--io-timeout", "0.2"});
+  ::close(fd);
+  EXPECT_EQ(run.child.exit_code, 6) << run.child.err;
+  EXPECT_EQ(run.result["error_kind"], "timeout");
+}
+
+TEST(Peer, SilentPipeServerIsATimeout) {
+  TempDir dir;
+  Pipes pipes;  // nobody serves the other ends; this process keeps them open
+  const DriveRun run = drive("pipe", pipes.client_endpoint(), dir, 16, 16, 3,
+                             {"--io-timeout", "0.3", "--warmup", "0"}, pipes.client_fds());
+  EXPECT_EQ(run.child.exit_code, 6) << run.child.err;
+  EXPECT_EQ(run.result["error_kind"], "timeout");
+  EXPECT_NE(run.child.err.find("(sequence 0)"), std::string::npos) << run.child.err;
+}
+
+TEST(Peer, PipeTimeoutDoesNotFireOnASlowButSteadyRun) {
+  // The timer re-arms toward each round trip's deadline: many round trips in total longer
+  // than the timeout must not time out.
+  TempDir dir;
+  Pipes pipes;
+  Server server({"serve", "--mechanism", "pipe", "--endpoint", pipes.server_endpoint()},
+                pipes.server_fds());
+  ASSERT_TRUE(server.ready());
+  const DriveRun run = drive("pipe", pipes.client_endpoint(), dir, 1 << 20, 1 << 20, 200,
+                             {"--io-timeout", "0.2"}, pipes.client_fds());
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  pipes.close_all();
+  EXPECT_EQ(server.wait().exit_code, 0);
+}
+
+}  // namespace
+}  // namespace ipclab
