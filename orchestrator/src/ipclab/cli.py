@@ -44,8 +44,9 @@ def run(scenario, out, **flags):
     cases = matrix.expand(plan, catalog)
     env = environment.collect(catalog.root)
     out_dir = Path(out) if out else results.default_out_dir(catalog.root, plan.name)
-    store = results.RunStore(out_dir, plan, env, cases, notes=environment.warnings(env)).create()
     with Workspace() as workspace:
+        notes = environment.warnings(env) + _sweep_note(workspace.swept)
+        store = results.RunStore(out_dir, plan, env, cases, notes=notes).create()
         interrupted = session.execute(cases, Runner(plan, catalog, workspace), store, console)
     store.finish(interrupted)
     _show(store.records, plan.name, plan.statistics, store.document["notes"])
@@ -90,6 +91,13 @@ def floor(iterations, rounds, placement):
     """Benchmark: the C++ peer at 16 B beside a hand-written C ping-pong, per mechanism."""
     from ipclab.bench import run_floor
     run_floor(load_catalog(), console, iterations, rounds, placement)
+
+
+def _sweep_note(swept):
+    if not swept:
+        return []
+    return [f"removed {swept} IPC object(s) with the ipclab tag left by an earlier run that "
+            f"crashed or was killed"]
 
 
 def _show(records, name, settings, notes):

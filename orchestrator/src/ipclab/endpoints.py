@@ -54,7 +54,12 @@ def _dir(case_dir):
     return Endpoint(server_arg=str(fifo_dir), client_arg=str(fifo_dir))
 
 
-PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir}
+def _auto(case_dir):
+    # The server creates tagged kernel objects and names them in READY (PROTOCOL.md 4.1).
+    return Endpoint(server_arg="auto")
+
+
+PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _auto}
 
 
 def prepare(mechanism, case_dir):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ipclab import endpoints, placement
+from ipclab import endpoints, ipcobjects, placement
 from ipclab.peers import Peer, PeerError, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
@@ -50,7 +50,7 @@ class Runner:
     def _run_in(self, case, case_dir):
         cpus = placement.resolve(case.placement)
         endpoint = endpoints.prepare(self.catalog.mechanism(case.mechanism), case_dir)
-        server = client = None
+        server = client = ready = None
         try:
             server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
                                  ["--endpoint", endpoint.server_arg])
@@ -60,16 +60,18 @@ class Runner:
                                  ["--endpoint", endpoint.for_client(ready["endpoint"]),
                                   *self._drive_flags(case, case_dir)])
             endpoint.release(endpoint.client_fds)
-            server_died = self._watch(client, server)
+            server_died = self._watch(client, server, ready["endpoint"])
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
                              self.scenario.run.iterations)
         except PeerError as e:
-            self._stop(client, server)
             outcome = Outcome(case, "failed", str(e))
         finally:
             self._stop(client, server)
             endpoint.close()
+        left = ipcobjects.remove_named(ready["endpoint"]) if ready else 0
+        if left and outcome.status == "ok":
+            outcome.notes.append(f"the server left {left} IPC object(s) behind; removed")
         outcome.cpus = cpus.as_dict()
         if outcome.status == "failed":
             outcome.logs = {p.role: p.stderr_path.read_text(errors="replace")
@@ -94,11 +96,12 @@ class Runner:
                 "--samples-file", str(case_dir / "samples.i64"),
                 "--result-file", str(case_dir / "result.json")]
 
-    def _watch(self, client, server):
+    def _watch(self, client, server, server_endpoint):
         """Waits for the client; returns how the server ended if it died first, else None.
 
         A client whose server died gets io_timeout + 5 s to notice (udp cannot see a dead peer
-        until its receive times out); a case over case_timeout is ended."""
+        until its receive times out); removing the dead server's kernel objects wakes a client
+        blocked on them. A case over case_timeout is ended."""
         run = self.scenario.run
         deadline = time.monotonic() + run.case_timeout
         server_died = None
@@ -110,6 +113,7 @@ class Runner:
             wait_any([client, server] if server_died is None else [client], left)
             if server_died is None and server.exited() and not client.exited():
                 server_died = f"server {server.describe_exit()} during the case"
+                ipcobjects.remove_named(server_endpoint)
                 deadline = min(deadline, time.monotonic() + run.io_timeout + 5)
         return server_died
 

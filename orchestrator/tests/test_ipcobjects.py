@@ -1,0 +1,72 @@
+"""The safety net for kernel objects: removal by READY name, the start-up sweep, the run lock."""
+import ctypes
+import os
+import random
+
+import pytest
+
+from ipclab import ipcobjects
+from ipclab.errors import UserError
+from ipclab.workspace import Workspace
+
+libc = ctypes.CDLL(None, use_errno=True)
+IPC_CREAT, IPC_EXCL, IPC_RMID = 0o1000, 0o2000, 0
+
+
+def tagged_queue():
+    for _ in range(100):
+        key = ipcobjects.SYSV_TAG | random.randrange(1, 1 << 16)
+        qid = libc.msgget(ctypes.c_int(key - (1 << 32) if key >= 1 << 31 else key),
+                          IPC_CREAT | IPC_EXCL | 0o600)
+        if qid >= 0:
+            return key, qid
+    raise AssertionError("no free tagged key")
+
+
+def queue_exists(qid):
+    return any(kind == "msg" and ident == qid for kind, ident, _ in ipcobjects.sysv_objects())
+
+
+def test_remove_named_removes_the_queue_a_ready_line_named():
+    key, qid = tagged_queue()
+    try:
+        assert queue_exists(qid)
+        assert ipcobjects.remove_named(f"sysv:0x{key:08x}") == 1
+        assert not queue_exists(qid)
+    finally:
+        libc.msgctl(qid, IPC_RMID, None)
+
+
+def test_objects_without_the_tag_are_never_touched():
+    qid = libc.msgget(0x0BAD0000 | random.randrange(1, 1 << 16), IPC_CREAT | 0o600)
+    try:
+        assert ipcobjects.remove_named("sysv:0x0bad0001") == 0
+        assert ipcobjects.remove_named("127.0.0.1:5000") == 0
+    finally:
+        assert libc.msgctl(qid, IPC_RMID, None) == 0
+
+
+def test_sweep_removes_unused_tagged_objects_and_dead_runs_posix_names(tmp_path):
+    key, qid = tagged_queue()
+    dead = "/dev/shm/ipclab-999999999-shm"
+    live = f"/dev/shm/ipclab-{os.getpid()}-shm"
+    for path in (dead, live):
+        with open(path, "wb"):
+            pass
+    try:
+        assert ipcobjects.sweep() >= 2
+        assert not queue_exists(qid)
+        assert not os.path.exists(dead) and os.path.exists(live)
+    finally:
+        libc.msgctl(qid, IPC_RMID, None)
+        for path in (dead, live):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+def test_one_run_at_a_time(tmp_path):
+    with Workspace(tmp_path):
+        with pytest.raises(UserError, match=f"another ipclab run \\(pid {os.getpid()}\\)"):
+            Workspace(tmp_path).__enter__()
+    with Workspace(tmp_path):
+        pass  # the lock was released
