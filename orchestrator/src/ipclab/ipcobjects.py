@@ -64,7 +64,7 @@ def sweep():
     removed = sum(_ipcrm(kind, ident) for kind, ident, key, _ in objects if key not in in_use)
     for path in posix_objects():
         match = _POSIX_NAME.match(path.name)
-        if match and not _alive(int(match.group(1))):
+        if match and not pid_alive(int(match.group(1))):
             removed += _remove_posix(path)
     return removed
 
@@ -74,7 +74,7 @@ def _sysv_in_use(kind, fields):
     pids = {"msg": ("lspid", "lrpid"), "shm": ("cpid", "lpid")}.get(kind, ())
     if kind == "shm" and int(fields.get("nattch", 0)) > 0:
         return True
-    return any(int(fields[p]) > 0 and _alive(int(fields[p])) for p in pids)
+    return any(int(fields[p]) > 0 and pid_alive(int(fields[p])) for p in pids)
 
 
 def _ipcrm(kind, ident):
@@ -97,7 +97,8 @@ def _mq_unlink(name):
     return int(librt.mq_unlink(name.encode()) == 0)
 
 
-def _alive(pid):
+def pid_alive(pid):
+    """Whether a process exists (PermissionError: it does, but is not ours)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

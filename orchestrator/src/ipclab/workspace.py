@@ -60,15 +60,6 @@ def remove_stale(parent):
     for entry in Path(parent).glob("ipclab-*"):
         match = _NAME.match(entry.name)
         if match and entry.is_dir() and entry.stat().st_uid == os.getuid() \
-                and not _alive(int(match.group(1))):
+                and not ipcobjects.pid_alive(int(match.group(1))):
             shutil.rmtree(entry, ignore_errors=True)
 
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
