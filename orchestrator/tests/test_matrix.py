@@ -50,3 +50,16 @@ def test_placements():
     assert "two CPUs" in resolve("cross-core", [3])
     assert pin(["peer", "serve"], (1,)) == ["taskset", "--cpu-list", "1", "peer", "serve"]
     assert pin(["peer"], None) == ["peer"]
+
+
+def test_zipped_sizes_pair_request_and_response(catalog):
+    raw = {"matrix": {"mechanism": ["tcp"], "client": ["cpp"], "server": ["cpp"],
+                      "request_size": [40, 400], "response_size": [40, 400], "sizes": "zip"}}
+    s = build_scenario(raw, "s.toml", catalog, {}, "s")
+    assert [(c.request_size, c.response_size) for c in matrix.expand(s, catalog, cpus=[0, 1])] \
+        == [(40, 40), (400, 400)]
+    raw["matrix"]["response_size"] = [40]
+    import pytest
+    from ipclab.errors import UserError
+    with pytest.raises(UserError, match="'zip' needs as many"):
+        build_scenario(raw, "s.toml", catalog, {}, "s")

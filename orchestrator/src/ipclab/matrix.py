@@ -38,9 +38,15 @@ class Case:
 def expand(scenario, catalog, cpus=None):
     """Cases in a stable order: the scenario's axes nested left to right."""
     cases = []
-    combos = itertools.product(*(scenario.matrix[axis] for axis in MATRIX_AXES))
-    for index, values in enumerate(combos, start=1):
-        fields = dict(zip(MATRIX_AXES, values))
+    m = scenario.matrix
+    if m.get("sizes") == "zip":
+        sizes = list(zip(m["request_size"], m["response_size"]))
+    else:
+        sizes = list(itertools.product(m["request_size"], m["response_size"]))
+    combos = itertools.product(m["mechanism"], m["client"], m["server"], sizes, m["placement"],
+                               m["pattern"])
+    for index, (mech, client, server, (req, resp), where, pattern) in enumerate(combos, start=1):
+        fields = dict(zip(MATRIX_AXES, (mech, client, server, req, resp, where, pattern)))
         status, reason = _why_not(fields, catalog, cpus)
         cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
     return cases

@@ -115,6 +115,11 @@ class Runner:
                 server_died = f"server {server.describe_exit()} during the case"
                 ipcobjects.remove_named(server_endpoint)
                 deadline = min(deadline, time.monotonic() + run.io_timeout + 5)
+        if server_died is None and client.returncode != 0:
+            # A client that failed because its server died may see the broken transport a
+            # moment before the server's death is reported: give that report a second to come.
+            if server.wait(1.0) and server.returncode != 0:
+                server_died = f"server {server.describe_exit()} during the case"
         return server_died
 
     def _stop(self, client, server):

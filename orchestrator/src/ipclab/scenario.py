@@ -81,6 +81,11 @@ def build_scenario(raw, source, catalog, overrides, name):
     run_raw, stat_raw = raw.get("run", {}), raw.get("statistics", {})
     matrix = {axis: v.axis(axis, *_pick(matrix_raw, overrides, axis, f"matrix.{axis}"))
               for axis in MATRIX_AXES}
+    # "zip": request_size[i] goes with response_size[i] (symmetric tables); "product": all pairs.
+    matrix["sizes"] = v.choice(*_pick(matrix_raw, overrides, "sizes", "matrix.sizes"),
+                               SIZE_PAIRING, "product")
+    if matrix["sizes"] == "zip" and len(matrix["request_size"]) != len(matrix["response_size"]):
+        v.fail_at("matrix.sizes", "'zip' needs as many request sizes as response sizes")
     run = RunSettings(**{
         key: v.number(key, *_pick(run_raw, overrides, key, f"run.{key}"), default)
         for key, default in vars(RunSettings()).items()})
@@ -103,9 +108,11 @@ def _pick(section, overrides, key, file_key):
     return section.get(key), file_key
 
 
+SIZE_PAIRING = ("product", "zip")
+
 _KNOWN = {
     "name": None, "description": None,
-    "matrix": set(MATRIX_AXES),
+    "matrix": set(MATRIX_AXES) | {"sizes"},
     "run": set(vars(RunSettings())),
     "statistics": set(vars(StatSettings())),
 }
@@ -129,6 +136,9 @@ def _reject_unknown_keys(raw, source):
 class _Validator:
     def __init__(self, source, catalog):
         self.source, self.catalog = source, catalog
+
+    def fail_at(self, where, message):
+        self._fail(where, message)
 
     def _fail(self, where, message):
         prefix = where if where.startswith("--") else f"{self.source}: {where}"

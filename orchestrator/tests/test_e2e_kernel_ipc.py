@@ -1,0 +1,96 @@
+"""End to end for the kernel IPC mechanisms of PROTOCOL.md 4.1 and 4.2: every language pair the
+capability data offers, payloads validated, and nothing of ours left in the kernel afterwards."""
+import csv
+import ctypes
+import os
+import random
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ipclab import ipcobjects
+from ipclab.catalog import load_catalog, repo_root
+from test_e2e import leftovers, wait_for_server
+
+pytestmark = pytest.mark.e2e
+ROOT = repo_root()
+KERNEL = ["sysv-mq", "posix-mq", "sysv-shm", "file", "file-poll"]
+
+
+def offered():
+    """mechanism -> languages whose peer both serves and drives it (from the capability data)."""
+    catalog = load_catalog()
+    return {m: [n for n, lang in catalog.languages.items()
+                if lang.supports(m, "serve") and lang.supports(m, "drive")] for m in KERNEL}
+
+
+def nothing_of_ours_left():
+    assert ipcobjects.sysv_objects() == []
+    assert ipcobjects.posix_objects() == []
+
+
+def run(*args, timeout=900):
+    return subprocess.run([sys.executable, "-m", "ipclab", "run", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=timeout)
+
+
+def rows(out):
+    with open(out / "cases.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def test_the_cpp_peer_offers_every_kernel_mechanism():
+    # The other tests iterate over what the capability data offers; this keeps them honest.
+    assert all("cpp" in langs for langs in offered().values()), offered()
+
+
+@pytest.mark.parametrize("mechanism", KERNEL)
+def test_every_offered_pair_at_small_medium_and_large_sizes(mechanism, tmp_path):
+    langs = offered()[mechanism]
+    out = tmp_path / "run"
+    sizes = "16,64KiB,16MiB" if mechanism != "file-poll" else "16,64KiB"
+    done = run("--mechanism", mechanism, "--client", ",".join(langs), "--server", ",".join(langs),
+               "--request-size", sizes, "--response-size", "16", "--iterations", "5",
+               "--warmup", "1", "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:]
+    statuses = [(r["client"], r["server"], r["request_size"], r["status"], r["reason"])
+                for r in rows(out)]
+    assert all(s[3] == "ok" for s in statuses), statuses
+    assert len(statuses) == len(langs) ** 2 * len(sizes.split(","))
+    nothing_of_ours_left()
+
+
+@pytest.mark.parametrize("mechanism", ["sysv-mq", "posix-mq", "sysv-shm"])
+def test_a_killed_server_fails_its_case_and_its_objects_are_removed(mechanism, tmp_path):
+    seed = random.randrange(2, 2**63)
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ipclab", "run", "--mechanism", mechanism, "--client", "cpp",
+         "--server", "cpp", "--request-size", "16", "--response-size", "16",
+         "--iterations", "50000000", "--warmup", "0", "--seed", str(seed), "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        os.kill(wait_for_server(seed, mechanism), signal.SIGKILL)
+        assert proc.wait(timeout=120) == 1
+    finally:
+        proc.kill()
+    (case,) = rows(out)
+    assert case["status"] == "failed" and "killed by SIGKILL" in case["reason"]
+    assert leftovers(seed) == []
+    nothing_of_ours_left()
+
+
+def test_objects_of_a_crashed_run_are_removed_at_the_next_start(tmp_path):
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = ipcobjects.SYSV_TAG | random.randrange(1, 1 << 16)
+    assert libc.msgget(key, 0o1000 | 0o600) >= 0  # a queue a killed server left behind
+    Path("/dev/shm/ipclab-999999999-1").write_bytes(b"")
+    out = tmp_path / "run"
+    done = run("--mechanism", "uds", "--client", "cpp", "--server", "cpp", "--iterations", "10",
+               "--out", str(out))
+    assert done.returncode == 0
+    assert "removed 2 IPC object(s) with the ipclab tag" in done.stdout
+    nothing_of_ours_left()
