@@ -13,6 +13,11 @@ Mechanism parse_mechanism(const std::string& name) noexcept {
   if (name == "uds") return Mechanism::uds;
   if (name == "pipe") return Mechanism::pipe;
   if (name == "fifo") return Mechanism::fifo;
+  if (name == "sysv-mq") return Mechanism::sysv_mq;
+  if (name == "posix-mq") return Mechanism::posix_mq;
+  if (name == "sysv-shm") return Mechanism::sysv_shm;
+  if (name == "file") return Mechanism::file;
+  if (name == "file-poll") return Mechanism::file_poll;
   return Mechanism::unknown;
 }
 
@@ -23,6 +28,11 @@ const char* mechanism_name(Mechanism m) noexcept {
     case Mechanism::uds: return "uds";
     case Mechanism::pipe: return "pipe";
     case Mechanism::fifo: return "fifo";
+    case Mechanism::sysv_mq: return "sysv-mq";
+    case Mechanism::posix_mq: return "posix-mq";
+    case Mechanism::sysv_shm: return "sysv-shm";
+    case Mechanism::file: return "file";
+    case Mechanism::file_poll: return "file-poll";
     case Mechanism::unknown: break;
   }
   return "unknown";
@@ -100,6 +110,37 @@ FdPair parse_fd_pair(const std::string& endpoint) {
   return fds;
 }
 
+std::int32_t parse_sysv_endpoint(const std::string& endpoint) {
+  const std::string bad =
+      "bad value for --endpoint: '" + endpoint + "' is not sysv:0x<hex key>";
+  if (endpoint.rfind("sysv:0x", 0) != 0 && endpoint.rfind("sysv:0X", 0) != 0)
+    throw UsageError(bad);
+  const std::string hex = endpoint.substr(7);
+  if (hex.empty() || hex.size() > 8) throw UsageError(bad);
+  std::uint32_t key = 0;
+  for (char c : hex) {
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else throw UsageError(bad);
+    key = key * 16 + static_cast<std::uint32_t>(d);
+  }
+  if (key == 0) throw UsageError(bad + " (key 0 is IPC_PRIVATE)");
+  return static_cast<std::int32_t>(key);
+}
+
+std::string parse_posix_endpoint(const std::string& endpoint) {
+  const std::string bad =
+      "bad value for --endpoint: '" + endpoint + "' is not posix:/<name>";
+  if (endpoint.rfind("posix:/", 0) != 0) throw UsageError(bad);
+  const std::string name = endpoint.substr(6);
+  // NAME_MAX (255) minus the "-1" suffix; no slash after the first.
+  if (name.size() < 2 || name.size() > 253 || name.find('/', 1) != std::string::npos)
+    throw UsageError(bad);
+  return name;
+}
+
 namespace {
 
 // Collects "--name value" pairs, rejecting unknown, repeated and value-less flags.
@@ -122,6 +163,12 @@ std::map<std::string, std::string> collect_flags(const std::vector<std::string>&
   return flags;
 }
 
+std::uint64_t parse_poll_interval(const std::string& value) {
+  const std::uint64_t v = parse_unsigned("--poll-interval-us", value, UINT64_MAX);
+  if (v == 0) throw UsageError("bad value for --poll-interval-us: must be at least 1");
+  return v;
+}
+
 const std::string& required(const std::map<std::string, std::string>& flags,
                             const std::string& name) {
   const auto it = flags.find(name);
@@ -130,13 +177,24 @@ const std::string& required(const std::map<std::string, std::string>& flags,
 }
 
 // Endpoint syntax is checked only for mechanisms this peer knows (others are unsupported).
-void check_endpoint_syntax(Mechanism m, const std::string& endpoint) {
+void check_endpoint_syntax(Mechanism m, const std::string& endpoint, bool server) {
+  if (is_message_channel(m) && server) {
+    if (endpoint != "auto")
+      throw UsageError("bad value for --endpoint: '" + endpoint + "' (the " + mechanism_name(m) +
+                       " server takes the word auto)");
+    return;
+  }
   switch (m) {
     case Mechanism::tcp:
     case Mechanism::udp: parse_host_port(endpoint); break;
     case Mechanism::pipe: parse_fd_pair(endpoint); break;
+    case Mechanism::sysv_mq:
+    case Mechanism::sysv_shm: parse_sysv_endpoint(endpoint); break;
+    case Mechanism::posix_mq: parse_posix_endpoint(endpoint); break;
     case Mechanism::uds:
     case Mechanism::fifo:
+    case Mechanism::file:
+    case Mechanism::file_poll:
       if (endpoint.empty()) throw UsageError("bad value for --endpoint: empty path");
       break;
     case Mechanism::unknown: break;
@@ -144,7 +202,8 @@ void check_endpoint_syntax(Mechanism m, const std::string& endpoint) {
 }
 
 ServeOptions parse_serve(const std::vector<std::string>& args) {
-  const auto flags = collect_flags(args, {"--mechanism", "--endpoint", "--seed", "--fault"});
+  const auto flags = collect_flags(args, {"--mechanism", "--endpoint", "--seed", "--fault",
+                                              "--poll-interval-us"});
   ServeOptions o;
   o.mechanism_name = required(flags, "--mechanism");
   o.mechanism = parse_mechanism(o.mechanism_name);
@@ -156,7 +215,9 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
     else if (it->second == "flip-response-byte") o.fault = Fault::flip_response_byte;
     else throw UsageError("bad value for --fault: '" + it->second + "' (none, flip-response-byte)");
   }
-  check_endpoint_syntax(o.mechanism, o.endpoint);
+  if (auto it = flags.find("--poll-interval-us"); it != flags.end())
+    o.poll_interval_us = parse_poll_interval(it->second);
+  check_endpoint_syntax(o.mechanism, o.endpoint, true);
   return o;
 }
 
@@ -164,7 +225,7 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
   const auto flags = collect_flags(
       args, {"--mechanism", "--endpoint", "--request-size", "--response-size", "--iterations",
              "--samples-file", "--result-file", "--pattern", "--warmup", "--seed",
-             "--io-timeout"});
+             "--io-timeout", "--poll-interval-us"});
   DriveOptions o;
   o.mechanism_name = required(flags, "--mechanism");
   o.mechanism = parse_mechanism(o.mechanism_name);
@@ -189,7 +250,9 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
     o.seed = parse_unsigned("--seed", it->second, UINT64_MAX);
   if (auto it = flags.find("--io-timeout"); it != flags.end())
     o.io_timeout_ns = parse_seconds_ns("--io-timeout", it->second);
-  check_endpoint_syntax(o.mechanism, o.endpoint);
+  if (auto it = flags.find("--poll-interval-us"); it != flags.end())
+    o.poll_interval_us = parse_poll_interval(it->second);
+  check_endpoint_syntax(o.mechanism, o.endpoint, false);
   return o;
 }
 

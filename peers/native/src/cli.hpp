@@ -15,7 +15,13 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Mechanism { tcp, udp, uds, pipe, fifo, unknown };
+enum class Mechanism { tcp, udp, uds, pipe, fifo, sysv_mq, posix_mq, sysv_shm, file, file_poll,
+                       unknown };
+
+// The message channels of section 4.1 (server --endpoint is the word "auto").
+constexpr bool is_message_channel(Mechanism m) noexcept {
+  return m == Mechanism::sysv_mq || m == Mechanism::posix_mq || m == Mechanism::sysv_shm;
+}
 
 Mechanism parse_mechanism(const std::string& name) noexcept;  // unknown if not implemented
 const char* mechanism_name(Mechanism m) noexcept;
@@ -28,6 +34,7 @@ struct ServeOptions {
   std::string endpoint;
   std::uint64_t seed = 1;
   Fault fault = Fault::none;
+  std::uint64_t poll_interval_us = 2000;
 };
 
 struct DriveOptions {
@@ -43,6 +50,7 @@ struct DriveOptions {
   std::uint64_t warmup = 0;
   std::uint64_t seed = 1;
   std::int64_t io_timeout_ns = 30'000'000'000;
+  std::uint64_t poll_interval_us = 2000;
 };
 
 using Command = std::variant<ServeOptions, DriveOptions>;
@@ -66,5 +74,9 @@ struct FdPair {
   int write_fd = -1;
 };
 FdPair parse_fd_pair(const std::string& endpoint);
+// Client endpoints of section 4.1: "sysv:0x1c1a1234" (any 32-bit hex key but 0) and
+// "posix:/name" (the queue name prefix, one leading slash, no other).
+std::int32_t parse_sysv_endpoint(const std::string& endpoint);
+std::string parse_posix_endpoint(const std::string& endpoint);
 
 }  // namespace ipclab

@@ -13,6 +13,8 @@
 #include "lifecycle.hpp"
 #include "payload.hpp"
 #include "result.hpp"
+#include "transport/file.hpp"
+#include "transport/message.hpp"
 #include "transport/transport.hpp"
 
 namespace ipclab {
@@ -25,6 +27,7 @@ namespace {
 class StreamLink {
  public:
   explicit StreamLink(Stream s) : stream_(std::move(s)) {}
+  static std::size_t capacity_for(std::size_t frame) { return frame; }
   void send(const std::uint8_t* p, std::size_t n) { stream_.write_all(p, n); }
   std::size_t receive(std::uint8_t* buf, std::size_t capacity, std::size_t expected) {
     (void)capacity;
@@ -52,6 +55,8 @@ class StreamLink {
 class DatagramLink {
  public:
   explicit DatagramLink(int fd) : fd_(fd) {}
+  // Room for any datagram, so an oversized one is seen as such rather than cut.
+  static std::size_t capacity_for(std::size_t) { return 65536; }
   ~DatagramLink() { ::close(fd_); }
   DatagramLink(const DatagramLink&) = delete;
   DatagramLink& operator=(const DatagramLink&) = delete;
@@ -77,6 +82,44 @@ class DatagramLink {
   int fd_;
 };
 
+// Message channels (section 4.1): the frame cut into messages; the reply reassembled into a
+// buffer with room for one message more than the expected frame, so every message is received
+// in place.
+class MessageLink {
+ public:
+  explicit MessageLink(std::unique_ptr<MessageChannel> channel)
+      : channel_(std::move(channel)), messages_(*channel_) {}
+  std::size_t capacity_for(std::size_t frame) const { return frame + messages_.max_message(); }
+  void send(const std::uint8_t* p, std::size_t n) { messages_.send_frame(p, n); }
+  std::size_t receive(std::uint8_t* buf, std::size_t /*capacity*/, std::size_t expected) {
+    const std::size_t got = messages_.receive_until(buf, 0, kHeaderSize);
+    if (kHeaderSize + load_le32(buf + kOffLength) != expected) return got;  // checked later
+    return messages_.receive_until(buf, got, expected);
+  }
+
+ private:
+  std::unique_ptr<MessageChannel> channel_;
+  MessageStream messages_;
+};
+
+// file, file-poll (section 4.2): one file per frame. receive returns the file's size (reading
+// at most capacity bytes of it), so a wrong size shows as a frame size mismatch.
+class FileLink {
+ public:
+  explicit FileLink(const FileChannel::Options& o) : files_(o) {}
+  static std::size_t capacity_for(std::size_t frame) { return frame; }
+  void send(const std::uint8_t* p, std::size_t n) { files_.send(p, n); }
+  std::size_t receive(std::uint8_t* buf, std::size_t capacity, std::size_t /*expected*/) {
+    const std::size_t size = files_.next();
+    files_.read(buf, size < capacity ? size : capacity);
+    files_.done();
+    return size;
+  }
+
+ private:
+  FileChannel files_;
+};
+
 inline std::int64_t now_ns() noexcept {
   timespec ts;
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -89,8 +132,7 @@ std::string at_sequence(const std::string& message, std::uint64_t sequence) {
 
 // The rr pattern over any link. Throws PeerError; samples recorded so far stay in `samples`.
 template <class Link>
-void run_rr(Link& link, const DriveOptions& o, std::int64_t timeout_ns, bool datagrams,
-            SamplesWriter& samples) {
+void run_rr(Link& link, const DriveOptions& o, std::int64_t timeout_ns, SamplesWriter& samples) {
   const std::size_t req_total = kHeaderSize + o.request_size;
   const std::size_t resp_total = kHeaderSize + o.response_size;
 
@@ -103,9 +145,8 @@ void run_rr(Link& link, const DriveOptions& o, std::int64_t timeout_ns, bool dat
 
   const std::vector<std::uint8_t> expected =
       make_base(o.seed, PayloadStream::response, o.response_size);
-  // udp: room for any datagram, so an oversized one is seen as such rather than cut.
   const std::size_t capacity =
-      datagrams ? 65536 : (resp_total > kEndAckSize ? resp_total : kEndAckSize);
+      link.capacity_for(resp_total > kEndAckSize ? resp_total : kEndAckSize);
   std::vector<std::uint8_t> reply(capacity);
 
   std::uint8_t* const req = request.data();
@@ -131,7 +172,7 @@ void run_rr(Link& link, const DriveOptions& o, std::int64_t timeout_ns, bool dat
                                         o.response_size, o.request_size))
         throw PeerError(ErrorKind::protocol, *bad);
       if (got != resp_total)
-        throw PeerError(ErrorKind::protocol, "datagram size: expected " +
+        throw PeerError(ErrorKind::protocol, "frame size: expected " +
                                                  std::to_string(resp_total) + ", received " +
                                                  std::to_string(got));
       const std::size_t off = first_difference(rep + kHeaderSize, expected.data(),
@@ -185,7 +226,7 @@ void drive(const DriveOptions& o, SamplesWriter& samples) {
     case Mechanism::udp: {
       DatagramLink link(connect_udp(o.endpoint));
       ReceiveWatchdog watchdog(timeout);
-      run_rr(link, o, timeout, true, samples);
+      run_rr(link, o, timeout, samples);
       return;
     }
     case Mechanism::tcp:
@@ -197,7 +238,39 @@ void drive(const DriveOptions& o, SamplesWriter& samples) {
                       : o.mechanism == Mechanism::pipe ? open_pipe_client(o.endpoint)
                                                        : open_fifo_client(o.endpoint));
       ReceiveWatchdog watchdog(timeout);
-      run_rr(link, o, timeout, false, samples);
+      run_rr(link, o, timeout, samples);
+      return;
+    }
+    case Mechanism::sysv_mq: {
+      MessageLink link(open_sysv_mq(o.endpoint));
+      ReceiveWatchdog watchdog(timeout);  // msgrcv has no timeout of its own
+      run_rr(link, o, timeout, samples);
+      return;
+    }
+    case Mechanism::posix_mq: {
+      MessageLink link(open_posix_mq(o.endpoint, timeout));
+      run_rr(link, o, timeout, samples);
+      return;
+    }
+    case Mechanism::sysv_shm: {
+      MessageLink link(open_sysv_shm(o.endpoint, timeout));
+      run_rr(link, o, timeout, samples);
+      return;
+    }
+    case Mechanism::file:
+    case Mechanism::file_poll: {
+      FileChannel::Options fo;
+      fo.directory = o.endpoint;
+      fo.poll = o.mechanism == Mechanism::file_poll;
+      fo.poll_interval_us = o.poll_interval_us;
+      fo.timeout_ns = fo.poll ? timeout : 0;  // file: the watchdog interrupts the inotify read
+      FileLink link(fo);
+      if (fo.poll) {
+        run_rr(link, o, timeout, samples);
+      } else {
+        ReceiveWatchdog watchdog(timeout);
+        run_rr(link, o, timeout, samples);
+      }
       return;
     }
     case Mechanism::unknown: break;

@@ -1,6 +1,10 @@
 #include "lifecycle.hpp"
 
+#include <mqueue.h>
 #include <pthread.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -14,8 +18,13 @@ namespace ipclab {
 
 namespace {
 
-constexpr int kMaxPaths = 4;
-char g_paths[kMaxPaths][PATH_MAX];
+constexpr int kMaxPaths = 8;
+struct Created {
+  CreatedKind kind;
+  int id;
+  char path[PATH_MAX];
+};
+Created g_created[kMaxPaths];
 volatile sig_atomic_t g_path_count = 0;
 
 void on_terminate(int) {
@@ -67,8 +76,15 @@ SignalBlock::SignalBlock() noexcept { block_termination(&old_); }
 SignalBlock::~SignalBlock() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
 
 bool register_created_path(const std::string& path) noexcept {
-  if (g_path_count >= kMaxPaths || path.size() >= PATH_MAX) return false;
-  std::memcpy(g_paths[g_path_count], path.c_str(), path.size() + 1);
+  return register_created(CreatedKind::path, path);
+}
+
+bool register_created(CreatedKind kind, const std::string& name, int id) noexcept {
+  if (g_path_count >= kMaxPaths || name.size() >= PATH_MAX) return false;
+  Created& c = g_created[g_path_count];
+  c.kind = kind;
+  c.id = id;
+  std::memcpy(c.path, name.c_str(), name.size() + 1);
   g_path_count = g_path_count + 1;
   return true;
 }
@@ -76,7 +92,14 @@ bool register_created_path(const std::string& path) noexcept {
 void remove_created_paths() noexcept {
   while (g_path_count > 0) {
     g_path_count = g_path_count - 1;
-    ::unlink(g_paths[g_path_count]);
+    const Created& c = g_created[g_path_count];
+    switch (c.kind) {
+      case CreatedKind::path: ::unlink(c.path); break;
+      case CreatedKind::posix_mq: ::mq_unlink(c.path); break;
+      case CreatedKind::sysv_msg: ::msgctl(c.id, IPC_RMID, nullptr); break;
+      case CreatedKind::sysv_shm: ::shmctl(c.id, IPC_RMID, nullptr); break;
+      case CreatedKind::sysv_sem: ::semctl(c.id, 0, IPC_RMID); break;
+    }
   }
 }
 

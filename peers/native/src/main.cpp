@@ -1,11 +1,12 @@
 // ipclab-peer: the C++ peer of PROTOCOL.md.
 //
-//   ipclab-peer serve --mechanism M --endpoint E [--seed S] [--fault F]
+//   ipclab-peer serve --mechanism M --endpoint E [--seed S] [--fault F] [--poll-interval-us N]
 //   ipclab-peer drive --mechanism M --endpoint E --request-size N --response-size N ...
 //
 // Where things are:
 //   cli.cpp           command line (section 1)          frame.cpp    24-byte header (section 2)
-//   payload.cpp       splitmix64 payloads (section 3)   transport/   one file per mechanism (4)
+//   payload.cpp       splitmix64 payloads (section 3)   transport/   one file per mechanism (4);
+//                                                       message.hpp: the 4.1 adapter, file.*: 4.2
 //   lifecycle.cpp     signals, stdin EOF, cleanup (5)   server.cpp   `serve`
 //   client.cpp        `drive`, timing (7)               result.cpp   READY, result, samples (5, 7)
 #include <exception>

@@ -10,6 +10,8 @@
 #include "frame.hpp"
 #include "lifecycle.hpp"
 #include "result.hpp"
+#include "transport/file.hpp"
+#include "transport/message.hpp"
 #include "transport/transport.hpp"
 
 namespace ipclab {
@@ -221,6 +223,120 @@ namespace {
   exit_process(0);
 }
 
+void report_rejected(const char* reason) {
+  print_line(std::string("rejected frame: ") + reason);
+}
+
+// Message channels (section 4.1): frames reassembled from direction-1 messages; one client at a
+// time on the same objects. After a rejected frame the next message is taken as the start of the
+// next frame (frames start at message boundaries; nothing is dropped, so a following client's
+// frames are never lost).
+[[noreturn]] void serve_messages(MessageChannel& channel, const ServerConfig& config) {
+  RequestHandler handler(config);
+  MessageStream messages(channel);
+  const std::size_t m = messages.max_message();
+  std::size_t capacity = 64 * 1024 + m;  // room for a header and any one more message
+  auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
+  std::uint64_t corrupted = 0;
+  for (;;) {
+    const char* reason = nullptr;
+    try {
+      std::size_t got = messages.receive_until(buf.get(), 0, kHeaderSize);
+      const Header h = decode_header(buf.get());
+      reason = check_request_header(h);
+      const std::size_t total = kHeaderSize + h.length;
+      if (reason == nullptr && got > total) reason = "length mismatch";
+      if (reason == nullptr && got < total) {
+        // The header is valid: now room may be made for the payload.
+        if (capacity < total + m) {
+          auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(total + m);
+          std::memcpy(bigger.get(), buf.get(), got);
+          buf = std::move(bigger);
+          capacity = total + m;
+        }
+        got = messages.receive_until(buf.get(), got, total);
+        if (got > total) reason = "length mismatch";
+      }
+      if (reason == nullptr) {
+        if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
+          std::uint8_t ack[kEndAckSize];
+          RequestHandler::end_ack(ack, h.sequence, corrupted);
+          messages.send_frame(ack, sizeof ack);
+          corrupted = 0;
+          continue;
+        }
+        const std::uint8_t* frame = handler.response(h.sequence, h.length, h.wanted);
+        messages.send_frame(frame, kHeaderSize + h.wanted);
+        handler.after_send();
+        if (!handler.request_ok(buf.get() + kHeaderSize, h.length, h.sequence)) ++corrupted;
+        continue;
+      }
+    } catch (const PeerError& e) {
+      if (e.kind() != ErrorKind::protocol) throw;
+      print_line(std::string("rejected frame: ") + e.what());
+      corrupted = 0;
+      continue;
+    }
+    report_rejected(reason);
+    corrupted = 0;
+  }
+}
+
+// file, file-poll (section 4.2): one file per frame; one client at a time.
+[[noreturn]] void serve_files(FileChannel& files, const ServerConfig& config) {
+  RequestHandler handler(config);
+  std::size_t capacity = 64 * 1024;
+  auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
+  std::uint64_t corrupted = 0;
+  for (;;) {
+    const std::size_t size = files.next();
+    // Read greedily what fits the buffer; the header decides whether to read the rest.
+    std::size_t got = files.read(buf.get(), size < capacity ? size : capacity);
+    const char* reason = nullptr;
+    Header h{};
+    if (got < kHeaderSize) {
+      reason = "truncated header";
+    } else {
+      h = decode_header(buf.get());
+      reason = check_request_header(h);
+      if (reason == nullptr && size != kHeaderSize + h.length) reason = "length mismatch";
+    }
+    if (reason != nullptr) {
+      files.done();
+      report_rejected(reason);
+      corrupted = 0;
+      continue;
+    }
+    if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
+      files.done();
+      std::uint8_t ack[kEndAckSize];
+      RequestHandler::end_ack(ack, h.sequence, corrupted);
+      files.send(ack, sizeof ack);
+      corrupted = 0;
+      continue;
+    }
+    if (got < size) {
+      if (capacity < size) {
+        auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+        std::memcpy(bigger.get(), buf.get(), got);
+        buf = std::move(bigger);
+        capacity = size;
+      }
+      got += files.read(buf.get() + got, size - got);
+    }
+    files.done();
+    if (got != size) {  // the file shrank under us
+      report_rejected("truncated payload");
+      corrupted = 0;
+      continue;
+    }
+    const std::uint8_t* frame = handler.response(h.sequence, h.length, h.wanted);
+    files.send(frame, kHeaderSize + h.wanted);
+    handler.after_send();
+    if (!handler.request_ok(buf.get() + kHeaderSize, h.length, h.sequence)) ++corrupted;
+  }
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& options) {
@@ -240,6 +356,23 @@ int run_serve(const ServeOptions& options) {
       const BoundUdp bound = bind_udp(options.endpoint);
       announce_ready(bound.endpoint, mech);
       serve_udp(bound.fd, config);
+    }
+    if (is_message_channel(options.mechanism)) {
+      MessageServer ms = options.mechanism == Mechanism::sysv_mq    ? create_sysv_mq()
+                         : options.mechanism == Mechanism::posix_mq ? create_posix_mq()
+                                                                     : create_sysv_shm();
+      announce_ready(ms.endpoint, mech);
+      serve_messages(*ms.channel, config);
+    }
+    if (options.mechanism == Mechanism::file || options.mechanism == Mechanism::file_poll) {
+      FileChannel::Options fo;
+      fo.directory = options.endpoint;
+      fo.server = true;
+      fo.poll = options.mechanism == Mechanism::file_poll;
+      fo.poll_interval_us = options.poll_interval_us;
+      FileChannel files(fo);
+      announce_ready(options.endpoint, mech);
+      serve_files(files, config);
     }
     std::unique_ptr<StreamServer> server;
     switch (options.mechanism) {

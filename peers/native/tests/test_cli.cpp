@@ -142,6 +142,48 @@ TEST(Cli, RejectsBadEndpointsOfKnownMechanisms) {
   EXPECT_EQ(parse_host_port("localhost:80").port, 80);
 }
 
+TEST(Cli, ParsesTheMessageAndFileMechanisms) {
+  for (const char* m : {"sysv-mq", "posix-mq", "sysv-shm", "file", "file-poll"}) {
+    EXPECT_NE(parse_mechanism(m), Mechanism::unknown) << m;
+    EXPECT_STREQ(mechanism_name(parse_mechanism(m)), m);
+  }
+  // Servers of message channels take the word auto, nothing else.
+  for (const char* m : {"sysv-mq", "posix-mq", "sysv-shm"}) {
+    EXPECT_NO_THROW(parse_command_line({"serve", "--mechanism", m, "--endpoint", "auto"}));
+    EXPECT_THROW(parse_command_line({"serve", "--mechanism", m, "--endpoint", "/tmp/x"}),
+                 UsageError);
+  }
+  auto sysv = with(drive_args(), "--mechanism", "sysv-mq");
+  EXPECT_NO_THROW(parse_command_line(with(sysv, "--endpoint", "sysv:0x1c1a12ab")));
+  EXPECT_NO_THROW(parse_command_line(with(sysv, "--endpoint", "sysv:0x1C1A12AB")));
+  EXPECT_EQ(parse_sysv_endpoint("sysv:0x1c1a12ab"), 0x1c1a12ab);
+  for (const char* bad : {"auto", "sysv:1c1a12ab", "sysv:0x", "sysv:0x1c1a12ab0", "sysv:0xg",
+                          "sysv:0x0", "posix:/ipclab-1"})
+    EXPECT_THROW(parse_command_line(with(sysv, "--endpoint", bad)), UsageError) << bad;
+  auto posix = with(drive_args(), "--mechanism", "posix-mq");
+  EXPECT_EQ(parse_posix_endpoint("posix:/ipclab-42"), "/ipclab-42");
+  for (const char* bad : {"auto", "posix:ipclab-1", "posix:/", "posix:/a/b", "/ipclab-1"})
+    EXPECT_THROW(parse_command_line(with(posix, "--endpoint", bad)), UsageError) << bad;
+  EXPECT_THROW(parse_command_line(with(with(drive_args(), "--mechanism", "file"), "--endpoint", "")),
+               UsageError);
+}
+
+TEST(Cli, ParsesThePollInterval) {
+  auto d = std::get<DriveOptions>(parse_command_line(with(drive_args(), "--mechanism", "file-poll")));
+  EXPECT_EQ(d.poll_interval_us, 2000u);
+  d = std::get<DriveOptions>(parse_command_line(with(drive_args(), "--poll-interval-us", "1")));
+  EXPECT_EQ(d.poll_interval_us, 1u);
+  const auto s = std::get<ServeOptions>(parse_command_line(
+      {"serve", "--mechanism", "file-poll", "--endpoint", "/d", "--poll-interval-us", "500"}));
+  EXPECT_EQ(s.poll_interval_us, 500u);
+  for (const char* bad : {"0", "-1", "1.5", "", "2ms", "99999999999999999999"})
+    EXPECT_THROW(parse_command_line(with(drive_args(), "--poll-interval-us", bad)), UsageError)
+        << bad;
+  EXPECT_THROW(parse_command_line({"serve", "--mechanism", "file", "--endpoint", "/d",
+                                   "--poll-interval-us", "0"}),
+               UsageError);
+}
+
 TEST(Cli, UnknownMechanismOrPatternParsesForUnsupported) {
   // Not a usage error: the peer reports these as unsupported (exit 7) after parsing.
   const auto o = std::get<DriveOptions>(

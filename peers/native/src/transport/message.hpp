@@ -1,0 +1,90 @@
+// The message channels of PROTOCOL.md section 4.1 (sysv-mq, posix-mq, sysv-shm): each is a
+// MessageChannel that sends and receives single messages of at most M bytes in its side's two
+// directions, and MessageStream is the one "stream over messages" adapter on top of them: a
+// frame's bytes cut into messages of exactly M bytes (the last one shorter), and the receiver
+// concatenating messages until it has what it wants.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace ipclab {
+
+class MessageChannel {
+ public:
+  virtual ~MessageChannel() = default;
+  MessageChannel(const MessageChannel&) = delete;
+  MessageChannel& operator=(const MessageChannel&) = delete;
+
+  std::size_t max_message() const noexcept { return max_; }
+  // Sends one message of n <= M bytes in this side's sending direction (blocking).
+  virtual void send(const std::uint8_t* p, std::size_t n) = 0;
+  // Receives one message of this side's receiving direction into dst, which has room for M
+  // bytes; returns its size. Client channels throw timeout after --io-timeout; all throw io when
+  // the kernel object was removed (EIDRM).
+  virtual std::size_t receive(std::uint8_t* dst) = 0;
+
+ protected:
+  explicit MessageChannel(std::size_t max) noexcept : max_(max) {}
+
+ private:
+  std::size_t max_;
+};
+
+class MessageStream {
+ public:
+  explicit MessageStream(MessageChannel& channel) noexcept
+      : channel_(channel), max_(channel.max_message()) {}
+
+  std::size_t max_message() const noexcept { return max_; }
+
+  // ceil(n / M) messages: exactly M bytes each, the last one shorter (n >= 1).
+  void send_frame(const std::uint8_t* p, std::size_t n) {
+    while (n > max_) {
+      channel_.send(p, max_);
+      p += max_;
+      n -= max_;
+    }
+    channel_.send(p, n);
+  }
+
+  // buf holds `got` bytes; appends whole messages until it holds at least `want` bytes and
+  // returns the new count (which may exceed want: a malformed sender's business). buf must have
+  // room for want + M - 1 bytes.
+  std::size_t receive_until(std::uint8_t* buf, std::size_t got, std::size_t want) {
+    while (got < want) got += channel_.receive(buf + got);
+    return got;
+  }
+
+ private:
+  MessageChannel& channel_;
+  std::size_t max_;
+};
+
+// Server side: creates the kernel objects (exclusively, 0600, registered for removal at exit)
+// and returns the channel (receives direction 1, sends direction 2) and READY's endpoint.
+struct MessageServer {
+  std::unique_ptr<MessageChannel> channel;
+  std::string endpoint;
+};
+MessageServer create_sysv_mq();
+MessageServer create_posix_mq();
+MessageServer create_sysv_shm();
+
+// Client side: opens the server's objects (sends direction 1, receives direction 2).
+// sysv-mq relies on the ReceiveWatchdog (timeout.hpp) for --io-timeout; the other two wait with
+// mq_timedsend/mq_timedreceive and semtimedop bounded by timeout_ns.
+std::unique_ptr<MessageChannel> open_sysv_mq(const std::string& endpoint);
+std::unique_ptr<MessageChannel> open_posix_mq(const std::string& endpoint, std::int64_t timeout_ns);
+std::unique_ptr<MessageChannel> open_sysv_shm(const std::string& endpoint, std::int64_t timeout_ns);
+
+namespace detail {
+// A fresh tagged System V key 0x1C1A0000 | r, r a random 16-bit number other than 0.
+int draw_sysv_key();
+std::string describe_sysv_key(int key);  // "sysv:0x1c1a1234"
+[[noreturn]] void throw_removed(const char* call);  // io: EIDRM, objects removed
+}  // namespace detail
+
+}  // namespace ipclab

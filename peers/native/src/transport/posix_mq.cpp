@@ -1,0 +1,133 @@
+// posix-mq: two POSIX queues, <prefix>-1 (client -> server) and <prefix>-2 (server -> client),
+// mq_maxmsg 10, mq_msgsize 8192 (M). The client's waits are mq_timedsend/mq_timedreceive.
+#include <fcntl.h>
+#include <mqueue.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "../cli.hpp"
+#include "../error.hpp"
+#include "../lifecycle.hpp"
+#include "message.hpp"
+#include "timeout.hpp"
+
+namespace ipclab {
+
+namespace {
+
+constexpr long kPosixMqMessage = 8192;
+constexpr long kPosixMqDepth = 10;
+
+class PosixMqChannel final : public MessageChannel {
+ public:
+  // timeout_ns 0: wait without limit (server).
+  PosixMqChannel(mqd_t send_q, mqd_t receive_q, std::int64_t timeout_ns)
+      : MessageChannel(kPosixMqMessage), send_(send_q), receive_(receive_q), timeout_ns_(timeout_ns) {}
+  ~PosixMqChannel() override {
+    ::mq_close(send_);
+    ::mq_close(receive_);
+  }
+
+  void send(const std::uint8_t* p, std::size_t n) override {
+    const char* c = reinterpret_cast<const char*>(p);
+    for (;;) {
+      if (timeout_ns_ == 0) {
+        if (::mq_send(send_, c, n, 0) == 0) return;
+      } else {
+        const timespec deadline = deadline_from_now();
+        if (::mq_timedsend(send_, c, n, 0, &deadline) == 0) return;
+      }
+      fail_unless_interrupted("mq_send");
+    }
+  }
+
+  std::size_t receive(std::uint8_t* dst) override {
+    char* c = reinterpret_cast<char*>(dst);
+    for (;;) {
+      ssize_t r;
+      if (timeout_ns_ == 0) {
+        r = ::mq_receive(receive_, c, kPosixMqMessage, nullptr);
+      } else {
+        const timespec deadline = deadline_from_now();
+        r = ::mq_timedreceive(receive_, c, kPosixMqMessage, nullptr, &deadline);
+      }
+      if (r >= 0) return static_cast<std::size_t>(r);
+      fail_unless_interrupted("mq_receive");
+    }
+  }
+
+
+ private:
+  // The queues' timeouts are absolute CLOCK_REALTIME times.
+  timespec deadline_from_now() const noexcept {
+    timespec ts{};
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += static_cast<time_t>(timeout_ns_ / 1'000'000'000);
+    ts.tv_nsec += static_cast<long>(timeout_ns_ % 1'000'000'000);
+    if (ts.tv_nsec >= 1'000'000'000) {
+      ts.tv_nsec -= 1'000'000'000;
+      ts.tv_sec += 1;
+    }
+    return ts;
+  }
+
+  static void fail_unless_interrupted(const char* call) {
+    if (errno == EINTR) return;
+    if (errno == ETIMEDOUT) throw_timeout();
+    throw_io(call);
+  }
+
+  mqd_t send_, receive_;
+  std::int64_t timeout_ns_;
+};
+
+mqd_t open_queue(const std::string& name, int flags, mq_attr* attr) {
+  const mqd_t q = attr ? ::mq_open(name.c_str(), flags | O_CLOEXEC, 0600, attr)
+                       : ::mq_open(name.c_str(), flags | O_CLOEXEC);
+  if (q == static_cast<mqd_t>(-1)) {
+    if (errno == EEXIST) throw PeerError(ErrorKind::io, "path exists: POSIX queue " + name);
+    throw_io("mq_open " + name);
+  }
+  return q;
+}
+
+}  // namespace
+
+MessageServer create_posix_mq() {
+  const std::string prefix = "/ipclab-" + std::to_string(::getpid());
+  mq_attr attr{};
+  attr.mq_maxmsg = kPosixMqDepth;
+  attr.mq_msgsize = kPosixMqMessage;
+  mqd_t q[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string name = prefix + "-" + std::to_string(i + 1);
+    SignalBlock block;  // created and registered together, or neither
+    q[i] = open_queue(name, O_RDWR | O_CREAT | O_EXCL, &attr);
+    register_created(CreatedKind::posix_mq, name);
+  }
+  return {std::make_unique<PosixMqChannel>(q[1], q[0], 0), "posix:" + prefix};
+}
+
+std::unique_ptr<MessageChannel> open_posix_mq(const std::string& endpoint,
+                                              std::int64_t timeout_ns) {
+  const std::string prefix = parse_posix_endpoint(endpoint);
+  const mqd_t q1 = open_queue(prefix + "-1", O_RDWR, nullptr);
+  mqd_t q2 = static_cast<mqd_t>(-1);
+  try {
+    q2 = open_queue(prefix + "-2", O_RDWR, nullptr);
+    mq_attr attr{};
+    if (::mq_getattr(q2, &attr) != 0) throw_io("mq_getattr");
+    if (attr.mq_msgsize > kPosixMqMessage)
+      throw PeerError(ErrorKind::io, "queue " + prefix + "-2 has messages of " +
+                                         std::to_string(attr.mq_msgsize) + " bytes, not 8192");
+  } catch (...) {
+    ::mq_close(q1);
+    if (q2 != static_cast<mqd_t>(-1)) ::mq_close(q2);
+    throw;
+  }
+  return std::make_unique<PosixMqChannel>(q1, q2, timeout_ns);
+}
+
+}  // namespace ipclab

@@ -1,0 +1,99 @@
+// sysv-mq: one System V message queue, M = 8192, mtype = direction (1 client->server,
+// 2 server->client). Blocking msgsnd/msgrcv through preallocated message buffers.
+#include <sys/ipc.h>
+#include <sys/msg.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "../cli.hpp"
+#include "../error.hpp"
+#include "../lifecycle.hpp"
+#include "message.hpp"
+#include "timeout.hpp"
+
+namespace ipclab {
+
+namespace {
+
+constexpr std::size_t kSysvMqMessage = 8192;
+
+struct MsgBuf {
+  long mtype;
+  std::uint8_t mtext[kSysvMqMessage];
+};
+
+class SysvMqChannel final : public MessageChannel {
+ public:
+  SysvMqChannel(int qid, long send_type, long receive_type)
+      : MessageChannel(kSysvMqMessage),
+        qid_(qid),
+        receive_type_(receive_type),
+        out_(std::make_unique<MsgBuf>()),
+        in_(std::make_unique<MsgBuf>()) {
+    out_->mtype = send_type;
+  }
+
+  void send(const std::uint8_t* p, std::size_t n) override {
+    std::memcpy(out_->mtext, p, n);
+    for (;;) {
+      if (::msgsnd(qid_, out_.get(), n, 0) == 0) return;
+      fail_unless_interrupted("msgsnd");
+    }
+  }
+
+  std::size_t receive(std::uint8_t* dst) override {
+    for (;;) {
+      const ssize_t r = ::msgrcv(qid_, in_.get(), kSysvMqMessage, receive_type_, 0);
+      if (r >= 0) {
+        std::memcpy(dst, in_->mtext, static_cast<std::size_t>(r));
+        return static_cast<std::size_t>(r);
+      }
+      if (errno == E2BIG)
+        throw PeerError(ErrorKind::protocol, "message larger than 8192 bytes");
+      fail_unless_interrupted("msgrcv");
+    }
+  }
+
+
+ private:
+  // EINTR: the --io-timeout timer (client) or a signal; anything else is fatal.
+  static void fail_unless_interrupted(const char* call) {
+    if (errno == EINTR) {
+      if (receive_timed_out()) throw_timeout();
+      return;
+    }
+    if (errno == EIDRM || errno == EINVAL) detail::throw_removed(call);
+    throw_io(call);
+  }
+
+  int qid_;
+  long receive_type_;
+  std::unique_ptr<MsgBuf> out_, in_;
+};
+
+}  // namespace
+
+MessageServer create_sysv_mq() {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const int key = detail::draw_sysv_key();
+    SignalBlock block;  // created and registered together, or neither
+    const int qid = ::msgget(key, IPC_CREAT | IPC_EXCL | 0600);
+    if (qid < 0) {
+      if (errno == EEXIST) continue;
+      throw_io("msgget");
+    }
+    register_created(CreatedKind::sysv_msg, "", qid);
+    return {std::make_unique<SysvMqChannel>(qid, 2, 1), detail::describe_sysv_key(key)};
+  }
+  throw PeerError(ErrorKind::io, "msgget: 100 tagged keys in use");
+}
+
+std::unique_ptr<MessageChannel> open_sysv_mq(const std::string& endpoint) {
+  const int key = parse_sysv_endpoint(endpoint);
+  const int qid = ::msgget(key, 0);
+  if (qid < 0) throw_io("msgget " + endpoint);
+  return std::make_unique<SysvMqChannel>(qid, 1, 2);
+}
+
+}  // namespace ipclab
