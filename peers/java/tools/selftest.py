@@ -11,6 +11,7 @@ Standard library only:
     python3 peers/java/tools/selftest.py --cpu 1
 """
 import argparse
+import ctypes
 import json
 import os
 import shutil
@@ -27,7 +28,9 @@ JAR = ROOT / "peers/java/peer/target/ipclab-peer.jar"
 JAVA = Path("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java")
 JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms64m", "-Xmx2g", "-XX:MaxDirectMemorySize=2g",
              "--enable-native-access=ALL-UNNAMED"]
-MECHANISMS = ["tcp", "udp", "uds", "pipe", "fifo"]
+MECHANISMS = ["tcp", "udp", "uds", "pipe", "fifo", "sysv-mq", "posix-mq", "sysv-shm", "file",
+              "file-poll"]
+KERNEL_OBJECTS = ("sysv-mq", "posix-mq", "sysv-shm")
 UDP_MAX = 65483
 SIZES = [0, 16, 65536, 1 << 20, 1 << 27]
 
@@ -53,6 +56,11 @@ class Case:
         elif self.mechanism == "fifo":
             (self.dir / "fifo").mkdir(mode=0o700)
             endpoint = str(self.dir / "fifo")
+        elif self.mechanism in KERNEL_OBJECTS:
+            endpoint = "auto"
+        elif self.mechanism in ("file", "file-poll"):
+            (self.dir / "files").mkdir(mode=0o700)
+            endpoint = str(self.dir / "files")
         elif self.mechanism == "pipe":
             req_r, req_w = os.pipe()
             resp_r, resp_w = os.pipe()
@@ -70,6 +78,7 @@ class Case:
             raise AssertionError(f"no READY: {line!r} {self.server.stderr.read()!r}")
         ready = json.loads(line[len("READY "):])
         assert ready["language"] == "java" and ready["mechanism"] == self.mechanism, ready
+        self.ready = ready
         return ready
 
     def drive(self, ready, iterations, warmup):
@@ -100,7 +109,8 @@ class Case:
         rc = self.server.wait(timeout=30)
         err = self.server.stderr.read().decode()
         left = [p.name for p in self.dir.rglob("*") if not p.is_dir()
-                and p.name in ("server.sock", "req", "resp")]
+                and p.name in ("server.sock", "req", "resp", "req.tmp", "resp.tmp")]
+        left += kernel_objects_left(getattr(self, "ready", None))
         assert rc == 0, f"server exit {rc}: {err}"
         assert not left, f"left behind: {left}"
         return err
@@ -112,6 +122,29 @@ class Case:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def kernel_objects_left(ready):
+    """The System V objects of a sysv: endpoint, or the POSIX objects of the server's pid."""
+    if not ready:
+        return []
+    left, endpoint = [], ready["endpoint"]
+    if endpoint.startswith("sysv:"):
+        key = str(struct.unpack("<i", struct.pack("<I", int(endpoint[5:], 16)))[0])
+        for kind in ("msg", "shm", "sem"):
+            for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]:
+                if line.split()[0] == key:
+                    left.append(f"{kind} {endpoint}")
+    prefix = f"ipclab-{ready['pid']}"
+    left += [p.name for p in Path("/dev/shm").iterdir() if p.name.startswith(prefix)]
+    if endpoint.startswith("posix:"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        for suffix in ("-1", "-2"):
+            mqd = libc.mq_open(f"{endpoint[6:]}{suffix}".encode(), os.O_RDONLY)
+            if mqd >= 0:
+                libc.mq_close(mqd)
+                left.append(f"mq {endpoint[6:]}{suffix}")
+    return left
+
+
 def run_case(args, mechanism, size):
     case = Case(args, mechanism, size)
     try:
@@ -119,6 +152,8 @@ def run_case(args, mechanism, size):
         big = size >= 1 << 20
         iterations = 5 if size >= 1 << 27 else (50 if big else args.iterations)
         warmup = 2 if size >= 1 << 27 else (10 if big else args.warmup)
+        if mechanism in ("file", "file-poll"):  # milliseconds per round trip, not microseconds
+            iterations, warmup = min(iterations, args.file_iterations), min(warmup, 20)
         client, result, samples = case.drive(ready, iterations, warmup)
         assert client.returncode == 0 and result["status"] == "ok", (client.stderr, result)
         err = case.stop_server()
@@ -161,6 +196,8 @@ def main():
     parser.add_argument("--cpu", type=int, help="pin server and client to this CPU (taskset)")
     parser.add_argument("--iterations", type=int, default=20000)
     parser.add_argument("--warmup", type=int, default=5000)
+    parser.add_argument("--file-iterations", type=int, default=500,
+                        help="at most this many round trips for file and file-poll")
     parser.add_argument("--mechanisms", nargs="+", default=MECHANISMS)
     parser.add_argument("--sizes", nargs="+", type=int, default=SIZES)
     args = parser.parse_args()
@@ -172,19 +209,19 @@ def main():
                 continue
             try:
                 median = run_case(args, mechanism, size)
-                print(f"{mechanism:5} {size:>10} B  median round trip {median / 1000:10.1f} us",
+                print(f"{mechanism:9} {size:>10} B  median round trip {median / 1000:10.1f} us",
                       flush=True)
             except Exception as e:  # noqa: BLE001 - report every case, then fail at the end
                 failures += 1
-                print(f"{mechanism:5} {size:>10} B  FAILED: {e}", flush=True)
+                print(f"{mechanism:9} {size:>10} B  FAILED: {e}", flush=True)
             done(mechanism).add(size)
         for check in (check_fault, check_sigterm):
             try:
                 check(args, mechanism)
-                print(f"{mechanism:5} {check.__name__}: ok", flush=True)
+                print(f"{mechanism:9} {check.__name__}: ok", flush=True)
             except Exception as e:  # noqa: BLE001
                 failures += 1
-                print(f"{mechanism:5} {check.__name__}: FAILED: {e}", flush=True)
+                print(f"{mechanism:9} {check.__name__}: FAILED: {e}", flush=True)
     print(f"{'passed' if failures == 0 else 'FAILED'}: {failures} failure(s)")
     return 1 if failures else 0
 

@@ -15,11 +15,12 @@ final class Cli {
     static final String SERVE = "serve";
     static final String DRIVE = "drive";
 
-    private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault");
+    private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
+            "poll-interval-us");
     private static final List<String> SERVE_REQUIRED = List.of("mechanism", "endpoint");
     private static final Set<String> DRIVE_FLAGS = Set.of("mechanism", "endpoint", "request-size",
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
-            "io-timeout");
+            "io-timeout", "poll-interval-us");
     private static final List<String> DRIVE_REQUIRED = List.of("mechanism", "endpoint",
             "request-size", "response-size", "iterations", "samples-file", "result-file");
 
@@ -55,7 +56,8 @@ final class Cli {
             throw new IllegalArgumentException("--fault must be none or flip-response-byte, got '"
                     + fault + "'");
         }
-        return new ServeOptions(mechanism, endpoint, seed(flags), fault.equals(FAULT_FLIP));
+        return new ServeOptions(mechanism, endpoint, seed(flags), fault.equals(FAULT_FLIP),
+                pollInterval(flags));
     }
 
     private static DriveOptions drive(Map<String, String> flags) {
@@ -72,7 +74,8 @@ final class Cli {
                 path(flags, "result-file"),
                 seed(flags),
                 Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"),
-                        "--io-timeout"));
+                        "--io-timeout"),
+                pollInterval(flags));
     }
 
     /**
@@ -123,6 +126,12 @@ final class Cli {
 
     private static int size(Map<String, String> flags, String name) {
         return (int) Numbers.inRange(flags.get(name), "--" + name, 0, Frame.MAX_PAYLOAD);
+    }
+
+    /** --poll-interval-us: unsigned decimal microseconds, at least 1; kept in nanoseconds. */
+    private static long pollInterval(Map<String, String> flags) {
+        return 1000L * Numbers.inRange(flags.getOrDefault("poll-interval-us", "2000"),
+                "--poll-interval-us", 1, Long.MAX_VALUE / 1000);
     }
 
     private static long seed(Map<String, String> flags) {

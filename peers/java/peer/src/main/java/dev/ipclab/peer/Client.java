@@ -86,7 +86,8 @@ final class Client {
 
     private ClientLink connect(Mechanism mechanism) throws PeerException {
         try {
-            return mechanism.connect(options.endpoint(), options.ioTimeoutNanos());
+            return mechanism.connect(options.endpoint(), options.ioTimeoutNanos(),
+                    options.pollIntervalNanos());
         } catch (IOException e) {
             throw new PeerException(ErrorKind.IO,
                     "cannot connect to " + options.endpoint() + ": " + PeerException.describe(e), e);

@@ -25,7 +25,14 @@ final class ConnectionHandler {
         reader.reset();
         long corrupted = 0;
         while (true) {
-            switch (reader.next(connection)) {
+            FrameReader.Status status;
+            try {
+                status = reader.next(connection);
+            } catch (FrameRejectedException e) {
+                diagnostics.println("ipclab-peer: rejected frame: " + e.reason());
+                return e.reason();
+            }
+            switch (status) {
                 case CLOSED -> {
                     return null;
                 }

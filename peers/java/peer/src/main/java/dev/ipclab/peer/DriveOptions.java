@@ -17,4 +17,13 @@ record DriveOptions(
         Path samplesFile,
         Path resultFile,
         long seed,
-        long ioTimeoutNanos) implements Command {}
+        long ioTimeoutNanos,
+        long pollIntervalNanos) implements Command {
+    /** With the default --poll-interval-us. */
+    DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,
+            int responseSize, long warmup, long iterations, Path samplesFile, Path resultFile,
+            long seed, long ioTimeoutNanos) {
+        this(mechanism, endpoint, pattern, requestSize, responseSize, warmup, iterations,
+                samplesFile, resultFile, seed, ioTimeoutNanos, Mechanism.DEFAULT_POLL_INTERVAL_NANOS);
+    }
+}

@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.linuxipc.NamedPipes;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -21,9 +22,9 @@ final class Fifo {
         Path dir = Path.of(Endpoints.path(endpoint));
         Path req = dir.resolve(REQUEST);
         Path resp = dir.resolve(RESPONSE);
-        Posix.mkfifo(req, OWNER_ONLY);
+        NamedPipes.mkfifo(req, OWNER_ONLY);
         try {
-            Posix.mkfifo(resp, OWNER_ONLY);
+            NamedPipes.mkfifo(resp, OWNER_ONLY);
         } catch (IOException | RuntimeException e) {
             Files.deleteIfExists(req);
             throw e;

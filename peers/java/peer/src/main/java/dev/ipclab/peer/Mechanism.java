@@ -9,7 +9,12 @@ enum Mechanism {
     UDP("udp", Udp.MAX_PAYLOAD),
     UDS("uds", Frame.MAX_PAYLOAD),
     PIPE("pipe", Frame.MAX_PAYLOAD),
-    FIFO("fifo", Frame.MAX_PAYLOAD);
+    FIFO("fifo", Frame.MAX_PAYLOAD),
+    SYSV_MQ("sysv-mq", Frame.MAX_PAYLOAD),
+    POSIX_MQ("posix-mq", Frame.MAX_PAYLOAD),
+    SYSV_SHM("sysv-shm", Frame.MAX_PAYLOAD),
+    FILE("file", Frame.MAX_PAYLOAD),
+    FILE_POLL("file-poll", Frame.MAX_PAYLOAD);
 
     private final String label;
     private final int maxPayload;
@@ -45,28 +50,56 @@ enum Mechanism {
         switch (this) {
             case TCP, UDP -> Endpoints.hostPort(endpoint);
             case PIPE -> Endpoints.fdPair(endpoint);
-            case UDS, FIFO -> Endpoints.path(endpoint);
+            case UDS, FIFO, FILE, FILE_POLL -> Endpoints.path(endpoint);
+            case SYSV_MQ, SYSV_SHM -> {
+                if (!endpoint.equals("auto")) {
+                    SysVKeys.parse(endpoint);
+                }
+            }
+            case POSIX_MQ -> PosixMq.checkEndpoint(endpoint);
         }
     }
 
     /** Listens as a stream server; udp servers are made by {@link Udp#bind} instead. */
     StreamListener listen(String endpoint) throws IOException {
+        return listen(endpoint, DEFAULT_POLL_INTERVAL_NANOS);
+    }
+
+    /** The default --poll-interval-us (2000 us), in nanoseconds. */
+    static final long DEFAULT_POLL_INTERVAL_NANOS = 2_000_000L;
+
+    /** @param pollIntervalNanos file-poll's --poll-interval-us, in nanoseconds */
+    StreamListener listen(String endpoint, long pollIntervalNanos) throws IOException {
         return switch (this) {
             case TCP -> Tcp.listen(endpoint);
             case UDS -> Uds.listen(endpoint);
             case PIPE -> Pipe.listen(endpoint);
             case FIFO -> Fifo.listen(endpoint);
+            case SYSV_MQ -> SysVMq.listen(endpoint);
+            case POSIX_MQ -> PosixMq.listen(endpoint);
+            case SYSV_SHM -> SysVShm.listen(endpoint);
+            case FILE, FILE_POLL -> FileFrames.listen(this, endpoint, pollIntervalNanos);
             case UDP -> throw new IllegalStateException("udp is not a stream mechanism");
         };
     }
 
     ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
+        return connect(endpoint, ioTimeoutNanos, DEFAULT_POLL_INTERVAL_NANOS);
+    }
+
+    ClientLink connect(String endpoint, long ioTimeoutNanos, long pollIntervalNanos)
+            throws IOException {
         return switch (this) {
             case TCP -> Tcp.connect(endpoint);
             case UDP -> Udp.connect(endpoint, ioTimeoutNanos);
             case UDS -> Uds.connect(endpoint);
             case PIPE -> Pipe.connect(endpoint);
             case FIFO -> Fifo.connect(endpoint);
+            case SYSV_MQ -> SysVMq.connect(endpoint);
+            case POSIX_MQ -> PosixMq.connect(endpoint, ioTimeoutNanos);
+            case SYSV_SHM -> SysVShm.connect(endpoint, ioTimeoutNanos);
+            case FILE, FILE_POLL -> FileFrames.connect(this, endpoint, ioTimeoutNanos,
+                    pollIntervalNanos);
         };
     }
 }

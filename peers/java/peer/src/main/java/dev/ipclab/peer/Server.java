@@ -16,7 +16,8 @@ interface Server extends AutoCloseable {
         Responder responder = new Responder(options.seed(), options.flipResponseByte());
         try {
             if (mechanism.isStream()) {
-                return new StreamServer(mechanism.listen(options.endpoint()), responder, diagnostics);
+                return new StreamServer(mechanism.listen(options.endpoint(),
+                        options.pollIntervalNanos()), responder, diagnostics);
             }
             return new DatagramServer(Udp.bind(options.endpoint()), responder, diagnostics);
         } catch (IOException e) {

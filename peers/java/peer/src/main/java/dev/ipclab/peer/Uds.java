@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.linuxipc.NamedPipes;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -46,11 +47,11 @@ final class Uds {
     private static void bindOwnerOnly(ServerSocketChannel server, UnixDomainSocketAddress address)
             throws IOException {
         // umask is process-wide: this runs before the server has threads that create files.
-        int previous = Posix.umask(OWNER_ONLY_UMASK);
+        int previous = NamedPipes.umask(OWNER_ONLY_UMASK);
         try {
             server.bind(address);
         } finally {
-            Posix.umask(previous);
+            NamedPipes.umask(previous);
         }
     }
 }

@@ -58,6 +58,8 @@ final class ServerHarness implements AutoCloseable {
                 responses = new NativePipe();
                 endpoint = "fd:" + requests.read + "," + responses.write;
             }
+            case SYSV_MQ, POSIX_MQ, SYSV_SHM -> endpoint = "auto";
+            case FILE, FILE_POLL -> endpoint = dir.toString();
             default -> throw new IllegalArgumentException(mechanism.toString());
         }
         Server server = Server.open(new ServeOptions(mechanism.label(), endpoint, 1, flip),

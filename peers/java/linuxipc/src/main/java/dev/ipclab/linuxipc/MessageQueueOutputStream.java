@@ -1,0 +1,112 @@
+package dev.ipclab.linuxipc;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * An output stream over a System V message queue: every write is cut into messages of at most
+ * the message size, all of one message type; {@link #close()} sends an empty message, which a
+ * {@link MessageQueueInputStream} reads as end of stream. Each unbuffered {@code write(int)} is
+ * a message of its own, so wrap it in a {@link java.io.BufferedOutputStream}. Not thread-safe.
+ * Closing the stream does not remove the queue.
+ */
+public final class MessageQueueOutputStream extends OutputStream {
+    /** The Linux default {@code msgmax}: the largest message a queue accepts by default. */
+    public static final int DEFAULT_MESSAGE_SIZE = 8192;
+
+    private final SysVMessageQueue queue;
+    private final long type;
+    private final int messageSize;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment message;
+    private boolean closed;
+
+    /**
+     * A stream with messages of at most {@link #DEFAULT_MESSAGE_SIZE} bytes.
+     *
+     * @param queue the queue
+     * @param type the message type of this direction, at least 1
+     */
+    public MessageQueueOutputStream(SysVMessageQueue queue, long type) {
+        this(queue, type, DEFAULT_MESSAGE_SIZE);
+    }
+
+    /**
+     * A stream with messages of at most messageSize bytes.
+     *
+     * @param queue the queue
+     * @param type the message type of this direction, at least 1
+     * @param messageSize the largest message, at least 1 and at most the queue's msgmax
+     */
+    public MessageQueueOutputStream(SysVMessageQueue queue, long type, int messageSize) {
+        if (type < 1 || messageSize < 1) {
+            throw new IllegalArgumentException("type and messageSize must be positive");
+        }
+        this.queue = queue;
+        this.type = type;
+        this.messageSize = messageSize;
+        this.message = SysVMessageQueue.allocateMessage(arena, messageSize);
+    }
+
+    /**
+     * Sends one byte as a message of its own.
+     *
+     * @param b the byte
+     * @throws IOException if closed or msgsnd fails
+     */
+    @Override
+    public void write(int b) throws IOException {
+        ensureOpen();
+        message.set(JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, (byte) b);
+        queue.send(message, type, 1);
+    }
+
+    /**
+     * Sends the bytes as ceil(len / messageSize) messages; nothing for len 0.
+     *
+     * @param b the bytes
+     * @param off first byte
+     * @param len how many
+     * @throws IOException if closed or msgsnd fails
+     */
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+        ensureOpen();
+        Bounds.checkArray(b, off, len);
+        while (len > 0) {
+            int n = Math.min(len, messageSize);
+            MemorySegment.copy(b, off, message, JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, n);
+            queue.send(message, type, n);
+            off += n;
+            len -= n;
+        }
+    }
+
+    /**
+     * Sends the end-of-stream marker (an empty message) once and releases the buffer.
+     *
+     * @throws IOException if msgsnd fails
+     */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            queue.send(message, type, 0);
+        } finally {
+            arena.close();
+        }
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("stream closed");
+        }
+    }
+}

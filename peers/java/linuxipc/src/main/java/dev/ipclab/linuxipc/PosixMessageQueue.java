@@ -1,0 +1,290 @@
+package dev.ipclab.linuxipc;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A POSIX message queue ({@code mq_open}, {@code mq_send}, {@code mq_receive},
+ * {@code mq_timedreceive}, {@code mq_getattr}, {@code mq_close}, {@code mq_unlink}).
+ * {@code mq_open} is variadic and is called with {@code Linker.Option.firstVariadicArg}.
+ * Sending and receiving with a caller-owned native segment allocates nothing. Close closes the
+ * descriptor; the queue itself stays until {@link #unlink(String)}.
+ */
+public final class PosixMessageQueue implements AutoCloseable {
+    /** Open for receiving only. */
+    public static final int O_RDONLY = Libc.O_RDONLY;
+    /** Open for sending only. */
+    public static final int O_WRONLY = Libc.O_WRONLY;
+    /** Open for both. */
+    public static final int O_RDWR = Libc.O_RDWR;
+
+    private static final long MQ_ATTR_SIZE = 64;
+
+    /**
+     * A queue's attributes ({@code struct mq_attr}).
+     *
+     * @param flags {@code mq_flags} (0 or {@code O_NONBLOCK})
+     * @param maxMessages {@code mq_maxmsg}
+     * @param messageSize {@code mq_msgsize}
+     * @param currentMessages {@code mq_curmsgs}
+     */
+    public record Attributes(long flags, long maxMessages, long messageSize, long currentMessages) {}
+
+    private final String name;
+    private final int mqd;
+    private final MemorySegment deadline = Arena.ofAuto().allocate(Libc.TIMESPEC_SIZE, 8);
+    private volatile boolean closed;
+
+    private PosixMessageQueue(String name, int mqd) {
+        this.name = name;
+        this.mqd = mqd;
+    }
+
+    /**
+     * Creates a queue exclusively ({@code O_CREAT | O_EXCL | O_RDWR}).
+     *
+     * @param name the name, {@code /something} without further slashes
+     * @param maxMessages {@code mq_maxmsg}
+     * @param messageSize {@code mq_msgsize}
+     * @param mode permission bits, e.g. {@code 0600}
+     * @return the open queue
+     * @throws LinuxIpcException e.g. {@code EEXIST}, {@code EINVAL} (limits), {@code EMFILE}
+     */
+    public static PosixMessageQueue create(String name, long maxMessages, long messageSize, int mode)
+            throws LinuxIpcException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(MQ_ATTR_SIZE, 8);
+            attr.set(JAVA_LONG, 8, maxMessages);
+            attr.set(JAVA_LONG, 16, messageSize);
+            int mqd = (int) Libc.MQ_OPEN_CREATE.invokeExact(Libc.state(), arena.allocateFrom(name),
+                    Libc.O_CREAT | Libc.O_EXCL | Libc.O_RDWR, mode & 0777, attr);
+            if (mqd < 0) {
+                throw Libc.failure("mq_open");
+            }
+            return new PosixMessageQueue(name, mqd);
+        } catch (LinuxIpcException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    /**
+     * Opens an existing queue.
+     *
+     * @param name the name
+     * @param access {@link #O_RDONLY}, {@link #O_WRONLY} or {@link #O_RDWR}
+     * @return the open queue
+     * @throws LinuxIpcException {@code ENOENT} if there is none, {@code EACCES} if not allowed
+     *     (or if the name has more than one slash)
+     */
+    public static PosixMessageQueue open(String name, int access) throws LinuxIpcException {
+        try (Arena arena = Arena.ofConfined()) {
+            int mqd = (int) Libc.MQ_OPEN.invokeExact(Libc.state(), arena.allocateFrom(name), access);
+            if (mqd < 0) {
+                throw Libc.failure("mq_open");
+            }
+            return new PosixMessageQueue(name, mqd);
+        } catch (LinuxIpcException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    /**
+     * Removes a queue's name ({@code mq_unlink}); open descriptors keep working.
+     *
+     * @param name the name
+     * @throws LinuxIpcException {@code ENOENT} if there is none
+     */
+    public static void unlink(String name) throws LinuxIpcException {
+        try (Arena arena = Arena.ofConfined()) {
+            int rc = (int) Libc.MQ_UNLINK.invokeExact(Libc.state(), arena.allocateFrom(name));
+            if (rc != 0) {
+                throw Libc.failure("mq_unlink");
+            }
+        } catch (LinuxIpcException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    /**
+     * The name the queue was opened with.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Sends a message (blocking while the queue is full); restarted after {@code EINTR}.
+     *
+     * @param src where the bytes are
+     * @param length how many, at most the queue's message size
+     * @param priority the priority (0 is lowest)
+     * @throws LinuxIpcException e.g. {@code EMSGSIZE}, {@code EBADF} if not open for sending
+     */
+    public void send(MemorySegment src, long length, int priority) throws LinuxIpcException {
+        Bounds.check(0, length, src.byteSize());
+        try {
+            while (true) {
+                int rc = (int) Libc.MQ_SEND.invokeExact(Libc.state(), mqd, src, length, priority);
+                if (rc == 0) {
+                    return;
+                }
+                if (Libc.errno() != Libc.EINTR) {
+                    throw Libc.failure("mq_send");
+                }
+            }
+        } catch (LinuxIpcException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    /**
+     * Receives the oldest message of the highest priority (blocking until one comes).
+     *
+     * @param dst where to put it; at least the queue's message size
+     * @return the message length
+     * @throws LinuxIpcException e.g. {@code EMSGSIZE} if dst is smaller than the message size
+     */
+    public long receive(MemorySegment dst) throws LinuxIpcException {
+        try {
+            while (true) {
+                long n = (long) Libc.MQ_RECEIVE.invokeExact(Libc.state(), mqd, dst, dst.byteSize(),
+                        MemorySegment.NULL);
+                if (n >= 0) {
+                    return n;
+                }
+                if (Libc.errno() != Libc.EINTR) {
+                    throw Libc.failure("mq_receive");
+                }
+            }
+        } catch (LinuxIpcException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    /**
+     * Like {@link #receive} but gives up after the timeout ({@code mq_timedreceive} with a
+     * {@code CLOCK_REALTIME} deadline computed now). Not for concurrent use by several threads.
+     *
+     * @param dst where to put it
+     * @param timeoutNanos the longest wait
+     * @return the message length, or -1 if the timeout expired
+     * @throws LinuxIpcException as mq_timedreceive reports
+     */
+    public long receive(MemorySegment dst, long timeoutNanos) throws LinuxIpcException {
+        Libc.realtimeDeadline(deadline, timeoutNanos);
+        try {
+            while (true) {
+                long n = (long) Libc.MQ_TIMEDRECEIVE.invokeExact(Libc.state(), mqd, dst,
+                        dst.byteSize(), MemorySegment.NULL, deadline);
+                if (n >= 0) {
+                    return n;
+                }
+                int errno = Libc.errno();
+                if (errno == Libc.ETIMEDOUT) {
+                    return -1;
+                }
+                if (errno != Libc.EINTR) {
+                    throw Libc.failure("mq_timedreceive");
+                }
+            }
+        } catch (LinuxIpcException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    /**
+     * Sends a byte array as one message (allocates).
+     *
+     * @param message the bytes
+     * @param priority the priority
+     * @throws LinuxIpcException as mq_send reports
+     */
+    public void send(byte[] message, int priority) throws LinuxIpcException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(Math.max(1, message.length));
+            MemorySegment.copy(message, 0, src, JAVA_BYTE, 0, message.length);
+            send(src, message.length, priority);
+        }
+    }
+
+    /**
+     * Receives one message into a new array (allocates).
+     *
+     * @return the message bytes
+     * @throws LinuxIpcException as mq_receive reports
+     */
+    public byte[] receive() throws LinuxIpcException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment dst = arena.allocate(attributes().messageSize());
+            long n = receive(dst);
+            return dst.asSlice(0, n).toArray(JAVA_BYTE);
+        }
+    }
+
+    /**
+     * The queue's attributes ({@code mq_getattr}).
+     *
+     * @return them
+     * @throws LinuxIpcException as mq_getattr reports
+     */
+    public Attributes attributes() throws LinuxIpcException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment attr = arena.allocate(MQ_ATTR_SIZE, 8);
+            int rc = (int) Libc.MQ_GETATTR.invokeExact(Libc.state(), mqd, attr);
+            if (rc != 0) {
+                throw Libc.failure("mq_getattr");
+            }
+            return new Attributes(attr.get(JAVA_LONG, 0), attr.get(JAVA_LONG, 8),
+                    attr.get(JAVA_LONG, 16), attr.get(JAVA_LONG, 24));
+        } catch (LinuxIpcException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    /**
+     * Closes the descriptor ({@code mq_close}). Idempotent.
+     *
+     * @throws LinuxIpcException as mq_close reports
+     */
+    @Override
+    public synchronized void close() throws LinuxIpcException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            int rc = (int) Libc.MQ_CLOSE.invokeExact(Libc.state(), mqd);
+            if (rc != 0) {
+                throw Libc.failure("mq_close");
+            }
+        } catch (LinuxIpcException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Libc.rethrow(t);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PosixMessageQueue[" + name + ", mqd=" + mqd + "]";
+    }
+}

@@ -1,0 +1,25 @@
+package dev.ipclab.linuxipc;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Starts a test main class in a new JVM with the test class path. */
+final class ChildJvm {
+    private ChildJvm() {}
+
+    static Process start(boolean asNobody, Class<?> main, String... args) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse(
+                System.getProperty("java.home") + "/bin/java");
+        String classPath = System.getProperty("surefire.test.class.path",
+                System.getProperty("java.class.path"));
+        List<String> command = new ArrayList<>();
+        if (asNobody) {
+            command.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
+        }
+        command.addAll(List.of(java, "-XX:-UsePerfData", "-XX:+UseSerialGC", "-Xshare:auto",
+                "--enable-native-access=ALL-UNNAMED", "-cp", classPath, main.getName()));
+        command.addAll(List.of(args));
+        return new ProcessBuilder(command).start();
+    }
+}

@@ -1,0 +1,69 @@
+package dev.ipclab.linuxipc;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class PosixMessageQueueTest {
+    private final TestKeys keys = new TestKeys();
+
+    @AfterEach
+    void removeAll() {
+        keys.close();
+    }
+
+    @Test
+    void sendReceiveAndAttributes() throws Exception {
+        String name = TestKeys.name();
+        try (PosixMessageQueue q = PosixMessageQueue.create(name, 10, 8192, 0600)) {
+            keys.unlinkMq(name);
+            try (PosixMessageQueue r = PosixMessageQueue.open(name, PosixMessageQueue.O_RDONLY)) {
+                q.send(new byte[] {1, 2, 3}, 0);
+                q.send(new byte[] {9}, 5);
+                assertEquals(new PosixMessageQueue.Attributes(0, 10, 8192, 2), r.attributes());
+                assertArrayEquals(new byte[] {9}, r.receive());
+                assertArrayEquals(new byte[] {1, 2, 3}, r.receive());
+            }
+        }
+    }
+
+    @Test
+    void timedReceiveTimesOut() throws Exception {
+        String name = TestKeys.name();
+        try (PosixMessageQueue q = PosixMessageQueue.create(name, 4, 64, 0600);
+                Arena arena = Arena.ofConfined()) {
+            keys.unlinkMq(name);
+            MemorySegment buf = arena.allocate(64);
+            assertEquals(-1, q.receive(buf, 30_000_000L));
+            q.send(buf, 64, 0);
+            assertEquals(64, q.receive(buf, 30_000_000L));
+        }
+    }
+
+    @Test
+    void errorsCarryErrno() throws Exception {
+        String name = TestKeys.name();
+        assertEquals(LinuxIpcException.ENOENT, assertThrows(LinuxIpcException.class,
+                () -> PosixMessageQueue.open(name, PosixMessageQueue.O_RDWR)).errno());
+        try (PosixMessageQueue q = PosixMessageQueue.create(name, 4, 64, 0600)) {
+            keys.unlinkMq(name);
+            assertEquals(LinuxIpcException.EEXIST, assertThrows(LinuxIpcException.class,
+                    () -> PosixMessageQueue.create(name, 4, 64, 0600)).errno());
+        }
+        PosixMessageQueue.unlink(name);
+        assertEquals(LinuxIpcException.ENOENT, assertThrows(LinuxIpcException.class,
+                () -> PosixMessageQueue.unlink(name)).errno());
+    }
+
+    /** mq_open fails with EACCES for a name with more than one slash, even for root. */
+    @Test
+    void nameWithTwoSlashesIsEacces() {
+        assertEquals(LinuxIpcException.EACCES, assertThrows(LinuxIpcException.class,
+                () -> PosixMessageQueue.open(TestKeys.name() + "/x", PosixMessageQueue.O_RDWR)).errno());
+    }
+}

@@ -1,0 +1,357 @@
+package dev.ipclab.peer;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * file and file-poll (PROTOCOL.md section 4.2): one file per frame in a private directory. The
+ * writer writes {@code req.tmp} / {@code resp.tmp} (0600), closes it and renames it to
+ * {@code req} / {@code resp}; the reader waits for the name, reads the whole file and removes it.
+ * file waits with a {@link WatchService} (ENTRY_CREATE, which a rename into place raises);
+ * file-poll checks every --poll-interval-us, parking in between.
+ */
+final class FileFrames {
+    static final String REQUEST = "req";
+    static final String RESPONSE = "resp";
+    private static final Set<OpenOption> WRITE_OPTIONS = Set.of(StandardOpenOption.WRITE,
+            StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING);
+    private static final FileAttribute<Set<PosixFilePermission>> OWNER_ONLY =
+            PosixFilePermissions.asFileAttribute(EnumSet.of(PosixFilePermission.OWNER_READ,
+                    PosixFilePermission.OWNER_WRITE));
+
+    private FileFrames() {}
+
+    /** How a reader learns that a name has appeared. */
+    abstract static class Waiter implements AutoCloseable {
+        /**
+         * Waits until the file exists.
+         *
+         * @param timeoutNanos 0 for no limit
+         * @return false if the timeout expired (or the waiter was closed)
+         */
+        abstract boolean await(Path file, long timeoutNanos) throws IOException;
+
+        @Override
+        public void close() throws IOException {}
+    }
+
+    /** file: a directory watch; registered when made, so before READY or the first request. */
+    static final class Watching extends Waiter {
+        private final WatchService watcher;
+
+        Watching(Path dir) throws IOException {
+            watcher = FileSystems.getDefault().newWatchService();
+            try {
+                dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
+            } catch (IOException | RuntimeException e) {
+                watcher.close();
+                throw e;
+            }
+        }
+
+        @Override
+        boolean await(Path file, long timeoutNanos) throws IOException {
+            long deadline = System.nanoTime() + timeoutNanos;
+            try {
+                while (!Files.exists(file)) {
+                    WatchKey key;
+                    if (timeoutNanos <= 0) {
+                        key = watcher.take();
+                    } else {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            return false;
+                        }
+                        key = watcher.poll(left, TimeUnit.NANOSECONDS);
+                        if (key == null) {
+                            return Files.exists(file);
+                        }
+                    }
+                    key.pollEvents();
+                    key.reset();
+                }
+                return true;
+            } catch (ClosedWatchServiceException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for " + file, e);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            watcher.close();
+        }
+    }
+
+    /** file-poll: checks every interval, sleeping with LockSupport.parkNanos in between. */
+    static final class Polling extends Waiter {
+        private final long intervalNanos;
+        private volatile boolean closed;
+
+        Polling(long intervalNanos) {
+            this.intervalNanos = intervalNanos;
+        }
+
+        @Override
+        boolean await(Path file, long timeoutNanos) {
+            long deadline = System.nanoTime() + timeoutNanos;
+            while (!Files.exists(file)) {
+                if (closed || (timeoutNanos > 0 && System.nanoTime() - deadline >= 0)) {
+                    return false;
+                }
+                LockSupport.parkNanos(intervalNanos);
+            }
+            return true;
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+        }
+    }
+
+    static Waiter waiter(Mechanism mechanism, Path dir, long pollIntervalNanos) throws IOException {
+        return mechanism == Mechanism.FILE ? new Watching(dir) : new Polling(pollIntervalNanos);
+    }
+
+    /** Writes frame [position, limit) as name.tmp, then renames it to name. */
+    static void write(Path tmp, Path target, ByteBuffer frame) throws IOException {
+        try (FileChannel out = FileChannel.open(tmp, WRITE_OPTIONS, OWNER_ONLY)) {
+            while (frame.hasRemaining()) {
+                out.write(frame);
+            }
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Opens the file that has appeared and removes its name; the caller reads and closes it. */
+    static FileChannel take(Path file) throws IOException {
+        FileChannel in = FileChannel.open(file, StandardOpenOption.READ);
+        try {
+            Files.delete(file);
+        } catch (NoSuchFileException e) {
+            // Removed by someone else meanwhile; we hold its bytes anyway.
+        }
+        return in;
+    }
+
+    /** Reads until dst is full or the file ends; returns the bytes read. */
+    static int readFully(FileChannel in, ByteBuffer dst) throws IOException {
+        int total = 0;
+        while (dst.hasRemaining()) {
+            int n = in.read(dst);
+            if (n < 0) {
+                break;
+            }
+            total += n;
+        }
+        return total;
+    }
+
+    static void removeLeftovers(Path dir) throws IOException {
+        IOException first = null;
+        for (String name : new String[] {REQUEST, RESPONSE, REQUEST + ".tmp", RESPONSE + ".tmp"}) {
+            try {
+                Files.deleteIfExists(dir.resolve(name));
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** The server: waits for req, hands its bytes to the frame reader, writes resp. */
+    static StreamListener listen(Mechanism mechanism, String endpoint, long pollIntervalNanos)
+            throws IOException {
+        Path dir = Path.of(Endpoints.path(endpoint));
+        if (!Files.isDirectory(dir)) {
+            throw new NoSuchFileException(endpoint, null, "not a directory");
+        }
+        return new Listener(endpoint, dir, waiter(mechanism, dir, pollIntervalNanos));
+    }
+
+    static ClientLink connect(Mechanism mechanism, String endpoint, long ioTimeoutNanos,
+            long pollIntervalNanos) throws IOException {
+        Path dir = Path.of(Endpoints.path(endpoint));
+        if (!Files.isDirectory(dir)) {
+            throw new NoSuchFileException(endpoint, null, "not a directory");
+        }
+        return new Link(dir, waiter(mechanism, dir, pollIntervalNanos), ioTimeoutNanos);
+    }
+
+    private static final class Listener implements StreamListener {
+        private final String endpoint;
+        private final Path dir;
+        private final Waiter waiter;
+        private volatile boolean stopped;
+
+        Listener(String endpoint, Path dir, Waiter waiter) {
+            this.endpoint = endpoint;
+            this.dir = dir;
+            this.waiter = waiter;
+        }
+
+        @Override
+        public String endpoint() {
+            return endpoint;
+        }
+
+        @Override
+        public StreamConnection accept() {
+            return stopped ? null : new Connection(dir, waiter);
+        }
+
+        @Override
+        public void stop() throws IOException {
+            stopped = true;
+            waiter.close();
+        }
+
+        @Override
+        public void close() throws IOException {
+            stopped = true;
+            try {
+                waiter.close();
+            } finally {
+                removeLeftovers(dir);
+            }
+        }
+    }
+
+    /** The server's stream: the bytes of one req file after another. */
+    private static final class Connection implements StreamConnection {
+        private final Path req;
+        private final Path resp;
+        private final Path respTmp;
+        private final Waiter waiter;
+        private final ByteBuffer header = Frame.allocate(Frame.HEADER_SIZE);
+        private FileChannel current;
+
+        Connection(Path dir, Waiter waiter) {
+            this.req = dir.resolve(REQUEST);
+            this.resp = dir.resolve(RESPONSE);
+            this.respTmp = dir.resolve(RESPONSE + ".tmp");
+            this.waiter = waiter;
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            while (true) {
+                if (current == null) {
+                    if (!waiter.await(req, 0)) {
+                        return -1;
+                    }
+                    current = take(req);
+                    check(current);
+                }
+                int n = current.read(dst);
+                if (n >= 0) {
+                    return n;
+                }
+                current.close();
+                current = null;
+            }
+        }
+
+        /** Size checks a stream cannot make: short file, or size other than 24 + length. */
+        private void check(FileChannel file) throws IOException {
+            long size = file.size();
+            if (size < Frame.HEADER_SIZE) {
+                throw new FrameRejectedException("truncated header");
+            }
+            header.clear();
+            while (header.hasRemaining() && file.read(header, header.position()) >= 0) {
+                // positional reads leave the channel's position at 0
+            }
+            if (Frame.requestProblem(header) == null
+                    && size != Frame.HEADER_SIZE + Frame.length(header)) {
+                throw new FrameRejectedException("length mismatch");
+            }
+        }
+
+        @Override
+        public void write(ByteBuffer src) throws IOException {
+            FileFrames.write(respTmp, resp, src);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (current != null) {
+                current.close();
+                current = null;
+            }
+        }
+    }
+
+    /** The client: writes req, waits for resp (bounded by --io-timeout), reads it whole. */
+    private static final class Link implements ClientLink {
+        private final Path req;
+        private final Path reqTmp;
+        private final Path resp;
+        private final Waiter waiter;
+        private final long timeoutNanos;
+
+        Link(Path dir, Waiter waiter, long timeoutNanos) {
+            this.req = dir.resolve(REQUEST);
+            this.reqTmp = dir.resolve(REQUEST + ".tmp");
+            this.resp = dir.resolve(RESPONSE);
+            this.waiter = waiter;
+            this.timeoutNanos = timeoutNanos;
+        }
+
+        @Override
+        public void send(ByteBuffer frame) throws IOException {
+            write(reqTmp, req, frame);
+        }
+
+        /** @return the file's size, so that a file of the wrong size is a protocol error */
+        @Override
+        public int receive(ByteBuffer dst, int frameSize) throws IOException {
+            if (!waiter.await(resp, timeoutNanos)) {
+                throw new ReceiveTimeoutException("no " + RESPONSE + " file within --io-timeout ("
+                        + timeoutNanos / 1e9 + " s)");
+            }
+            try (FileChannel in = take(resp)) {
+                long size = in.size();
+                dst.clear().limit((int) Math.min(dst.capacity(), size));
+                readFully(in, dst);
+                return (int) Math.min(size, Integer.MAX_VALUE);
+            }
+        }
+
+        @Override
+        public int receiveCapacity(int frameSize) {
+            return frameSize;
+        }
+
+        @Override
+        public void close() throws IOException {
+            waiter.close();
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package dev.ipclab.peer;
+
+import dev.ipclab.linuxipc.LinuxIpcException;
+import dev.ipclab.linuxipc.PosixMessageQueue;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * posix-mq: two POSIX queues, {@code /ipclab-<pid>-1} (client to server) and {@code -2} (back),
+ * mq_maxmsg 10, mq_msgsize 8192. The client's receives are mq_timedreceive with --io-timeout.
+ */
+final class PosixMq implements MessageChannel {
+    static final int M = 8192;
+    static final int MAX_MESSAGES = 10;
+    static final String PREFIX = "posix:";
+
+    private final PosixMessageQueue out;
+    private final PosixMessageQueue in;
+    private final PosixMessageQueue wakeHandle;
+    private final String name;
+    private final boolean server;
+    private final long timeoutNanos;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment sendBuffer = arena.allocate(M, 8);
+    private final MemorySegment receiveBuffer = arena.allocate(M, 8);
+    private final ByteBuffer sendView = sendBuffer.asByteBuffer();
+    private final ByteBuffer receiveView = receiveBuffer.asByteBuffer();
+    private boolean closed;
+
+    private PosixMq(String name, PosixMessageQueue out, PosixMessageQueue in, boolean server,
+            long timeoutNanos) {
+        this.name = name;
+        this.out = out;
+        this.in = in;
+        this.wakeHandle = server ? in : null;
+        this.server = server;
+        this.timeoutNanos = timeoutNanos;
+    }
+
+    static StreamListener listen(String endpoint) throws IOException {
+        SysVKeys.checkServerEndpoint(endpoint);
+        String name = "/ipclab-" + ProcessHandle.current().pid();
+        PosixMessageQueue toServer = PosixMessageQueue.create(name + "-1", MAX_MESSAGES, M, 0600);
+        PosixMessageQueue toClient;
+        try {
+            toClient = PosixMessageQueue.create(name + "-2", MAX_MESSAGES, M, 0600);
+        } catch (IOException e) {
+            toServer.close();
+            PosixMessageQueue.unlink(name + "-1");
+            throw e;
+        }
+        return new MessageListener(PREFIX + name, new PosixMq(name, toClient, toServer, true, 0));
+    }
+
+    static ClientLink connect(String endpoint, long timeoutNanos) throws IOException {
+        if (!endpoint.startsWith(PREFIX + "/")) {
+            throw new IllegalArgumentException("endpoint must be posix:/NAME, got '" + endpoint + "'");
+        }
+        String name = endpoint.substring(PREFIX.length());
+        PosixMessageQueue toServer = PosixMessageQueue.open(name + "-1", PosixMessageQueue.O_WRONLY);
+        try {
+            PosixMessageQueue toClient = PosixMessageQueue.open(name + "-2", PosixMessageQueue.O_RDONLY);
+            return new StreamLink(new MessageStream(
+                    new PosixMq(name, toServer, toClient, false, timeoutNanos), true));
+        } catch (IOException | RuntimeException e) {
+            toServer.close();
+            throw e;
+        }
+    }
+
+    /** @throws IllegalArgumentException unless auto or posix:/NAME */
+    static void checkEndpoint(String endpoint) {
+        if (!endpoint.equals("auto") && !(endpoint.startsWith(PREFIX + "/")
+                && endpoint.length() > PREFIX.length() + 1
+                && endpoint.indexOf('/', PREFIX.length() + 1) < 0)) {
+            throw new IllegalArgumentException("endpoint must be auto (serve) or posix:/NAME, got '"
+                    + endpoint + "'");
+        }
+    }
+
+    @Override
+    public int maxMessage() {
+        return M;
+    }
+
+    @Override
+    public void send(ByteBuffer src, int offset, int length) throws IOException {
+        sendView.put(0, src, offset, length);
+        out.send(sendBuffer, length, 0);
+    }
+
+    @Override
+    public int receive() throws IOException {
+        if (timeoutNanos <= 0) {
+            return (int) in.receive(receiveBuffer);
+        }
+        long n = in.receive(receiveBuffer, timeoutNanos);
+        if (n < 0) {
+            throw new ReceiveTimeoutException("no message on " + name + "-2 within --io-timeout ("
+                    + timeoutNanos / 1e9 + " s)");
+        }
+        return (int) n;
+    }
+
+    @Override
+    public ByteBuffer received() {
+        return receiveView;
+    }
+
+    /** An empty message on the server's own receiving queue ends its blocked mq_receive. */
+    @Override
+    public void wake() {
+        try (Arena a = Arena.ofConfined()) {
+            wakeHandle.send(a.allocate(1), 0, 0);
+        } catch (LinuxIpcException | RuntimeException e) {
+            // Full or closed: the receiver is awake anyway, or the process is ending.
+        }
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        IOException first = null;
+        try {
+            out.close();
+            in.close();
+        } catch (IOException e) {
+            first = e;
+        }
+        if (server) {
+            for (String suffix : new String[] {"-1", "-2"}) {
+                try {
+                    PosixMessageQueue.unlink(name + suffix);
+                } catch (LinuxIpcException e) {
+                    if (e.errno() != LinuxIpcException.ENOENT && first == null) {
+                        first = e;
+                    }
+                }
+            }
+        } else {
+            arena.close();
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}

@@ -1,0 +1,101 @@
+package dev.ipclab.peer;
+
+import dev.ipclab.linuxipc.LinuxIpcException;
+import dev.ipclab.linuxipc.SysVMessageQueue;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/**
+ * sysv-mq: one System V message queue, mtype = direction (1 client to server, 2 back), M = 8192.
+ * Blocking msgsnd and msgrcv; a removed queue (dead server) fails a blocked client with EIDRM.
+ */
+final class SysVMq implements MessageChannel {
+    static final int M = 8192;
+    private static final long TO_SERVER = 1;
+    private static final long TO_CLIENT = 2;
+
+    private final SysVMessageQueue queue;
+    private final boolean server;
+    private final long sendType;
+    private final long receiveType;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment sendBuffer = SysVMessageQueue.allocateMessage(arena, M);
+    private final MemorySegment receiveBuffer = SysVMessageQueue.allocateMessage(arena, M);
+    private final ByteBuffer sendText = sendBuffer.asSlice(SysVMessageQueue.TEXT_OFFSET).asByteBuffer();
+    private final ByteBuffer receiveText =
+            receiveBuffer.asSlice(SysVMessageQueue.TEXT_OFFSET).asByteBuffer();
+    private boolean closed;
+
+    private SysVMq(SysVMessageQueue queue, boolean server) {
+        this.queue = queue;
+        this.server = server;
+        this.sendType = server ? TO_CLIENT : TO_SERVER;
+        this.receiveType = server ? TO_SERVER : TO_CLIENT;
+    }
+
+    static StreamListener listen(String endpoint) throws IOException {
+        SysVKeys.checkServerEndpoint(endpoint);
+        SysVMessageQueue queue = SysVKeys.createTagged(key -> SysVMessageQueue.create(key, 0600));
+        return new MessageListener(SysVKeys.endpoint(queue.key()), new SysVMq(queue, true));
+    }
+
+    static ClientLink connect(String endpoint) throws IOException {
+        SysVMessageQueue queue = SysVMessageQueue.open(SysVKeys.parse(endpoint));
+        return new StreamLink(new MessageStream(new SysVMq(queue, false), true));
+    }
+
+    @Override
+    public int maxMessage() {
+        return M;
+    }
+
+    @Override
+    public void send(ByteBuffer src, int offset, int length) throws IOException {
+        sendText.put(0, src, offset, length);
+        queue.send(sendBuffer, sendType, length);
+    }
+
+    @Override
+    public int receive() throws IOException {
+        return (int) queue.receive(receiveBuffer, receiveType);
+    }
+
+    @Override
+    public ByteBuffer received() {
+        return receiveText;
+    }
+
+    /** An empty message of the server's own receiving type ends its blocked msgrcv. */
+    @Override
+    public void wake() throws IOException {
+        try (Arena a = Arena.ofConfined()) {
+            queue.send(SysVMessageQueue.allocateMessage(a, 0), TO_SERVER, 0, 04000);
+        } catch (LinuxIpcException e) {
+            // Full or gone: the receiver is awake anyway, or the process is ending.
+        }
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (server) {
+            try {
+                queue.remove();
+            } catch (LinuxIpcException e) {
+                if (e.errno() != LinuxIpcException.EINVAL && e.errno() != LinuxIpcException.EIDRM) {
+                    throw e;
+                }
+            }
+        }
+        // The native buffers go with the process (a server) or the link (a client, whose
+        // threads are done with them by now); a shared arena cannot close under a blocked call.
+        if (!server) {
+            arena.close();
+        }
+    }
+}
