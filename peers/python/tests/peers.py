@@ -149,7 +149,12 @@ def serving(mechanism, directory, *extra):
         case.release_client_fds()
 
 
+MESSAGE_CHANNELS = ("sysv-mq", "posix-mq", "sysv-shm")
+
+
 def _path_server(mechanism, directory, extra):
+    if mechanism in MESSAGE_CHANNELS:
+        return Server(mechanism, "auto", *extra)
     if mechanism in ("tcp", "udp"):
         return Server(mechanism, "127.0.0.1:0", *extra)
     if mechanism == "uds":

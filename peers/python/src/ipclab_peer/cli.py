@@ -17,6 +17,8 @@ U64_MAX = 2**64 - 1
 # END's sequence number in a u64.
 COUNT_MAX = 2**63 - 1
 FAULTS = ("none", "flip-response-byte")
+# --poll-interval-us: at least 1 us; at most a u32 (over an hour), a value over it is bad.
+POLL_INTERVAL_MAX = 2**32 - 1
 _UNSIGNED = re.compile(r"[0-9]+")
 _SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
 REQUIRED = object()
@@ -70,6 +72,7 @@ class ServeConfig:
     endpoint: str
     seed: int
     fault: str
+    poll_interval_us: int
 
 
 @dataclass(frozen=True)
@@ -85,12 +88,14 @@ class DriveConfig:
     warmup: int
     seed: int
     io_timeout: float
+    poll_interval_us: int
 
 
 COMMON_FLAGS = (
     Flag("--mechanism", "mechanism", text),
     Flag("--endpoint", "endpoint", text),
     Flag("--seed", "seed", unsigned(U64_MAX), 1),
+    Flag("--poll-interval-us", "poll_interval_us", unsigned(POLL_INTERVAL_MAX, minimum=1), 2000),
 )
 
 
@@ -103,12 +108,13 @@ class Command:
 
 
 COMMANDS = {command.name: command for command in (
-    Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F]",
+    Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
+                     "[--poll-interval-us N]",
             COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),),
             ServeConfig),
     Command("drive", "drive --mechanism M --endpoint E --request-size N --response-size N "
                      "--iterations N --samples-file PATH --result-file PATH [--pattern rr] "
-                     "[--warmup N] [--seed S] [--io-timeout SECONDS]",
+                     "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N]",
             COMMON_FLAGS + (
                 Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD)),
                 Flag("--response-size", "response_size", unsigned(MAX_PAYLOAD)),
@@ -131,7 +137,7 @@ def parse(argv):
     command = COMMANDS[argv[0]]
     try:
         values = _flag_values(command, argv[1:])
-        _check_endpoint(values)
+        _check_endpoint(values, command.name)
     except ValueError as err:
         raise UsageError(f"{err}; usage: ipclab-peer {command.synopsis}") from None
     return command.name, command.config(**values)
@@ -167,11 +173,11 @@ def _with_defaults(flags, values):
     return values
 
 
-def _check_endpoint(values):
+def _check_endpoint(values, role):
     """Only a known mechanism's endpoint syntax can be checked; an unknown mechanism is
     reported later as unsupported (exit 7), not as a usage error."""
     if values["mechanism"] in endpoints.MECHANISMS:
         try:
-            endpoints.parse(values["mechanism"], values["endpoint"])
+            endpoints.parse(values["mechanism"], values["endpoint"], role)
         except ValueError as err:
             raise ValueError(f"bad value for --endpoint: {err}") from None

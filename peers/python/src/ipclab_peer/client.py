@@ -91,7 +91,8 @@ class Driver:
 
 def connect(config):
     try:
-        return transport.connect(config.mechanism, config.endpoint, config.io_timeout)
+        return transport.connect(config.mechanism, config.endpoint, config.io_timeout,
+                                 config.poll_interval_us)
     except OSError as err:
         raise IoError(f"cannot connect to {config.endpoint}: {describe_os_error(err)}") from None
 

@@ -1,5 +1,6 @@
 """Error kinds of PROTOCOL.md section 8: every failure the peer reports is one of these."""
 import sys
+import threading
 
 PREFIX = "ipclab-peer"
 
@@ -46,9 +47,22 @@ def one_line(text):
     return " ".join(str(text).split())
 
 
+_REPORTING = threading.Lock()
+
+
 def report(kind, message):
+    with _REPORTING:
+        unsilenced_report(kind, message)
+
+
+def unsilenced_report(kind, message):
     sys.stderr.write(f"{PREFIX}: {kind}: {one_line(message)}\n")
     sys.stderr.flush()
+
+
+def silence():
+    """A server about to exit: every later report() blocks until the process is gone."""
+    _REPORTING.acquire()
 
 
 def report_error(err):

@@ -62,7 +62,8 @@ def open_listener(config, cleanup):
     if config.mechanism not in transport.MECHANISMS:
         raise Unsupported(f"mechanism {config.mechanism!r} is not implemented")
     try:
-        return transport.listen(config.mechanism, config.endpoint, cleanup)
+        return transport.listen(config.mechanism, config.endpoint, cleanup,
+                                config.poll_interval_us)
     except OSError as err:
         raise IoError(f"cannot listen on {config.endpoint}: {describe_os_error(err)}") from None
 
@@ -104,7 +105,9 @@ def report_rejection(reason):
 
 
 def serve_streams(listener, responder):
-    reader = FrameReader()
+    """Stream listeners, and the message-channel and file listeners, which hand out links
+    that look like connections (see transport/listeners.py)."""
+    reader = getattr(listener, "new_reader", FrameReader)()
     while True:
         try:
             link = listener.accept()

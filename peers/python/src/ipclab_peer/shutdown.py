@@ -12,12 +12,15 @@ import signal
 import sys
 import threading
 
+from .errors import silence, unsilenced_report
+
 SHUTDOWN_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 STDIN = 0
 
 
 class Cleanup:
-    """Paths the server created and must remove when it exits, whichever thread ends it.
+    """Paths the server created and must remove when it exits, whichever thread ends it, or
+    callables that remove other things (kernel IPC objects, leftover files).
 
     All exits of a server go through exit(): it takes the lock and never gives it back, so
     exactly one exit happens, after any creation in progress has been registered.
@@ -35,17 +38,26 @@ class Cleanup:
 
     @contextlib.contextmanager
     def creating(self):
-        """Create and register files inside this block."""
+        """Create and register files (paths) or removal callables inside this block."""
         with self._lock:
             yield self._paths.append
 
     def exit(self, code):
         self._lock.acquire()
+        # From here on a thread that fails because an object is being removed under it
+        # (EIDRM) cannot report a misleading error: its report waits for os._exit.
+        silence()
         while self._paths:
+            item = self._paths.pop()
             try:
-                os.unlink(self._paths.pop())
+                if callable(item):
+                    item()
+                else:
+                    os.unlink(item)
             except FileNotFoundError:
                 pass
+            except Exception as err:  # noqa: BLE001 - remove the rest all the same
+                unsilenced_report("io", f"clean-up: {type(err).__name__}: {err}")
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()

@@ -2,13 +2,16 @@
 import os
 import socket
 
-from . import endpoints
-from .links import Datagram, FdStream, SocketStream, set_receive_timeout
+from . import channels, endpoints, files
+from .links import Datagram, FdStream, MessageStream, SocketStream, set_receive_timeout
 
 
-def connect(mechanism, endpoint, io_timeout):
+def connect(mechanism, endpoint, io_timeout, poll_interval_us=2000):
     """Opens the client's link; OSError propagates for the caller to report as io."""
-    return _CONNECTORS[mechanism](endpoints.parse(mechanism, endpoint), io_timeout)
+    target = endpoints.parse(mechanism, endpoint)
+    if mechanism in ("file", "file-poll"):
+        return _file(mechanism, target, io_timeout, poll_interval_us)
+    return _CONNECTORS[mechanism](target, io_timeout)
 
 
 def _tcp(address, timeout):
@@ -66,5 +69,31 @@ def _fifo(directory, timeout):
     return FdStream(read_fd, write_fd)
 
 
-_CONNECTORS = {"tcp": _tcp, "udp": _udp, "uds": _uds, "pipe": _pipe, "fifo": _fifo}
+def _sysv_mq(key, timeout):
+    # sysv_ipc's receive has no timeout: a client blocks until its message arrives or the
+    # queue is removed (the orchestrator removes a dead server's queue, EIDRM -> io error).
+    queue = channels.open_sysv_queue(key)
+    return MessageStream(channels.SysvQueueChannel(queue, server=False), timeout)
+
+
+def _posix_mq(prefix, timeout):
+    channel = channels.open_posix_queues(prefix, timeout)
+    return MessageStream(channel, timeout, on_close=channel.close)
+
+
+def _sysv_shm(key, timeout):
+    channel = channels.open_shm(key, timeout)
+    return MessageStream(channel, timeout)
+
+
+def _file(mechanism, directory, timeout, poll_interval_us):
+    files.check_directory(directory)
+    # The watch on resp exists before the first request is written.
+    waiter = files.make_waiter(mechanism, directory, files.RESPONSE_NAME, poll_interval_us)
+    return files.FileLink(files.FileWriter(directory, files.REQUEST_NAME), waiter, timeout)
+
+
+_CONNECTORS = {"tcp": _tcp, "udp": _udp, "uds": _uds, "pipe": _pipe, "fifo": _fifo,
+               "sysv-mq": _sysv_mq, "posix-mq": _posix_mq, "sysv-shm": _sysv_shm,
+               "file": None, "file-poll": None}
 assert set(_CONNECTORS) == set(endpoints.MECHANISMS)

@@ -1,8 +1,13 @@
-"""Endpoint syntax of PROTOCOL.md section 4 (`HOST:PORT`, `fd:R,W`, paths)."""
+"""Endpoint syntax of PROTOCOL.md section 4 (`HOST:PORT`, `fd:R,W`, paths, `auto`, IPC names).
+
+Most mechanisms take the same endpoint in both roles; the message channels take `auto` on the
+server and the READY endpoint (`sysv:0x1c1a....`, `posix:/ipclab-<pid>`) on the client."""
 import re
 
 _DIGITS = re.compile(r"[0-9]+")
 _FD_PAIR = re.compile(r"fd:([0-9]+),([0-9]+)")
+_SYSV_KEY = re.compile(r"sysv:0[xX]([0-9a-fA-F]{1,8})")
+_POSIX_NAME = re.compile(r"posix:(/[^/\0]{1,200})")
 MAX_PORT = 65535
 MAX_FD = 2**31 - 1
 
@@ -37,15 +42,45 @@ def parse_path(text):
     return text
 
 
+def parse_auto(text):
+    if text != "auto":
+        raise ValueError(f"the server creates its objects: expected auto, got {text!r}")
+    return text
+
+
+def parse_sysv_key(text):
+    """`sysv:0x1c1a1234` -> the key (a non-zero 32-bit number)."""
+    match = _SYSV_KEY.fullmatch(text)
+    if not match or int(match.group(1), 16) == 0:
+        raise ValueError(f"expected sysv:0xKEY, got {text!r}")
+    return int(match.group(1), 16)
+
+
+def parse_posix_prefix(text):
+    """`posix:/ipclab-77` -> `/ipclab-77` (the client appends -1 and -2)."""
+    match = _POSIX_NAME.fullmatch(text)
+    if not match:
+        raise ValueError(f"expected posix:/NAME, got {text!r}")
+    return match.group(1)
+
+
 PARSERS = {
     "tcp": parse_host_port,
     "udp": parse_host_port,
     "uds": parse_path,
     "pipe": parse_fd_pair,
     "fifo": parse_path,
+    "sysv-mq": parse_sysv_key,
+    "posix-mq": parse_posix_prefix,
+    "sysv-shm": parse_sysv_key,
+    "file": parse_path,
+    "file-poll": parse_path,
 }
+SERVER_PARSERS = dict(PARSERS, **{"sysv-mq": parse_auto, "posix-mq": parse_auto,
+                                  "sysv-shm": parse_auto})
 MECHANISMS = tuple(PARSERS)
+MESSAGE_CHANNELS = ("sysv-mq", "posix-mq", "sysv-shm")
 
 
-def parse(mechanism, text):
-    return PARSERS[mechanism](text)
+def parse(mechanism, text, role="drive"):
+    return (SERVER_PARSERS if role == "serve" else PARSERS)[mechanism](text)

@@ -107,6 +107,61 @@ class FdStream(_Stream):
                 pass
 
 
+class MessageStream(_Stream):
+    """The stream-over-messages adapter of PROTOCOL.md 4.1, once for every message channel
+    (channels.py): send_all cuts a frame into messages of exactly M bytes (the last one
+    shorter); read_into hands out the received messages' bytes as a stream, so the stream
+    readers (reader.FrameReader, _Stream.recv_frame) reassemble frames unchanged. A message
+    is copied straight into the caller's buffer when it fits, which is the normal case.
+
+    One adapter per "connection": a new one starts with nothing pending, so the server drops
+    what was left of a rejected frame's message, as it would close a socket.
+    """
+
+    def __init__(self, channel, timeout=None, on_close=None):
+        self.channel = channel
+        self.timeout = timeout
+        self._capacity = channel.capacity
+        self._send = channel.send
+        self._recv_into = channel.recv_into
+        self._pending = None
+        self._on_close = on_close
+
+    def send_all(self, data):
+        size, capacity = len(data), self._capacity
+        if size <= capacity:
+            self._send(data)
+            return
+        view = memoryview(data)
+        for start in range(0, size, capacity):
+            self._send(view[start:start + capacity])
+
+    def read_into(self, view):
+        """One message's bytes (or what is left of one); never 0: there is no end of stream,
+        and an empty message carries nothing."""
+        if self._pending is not None:
+            return self._read_pending(view)
+        size = self._recv_into(view)
+        while size == 0:
+            size = self._recv_into(view)
+        if size > len(view):
+            self._pending = self.channel.overflow
+            self.channel.overflow = b""
+            return len(view)
+        return size
+
+    def _read_pending(self, view):
+        pending = self._pending
+        count = min(len(pending), len(view))
+        view[:count] = pending[:count]
+        self._pending = pending[count:] if count < len(pending) else None
+        return count
+
+    def close(self):
+        if self._on_close is not None:
+            self._on_close()
+
+
 class Datagram:
     """A udp socket connected to its peer: one frame per datagram."""
 

@@ -3,21 +3,33 @@
 Every listener has `endpoint` (the READY string) and `close()`. Stream listeners have
 `accept()` -> link (blocking until a client arrives) and `single_client` (pipe: the one
 inherited client is all there will ever be). The udp listener exposes its bound socket.
+A listener may have `new_reader()`, the server's frame reader for its links (default: the
+stream reader.FrameReader).
+
+The message-channel and file listeners have no connections: accept() checks that the kernel
+object or directory is still there and returns a fresh link over it, so a rejected frame
+drops only what was pending, and a vanished object ends the server (io error).
 """
 import errno
 import os
 import socket
 
 from ..errors import IoError
-from . import endpoints
-from .links import FdStream, SocketStream
+from . import channels, endpoints, files
+from .links import FdStream, MessageStream, SocketStream
 
 BACKLOG = 16
 
 
-def listen(mechanism, endpoint, cleanup):
-    """Creates the server endpoint; files it creates are registered with `cleanup`."""
-    return _LISTENERS[mechanism](endpoints.parse(mechanism, endpoint), cleanup)
+def listen(mechanism, endpoint, cleanup, poll_interval_us=2000):
+    """Creates the server endpoint; files and kernel objects it creates are registered with
+    `cleanup`."""
+    target = endpoints.parse(mechanism, endpoint, role="serve")
+    if mechanism in endpoints.MESSAGE_CHANNELS:
+        return MessageListener(mechanism, cleanup)
+    if mechanism in ("file", "file-poll"):
+        return FileListener(mechanism, target, cleanup, poll_interval_us)
+    return _LISTENERS[mechanism](target, cleanup)
 
 
 def _bound_address(sock):
@@ -149,6 +161,74 @@ class UdpListener:
         self.sock.close()
 
 
+class MessageListener:
+    """sysv-mq, posix-mq, sysv-shm: creates the objects (exclusively, 0600, tagged) and
+    serves whoever sends on them, one client after another."""
+
+    single_client = False
+
+    def __init__(self, mechanism, cleanup):
+        try:
+            self._create(mechanism, cleanup)
+        except channels.IPC_ERRORS as err:
+            raise IoError(f"cannot create the {mechanism} objects: {err}") from None
+
+    def _create(self, mechanism, cleanup):
+        with cleanup.creating() as created:
+            if mechanism == "sysv-mq":
+                key, queue = channels.create_sysv_queue(created)
+                self.channel = channels.SysvQueueChannel(queue, server=True)
+                self.endpoint = channels.format_sysv(key)
+            elif mechanism == "posix-mq":
+                prefix = f"/ipclab-{os.getpid()}"
+                requests, responses = channels.create_posix_queues(prefix, created)
+                self.channel = channels.PosixQueueChannel(responses, requests)
+                self.endpoint = f"posix:{prefix}"
+            else:
+                key, memory, semaphores = channels.create_shm(created)
+                self.channel = channels.ShmChannel(memoryview(memory), semaphores, server=True)
+                self.endpoint = channels.format_sysv(key)
+
+    def accept(self):
+        self.channel.check()
+        return MessageStream(self.channel)
+
+    def close(self):
+        pass
+
+
+class FileListener:
+    """file, file-poll: the directory's `req` files are the requests; one client at a time."""
+
+    single_client = False
+
+    def __init__(self, mechanism, directory, cleanup, poll_interval_us):
+        files.check_directory(directory)
+        existing = files.leftovers(directory)
+        if existing:
+            raise IoError(f"{existing[0]}: path exists")
+        with cleanup.creating() as created:
+            created(lambda: files.remove_leftovers(directory))
+        self.endpoint = directory
+        self.directory = directory
+        # The watch on req exists before READY.
+        self.waiter = files.make_waiter(mechanism, directory, files.REQUEST_NAME,
+                                        poll_interval_us)
+        self.writer = files.FileWriter(directory, files.RESPONSE_NAME)
+
+    def accept(self):
+        files.check_directory(self.directory)
+        return files.FileLink(self.writer, self.waiter, owns_waiter=False)
+
+    @staticmethod
+    def new_reader():
+        return files.FileFrameReader()
+
+    def close(self):
+        self.waiter.close()
+
+
 _LISTENERS = {"tcp": TcpListener, "udp": UdpListener, "uds": UdsListener,
               "pipe": PipeListener, "fifo": FifoListener}
-assert set(_LISTENERS) == set(endpoints.MECHANISMS)
+assert set(_LISTENERS) | set(endpoints.MESSAGE_CHANNELS) | {"file", "file-poll"} \
+    == set(endpoints.MECHANISMS)
