@@ -34,8 +34,9 @@ $(STAMPS)/venv: requirements.lock orchestrator/pyproject.toml peers/python/pypro
 	@touch $@
 
 # The native build is incremental on its own (ninja), so it always runs and is a no-op when current.
+# JAVA_HOME lets CMake find the JDK 25 headers for the JNI entry of libipclab_native.so.
 $(NATIVE_BIN): FORCE setup
-	cmake -S peers/native -B peers/native/build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	JAVA_HOME=$(JDK) cmake -S peers/native -B peers/native/build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 	cmake --build peers/native/build
 
 $(FLOOR_BIN): FORCE setup

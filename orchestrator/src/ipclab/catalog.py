@@ -34,6 +34,17 @@ class Mechanism:
     endpoint: str
     max_payload: int
     limit_reason: str = ""
+    same_core: bool = True          # False: the peers must not share a CPU (spinning)
+    same_core_reason: str = ""
+    inprocess: str | None = None    # "native": the server is the native library; "self": none
+
+    def server_rule(self, client, server):
+        """Why an in-process mechanism cannot have this client/server pair, or None."""
+        if self.inprocess == "native" and server != "cpp":
+            return f"{self.name} calls the native library in-process: its server is cpp"
+        if self.inprocess == "self" and server != client:
+            return f"{self.name} has no server: it is measured with server = client"
+        return None
 
     def not_applicable(self, request_size, response_size):
         """Why a size cannot travel over this mechanism, or None if it can."""
@@ -51,6 +62,7 @@ class Language:
     command: list
     mechanisms: dict
     artifact: str | None = None
+    library: str | None = None      # the native library of in-process mechanisms, if any
     requires: list = field(default_factory=list)
     build_hint: str = ""
     unavailable: str | None = None  # why this language's peer cannot run here, if it cannot
@@ -112,7 +124,8 @@ def _load_language(path, mechanisms):
     return Language(
         name=data["language"], display=data.get("display", data["language"]),
         command=list(data["command"]), mechanisms=dict(data.get("mechanisms", {})),
-        artifact=data.get("artifact"), requires=list(data.get("requires", [])),
+        artifact=data.get("artifact"), library=data.get("library"),
+        requires=list(data.get("requires", [])),
         build_hint=data.get("build_hint", ""),
     )
 

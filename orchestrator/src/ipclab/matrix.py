@@ -56,6 +56,13 @@ def _why_not(f, catalog, cpus):
     """What the case itself cannot be (not-applicable) comes before what this machine lacks."""
     mech = catalog.mechanism(f["mechanism"])
     roles = (("drive", catalog.languages[f["client"]]), ("serve", catalog.languages[f["server"]]))
+    if mech.inprocess:
+        rule = mech.server_rule(f["client"], f["server"])
+        if rule:
+            return "not-applicable", rule
+        roles = roles[:1]  # no server process to ask for a role
+    if f["placement"] == "same-core" and not mech.same_core:
+        return "not-applicable", f"{mech.name} at same-core: {mech.same_core_reason}"
     for role, lang in roles:
         if not lang.supports(mech.name, role):
             return "not-applicable", f"the {lang.display} peer has no {mech.name} {role} role"
@@ -68,4 +75,8 @@ def _why_not(f, catalog, cpus):
     for _, lang in roles:
         if lang.unavailable:
             return "unavailable", f"{lang.display} peer: {lang.unavailable}"
+    if mech.inprocess == "native":
+        native = catalog.languages[f["server"]]
+        if not native.library or not (catalog.root / native.library).exists():
+            return "unavailable", f"the native library ({native.library}) is not built: run make build"
     return None, None

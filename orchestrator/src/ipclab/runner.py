@@ -49,18 +49,24 @@ class Runner:
 
     def _run_in(self, case, case_dir):
         cpus = placement.resolve(case.placement)
-        endpoint = endpoints.prepare(self.catalog.mechanism(case.mechanism), case_dir)
+        mech = self.catalog.mechanism(case.mechanism)
+        endpoint = endpoints.prepare(mech, case_dir)
         server = client = ready = None
         try:
-            server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
-                                 ["--endpoint", endpoint.server_arg])
-            endpoint.release(endpoint.server_fds)
-            ready = server.wait_ready(self.scenario.run.ready_timeout)
+            if mech.inprocess:
+                # No server process: the client calls a function (PROTOCOL.md 4.4).
+                cpus = placement.Cpus(cpus.client, None)
+                target = ["--endpoint", "inproc", *self._library_flags(case, mech)]
+            else:
+                server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
+                                     ["--endpoint", endpoint.server_arg])
+                endpoint.release(endpoint.server_fds)
+                ready = server.wait_ready(self.scenario.run.ready_timeout)
+                target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
             client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
-                                 ["--endpoint", endpoint.for_client(ready["endpoint"]),
-                                  *self._drive_flags(case, case_dir)])
+                                 [*target, *self._drive_flags(case, case_dir)])
             endpoint.release(endpoint.client_fds)
-            server_died = self._watch(client, server, ready["endpoint"])
+            server_died = self._watch(client, server, ready["endpoint"] if ready else "")
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
                              self.scenario.run.iterations)
@@ -87,6 +93,11 @@ class Runner:
         self.live.append(peer)
         return peer
 
+    def _library_flags(self, case, mech):
+        if mech.inprocess != "native":
+            return []
+        return ["--native-library", str(self.catalog.root / self.catalog.languages[case.server].library)]
+
     def _drive_flags(self, case, case_dir):
         run = self.scenario.run
         return ["--pattern", case.pattern,
@@ -110,12 +121,12 @@ class Runner:
             if left <= 0:
                 raise PeerError(f"timeout: the case took longer than {run.case_timeout:g} s "
                                 f"(case_timeout); client and server were stopped")
-            wait_any([client, server] if server_died is None else [client], left)
-            if server_died is None and server.exited() and not client.exited():
+            wait_any([client, server] if server_died is None and server else [client], left)
+            if server and server_died is None and server.exited() and not client.exited():
                 server_died = f"server {server.describe_exit()} during the case"
                 ipcobjects.remove_named(server_endpoint)
                 deadline = min(deadline, time.monotonic() + run.io_timeout + 5)
-        if server_died is None and client.returncode != 0:
+        if server and server_died is None and client.returncode != 0:
             # A client that failed because its server died may see the broken transport a
             # moment before the server's death is reported: give that report a second to come.
             if server.wait(1.0) and server.returncode != 0:
@@ -139,7 +150,7 @@ def effective_warmup(case, run):
 def _judge(case, client, server, ready, server_died, case_dir, iterations):
     result = _read_json(case_dir / "result.json")
     notes = []
-    if server_died is None and server.returncode not in (0, None):
+    if server and server_died is None and server.returncode not in (0, None):
         notes.append(f"server did not shut down cleanly: it {server.describe_exit()}")
     if (case_dir / "client.stdout").exists() and (case_dir / "client.stdout").stat().st_size:
         notes.append("client wrote to stdout, which the peer contract forbids")
