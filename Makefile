@@ -64,7 +64,8 @@ test-python: build
 
 # Speed targets are checked here, by numbers printed, never by timed assertions in tests.
 bench: build
-	./ipclab floor
+	./ipclab bench kernel
+	./ipclab bench shm
 
 clean:
 	rm -rf peers/native/build bench/floor/build $(STAMPS)

@@ -71,7 +71,8 @@ def _scenario(catalog, iterations, where):
 
 def _floor_median(floor_bin, mech, iterations, cpus, scratch):
     with tempfile.NamedTemporaryFile(dir=scratch, suffix=".i64") as samples:
-        argv = [str(floor_bin), mech, "--size", str(SIZE), "--iterations", str(iterations),
+        size = [] if mech == "cacheline" else ["--size", str(SIZE)]
+        argv = [str(floor_bin), mech, *size, "--iterations", str(iterations),
                 "--warmup", str(max(1000, iterations // 2)), "--samples-file", samples.name]
         if cpus.client:
             argv += ["--client-cpu", str(cpus.client[0]), "--server-cpu", str(cpus.server[0])]
@@ -112,3 +113,84 @@ def _table(medians, iterations, rounds, where, cpus):
                       format_ns(_mid(medians.get((mech, "java"), []))),
                       format_ns(_mid(medians.get((mech, "python"), []))), rounds_text)
     return table
+
+
+SHM = ("shm-spin", "shm", "shm-futex", "uds")
+CALLS = (("direct", "cpp"), ("none", "cpp"), ("jni", "java"), ("ffm", "java"), ("none", "java"),
+         ("ctypes", "python"), ("none", "python"))
+SPIN_TARGET, UDS_TARGET = 2.0, 20.0
+
+
+def run_shm(catalog, console, iterations, rounds):
+    """`ipclab bench shm`: shm-spin C++ ↔ C++ cross-core beside the cache-line ping-pong floor and
+    uds (targets: within 2× of the floor, at least 20× faster than uds), the other shm wait modes,
+    and the per-call cost of the in-process mechanisms at 16 B."""
+    iterations, rounds = _positive(iterations, "--iterations"), _positive(rounds, "--rounds")
+    cpus = placement.resolve("cross-core")
+    if isinstance(cpus, str):
+        raise UserError(f"bench shm needs cross-core placement: {cpus}")
+    floor_bin = catalog.root / "bench" / "floor" / "build" / "ipclab-floor"
+    raw = {"matrix": {"mechanism": [*SHM, *{m for m, _ in CALLS}], "client": list(LANGUAGES),
+                      "server": list(LANGUAGES), "request_size": [SIZE], "response_size": [SIZE],
+                      "placement": ["cross-core"]},
+           "run": {"iterations": iterations, "warmup": max(1000, iterations // 2)}}
+    scenario = build_scenario(raw, "<shm benchmark>", catalog, {}, "shm")
+    cases = {(c.mechanism, c.client, c.server): c for c in matrix.expand(scenario, catalog)}
+    wanted = [cases[(m, "cpp", "cpp")] for m in SHM]
+    wanted += [cases[(m, lang, "cpp" if m != "none" else lang)] for m, lang in CALLS]
+    medians = {}
+    with Workspace() as ws, console.status("measuring") as status:
+        runner = Runner(scenario, catalog, ws)
+        for r in range(1, rounds + 1):
+            status.update(f"round {r}/{rounds}: cache-line floor")
+            medians.setdefault("floor", []).append(
+                _floor_median(floor_bin, "cacheline", iterations, cpus, ws.path))
+            for case in wanted:
+                status.update(f"round {r}/{rounds}: {case.mechanism} {case.client}")
+                medians.setdefault((case.mechanism, case.client), []).append(
+                    _peer_median(runner, case))
+    console.print(_shm_table(medians, iterations, rounds))
+    console.print(_calls_table(medians))
+
+
+def _shm_table(medians, iterations, rounds):
+    floor = _mid(medians["floor"])
+    spin = _mid(medians[("shm-spin", "cpp")])
+    uds = _mid(medians[("uds", "cpp")])
+    table = Table(title=f"16 B round trip, C++ ↔ C++ cross-core, median of {rounds} rounds × "
+                        f"{iterations} iterations")
+    for name in ("transport", "median", "vs cache-line floor", "uds / this"):
+        table.add_column(name, justify="left" if name == "transport" else "right")
+    table.add_row("cache-line ping-pong (floor)", format_ns(floor), "1.00", _fmt(_ratio(uds, floor)))
+    for mech in ("shm-spin", "shm", "shm-futex", "uds"):
+        value = _mid(medians[(mech, "cpp")])
+        table.add_row(mech, format_ns(value), _fmt(_ratio(value, floor)), _fmt(_ratio(uds, value)))
+    verdict = (f"targets: shm-spin within {SPIN_TARGET:g}× of the floor: "
+               f"{_yes(_ratio(spin, floor), lambda r: r <= SPIN_TARGET)}; "
+               f"at least {UDS_TARGET:g}× faster than uds: "
+               f"{_yes(_ratio(uds, spin), lambda r: r >= UDS_TARGET)}")
+    table.caption = verdict
+    return table
+
+
+def _calls_table(medians):
+    table = Table(title="in-process call at 16 B (one call = one round trip)")
+    for name in ("mechanism", "caller", "median per call"):
+        table.add_column(name, justify="right" if name.startswith("median") else "left")
+    for mech, lang in CALLS:
+        table.add_row(mech, lang, format_ns(_mid(medians[(mech, lang)])))
+    return table
+
+
+def _ratio(a, b):
+    return a / b if a and b else None
+
+
+def _fmt(value):
+    return f"{value:.2f}" if value is not None else "-"
+
+
+def _yes(value, test):
+    if value is None:
+        return "not measured"
+    return "yes" if test(value) else "[red]no[/]"

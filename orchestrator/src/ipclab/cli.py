@@ -83,14 +83,28 @@ def report(run_dir, outliers, tukey_k, compare):
     _show(document["results"], document["scenario"]["name"], settings, document.get("notes", []))
 
 
-@cli.command()
+@cli.group()
+def bench():
+    """Benchmarks that print numbers (speed targets are checked here, never in tests)."""
+
+
+@bench.command("kernel")
 @click.option("--iterations", default="20000", help="round trips per measurement")
 @click.option("--rounds", default="3", help="alternating rounds of floor and peers")
-@click.option("--placement", default="same-core", help="same-core or cross-core")
-def floor(iterations, rounds, placement):
-    """Benchmark: the C++ peer at 16 B beside a hand-written C ping-pong, per mechanism."""
+@click.option("--placement", default="same-core", help="same-core, cross-core or unpinned")
+def bench_kernel(iterations, rounds, placement):
+    """The C++ peer at 16 B beside a hand-written C ping-pong per kernel mechanism (≤ 1.05)."""
     from ipclab.bench import run_floor
     run_floor(load_catalog(), console, iterations, rounds, placement)
+
+
+@bench.command("shm")
+@click.option("--iterations", default="100000", help="round trips per measurement")
+@click.option("--rounds", default="3", help="alternating rounds")
+def bench_shm(iterations, rounds):
+    """shm beside the cache-line floor and uds; jni, ffm, ctypes call overhead."""
+    from ipclab.bench import run_shm
+    run_shm(load_catalog(), console, iterations, rounds)
 
 
 def _sweep_note(swept):
