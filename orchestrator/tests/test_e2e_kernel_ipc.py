@@ -17,7 +17,8 @@ from test_e2e import leftovers, wait_for_server
 
 pytestmark = pytest.mark.e2e
 ROOT = repo_root()
-KERNEL = ["sysv-mq", "posix-mq", "sysv-shm", "file", "file-poll"]
+KERNEL = ["sysv-mq", "posix-mq", "sysv-shm", "file", "file-poll", "shm", "shm-spin", "shm-futex"]
+INPROCESS = {"direct": "cpp", "jni": "java", "ffm": "java", "ctypes": "python"}
 
 
 def offered():
@@ -54,7 +55,7 @@ def test_every_offered_pair_at_small_medium_and_large_sizes(mechanism, tmp_path)
     sizes = "16,64KiB,16MiB" if mechanism != "file-poll" else "16,64KiB"
     done = run("--mechanism", mechanism, "--client", ",".join(langs), "--server", ",".join(langs),
                "--request-size", sizes, "--response-size", "16", "--iterations", "5",
-               "--warmup", "1", "--out", str(out))
+               "--warmup", "1", "--placement", "cross-core", "--out", str(out))
     assert done.returncode == 0, done.stdout[-3000:]
     statuses = [(r["client"], r["server"], r["request_size"], r["status"], r["reason"])
                 for r in rows(out)]
@@ -63,7 +64,25 @@ def test_every_offered_pair_at_small_medium_and_large_sizes(mechanism, tmp_path)
     nothing_of_ours_left()
 
 
-@pytest.mark.parametrize("mechanism", ["sysv-mq", "posix-mq", "sysv-shm"])
+def test_in_process_calls_from_each_language(tmp_path):
+    catalog = load_catalog()
+    for mechanism, client in INPROCESS.items():
+        assert catalog.languages[client].supports(mechanism, "drive"), (mechanism, client)
+    out = tmp_path / "run"
+    done = run("--mechanism", ",".join([*INPROCESS, "none"]), "--client", "cpp,java,python",
+               "--server", "cpp,java,python", "--request-size", "16,1MiB",
+               "--response-size", "16,1MiB", "--iterations", "20", "--warmup", "5",
+               "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:]
+    ran = {(r["mechanism"], r["client"], r["server"]) for r in rows(out) if r["status"] == "ok"}
+    expected = {(m, c, "cpp") for m, c in INPROCESS.items()} | \
+               {("none", lang, lang) for lang in ("cpp", "java", "python")}
+    assert ran == expected
+    assert all(r["status"] in ("ok", "not-applicable") for r in rows(out))
+    nothing_of_ours_left()
+
+
+@pytest.mark.parametrize("mechanism", ["sysv-mq", "posix-mq", "sysv-shm", "shm", "shm-futex"])
 def test_a_killed_server_fails_its_case_and_its_objects_are_removed(mechanism, tmp_path):
     seed = random.randrange(2, 2**63)
     out = tmp_path / "run"
