@@ -9,6 +9,10 @@ and passes the ends to the peers with pass_fds, as the orchestrator does.
 
 Standard library only:
     python3 peers/java/tools/selftest.py --cpu 1
+    python3 peers/java/tools/selftest.py --mechanisms shm-spin --server-cpu 1 --client-cpu 0
+    python3 peers/java/tools/selftest.py --mechanisms none jni ffm --sizes 16
+
+In-process mechanisms (none, jni, ffm) have no server: only the client runs (--native-library).
 """
 import argparse
 import ctypes
@@ -29,8 +33,10 @@ JAVA = Path("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java")
 JVM_FLAGS = ["-XX:+UseSerialGC", "-Xms64m", "-Xmx2g", "-XX:MaxDirectMemorySize=2g",
              "--enable-native-access=ALL-UNNAMED"]
 MECHANISMS = ["tcp", "udp", "uds", "pipe", "fifo", "sysv-mq", "posix-mq", "sysv-shm", "file",
-              "file-poll"]
-KERNEL_OBJECTS = ("sysv-mq", "posix-mq", "sysv-shm")
+              "file-poll", "shm", "shm-spin", "shm-futex", "none", "jni", "ffm"]
+KERNEL_OBJECTS = ("sysv-mq", "posix-mq", "sysv-shm", "shm", "shm-spin", "shm-futex")
+IN_PROCESS = ("none", "jni", "ffm")
+NATIVE_LIBRARY = ROOT / "peers/native/build/libipclab_native.so"
 UDP_MAX = 65483
 SIZES = [0, 16, 65536, 1 << 20, 1 << 27]
 
@@ -44,8 +50,13 @@ class Case:
         self.server = None
         self.fds = []
 
-    def command(self, *peer_args):
-        prefix = ["taskset", "-c", str(self.args.cpu)] if self.args.cpu is not None else []
+    def command(self, *peer_args, role=None):
+        cpu = self.args.cpu
+        if role == "serve" and self.args.server_cpu is not None:
+            cpu = self.args.server_cpu
+        if role == "drive" and self.args.client_cpu is not None:
+            cpu = self.args.client_cpu
+        prefix = ["taskset", "-c", str(cpu)] if cpu is not None else []
         return prefix + [str(self.args.java), *self.args.jvm_flags.split(), "-jar", str(self.args.jar),
                          *peer_args]
 
@@ -68,7 +79,7 @@ class Case:
             endpoint, pass_fds = f"fd:{req_r},{resp_w}", (req_r, resp_w)
         self.server = subprocess.Popen(
             self.command("serve", "--mechanism", self.mechanism, "--endpoint", endpoint,
-                         "--fault", self.fault),
+                         "--fault", self.fault, role="serve"),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             pass_fds=pass_fds)
         for fd in pass_fds:
@@ -90,7 +101,9 @@ class Case:
                          "--request-size", str(self.size), "--response-size", str(self.size),
                          "--iterations", str(iterations), "--warmup", str(warmup),
                          "--samples-file", str(self.dir / "samples"),
-                         "--result-file", str(self.dir / "result.json"), "--io-timeout", "20"),
+                         "--result-file", str(self.dir / "result.json"), "--io-timeout", "20",
+                         *(("--native-library", str(self.args.native_library))
+                           if self.mechanism in ("jni", "ffm") else ()), role="drive"),
             stdin=subprocess.DEVNULL, capture_output=True, pass_fds=pass_fds, timeout=600)
         for fd in pass_fds:
             os.close(fd)
@@ -148,7 +161,8 @@ def kernel_objects_left(ready):
 def run_case(args, mechanism, size):
     case = Case(args, mechanism, size)
     try:
-        ready = case.start_server()
+        in_process = mechanism in IN_PROCESS
+        ready = {"endpoint": "inproc"} if in_process else case.start_server()
         big = size >= 1 << 20
         iterations = 5 if size >= 1 << 27 else (50 if big else args.iterations)
         warmup = 2 if size >= 1 << 27 else (10 if big else args.warmup)
@@ -156,7 +170,7 @@ def run_case(args, mechanism, size):
             iterations, warmup = min(iterations, args.file_iterations), min(warmup, 20)
         client, result, samples = case.drive(ready, iterations, warmup)
         assert client.returncode == 0 and result["status"] == "ok", (client.stderr, result)
-        err = case.stop_server()
+        err = "" if in_process else case.stop_server()
         assert err == "", err
         return statistics.median(samples)
     finally:
@@ -194,6 +208,9 @@ def main():
     parser.add_argument("--jvm-flags", default=" ".join(JVM_FLAGS),
                         help="JVM options for both peers (default: %(default)s)")
     parser.add_argument("--cpu", type=int, help="pin server and client to this CPU (taskset)")
+    parser.add_argument("--server-cpu", type=int, help="pin the server to this CPU")
+    parser.add_argument("--client-cpu", type=int, help="pin the client to this CPU")
+    parser.add_argument("--native-library", type=Path, default=NATIVE_LIBRARY)
     parser.add_argument("--iterations", type=int, default=20000)
     parser.add_argument("--warmup", type=int, default=5000)
     parser.add_argument("--file-iterations", type=int, default=500,
@@ -209,13 +226,14 @@ def main():
                 continue
             try:
                 median = run_case(args, mechanism, size)
-                print(f"{mechanism:9} {size:>10} B  median round trip {median / 1000:10.1f} us",
+                print(f"{mechanism:9} {size:>10} B  median round trip {median / 1000:10.1f} us"
+                      f" ({median:.0f} ns)",
                       flush=True)
             except Exception as e:  # noqa: BLE001 - report every case, then fail at the end
                 failures += 1
                 print(f"{mechanism:9} {size:>10} B  FAILED: {e}", flush=True)
             done(mechanism).add(size)
-        for check in (check_fault, check_sigterm):
+        for check in (() if mechanism in IN_PROCESS else (check_fault, check_sigterm)):
             try:
                 check(args, mechanism)
                 print(f"{mechanism:9} {check.__name__}: ok", flush=True)

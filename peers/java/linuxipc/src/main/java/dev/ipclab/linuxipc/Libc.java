@@ -126,6 +126,11 @@ final class Libc {
             FunctionDescriptor.of(JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_INT));
     static final MethodHandle MKFIFO = errnoCall("mkfifo", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle FTOK = errnoCall("ftok", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    // syscall(2): variadic after the number; every argument passed as a long, as glibc reads them.
+    static final MethodHandle SYSCALL6 = errnoCall("syscall",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
+                    JAVA_LONG, JAVA_LONG),
+            Linker.Option.firstVariadicArg(1));
     static final MethodHandle UMASK = plainCall("umask", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle CLOCK_GETTIME = plainCall("clock_gettime",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));

@@ -16,11 +16,11 @@ final class Cli {
     static final String DRIVE = "drive";
 
     private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
-            "poll-interval-us");
+            "poll-interval-us", "spin-us");
     private static final List<String> SERVE_REQUIRED = List.of("mechanism", "endpoint");
     private static final Set<String> DRIVE_FLAGS = Set.of("mechanism", "endpoint", "request-size",
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
-            "io-timeout", "poll-interval-us");
+            "io-timeout", "poll-interval-us", "spin-us", "native-library");
     private static final List<String> DRIVE_REQUIRED = List.of("mechanism", "endpoint",
             "request-size", "response-size", "iterations", "samples-file", "result-file");
 
@@ -50,18 +50,28 @@ final class Cli {
 
     private static ServeOptions serve(Map<String, String> flags) {
         String mechanism = flags.get("mechanism");
-        String endpoint = endpoint(mechanism, flags.get("endpoint"));
+        // An in-process mechanism has no server: unsupported (exit 7) later, whatever the endpoint.
+        String endpoint = Mechanism.byName(mechanism).map(Mechanism::isInProcess).orElse(false)
+                ? flags.get("endpoint") : endpoint(mechanism, flags.get("endpoint"));
         String fault = flags.getOrDefault("fault", FAULT_NONE);
         if (!fault.equals(FAULT_NONE) && !fault.equals(FAULT_FLIP)) {
             throw new IllegalArgumentException("--fault must be none or flip-response-byte, got '"
                     + fault + "'");
         }
         return new ServeOptions(mechanism, endpoint, seed(flags), fault.equals(FAULT_FLIP),
-                pollInterval(flags));
+                pollInterval(flags), spin(flags));
     }
 
     private static DriveOptions drive(Map<String, String> flags) {
         String mechanism = flags.get("mechanism");
+        String nativeLibrary = flags.get("native-library");
+        if (nativeLibrary != null && nativeLibrary.isEmpty()) {
+            throw new IllegalArgumentException("--native-library must not be empty");
+        }
+        if (nativeLibrary == null && Mechanism.byName(mechanism)
+                .map(Mechanism::needsNativeLibrary).orElse(false)) {
+            throw new IllegalArgumentException("--native-library is required for " + mechanism);
+        }
         return new DriveOptions(
                 mechanism,
                 endpoint(mechanism, flags.get("endpoint")),
@@ -75,7 +85,9 @@ final class Cli {
                 seed(flags),
                 Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"),
                         "--io-timeout"),
-                pollInterval(flags));
+                pollInterval(flags),
+                spin(flags),
+                nativeLibrary);
     }
 
     /**
@@ -132,6 +144,12 @@ final class Cli {
     private static long pollInterval(Map<String, String> flags) {
         return 1000L * Numbers.inRange(flags.getOrDefault("poll-interval-us", "2000"),
                 "--poll-interval-us", 1, Long.MAX_VALUE / 1000);
+    }
+
+    /** --spin-us: unsigned decimal microseconds (0: sleep at once); kept in nanoseconds. */
+    private static long spin(Map<String, String> flags) {
+        return 1000L * Numbers.inRange(flags.getOrDefault("spin-us", "50"), "--spin-us", 0,
+                Long.MAX_VALUE / 1000);
     }
 
     private static long seed(Map<String, String> flags) {

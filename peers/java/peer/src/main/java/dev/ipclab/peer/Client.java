@@ -46,6 +46,12 @@ final class Client {
         try {
             Mechanism mechanism = supportedMechanism();
             samples.reserve(options.iterations());
+            if (mechanism.isInProcess()) {
+                InProcess.open(mechanism, options.nativeLibrary(), options.seed(),
+                        options.requestSize(), options.responseSize())
+                        .run(options.warmup(), options.iterations(), samples);
+                return null;
+            }
             try (ClientLink link = connect(mechanism)) {
                 new Exchange(link, options.seed(), options.requestSize(), options.responseSize())
                         .run(options.warmup(), options.iterations(), samples);
@@ -87,7 +93,7 @@ final class Client {
     private ClientLink connect(Mechanism mechanism) throws PeerException {
         try {
             return mechanism.connect(options.endpoint(), options.ioTimeoutNanos(),
-                    options.pollIntervalNanos());
+                    options.pollIntervalNanos(), options.spinNanos());
         } catch (IOException e) {
             throw new PeerException(ErrorKind.IO,
                     "cannot connect to " + options.endpoint() + ": " + PeerException.describe(e), e);

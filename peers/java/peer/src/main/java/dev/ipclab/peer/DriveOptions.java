@@ -18,7 +18,18 @@ record DriveOptions(
         Path resultFile,
         long seed,
         long ioTimeoutNanos,
-        long pollIntervalNanos) implements Command {
+        long pollIntervalNanos,
+        long spinNanos,
+        String nativeLibrary) implements Command {
+    /** With the default --spin-us and no --native-library. */
+    DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,
+            int responseSize, long warmup, long iterations, Path samplesFile, Path resultFile,
+            long seed, long ioTimeoutNanos, long pollIntervalNanos) {
+        this(mechanism, endpoint, pattern, requestSize, responseSize, warmup, iterations,
+                samplesFile, resultFile, seed, ioTimeoutNanos, pollIntervalNanos,
+                Mechanism.DEFAULT_SPIN_NANOS, null);
+    }
+
     /** With the default --poll-interval-us. */
     DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,
             int responseSize, long warmup, long iterations, Path samplesFile, Path resultFile,

@@ -14,7 +14,18 @@ enum Mechanism {
     POSIX_MQ("posix-mq", Frame.MAX_PAYLOAD),
     SYSV_SHM("sysv-shm", Frame.MAX_PAYLOAD),
     FILE("file", Frame.MAX_PAYLOAD),
-    FILE_POLL("file-poll", Frame.MAX_PAYLOAD);
+    FILE_POLL("file-poll", Frame.MAX_PAYLOAD),
+    SHM("shm", Frame.MAX_PAYLOAD),
+    SHM_SPIN("shm-spin", Frame.MAX_PAYLOAD),
+    SHM_FUTEX("shm-futex", Frame.MAX_PAYLOAD),
+    /** In-process (section 4.4): drive only, endpoint {@code inproc}. */
+    NONE("none", Frame.MAX_PAYLOAD),
+    JNI("jni", Frame.MAX_PAYLOAD),
+    FFM("ffm", Frame.MAX_PAYLOAD);
+
+    static final String INPROC = "inproc";
+    /** The default --spin-us (50 us), in nanoseconds. */
+    static final long DEFAULT_SPIN_NANOS = 50_000L;
 
     private final String label;
     private final int maxPayload;
@@ -45,6 +56,16 @@ enum Mechanism {
         return this != UDP;
     }
 
+    /** none, jni, ffm: a function call, no server. */
+    boolean isInProcess() {
+        return this == NONE || this == JNI || this == FFM;
+    }
+
+    /** jni, ffm: need --native-library. */
+    boolean needsNativeLibrary() {
+        return this == JNI || this == FFM;
+    }
+
     /** @throws IllegalArgumentException if the endpoint is not of this mechanism's form */
     void checkEndpoint(String endpoint) {
         switch (this) {
@@ -56,7 +77,13 @@ enum Mechanism {
                     SysVKeys.parse(endpoint);
                 }
             }
-            case POSIX_MQ -> PosixMq.checkEndpoint(endpoint);
+            case POSIX_MQ, SHM, SHM_SPIN, SHM_FUTEX -> PosixMq.checkEndpoint(endpoint);
+            case NONE, JNI, FFM -> {
+                if (!endpoint.equals(INPROC)) {
+                    throw new IllegalArgumentException("endpoint of " + label + " must be inproc, got '"
+                            + endpoint + "'");
+                }
+            }
         }
     }
 
@@ -70,6 +97,12 @@ enum Mechanism {
 
     /** @param pollIntervalNanos file-poll's --poll-interval-us, in nanoseconds */
     StreamListener listen(String endpoint, long pollIntervalNanos) throws IOException {
+        return listen(endpoint, pollIntervalNanos, DEFAULT_SPIN_NANOS);
+    }
+
+    /** @param spinNanos shm's --spin-us, in nanoseconds */
+    StreamListener listen(String endpoint, long pollIntervalNanos, long spinNanos)
+            throws IOException {
         return switch (this) {
             case TCP -> Tcp.listen(endpoint);
             case UDS -> Uds.listen(endpoint);
@@ -79,7 +112,9 @@ enum Mechanism {
             case POSIX_MQ -> PosixMq.listen(endpoint);
             case SYSV_SHM -> SysVShm.listen(endpoint);
             case FILE, FILE_POLL -> FileFrames.listen(this, endpoint, pollIntervalNanos);
+            case SHM, SHM_SPIN, SHM_FUTEX -> Shm.listen(this, endpoint, spinNanos);
             case UDP -> throw new IllegalStateException("udp is not a stream mechanism");
+            case NONE, JNI, FFM -> throw new IllegalStateException(label + " has no server");
         };
     }
 
@@ -89,6 +124,11 @@ enum Mechanism {
 
     ClientLink connect(String endpoint, long ioTimeoutNanos, long pollIntervalNanos)
             throws IOException {
+        return connect(endpoint, ioTimeoutNanos, pollIntervalNanos, DEFAULT_SPIN_NANOS);
+    }
+
+    ClientLink connect(String endpoint, long ioTimeoutNanos, long pollIntervalNanos,
+            long spinNanos) throws IOException {
         return switch (this) {
             case TCP -> Tcp.connect(endpoint);
             case UDP -> Udp.connect(endpoint, ioTimeoutNanos);
@@ -100,6 +140,8 @@ enum Mechanism {
             case SYSV_SHM -> SysVShm.connect(endpoint, ioTimeoutNanos);
             case FILE, FILE_POLL -> FileFrames.connect(this, endpoint, ioTimeoutNanos,
                     pollIntervalNanos);
+            case SHM, SHM_SPIN, SHM_FUTEX -> Shm.connect(this, endpoint, ioTimeoutNanos, spinNanos);
+            case NONE, JNI, FFM -> throw new IllegalStateException(label + " has no link");
         };
     }
 }

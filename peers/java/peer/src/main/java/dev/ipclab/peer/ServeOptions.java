@@ -5,7 +5,14 @@ package dev.ipclab.peer;
  * (exit 7), reported after parsing, not a usage error.
  */
 record ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte,
-        long pollIntervalNanos) implements Command {
+        long pollIntervalNanos, long spinNanos) implements Command {
+    /** With the default --spin-us. */
+    ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte,
+            long pollIntervalNanos) {
+        this(mechanism, endpoint, seed, flipResponseByte, pollIntervalNanos,
+                Mechanism.DEFAULT_SPIN_NANOS);
+    }
+
     /** With the default --poll-interval-us. */
     ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte) {
         this(mechanism, endpoint, seed, flipResponseByte, Mechanism.DEFAULT_POLL_INTERVAL_NANOS);

@@ -13,11 +13,15 @@ interface Server extends AutoCloseable {
     static Server open(ServeOptions options, PrintStream diagnostics) throws PeerException {
         Mechanism mechanism = Mechanism.byName(options.mechanism()).orElseThrow(() ->
                 new PeerException(ErrorKind.UNSUPPORTED, "unknown mechanism " + options.mechanism()));
+        if (mechanism.isInProcess()) {
+            throw new PeerException(ErrorKind.UNSUPPORTED, mechanism.label()
+                    + " is an in-process call: there is no server (drive only)");
+        }
         Responder responder = new Responder(options.seed(), options.flipResponseByte());
         try {
             if (mechanism.isStream()) {
                 return new StreamServer(mechanism.listen(options.endpoint(),
-                        options.pollIntervalNanos()), responder, diagnostics);
+                        options.pollIntervalNanos(), options.spinNanos()), responder, diagnostics);
             }
             return new DatagramServer(Udp.bind(options.endpoint()), responder, diagnostics);
         } catch (IOException e) {

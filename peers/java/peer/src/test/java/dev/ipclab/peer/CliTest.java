@@ -63,8 +63,8 @@ class CliTest {
         DriveOptions drive = (DriveOptions) Cli.parse(with("--pattern", "stream"));
         assertEquals("stream", drive.pattern());
         ServeOptions serve = (ServeOptions) Cli.parse(
-                new String[] {"serve", "--mechanism", "shm", "--endpoint", "anything"});
-        assertEquals("shm", serve.mechanism());
+                new String[] {"serve", "--mechanism", "ctypes", "--endpoint", "anything"});
+        assertEquals("ctypes", serve.mechanism());
     }
 
     @Test

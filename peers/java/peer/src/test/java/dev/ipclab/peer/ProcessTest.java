@@ -102,7 +102,7 @@ class ProcessTest {
 
     @Test
     void unknownMechanismIsUnsupported() throws Exception {
-        Process server = start("serve", "--mechanism", "shm", "--endpoint", "x");
+        Process server = start("serve", "--mechanism", "direct", "--endpoint", "x");
         assertEquals(7, exitCode(server));
         assertTrue(stderr(server).startsWith("ipclab-peer: unsupported: "));
     }

@@ -58,7 +58,7 @@ final class ServerHarness implements AutoCloseable {
                 responses = new NativePipe();
                 endpoint = "fd:" + requests.read + "," + responses.write;
             }
-            case SYSV_MQ, POSIX_MQ, SYSV_SHM -> endpoint = "auto";
+            case SYSV_MQ, POSIX_MQ, SYSV_SHM, SHM, SHM_SPIN, SHM_FUTEX -> endpoint = "auto";
             case FILE, FILE_POLL -> endpoint = dir.toString();
             default -> throw new IllegalArgumentException(mechanism.toString());
         }

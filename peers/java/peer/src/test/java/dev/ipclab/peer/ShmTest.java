@@ -1,0 +1,140 @@
+package dev.ipclab.peer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.ipclab.linuxipc.PosixSharedMemory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** shm, shm-spin, shm-futex (PROTOCOL.md section 4.3). */
+class ShmTest {
+    private static final long TIMEOUT = 300_000_000L;
+
+    @TempDir
+    Path dir;
+
+    static Stream<Arguments> cases() {
+        List<Arguments> cases = new ArrayList<>();
+        for (Mechanism m : List.of(Mechanism.SHM, Mechanism.SHM_SPIN, Mechanism.SHM_FUTEX)) {
+            for (int size : new int[] {0, 16, 1 << 20, (1 << 20) + 1}) {
+                cases.add(Arguments.of(m, size));
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} B")
+    @MethodSource("cases")
+    void roundTripsAndCleanUp(Mechanism mechanism, int size) throws Throwable {
+        Loopback.Diagnostics err = new Loopback.Diagnostics();
+        Path object;
+        try (ServerHarness server = ServerHarness.start(mechanism, dir, false)) {
+            String prefix = "posix:/ipclab-" + ProcessHandle.current().pid();
+            assertEquals(prefix, server.clientEndpoint);
+            object = Path.of("/dev/shm/ipclab-" + ProcessHandle.current().pid() + "-shm");
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(object)));
+            assertEquals(Shm.SIZE, Files.size(object));
+            // Two clients in turn over the same object: the counters carry on.
+            for (int client = 0; client < 2; client++) {
+                DriveOptions options = RoundTripTest.options(server, dir, size, size);
+                assertEquals(0, new Client(options, err.stream).run(), err.text());
+                assertEquals(7, RoundTripTest.result(options).get("samples").asLong());
+            }
+            DriveOptions asymmetric = RoundTripTest.options(server, dir, size, 16);
+            assertEquals(0, new Client(asymmetric, err.stream).run(), err.text());
+            assertEquals("", server.diagnostics.text());
+        }
+        assertFalse(Files.exists(object), object + " left behind");
+        assertEquals("", err.text());
+    }
+
+    @ParameterizedTest
+    @EnumSource(names = {"SHM", "SHM_SPIN", "SHM_FUTEX"})
+    void flippedResponseByteIsAPayloadMismatch(Mechanism mechanism) throws Throwable {
+        try (ServerHarness server = ServerHarness.start(mechanism, dir, true)) {
+            Loopback.Diagnostics err = new Loopback.Diagnostics();
+            DriveOptions options = RoundTripTest.options(server, dir, 16, 16);
+            assertEquals(3, new Client(options, err.stream).run(), err.text());
+            assertTrue(err.text().contains("payload mismatch"), err.text());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(names = {"SHM", "SHM_SPIN", "SHM_FUTEX"})
+    void clientTimesOutWithoutAServer(Mechanism mechanism) throws Throwable {
+        String prefix = "/ipclab-" + ProcessHandle.current().pid() + "-t"
+                + ThreadLocalRandom.current().nextInt(1 << 20);
+        try (PosixSharedMemory shm = PosixSharedMemory.create(prefix + Shm.SUFFIX, Shm.SIZE, 0600)) {
+            try {
+                DriveOptions options = new DriveOptions(mechanism.label(), "posix:" + prefix, "rr",
+                        16, 16, 0, 1, dir.resolve("s"), dir.resolve("r.json"), 1, TIMEOUT);
+                Loopback.Diagnostics err = new Loopback.Diagnostics();
+                long begin = System.nanoTime();
+                assertEquals(6, new Client(options, err.stream).run(), err.text());
+                assertTrue(System.nanoTime() - begin < 5_000_000_000L);
+                assertEquals("timeout", RoundTripTest.result(options).get("error_kind").asText());
+            } finally {
+                PosixSharedMemory.unlink(prefix + Shm.SUFFIX);
+            }
+        }
+    }
+
+    @Test
+    void clientWithoutTheObjectIsAnIoError() throws Throwable {
+        DriveOptions options = new DriveOptions("shm", "posix:/ipclab-0-none", "rr", 16, 16, 0, 1,
+                dir.resolve("s"), dir.resolve("r.json"), 1, TIMEOUT);
+        Loopback.Diagnostics err = new Loopback.Diagnostics();
+        assertEquals(5, new Client(options, err.stream).run(), err.text());
+    }
+
+    @Test
+    void spinUsIsParsedForBothRoles() throws Exception {
+        ServeOptions serve = (ServeOptions) Cli.parse(new String[] {"serve", "--mechanism", "shm",
+                "--endpoint", "auto", "--spin-us", "7"});
+        assertEquals(7_000L, serve.spinNanos());
+        DriveOptions drive = (DriveOptions) Cli.parse(new String[] {"drive", "--mechanism", "shm",
+                "--endpoint", "posix:/ipclab-1", "--request-size", "1", "--response-size", "1",
+                "--iterations", "1", "--samples-file", "/tmp/s", "--result-file", "/tmp/r"});
+        assertEquals(50_000L, drive.spinNanos());
+        assertEquals(0L, ((ServeOptions) Cli.parse(new String[] {"serve", "--mechanism", "shm",
+                "--endpoint", "auto", "--spin-us", "0"})).spinNanos());
+        for (String bad : List.of("-1", "1.5", "", "99999999999999999999")) {
+            assertThrows(UsageException.class, () -> Cli.parse(new String[] {"serve",
+                "--mechanism", "shm", "--endpoint", "auto", "--spin-us", bad}), bad);
+        }
+        assertThrows(UsageException.class, () -> Cli.parse(new String[] {"serve", "--mechanism",
+            "shm-spin", "--endpoint", "/tmp/x"}));
+    }
+
+    @Test
+    void hybridWithoutSpinningStillWorks() throws Throwable {
+        ServeOptions serveOptions = new ServeOptions("shm", "auto", 1, false,
+                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, 0);
+        Loopback.Diagnostics serverErr = new Loopback.Diagnostics();
+        try (Server server = Server.open(serveOptions, serverErr.stream)) {
+            Thread serving = Thread.ofPlatform().daemon().start(server::serve);
+            DriveOptions options = new DriveOptions("shm", server.endpoint(), "rr", 100, 100, 5, 50,
+                    dir.resolve("s"), dir.resolve("r.json"), 1, 5_000_000_000L,
+                    Mechanism.DEFAULT_POLL_INTERVAL_NANOS, 0, null);
+            Loopback.Diagnostics err = new Loopback.Diagnostics();
+            assertEquals(0, new Client(options, err.stream).run(), err.text());
+            server.stop();
+            serving.join(10_000);
+            assertFalse(serving.isAlive());
+        }
+    }
+}
