@@ -91,7 +91,7 @@ def test_fractional_timeout():
     assert math.isclose(config.io_timeout, 0.5)
 
 
-@pytest.mark.parametrize("mechanism", ["sctp", "shm"])
+@pytest.mark.parametrize("mechanism", ["sctp", "jni"])
 def test_unknown_mechanism_is_unsupported_not_usage(mechanism):
     run = run_peer(["serve", "--mechanism", mechanism, "--endpoint", "x"])
     assert run.returncode == 7

@@ -19,6 +19,7 @@ COUNT_MAX = 2**63 - 1
 FAULTS = ("none", "flip-response-byte")
 # --poll-interval-us: at least 1 us; at most a u32 (over an hour), a value over it is bad.
 POLL_INTERVAL_MAX = 2**32 - 1
+SPIN_MAX = 2**32 - 1
 _UNSIGNED = re.compile(r"[0-9]+")
 _SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
 REQUIRED = object()
@@ -73,6 +74,7 @@ class ServeConfig:
     seed: int
     fault: str
     poll_interval_us: int
+    spin_us: int
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,8 @@ class DriveConfig:
     seed: int
     io_timeout: float
     poll_interval_us: int
+    spin_us: int
+    native_library: Any
 
 
 COMMON_FLAGS = (
@@ -96,6 +100,8 @@ COMMON_FLAGS = (
     Flag("--endpoint", "endpoint", text),
     Flag("--seed", "seed", unsigned(U64_MAX), 1),
     Flag("--poll-interval-us", "poll_interval_us", unsigned(POLL_INTERVAL_MAX, minimum=1), 2000),
+    # shm (hybrid): microseconds to spin before sleeping on the futex; 0 sleeps at once.
+    Flag("--spin-us", "spin_us", unsigned(SPIN_MAX), 50),
 )
 
 
@@ -109,12 +115,13 @@ class Command:
 
 COMMANDS = {command.name: command for command in (
     Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
-                     "[--poll-interval-us N]",
+                     "[--poll-interval-us N] [--spin-us N]",
             COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),),
             ServeConfig),
     Command("drive", "drive --mechanism M --endpoint E --request-size N --response-size N "
                      "--iterations N --samples-file PATH --result-file PATH [--pattern rr] "
-                     "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N]",
+                     "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
+                     "[--spin-us N] [--native-library PATH]",
             COMMON_FLAGS + (
                 Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD)),
                 Flag("--response-size", "response_size", unsigned(MAX_PAYLOAD)),
@@ -124,6 +131,7 @@ COMMANDS = {command.name: command for command in (
                 Flag("--pattern", "pattern", text, "rr"),
                 Flag("--warmup", "warmup", unsigned(COUNT_MAX), 0),
                 Flag("--io-timeout", "io_timeout", seconds, 30.0),
+                Flag("--native-library", "native_library", text, None),
             ),
             DriveConfig),
 )}
@@ -138,6 +146,9 @@ def parse(argv):
     try:
         values = _flag_values(command, argv[1:])
         _check_endpoint(values, command.name)
+        if command.name == "drive" and values["mechanism"] == "ctypes" \
+                and values["native_library"] is None:
+            raise ValueError("missing required flag --native-library (for ctypes)")
     except ValueError as err:
         raise UsageError(f"{err}; usage: ipclab-peer {command.synopsis}") from None
     return command.name, command.config(**values)
@@ -176,7 +187,8 @@ def _with_defaults(flags, values):
 def _check_endpoint(values, role):
     """Only a known mechanism's endpoint syntax can be checked; an unknown mechanism is
     reported later as unsupported (exit 7), not as a usage error."""
-    if values["mechanism"] in endpoints.MECHANISMS:
+    known = endpoints.MECHANISMS + (endpoints.INPROC if role == "drive" else ())
+    if values["mechanism"] in known:
         try:
             endpoints.parse(values["mechanism"], values["endpoint"], role)
         except ValueError as err:

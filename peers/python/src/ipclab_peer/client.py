@@ -3,7 +3,7 @@
 import time
 from array import array
 
-from . import result, transport
+from . import inproc, result, transport
 from .errors import (IoError, PayloadMismatch, PeerError, ProtocolError, Unsupported,
                      describe_os_error, report, report_error)
 from .frame import (COUNTER, END, END_ACK, END_ACK_LENGTH, HEADER_SIZE, REQUEST, RESPONSE,
@@ -30,7 +30,7 @@ def drive(config):
 
 
 def check_supported(config):
-    if config.mechanism not in transport.MECHANISMS:
+    if config.mechanism not in transport.MECHANISMS + inproc.MECHANISMS:
         raise Unsupported(f"mechanism {config.mechanism!r} is not implemented")
     if config.pattern not in PATTERNS:
         raise Unsupported(f"pattern {config.pattern!r} is not implemented")
@@ -50,6 +50,9 @@ class Driver:
         config = self.config
         check_supported(config)
         self.samples = array("q", [0]) * config.iterations
+        if config.mechanism in inproc.MECHANISMS:
+            inproc.run(config, self)
+            return
         link = connect(config)
         try:
             exchange = Exchange(config, isinstance(link, transport.Datagram))
@@ -92,7 +95,7 @@ class Driver:
 def connect(config):
     try:
         return transport.connect(config.mechanism, config.endpoint, config.io_timeout,
-                                 config.poll_interval_us)
+                                 config.poll_interval_us, config.spin_us)
     except OSError as err:
         raise IoError(f"cannot connect to {config.endpoint}: {describe_os_error(err)}") from None
 

@@ -63,7 +63,7 @@ def open_listener(config, cleanup):
         raise Unsupported(f"mechanism {config.mechanism!r} is not implemented")
     try:
         return transport.listen(config.mechanism, config.endpoint, cleanup,
-                                config.poll_interval_us)
+                                config.poll_interval_us, config.spin_us)
     except OSError as err:
         raise IoError(f"cannot listen on {config.endpoint}: {describe_os_error(err)}") from None
 

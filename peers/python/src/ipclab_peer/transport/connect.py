@@ -2,13 +2,15 @@
 import os
 import socket
 
-from . import channels, endpoints, files
+from . import channels, endpoints, files, shm
 from .links import Datagram, FdStream, MessageStream, SocketStream, set_receive_timeout
 
 
-def connect(mechanism, endpoint, io_timeout, poll_interval_us=2000):
+def connect(mechanism, endpoint, io_timeout, poll_interval_us=2000, spin_us=50):
     """Opens the client's link; OSError propagates for the caller to report as io."""
     target = endpoints.parse(mechanism, endpoint)
+    if mechanism in endpoints.SHM:
+        return MessageStream(shm.open_client(mechanism, target, io_timeout, spin_us), io_timeout)
     if mechanism in ("file", "file-poll"):
         return _file(mechanism, target, io_timeout, poll_interval_us)
     return _CONNECTORS[mechanism](target, io_timeout)
@@ -95,5 +97,6 @@ def _file(mechanism, directory, timeout, poll_interval_us):
 
 _CONNECTORS = {"tcp": _tcp, "udp": _udp, "uds": _uds, "pipe": _pipe, "fifo": _fifo,
                "sysv-mq": _sysv_mq, "posix-mq": _posix_mq, "sysv-shm": _sysv_shm,
-               "file": None, "file-poll": None}
+               "file": None, "file-poll": None, "shm": None, "shm-spin": None,
+               "shm-futex": None}
 assert set(_CONNECTORS) == set(endpoints.MECHANISMS)

@@ -75,12 +75,25 @@ PARSERS = {
     "sysv-shm": parse_sysv_key,
     "file": parse_path,
     "file-poll": parse_path,
+    "shm": parse_posix_prefix,
+    "shm-spin": parse_posix_prefix,
+    "shm-futex": parse_posix_prefix,
 }
-SERVER_PARSERS = dict(PARSERS, **{"sysv-mq": parse_auto, "posix-mq": parse_auto,
-                                  "sysv-shm": parse_auto})
+SHM = ("shm", "shm-spin", "shm-futex")
+MESSAGE_CHANNELS = ("sysv-mq", "posix-mq", "sysv-shm") + SHM
+SERVER_PARSERS = dict(PARSERS, **{name: parse_auto for name in MESSAGE_CHANNELS})
 MECHANISMS = tuple(PARSERS)
-MESSAGE_CHANNELS = ("sysv-mq", "posix-mq", "sysv-shm")
+# PROTOCOL.md 4.4: drive-only, no server; the endpoint is `inproc`.
+INPROC = ("none", "ctypes")
+
+
+def parse_inproc(text):
+    if text != "inproc":
+        raise ValueError(f"an in-process mechanism has no server: expected inproc, got {text!r}")
+    return text
 
 
 def parse(mechanism, text, role="drive"):
+    if mechanism in INPROC and role == "drive":
+        return parse_inproc(text)
     return (SERVER_PARSERS if role == "serve" else PARSERS)[mechanism](text)

@@ -15,18 +15,18 @@ import os
 import socket
 
 from ..errors import IoError
-from . import channels, endpoints, files
+from . import channels, endpoints, files, shm
 from .links import FdStream, MessageStream, SocketStream
 
 BACKLOG = 16
 
 
-def listen(mechanism, endpoint, cleanup, poll_interval_us=2000):
+def listen(mechanism, endpoint, cleanup, poll_interval_us=2000, spin_us=50):
     """Creates the server endpoint; files and kernel objects it creates are registered with
     `cleanup`."""
     target = endpoints.parse(mechanism, endpoint, role="serve")
     if mechanism in endpoints.MESSAGE_CHANNELS:
-        return MessageListener(mechanism, cleanup)
+        return MessageListener(mechanism, cleanup, spin_us)
     if mechanism in ("file", "file-poll"):
         return FileListener(mechanism, target, cleanup, poll_interval_us)
     return _LISTENERS[mechanism](target, cleanup)
@@ -167,7 +167,8 @@ class MessageListener:
 
     single_client = False
 
-    def __init__(self, mechanism, cleanup):
+    def __init__(self, mechanism, cleanup, spin_us=50):
+        self._spin_us = spin_us
         try:
             self._create(mechanism, cleanup)
         except channels.IPC_ERRORS as err:
@@ -183,6 +184,10 @@ class MessageListener:
                 prefix = f"/ipclab-{os.getpid()}"
                 requests, responses = channels.create_posix_queues(prefix, created)
                 self.channel = channels.PosixQueueChannel(responses, requests)
+                self.endpoint = f"posix:{prefix}"
+            elif mechanism in endpoints.SHM:
+                prefix = f"/ipclab-{os.getpid()}"
+                self.channel = shm.create(mechanism, prefix, created, self._spin_us)
                 self.endpoint = f"posix:{prefix}"
             else:
                 key, memory, semaphores = channels.create_shm(created)

@@ -1,0 +1,118 @@
+"""PROTOCOL.md 4.4: in-process round trips, drive only, `--endpoint inproc`.
+
+- `ctypes`: one call of `ipclab_call` in libipclab_native.so per round trip. The argument
+  types are set once, and the buffers are preallocated bytearrays passed as raw addresses, so
+  the timed region is ctypes' own per-call cost plus the library's copy of the response.
+- `none`: no call: the client copies its cached response base into the response buffer and
+  stamps it, the work a server does, without any communication.
+
+Both validate the whole response after the clock, like every client.
+"""
+import ctypes
+import struct
+import time
+
+from .errors import IoError, PayloadMismatch
+from .payload import REQUEST_STREAM, RESPONSE_STREAM, fill_base, first_difference, first_word
+
+MECHANISMS = ("none", "ctypes")
+_WORD = struct.Struct("<Q")
+
+
+class _Payload:
+    """A preallocated payload with its base and an in-place stamp."""
+
+    def __init__(self, seed, stream, size):
+        self.size = size
+        self.buf = bytearray(size)
+        fill_base(self.buf, seed, stream)
+        self.base = bytes(self.buf)
+        self.word = first_word(self.base)
+        self.stamp = _stamper(self.buf, size, self.word)
+
+
+def _stamper(buf, size, word):
+    if size >= 8:
+        pack = _WORD.pack_into
+        return lambda sequence: pack(buf, 0, word ^ sequence)
+    if size > 0:
+        def stamp_short(sequence):
+            buf[:size] = (word ^ sequence).to_bytes(8, "little")[:size]
+        return stamp_short
+    return lambda sequence: None
+
+
+def load(path):
+    """ipclab_call from the library, with its argument types set once."""
+    try:
+        library = ctypes.CDLL(path)
+        call = library.ipclab_call
+    except (OSError, AttributeError) as err:
+        raise IoError(f"cannot load ipclab_call from {path}: {err}") from None
+    call.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64,
+                     ctypes.c_uint64, ctypes.c_uint64]
+    call.restype = ctypes.c_int
+    return call
+
+
+def _address(buf):
+    return ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
+
+
+def run(config, driver):
+    """The round trips; driver.samples / driver.recorded are updated as they pass."""
+    seed = config.seed
+    request = _Payload(seed, REQUEST_STREAM, config.request_size)
+    expected = _Payload(seed, RESPONSE_STREAM, config.response_size)
+    # bytearray == bytearray is one memcmp (a memoryview comparison goes byte by byte).
+    response = bytearray(config.response_size)
+    if config.mechanism == "ctypes":
+        _run_ctypes(config, driver, request, expected, response)
+    else:
+        _run_none(config, driver, request, expected, response)
+
+
+def _run_ctypes(config, driver, request, expected, response):
+    call = load(config.native_library)
+    req_address, resp_address = _address(request.buf), _address(response)
+    req_len, resp_len, seed = request.size, expected.size, config.seed
+    stamp, clock = request.stamp, time.perf_counter_ns
+    warmup, samples = config.warmup, driver.samples
+    for sequence in range(warmup + config.iterations):
+        stamp(sequence)
+        start = clock()
+        status = call(req_address, req_len, resp_address, resp_len, seed, sequence)
+        stop = clock()
+        if status != 0:
+            raise PayloadMismatch(f"payload mismatch: ipclab_call returned {status} for "
+                                  f"sequence {sequence} (request stamp rejected)")
+        _validate(expected, response, sequence)
+        if sequence >= warmup:
+            samples[driver.recorded] = stop - start
+            driver.recorded += 1
+
+
+def _run_none(config, driver, request, expected, response):
+    base, size = expected.base, expected.size
+    stamp = _stamper(response, size, expected.word)
+    received = memoryview(response)
+    clock = time.perf_counter_ns
+    warmup, samples = config.warmup, driver.samples
+    for sequence in range(warmup + config.iterations):
+        request.stamp(sequence)  # prepared as for a call, though nobody reads it
+        start = clock()
+        received[:] = base  # a memmove into the preallocated response
+        stamp(sequence)
+        stop = clock()
+        _validate(expected, response, sequence)
+        if sequence >= warmup:
+            samples[driver.recorded] = stop - start
+            driver.recorded += 1
+
+
+def _validate(expected, received, sequence):
+    expected.stamp(sequence)
+    if expected.buf != received:
+        offset = first_difference(received, expected.buf)
+        raise PayloadMismatch(f"payload mismatch: response to sequence {sequence} differs at "
+                              f"payload offset {offset}")

@@ -1,0 +1,254 @@
+"""PROTOCOL.md 4.3 (shm, shm-spin, shm-futex) and 4.4 (none, ctypes): round trips between our
+own server and client processes, clean-up of the shared memory object, timeouts, rejections,
+and the in-process mechanisms against the real libipclab_native.so.
+
+Only /dev/shm objects named by our own servers' READY lines (or made by hand with this test's
+pid) are touched: other programs may use the ipclab tag meanwhile.
+"""
+import os
+import signal
+import stat
+import struct
+from pathlib import Path
+
+import posix_ipc
+import pytest
+from peers import Drive, Server, describe, run_peer
+from test_roundtrip import check_ok
+
+from ipclab_peer import frame, inproc
+from ipclab_peer.transport import shm
+
+MiB = 1 << 20
+SHM = ["shm", "shm-spin", "shm-futex"]
+SIZES = [(0, 0), (16, 16), (MiB, MiB), (MiB + 1, MiB + 1), (3, MiB + 1)]
+NATIVE_LIBRARY = Path(__file__).resolve().parents[2] / "native" / "build" / "libipclab_native.so"
+REJECTED = "ipclab-peer: rejected frame: "
+
+
+def shm_path(endpoint):
+    return Path("/dev/shm") / (endpoint[len("posix:/"):] + shm.SUFFIX)
+
+
+def stop_and_remove(server):
+    try:
+        server.stop()
+    finally:
+        path = shm_path(server.endpoint)
+        if path.exists():  # only if the server failed to clean up: never another's object
+            path.unlink()
+
+
+@pytest.fixture(scope="module")
+def servers():
+    running = {}
+
+    def get(mechanism):
+        # An idle shm-spin server keeps a CPU busy: it runs only while its tests do.
+        if mechanism != "shm-spin" and "shm-spin" in running:
+            stop_and_remove(running.pop("shm-spin"))
+        if mechanism not in running:
+            running[mechanism] = Server(mechanism, "auto", "--seed", "5")
+        return running[mechanism]
+    try:
+        yield get
+    finally:
+        for server in running.values():
+            stop_and_remove(server)
+
+
+@pytest.mark.parametrize("request_size,response_size", SIZES,
+                         ids=[f"{a}-{b}" for a, b in SIZES])
+@pytest.mark.parametrize("mechanism", SHM)
+def test_shm_round_trips(mechanism, request_size, response_size, servers, workdir):
+    server = servers(mechanism)
+    iterations, warmup = 3, 1
+    run = Drive(workdir, mechanism, server.endpoint, request_size, response_size,
+                iterations=iterations,
+                extra=["--warmup", str(warmup), "--seed", "5", "--io-timeout", "20"])
+    check_ok(run, mechanism, request_size, response_size, iterations, warmup=warmup)
+    assert server.proc.poll() is None
+    assert server.drain_stderr() == []
+
+
+@pytest.mark.parametrize("mechanism", SHM)
+def test_shm_counters_settle_after_a_run(mechanism, servers, workdir):
+    """After END/END_ACK both directions are empty (seq == ack); only the server may be asleep,
+    waiting for the next request (direction 1), never on direction 2."""
+    server = servers(mechanism)
+    run = Drive(workdir, mechanism, server.endpoint, 100, 100, iterations=50,
+                extra=["--seed", "5"])
+    check_ok(run, mechanism, 100, 100, 50)
+    with open(shm_path(server.endpoint), "rb") as handle:
+        data = handle.read(512)
+    words = struct.unpack_from("<128I", data)
+    asleep = []
+    for direction in (0, 64):  # word index of direction 1 / 2
+        seq, ack, _, sleepers = words[direction:direction + 64:16]
+        assert seq == ack and seq > 0
+        asleep.append(sleepers)
+    assert asleep == [0 if mechanism == "shm-spin" else 1, 0]
+
+
+def test_hybrid_without_spinning_sleeps_on_the_futex(workdir):
+    server = Server("shm", "auto", "--spin-us", "0")
+    try:
+        run = Drive(workdir, "shm", server.endpoint, 16, 16, iterations=20,
+                    extra=["--spin-us", "0", "--io-timeout", "10"])
+        check_ok(run, "shm", 16, 16, 20)
+    finally:
+        stop_and_remove(server)
+
+
+@pytest.mark.parametrize("mechanism", SHM)
+def test_shm_object_is_private_and_sized(mechanism, servers):
+    server = servers(mechanism)
+    assert server.endpoint == f"posix:/ipclab-{server.ready['pid']}"
+    info = shm_path(server.endpoint).stat()
+    assert stat.S_IMODE(info.st_mode) == 0o600
+    assert info.st_size == shm.SIZE == 2101248
+
+
+@pytest.mark.parametrize("mechanism,how", [("shm", "SIGTERM"), ("shm", "SIGINT"),
+                                           ("shm", "stdin EOF"), ("shm-spin", "SIGTERM"),
+                                           ("shm-futex", "stdin EOF")])
+def test_shutdown_unlinks_the_object(mechanism, how, workdir):
+    server = Server(mechanism, "auto")
+    path = shm_path(server.endpoint)
+    try:
+        assert path.exists()
+        check_ok(Drive(workdir, mechanism, server.endpoint, 10, 10, iterations=2),
+                 mechanism, 10, 10, 2)
+        if how == "stdin EOF":
+            server.close_stdin()
+        else:
+            server.proc.send_signal(getattr(signal, how))
+        assert server.proc.wait(10) == 0
+    finally:
+        stop_and_remove(server)
+    assert server.drain_stderr() == []
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("mechanism", SHM)
+def test_fault_injection_is_a_payload_mismatch(mechanism, workdir):
+    server = Server(mechanism, "auto", "--fault", "flip-response-byte")
+    try:
+        run = Drive(workdir, mechanism, server.endpoint, 16, 16, iterations=2)
+        assert run.returncode == 3, describe(run)
+        assert run.result["error_kind"] == "payload-mismatch"
+    finally:
+        stop_and_remove(server)
+
+
+@pytest.mark.parametrize("mechanism", SHM)
+def test_malformed_frame_is_rejected_and_the_server_goes_on(mechanism, servers, workdir):
+    server = servers(mechanism)
+    channel = shm.open_client(mechanism, server.endpoint[len("posix:"):], 10, 50)
+    bad = bytearray(frame.encode_header(frame.REQUEST, 0, 0, 0))
+    bad[0:4] = b"IPCX"
+    channel.send(bytes(bad))
+    assert server.stderr_line() == REJECTED + "bad magic"
+    check_ok(Drive(workdir, mechanism, server.endpoint, 16, 16, iterations=2,
+                   extra=["--seed", "5"]), mechanism, 16, 16, 2)
+
+
+@pytest.fixture
+def silent_object():
+    """A zero-filled object no server answers on, named with this test's pid."""
+    name = f"/ipclab-{os.getpid()}{shm.SUFFIX}"
+    memory = posix_ipc.SharedMemory(name, posix_ipc.O_CREX, 0o600, shm.SIZE)
+    memory.close_fd()
+    try:
+        yield f"posix:/ipclab-{os.getpid()}"
+    finally:
+        posix_ipc.unlink_shared_memory(name)
+
+
+@pytest.mark.parametrize("mechanism", SHM)
+def test_client_times_out_without_a_server(mechanism, silent_object, workdir):
+    run = Drive(workdir, mechanism, silent_object, 16, 16, iterations=1,
+                extra=["--io-timeout", "0.3"])
+    assert run.returncode == 6, describe(run)
+    assert run.result["error_kind"] == "timeout"
+
+
+def test_client_of_a_missing_object_is_an_io_error(workdir):
+    run = Drive(workdir, "shm", "posix:/ipclab-0-nothing", 16, 16, iterations=1)
+    assert run.returncode == 5, describe(run)
+    assert run.result["error_kind"] == "io"
+
+
+@pytest.mark.parametrize("args", [
+    ["serve", "--mechanism", "shm", "--endpoint", "auto", "--spin-us", "-1"],
+    ["serve", "--mechanism", "shm", "--endpoint", "posix:/x"],
+    ["drive", "--mechanism", "shm", "--endpoint", "auto", "--request-size", "1",
+     "--response-size", "1", "--iterations", "1", "--samples-file", "s", "--result-file", "r"],
+    ["drive", "--mechanism", "ctypes", "--endpoint", "inproc", "--request-size", "1",
+     "--response-size", "1", "--iterations", "1", "--samples-file", "s", "--result-file", "r"],
+    ["drive", "--mechanism", "none", "--endpoint", "elsewhere", "--request-size", "1",
+     "--response-size", "1", "--iterations", "1", "--samples-file", "s", "--result-file", "r"],
+])
+def test_usage_errors(args):
+    proc = run_peer(args)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("ipclab-peer: usage: ")
+
+
+@pytest.mark.parametrize("mechanism", ["none", "ctypes", "direct"])
+def test_in_process_mechanisms_cannot_serve(mechanism):
+    proc = run_peer(["serve", "--mechanism", mechanism, "--endpoint", "inproc"])
+    assert proc.returncode == 7, proc.stderr
+
+
+# ---- in-process: none, ctypes ------------------------------------------------------------------
+
+INPROC_SIZES = [(0, 0), (3, 5), (16, 16), (MiB + 1, MiB + 1), (100, 0)]
+
+
+def native_library():
+    if not NATIVE_LIBRARY.exists():
+        pytest.fail(f"{NATIVE_LIBRARY} is missing: build the C++ peer first (make build)")
+    return str(NATIVE_LIBRARY)
+
+
+def drive_inproc(workdir, mechanism, request_size, response_size, iterations=20, extra=()):
+    library = ["--native-library", native_library()] if mechanism == "ctypes" else []
+    return Drive(workdir, mechanism, "inproc", request_size, response_size,
+                 iterations=iterations, extra=[*library, "--warmup", "2", "--seed", "9", *extra])
+
+
+@pytest.mark.parametrize("mechanism", ["none", "ctypes"])
+@pytest.mark.parametrize("request_size,response_size", INPROC_SIZES,
+                         ids=[f"{a}-{b}" for a, b in INPROC_SIZES])
+def test_inproc_round_trips(mechanism, request_size, response_size, workdir):
+    run = drive_inproc(workdir, mechanism, request_size, response_size)
+    check_ok(run, mechanism, request_size, response_size, 20, warmup=2)
+
+
+def test_ctypes_with_a_missing_library_is_an_io_error(workdir):
+    run = Drive(workdir, "ctypes", "inproc", 16, 16, iterations=1,
+                extra=["--native-library", os.path.join(workdir, "nothing.so")])
+    assert run.returncode == 5, describe(run)
+    assert run.result["error_kind"] == "io"
+
+
+def test_ctypes_rejected_stamp_is_a_payload_mismatch(monkeypatch, workdir):
+    """A non-zero return of ipclab_call: the round trip fails after the clock."""
+    from ipclab_peer import cli, client
+
+    calls = []
+
+    def fake_load(path):
+        def call(*args):
+            calls.append(args)
+            return -1
+        return call
+    monkeypatch.setattr(inproc, "load", fake_load)
+    samples, result = os.path.join(workdir, "s"), os.path.join(workdir, "r")
+    _, config = cli.parse(["drive", "--mechanism", "ctypes", "--endpoint", "inproc",
+                           "--native-library", "x.so", "--request-size", "16",
+                           "--response-size", "16", "--iterations", "3",
+                           "--samples-file", samples, "--result-file", result])
+    assert client.drive(config) == 3
+    assert len(calls) == 1 and calls[0][1] == 16 and calls[0][3:] == (16, 1, 0)
