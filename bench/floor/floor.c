@@ -4,11 +4,20 @@
  *   ipclab-floor MECH --size N --iterations N --warmup N --samples-file PATH
  *                [--client-cpu C] [--server-cpu C]
  *
+ *   ipclab-floor cacheline --iterations N --warmup N --samples-file PATH
+ *                [--client-cpu C] [--server-cpu C]
+ *
  * MECH is tcp, udp, uds, pipe or fifo. The program sets up the channel, forks an echo server
  * (the child: read N bytes, write them back) and times, in the parent, each round trip
  * (CLOCK_MONOTONIC around one write and the reads of the echo). The samples go to PATH as raw
  * little-endian int64 nanoseconds, the same format the peers write. No framing, no payload
  * generation, no validation: only the kernel's cost of the mechanism remains.
+ *
+ * cacheline is the floor of shared memory with busy waiting (shm-spin): parent and child share
+ * an anonymous MAP_SHARED page and bounce one counter on one 64-byte cache line. The client
+ * stores an odd value with release ordering and spins (acquire loads, pause hint) until the
+ * server has stored the next even value; the server spins for the odd value and answers. One
+ * sample is one such round trip: two cache-line transfers each way, no system call.
  *
  * Output: nothing on stdout; on error one line on stderr (exit 2: bad command line, exit 1:
  * anything else).
@@ -27,6 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -39,7 +51,7 @@
 #define MAX_STREAM_SIZE 134217728u /* PROTOCOL.md MAX_PAYLOAD */
 #define MAX_UDP_SIZE 65507u        /* largest IPv4 UDP payload */
 
-enum mech { MECH_TCP, MECH_UDP, MECH_UDS, MECH_PIPE, MECH_FIFO };
+enum mech { MECH_TCP, MECH_UDP, MECH_UDS, MECH_PIPE, MECH_FIFO, MECH_CACHELINE };
 
 struct options {
     enum mech mech;
@@ -89,7 +101,9 @@ static void fail(int code, const char *fmt, ...) {
 
 #define USAGE_HINT                                                                     \
     "usage: ipclab-floor tcp|udp|uds|pipe|fifo --size N --iterations N --warmup N "    \
-    "--samples-file PATH [--client-cpu C] [--server-cpu C]"
+    "--samples-file PATH [--client-cpu C] [--server-cpu C]; "                          \
+    "ipclab-floor cacheline --iterations N --warmup N --samples-file PATH "            \
+    "[--client-cpu C] [--server-cpu C]"
 
 /* Unsigned decimal, digits only, no overflow. */
 static int parse_u64(const char *s, uint64_t *out) {
@@ -113,6 +127,7 @@ static void parse_options(int argc, char **argv, struct options *o) {
     else if (strcmp(m, "uds") == 0) o->mech = MECH_UDS;
     else if (strcmp(m, "pipe") == 0) o->mech = MECH_PIPE;
     else if (strcmp(m, "fifo") == 0) o->mech = MECH_FIFO;
+    else if (strcmp(m, "cacheline") == 0) o->mech = MECH_CACHELINE;
     else fail(2, "unknown mechanism '%s'; " USAGE_HINT, m);
 
     int have_size = 0, have_iter = 0, have_warm = 0, have_samples = 0, have_ccpu = 0,
@@ -140,6 +155,8 @@ static void parse_options(int argc, char **argv, struct options *o) {
         }
         if (parse_u64(val, &n) != 0) fail(2, "bad value for %s: '%s'", flag, val);
         if (seen == &have_size) {
+            if (o->mech == MECH_CACHELINE)
+                fail(2, "cacheline takes no --size (it bounces one counter); " USAGE_HINT);
             uint64_t max = o->mech == MECH_UDP ? MAX_UDP_SIZE : MAX_STREAM_SIZE;
             if (n < 1 || n > max)
                 fail(2, "bad value for --size: %s (1 ... %llu for this mechanism)", val,
@@ -156,7 +173,7 @@ static void parse_options(int argc, char **argv, struct options *o) {
             else o->server_cpu = (long)n;
         }
     }
-    if (!have_size) fail(2, "missing --size; " USAGE_HINT);
+    if (!have_size && o->mech != MECH_CACHELINE) fail(2, "missing --size; " USAGE_HINT);
     if (!have_iter) fail(2, "missing --iterations; " USAGE_HINT);
     if (!have_warm) fail(2, "missing --warmup; " USAGE_HINT);
     if (!have_samples) fail(2, "missing --samples-file; " USAGE_HINT);
@@ -263,6 +280,8 @@ static void setup_channel(const struct options *o, struct channel *c) {
             c->server_rd = c->server_wr = fd;
         }
         break;
+    case MECH_CACHELINE: /* handled by run_cacheline */
+        break;
     }
     case MECH_UDS: {
         make_tempdir();
@@ -316,6 +335,8 @@ static void run_server(const struct options *o, struct channel *c) {
         if (o->mech == MECH_TCP) set_nodelay(fd);
         rd = wr = fd;
         break;
+    case MECH_CACHELINE: /* handled by run_cacheline */
+        break;
     }
     case MECH_UDP:
         rd = wr = c->server_rd;
@@ -359,6 +380,62 @@ static int64_t now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+static inline void cpu_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+#define CACHELINE_STOP UINT64_MAX
+
+/* cacheline: the counter at the start of a shared page (so alone on its 64-byte line). Odd
+ * values are pings (client), even values pongs (server); CACHELINE_STOP ends the server. */
+static void run_cacheline(const struct options *o, int64_t *samples) {
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) fail(1, "mmap: %s", strerror(errno));
+    _Atomic uint64_t *line = (_Atomic uint64_t *)page;
+    atomic_init(line, 0);
+
+    const pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) fail(1, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        g_is_child = 1;
+        /* A spinning child must not outlive a parent that died without stopping it. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(0);
+        pin(o->server_cpu, "server");
+        uint64_t seen = 0;
+        for (;;) {
+            uint64_t v;
+            while ((v = atomic_load_explicit(line, memory_order_acquire)) == seen) cpu_pause();
+            if (v == CACHELINE_STOP) _exit(0);
+            seen = v + 1;
+            atomic_store_explicit(line, seen, memory_order_release);
+        }
+    }
+    g_child = pid;
+    pin(o->client_cpu, "client");
+
+    const uint64_t total = o->warmup + o->iterations;
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < total; i++) {
+        const uint64_t ping = v + 1, pong = v + 2;
+        int64_t t0 = now_ns();
+        atomic_store_explicit(line, ping, memory_order_release);
+        while (atomic_load_explicit(line, memory_order_acquire) != pong) cpu_pause();
+        int64_t t1 = now_ns();
+        v = pong;
+        if (i >= o->warmup) samples[i - o->warmup] = t1 - t0;
+    }
+    atomic_store_explicit(line, CACHELINE_STOP, memory_order_release);
+    int status = 0;
+    if (waitpid(pid, &status, 0) == pid) g_child = -1;
+    munmap(page, 4096);
+}
+
 static void write_samples(int fd, const char *path, const int64_t *samples, uint64_t n) {
     unsigned char chunk[8 * 4096];
     uint64_t i = 0;
@@ -383,6 +460,15 @@ int main(int argc, char **argv) {
     if (samples_fd < 0) fail(1, "cannot open %s: %s", o.samples_file, strerror(errno));
 
     int64_t *samples = malloc((size_t)o.iterations * sizeof *samples);
+    if (o.mech == MECH_CACHELINE) {
+        if (samples == NULL) fail(1, "out of memory");
+        memset(samples, 0, (size_t)o.iterations * sizeof *samples);
+        run_cacheline(&o, samples);
+        write_samples(samples_fd, o.samples_file, samples, o.iterations);
+        cleanup();
+        free(samples);
+        return 0;
+    }
     unsigned char *out = malloc(o.size), *in = malloc(o.size);
     if (samples == NULL || out == NULL || in == NULL) fail(1, "out of memory");
     for (size_t i = 0; i < o.size; i++) out[i] = (unsigned char)(i * 131 + 7);
@@ -410,6 +496,8 @@ int main(int argc, char **argv) {
             fail(1, "connect: %s", strerror(errno));
         if (o.mech == MECH_TCP) set_nodelay(fd);
         rd = wr = fd;
+        break;
+    case MECH_CACHELINE: /* handled by run_cacheline */
         break;
     }
     case MECH_UDP: {

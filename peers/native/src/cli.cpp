@@ -18,6 +18,11 @@ Mechanism parse_mechanism(const std::string& name) noexcept {
   if (name == "sysv-shm") return Mechanism::sysv_shm;
   if (name == "file") return Mechanism::file;
   if (name == "file-poll") return Mechanism::file_poll;
+  if (name == "shm") return Mechanism::shm;
+  if (name == "shm-spin") return Mechanism::shm_spin;
+  if (name == "shm-futex") return Mechanism::shm_futex;
+  if (name == "none") return Mechanism::none;
+  if (name == "direct") return Mechanism::direct;
   return Mechanism::unknown;
 }
 
@@ -33,6 +38,11 @@ const char* mechanism_name(Mechanism m) noexcept {
     case Mechanism::sysv_shm: return "sysv-shm";
     case Mechanism::file: return "file";
     case Mechanism::file_poll: return "file-poll";
+    case Mechanism::shm: return "shm";
+    case Mechanism::shm_spin: return "shm-spin";
+    case Mechanism::shm_futex: return "shm-futex";
+    case Mechanism::none: return "none";
+    case Mechanism::direct: return "direct";
     case Mechanism::unknown: break;
   }
   return "unknown";
@@ -190,7 +200,17 @@ void check_endpoint_syntax(Mechanism m, const std::string& endpoint, bool server
     case Mechanism::pipe: parse_fd_pair(endpoint); break;
     case Mechanism::sysv_mq:
     case Mechanism::sysv_shm: parse_sysv_endpoint(endpoint); break;
-    case Mechanism::posix_mq: parse_posix_endpoint(endpoint); break;
+    case Mechanism::posix_mq:
+    case Mechanism::shm:
+    case Mechanism::shm_spin:
+    case Mechanism::shm_futex: parse_posix_endpoint(endpoint); break;
+    case Mechanism::none:
+    case Mechanism::direct:
+      // drive only: a server is refused as unsupported, whatever its endpoint
+      if (!server && endpoint != "inproc")
+        throw UsageError("bad value for --endpoint: '" + endpoint + "' (" + mechanism_name(m) +
+                         " takes the word inproc)");
+      break;
     case Mechanism::uds:
     case Mechanism::fifo:
     case Mechanism::file:
@@ -203,7 +223,7 @@ void check_endpoint_syntax(Mechanism m, const std::string& endpoint, bool server
 
 ServeOptions parse_serve(const std::vector<std::string>& args) {
   const auto flags = collect_flags(args, {"--mechanism", "--endpoint", "--seed", "--fault",
-                                              "--poll-interval-us"});
+                                              "--poll-interval-us", "--spin-us"});
   ServeOptions o;
   o.mechanism_name = required(flags, "--mechanism");
   o.mechanism = parse_mechanism(o.mechanism_name);
@@ -217,6 +237,8 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
   }
   if (auto it = flags.find("--poll-interval-us"); it != flags.end())
     o.poll_interval_us = parse_poll_interval(it->second);
+  if (auto it = flags.find("--spin-us"); it != flags.end())
+    o.spin_us = parse_unsigned("--spin-us", it->second, 1'000'000'000);
   check_endpoint_syntax(o.mechanism, o.endpoint, true);
   return o;
 }
@@ -225,7 +247,7 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
   const auto flags = collect_flags(
       args, {"--mechanism", "--endpoint", "--request-size", "--response-size", "--iterations",
              "--samples-file", "--result-file", "--pattern", "--warmup", "--seed",
-             "--io-timeout", "--poll-interval-us"});
+             "--io-timeout", "--poll-interval-us", "--spin-us", "--native-library"});
   DriveOptions o;
   o.mechanism_name = required(flags, "--mechanism");
   o.mechanism = parse_mechanism(o.mechanism_name);
@@ -252,6 +274,14 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
     o.io_timeout_ns = parse_seconds_ns("--io-timeout", it->second);
   if (auto it = flags.find("--poll-interval-us"); it != flags.end())
     o.poll_interval_us = parse_poll_interval(it->second);
+  if (auto it = flags.find("--spin-us"); it != flags.end())
+    o.spin_us = parse_unsigned("--spin-us", it->second, 1'000'000'000);
+  if (auto it = flags.find("--native-library"); it != flags.end()) {
+    o.native_library = it->second;
+    if (o.native_library.empty()) throw UsageError("bad value for --native-library: empty path");
+  }
+  if (o.mechanism == Mechanism::direct && o.native_library.empty())
+    throw UsageError("missing required flag --native-library (mechanism direct)");
   check_endpoint_syntax(o.mechanism, o.endpoint, false);
   return o;
 }

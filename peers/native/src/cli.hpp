@@ -16,11 +16,22 @@ class UsageError : public std::runtime_error {
 };
 
 enum class Mechanism { tcp, udp, uds, pipe, fifo, sysv_mq, posix_mq, sysv_shm, file, file_poll,
-                       unknown };
+                       shm, shm_spin, shm_futex, none, direct, unknown };
 
-// The message channels of section 4.1 (server --endpoint is the word "auto").
+// The POSIX shared-memory hand-off of section 4.3.
+constexpr bool is_shm(Mechanism m) noexcept {
+  return m == Mechanism::shm || m == Mechanism::shm_spin || m == Mechanism::shm_futex;
+}
+
+// The message channels of sections 4.1 and 4.3 (server --endpoint is the word "auto").
 constexpr bool is_message_channel(Mechanism m) noexcept {
-  return m == Mechanism::sysv_mq || m == Mechanism::posix_mq || m == Mechanism::sysv_shm;
+  return m == Mechanism::sysv_mq || m == Mechanism::posix_mq || m == Mechanism::sysv_shm ||
+         is_shm(m);
+}
+
+// The in-process calls of section 4.4: drive only, client --endpoint is the word "inproc".
+constexpr bool is_inproc(Mechanism m) noexcept {
+  return m == Mechanism::none || m == Mechanism::direct;
 }
 
 Mechanism parse_mechanism(const std::string& name) noexcept;  // unknown if not implemented
@@ -35,6 +46,7 @@ struct ServeOptions {
   std::uint64_t seed = 1;
   Fault fault = Fault::none;
   std::uint64_t poll_interval_us = 2000;
+  std::uint64_t spin_us = 50;
 };
 
 struct DriveOptions {
@@ -51,6 +63,8 @@ struct DriveOptions {
   std::uint64_t seed = 1;
   std::int64_t io_timeout_ns = 30'000'000'000;
   std::uint64_t poll_interval_us = 2000;
+  std::uint64_t spin_us = 50;
+  std::string native_library;  // direct: path of libipclab_native.so
 };
 
 using Command = std::variant<ServeOptions, DriveOptions>;

@@ -1,5 +1,6 @@
 #include "client.hpp"
 
+#include <dlfcn.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "error.hpp"
 #include "frame.hpp"
 #include "lifecycle.hpp"
+#include "native/ipclab_native.h"
 #include "payload.hpp"
 #include "result.hpp"
 #include "transport/file.hpp"
@@ -208,6 +210,73 @@ void run_rr(Link& link, const DriveOptions& o, std::int64_t timeout_ns, SamplesW
   }
 }
 
+// Keeps the compiler from moving memory accesses to p across this point (the clock reads).
+inline void touch(const void* p) noexcept { asm volatile("" : : "r"(p) : "memory"); }
+
+// none and direct (section 4.4): one round trip is one call of ipclab_call (direct) or the
+// same work done in place (none: copy of the cached response base, stamp). No frames: the
+// request and response buffers are the payloads. Every response is validated after the clock.
+void run_inproc(const DriveOptions& o, ipclab_call_fn call, SamplesWriter& samples) {
+  std::vector<std::uint8_t> request(o.request_size);
+  fill_base(o.seed, PayloadStream::request, request.data(), o.request_size);
+  std::uint8_t head[kStampBytes] = {};
+  std::memcpy(head, request.data(), o.request_size < kStampBytes ? o.request_size : kStampBytes);
+  const std::vector<std::uint8_t> expected =
+      make_base(o.seed, PayloadStream::response, o.response_size);
+  std::vector<std::uint8_t> response(o.response_size);
+
+  std::uint8_t* const req = request.data();
+  std::uint8_t* const resp = response.data();
+  const std::uint8_t* const base = expected.data();
+  const std::size_t req_len = o.request_size;
+  const std::size_t resp_len = o.response_size;
+  const std::uint64_t seed = o.seed;
+  const std::uint64_t total = o.warmup + o.iterations;
+  std::uint64_t seq = 0;
+  try {
+    for (; seq < total; ++seq) {
+      stamp_from(req, head, req_len, seq);
+      touch(req);
+      int rc = 0;
+      const std::int64_t t0 = now_ns();
+      if (call != nullptr) {
+        rc = call(req, req_len, resp, resp_len, seed, seq);
+      } else {
+        std::memcpy(resp, base, resp_len);
+        stamp_in_place(resp, resp_len, seq);
+      }
+      touch(resp);
+      const std::int64_t t1 = now_ns();
+
+      if (seq >= o.warmup) samples.add(t1 - t0);
+      if (rc != 0)
+        throw PeerError(ErrorKind::payload_mismatch,
+                        "payload mismatch: ipclab_call returned " + std::to_string(rc) +
+                            " (wrong request stamp)");
+      const std::size_t off = first_difference(resp, base, resp_len, seq);
+      if (off != kNoDifference)
+        throw PeerError(ErrorKind::payload_mismatch,
+                        "payload mismatch at offset " + std::to_string(off));
+    }
+  } catch (const PeerError& e) {
+    throw PeerError(e.kind(), at_sequence(e.what(), seq));
+  }
+}
+
+// direct: the library is loaded at run time from --native-library, so the peer itself starts
+// without it. The handle stays open until the process exits.
+ipclab_call_fn load_ipclab_call(const std::string& path) {
+  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    const char* why = ::dlerror();
+    throw PeerError(ErrorKind::io, "cannot load " + path + ": " + (why ? why : "dlopen failed"));
+  }
+  void* sym = ::dlsym(lib, "ipclab_call");
+  if (sym == nullptr)
+    throw PeerError(ErrorKind::io, path + " has no symbol ipclab_call");
+  return reinterpret_cast<ipclab_call_fn>(sym);
+}
+
 void drive(const DriveOptions& o, SamplesWriter& samples) {
   samples.open(o.samples_file, o.iterations);  // exists (maybe empty) whatever happens next
   if (o.mechanism == Mechanism::unknown)
@@ -257,6 +326,19 @@ void drive(const DriveOptions& o, SamplesWriter& samples) {
       run_rr(link, o, timeout, samples);
       return;
     }
+    case Mechanism::shm:
+    case Mechanism::shm_spin:
+    case Mechanism::shm_futex: {
+      MessageLink link(open_posix_shm(o.endpoint, shm_wait(o.mechanism), o.spin_us, timeout));
+      run_rr(link, o, timeout, samples);
+      return;
+    }
+    case Mechanism::none:
+      run_inproc(o, nullptr, samples);
+      return;
+    case Mechanism::direct:
+      run_inproc(o, load_ipclab_call(o.native_library), samples);
+      return;
     case Mechanism::file:
     case Mechanism::file_poll: {
       FileChannel::Options fo;

@@ -5,6 +5,7 @@
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -96,6 +97,7 @@ void remove_created_paths() noexcept {
     switch (c.kind) {
       case CreatedKind::path: ::unlink(c.path); break;
       case CreatedKind::posix_mq: ::mq_unlink(c.path); break;
+      case CreatedKind::posix_shm: ::shm_unlink(c.path); break;
       case CreatedKind::sysv_msg: ::msgctl(c.id, IPC_RMID, nullptr); break;
       case CreatedKind::sysv_shm: ::shmctl(c.id, IPC_RMID, nullptr); break;
       case CreatedKind::sysv_sem: ::semctl(c.id, 0, IPC_RMID); break;

@@ -24,10 +24,10 @@ class SignalBlock {
 // Records a path to unlink on shutdown (at most a few; longer paths are refused with false).
 bool register_created_path(const std::string& path) noexcept;
 // Kernel objects to remove on shutdown: System V ids (IPC_RMID) and POSIX queue names.
-enum class CreatedKind { path, sysv_msg, sysv_shm, sysv_sem, posix_mq };
+enum class CreatedKind { path, sysv_msg, sysv_shm, sysv_sem, posix_mq, posix_shm };
 bool register_created(CreatedKind kind, const std::string& name, int id = -1) noexcept;
 // Removes every registered path and object and forgets it. Async-signal-safe (only unlink,
-// mq_unlink, msgctl, shmctl, semctl: plain system calls).
+// mq_unlink, shm_unlink (an unlink under /dev/shm), msgctl, shmctl, semctl: plain system calls).
 void remove_created_paths() noexcept;
 
 // Server setup: ignores SIGPIPE, makes SIGTERM/SIGINT and end of file on stdin remove the

@@ -346,6 +346,11 @@ int run_serve(const ServeOptions& options) {
     print_line("unsupported: mechanism '" + options.mechanism_name + "' is not implemented");
     return exit_code(ErrorKind::unsupported);
   }
+  if (is_inproc(options.mechanism)) {
+    print_line("unsupported: mechanism '" + options.mechanism_name +
+               "' is drive only (an in-process call has no server)");
+    return exit_code(ErrorKind::unsupported);
+  }
   install_server_lifecycle();
   try {
     ServerConfig config;
@@ -360,7 +365,9 @@ int run_serve(const ServeOptions& options) {
     if (is_message_channel(options.mechanism)) {
       MessageServer ms = options.mechanism == Mechanism::sysv_mq    ? create_sysv_mq()
                          : options.mechanism == Mechanism::posix_mq ? create_posix_mq()
-                                                                     : create_sysv_shm();
+                         : options.mechanism == Mechanism::sysv_shm
+                             ? create_sysv_shm()
+                             : create_posix_shm(shm_wait(options.mechanism), options.spin_us);
       announce_ready(ms.endpoint, mech);
       serve_messages(*ms.channel, config);
     }

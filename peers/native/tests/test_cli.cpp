@@ -187,12 +187,57 @@ TEST(Cli, ParsesThePollInterval) {
 TEST(Cli, UnknownMechanismOrPatternParsesForUnsupported) {
   // Not a usage error: the peer reports these as unsupported (exit 7) after parsing.
   const auto o = std::get<DriveOptions>(
-      parse_command_line(with(with(drive_args(), "--mechanism", "shm"), "--pattern", "stream")));
+      parse_command_line(with(with(drive_args(), "--mechanism", "jni"), "--pattern", "stream")));
   EXPECT_EQ(o.mechanism, Mechanism::unknown);
   EXPECT_EQ(o.pattern, "stream");
   EXPECT_THROW(parse_command_line({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
                                    "--fault", "drop"}),
                UsageError);
+}
+
+TEST(Cli, SpinUsAndNativeLibrary) {
+  // --spin-us: both roles, default 50; --native-library: drive only, required for direct.
+  EXPECT_EQ(std::get<DriveOptions>(parse_command_line(drive_args())).spin_us, 50u);
+  const auto serve = std::get<ServeOptions>(parse_command_line(
+      {"serve", "--mechanism", "shm", "--endpoint", "auto", "--spin-us", "7"}));
+  EXPECT_EQ(serve.mechanism, Mechanism::shm);
+  EXPECT_EQ(serve.spin_us, 7u);
+  EXPECT_EQ(std::get<ServeOptions>(parse_command_line(
+                {"serve", "--mechanism", "shm-spin", "--endpoint", "auto"}))
+                .spin_us,
+            50u);
+  EXPECT_THROW(parse_command_line({"serve", "--mechanism", "shm", "--endpoint", "auto",
+                                   "--spin-us", "-1"}),
+               UsageError);
+  EXPECT_THROW(parse_command_line({"serve", "--mechanism", "shm-futex", "--endpoint", "x"}),
+               UsageError);
+  EXPECT_THROW(parse_command_line({"serve", "--mechanism", "shm", "--endpoint", "auto",
+                                   "--native-library", "x.so"}),
+               UsageError);
+  const auto shm = std::get<DriveOptions>(parse_command_line(
+      with(with(with(drive_args(), "--mechanism", "shm"), "--endpoint", "posix:/ipclab-1"),
+           "--spin-us", "0")));
+  EXPECT_EQ(shm.spin_us, 0u);
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--mechanism", "shm-spin")), UsageError);
+
+  const auto inproc = with(with(drive_args(), "--mechanism", "direct"), "--endpoint", "inproc");
+  EXPECT_THROW(parse_command_line(inproc), UsageError);  // no --native-library
+  const auto direct =
+      std::get<DriveOptions>(parse_command_line(with(inproc, "--native-library", "/x/lib.so")));
+  EXPECT_EQ(direct.mechanism, Mechanism::direct);
+  EXPECT_EQ(direct.native_library, "/x/lib.so");
+  EXPECT_THROW(parse_command_line(with(inproc, "--native-library", "")), UsageError);
+  EXPECT_THROW(parse_command_line(with(with(inproc, "--native-library", "/x/lib.so"),
+                                       "--endpoint", "127.0.0.1:9")),
+               UsageError);
+  const auto none = std::get<DriveOptions>(
+      parse_command_line(with(inproc, "--mechanism", "none")));  // no library needed
+  EXPECT_EQ(none.mechanism, Mechanism::none);
+  // Not a usage error for a server: unsupported (exit 7) later.
+  EXPECT_EQ(std::get<ServeOptions>(parse_command_line(
+                {"serve", "--mechanism", "direct", "--endpoint", "anything"}))
+                .mechanism,
+            Mechanism::direct);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <mqueue.h>
 #include <signal.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
@@ -77,8 +78,12 @@ TEST(MessageStream, CutsFramesIntoMessagesOfExactlyMAndReassemblesThem) {
 
 // ---- kernel objects -------------------------------------------------------------------------
 
+bool is_posix_shm(const std::string& mech) {
+  return mech == "shm" || mech == "shm-spin" || mech == "shm-futex";
+}
+
 bool is_message_mechanism(const std::string& mech) {
-  return mech == "sysv-mq" || mech == "posix-mq" || mech == "sysv-shm";
+  return mech == "sysv-mq" || mech == "posix-mq" || mech == "sysv-shm" || is_posix_shm(mech);
 }
 
 // Whether /proc/sysvipc/<table> (msg, shm, sem) lists an object with this key.
@@ -106,7 +111,8 @@ bool posix_queue_exists(const std::string& name) {
 
 // Everything a READY endpoint names still exists (true) or none of it does (false).
 struct Objects {
-  int msg = 0, shm = 0, sem = 0, queues = 0;
+  int msg = 0, shm = 0, sem = 0, queues = 0, posix_shm = 0;
+  int total() const { return msg + shm + sem + queues + posix_shm; }
 };
 Objects objects_of(const std::string& mech, const std::string& endpoint) {
   Objects o;
@@ -118,6 +124,8 @@ Objects objects_of(const std::string& mech, const std::string& endpoint) {
   } else if (mech == "posix-mq") {
     const std::string prefix = parse_posix_endpoint(endpoint);
     o.queues = posix_queue_exists(prefix + "-1") + posix_queue_exists(prefix + "-2");
+  } else if (is_posix_shm(mech)) {
+    o.posix_shm = test::exists("/dev/shm" + parse_posix_endpoint(endpoint) + "-shm");
   }
   return o;
 }
@@ -134,6 +142,7 @@ void remove_objects(const std::string& endpoint) {
     const std::string prefix = parse_posix_endpoint(endpoint);
     ::mq_unlink((prefix + "-1").c_str());
     ::mq_unlink((prefix + "-2").c_str());
+    ::shm_unlink((prefix + "-shm").c_str());
   }
 }
 
@@ -225,7 +234,7 @@ TEST_P(NewMechanism, RoundTripsEverySizeAndCleansUpOnStdinEof) {
   if (mech == "sysv-mq" || mech == "sysv-shm") {
     EXPECT_TRUE(std::regex_match(ep, std::regex("sysv:0x1c1a[0-9a-f]{4}"))) << ep;
     EXPECT_NE(ep, "sysv:0x1c1a0000");
-  } else if (mech == "posix-mq") {
+  } else if (mech == "posix-mq" || is_posix_shm(mech)) {
     EXPECT_EQ(ep, "posix:/ipclab-" + std::to_string(server.pid()));
   } else {
     EXPECT_EQ(ep, dir.file("frames"));
@@ -235,6 +244,7 @@ TEST_P(NewMechanism, RoundTripsEverySizeAndCleansUpOnStdinEof) {
   EXPECT_EQ(before.shm, mech == "sysv-shm");
   EXPECT_EQ(before.sem, mech == "sysv-shm");
   EXPECT_EQ(before.queues, mech == "posix-mq" ? 2 : 0);
+  EXPECT_EQ(before.posix_shm, is_posix_shm(mech) ? 1 : 0);
 
   // One client after the other on the same objects, each a different size.
   const std::vector<std::uint32_t> sizes = {0, 16, 8191, 8192, 8193, 1 << 20, (1 << 20) + 1,
@@ -269,7 +279,7 @@ TEST_P(NewMechanism, RoundTripsEverySizeAndCleansUpOnStdinEof) {
   EXPECT_EQ(end.exit_code, 0) << end.err;
   EXPECT_EQ(end.err, "");
   const Objects after = objects_of(mech, ep);
-  EXPECT_EQ(after.msg + after.shm + after.sem + after.queues, 0);
+  EXPECT_EQ(after.total(), 0);
   if (!is_message_mechanism(mech)) {
     EXPECT_TRUE(directory_empty(ep));
   }
@@ -316,7 +326,7 @@ TEST_P(NewMechanism, StoppedServerIsATimeout) {
 
 INSTANTIATE_TEST_SUITE_P(Peer, NewMechanism,
                          ::testing::Values("sysv-mq", "posix-mq", "sysv-shm", "file",
-                                           "file-poll"),
+                                           "file-poll", "shm", "shm-spin", "shm-futex"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
@@ -338,7 +348,7 @@ TEST_P(MessageMechanism, SignalsAndStdinEofRemoveEveryObject) {
     const std::string ep = server.endpoint();
     guard.endpoint = ep;
     const Objects before = objects_of(mech, ep);
-    EXPECT_EQ(before.msg + before.shm + before.sem + before.queues, mech == "sysv-mq" ? 1 : 2);
+    EXPECT_EQ(before.total(), mech == "sysv-mq" || is_posix_shm(mech) ? 1 : 2);
     const DriveRun run = drive(mech, ep, dir, 100, 100, 3);
     EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
     if (how != 0) {
@@ -349,17 +359,20 @@ TEST_P(MessageMechanism, SignalsAndStdinEofRemoveEveryObject) {
     const ChildResult end = server.wait();
     EXPECT_EQ(end.exit_code, 0) << how << ": " << end.err;
     const Objects after = objects_of(mech, ep);
-    EXPECT_EQ(after.msg + after.shm + after.sem + after.queues, 0) << how;
+    EXPECT_EQ(after.total(), 0) << how;
     const std::string tag = "ipclab-" + std::to_string(server.pid());
     EXPECT_FALSE(test::exists("/dev/shm/" + tag));
     EXPECT_FALSE(test::exists("/dev/mqueue/" + tag + "-1"));
     EXPECT_FALSE(test::exists("/dev/mqueue/" + tag + "-2"));
+    EXPECT_FALSE(test::exists("/dev/shm/" + tag + "-shm"));
   }
 }
 
 std::unique_ptr<MessageChannel> open_client(const std::string& mech, const std::string& ep) {
   if (mech == "sysv-mq") return open_sysv_mq(ep);
   if (mech == "posix-mq") return open_posix_mq(ep, 5'000'000'000);
+  if (is_posix_shm(mech))
+    return open_posix_shm(ep, shm_wait(parse_mechanism(mech)), 50, 5'000'000'000);
   return open_sysv_shm(ep, 5'000'000'000);
 }
 
@@ -406,7 +419,8 @@ TEST_P(MessageMechanism, RejectsMalformedFramesAndServesTheNextClient) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Peer, MessageMechanism,
-                         ::testing::Values("sysv-mq", "posix-mq", "sysv-shm"),
+                         ::testing::Values("sysv-mq", "posix-mq", "sysv-shm", "shm",
+                                           "shm-spin", "shm-futex"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
@@ -524,6 +538,58 @@ TEST_P(FileMechanism, ServerRefusesExistingFrames) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Peer, FileMechanism, ::testing::Values("file", "file-poll"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
+
+// ---- shm, shm-spin, shm-futex: a dead server, the hybrid's spin time --------------------------
+
+class PosixShmMechanism : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PosixShmMechanism, DeadServerIsATimeoutAndARemovedNameAnIoError) {
+  // SIGKILL: nothing is cleaned up and nobody ever wakes the client; its waits (spinning or on
+  // the futex) end at --io-timeout. Once the orchestrator removed the name, opening fails.
+  const std::string mech = GetParam();
+  TempDir dir;
+  IpcGuard guard;
+  Server server(serve_args(mech, dir));
+  ASSERT_TRUE(server.ready());
+  const std::string ep = server.endpoint();
+  guard.endpoint = ep;
+  server.signal(SIGKILL);
+  server.wait();
+  ASSERT_EQ(objects_of(mech, ep).posix_shm, 1);
+  DriveRun run = drive(mech, ep, dir, 16, 16, 3, {"--io-timeout", "0.3"});
+  EXPECT_EQ(run.child.exit_code, 6) << run.child.err;
+  EXPECT_EQ(run.result["error_kind"], "timeout");
+  remove_objects(ep);
+  run = drive(mech, ep, dir, 16, 16, 3, {"--io-timeout", "0.3"});
+  EXPECT_EQ(run.child.exit_code, 5) << run.child.err;
+}
+
+TEST_P(PosixShmMechanism, AnySpinTimeWorks) {
+  const std::string mech = GetParam();
+  for (const char* spin : {"0", "1", "1000"}) {
+    TempDir dir;
+    IpcGuard guard;
+    Server server(serve_args(mech, dir, {"--spin-us", spin}));
+    ASSERT_TRUE(server.ready());
+    guard.endpoint = server.endpoint();
+    const DriveRun run =
+        drive(mech, server.endpoint(), dir, 100, 5000, 200, {"--spin-us", spin, "--warmup", "5"});
+    EXPECT_EQ(run.child.exit_code, 0) << spin << ": " << run.child.err;
+    EXPECT_EQ(run.samples.size(), 200u);
+    server.close_stdin();
+    EXPECT_EQ(server.wait().exit_code, 0);
+    EXPECT_EQ(objects_of(mech, server.endpoint()).total(), 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Peer, PosixShmMechanism,
+                         ::testing::Values("shm", "shm-spin", "shm-futex"),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)

@@ -318,15 +318,15 @@ TEST(Peer, UsageErrorsExitTwoAndWriteNothing) {
 
 TEST(Peer, UnsupportedIsExitSevenWithAResult) {
   TempDir dir;
-  DriveRun run = drive("shm", "/dev/shm/x", dir, 16, 16, 1);
+  DriveRun run = drive("jni", "inproc", dir, 16, 16, 1);
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
   EXPECT_EQ(run.result["error_kind"], "unsupported");
-  EXPECT_EQ(run.result["mechanism"], "shm");
+  EXPECT_EQ(run.result["mechanism"], "jni");
   run = drive("udp", "127.0.0.1:9", dir, 65484, 16, 1);
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
   run = drive("tcp", "127.0.0.1:9", dir, 16, 16, 1, {"--pattern", "stream"});
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
-  EXPECT_EQ(test::run_peer({"serve", "--mechanism", "shm", "--endpoint", "x"}).exit_code, 7);
+  EXPECT_EQ(test::run_peer({"serve", "--mechanism", "jni", "--endpoint", "x"}).exit_code, 7);
 }
 
 TEST(Peer, ConnectionRefusedIsAnIoError) {
