@@ -59,7 +59,13 @@ def _auto(case_dir):
     return Endpoint(server_arg="auto")
 
 
-PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _auto}
+def _inproc(case_dir):
+    # No server process: the client calls a function (PROTOCOL.md 4.4).
+    return Endpoint(server_arg="", client_arg="inproc")
+
+
+PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _auto,
+             "inproc": _inproc}
 
 
 def prepare(mechanism, case_dir):
