@@ -62,6 +62,13 @@ def ipclab(*args, **kw):
                           cwd=ROOT, timeout=kw.pop("timeout", 900), **kw)
 
 
+def start_run(seed, out, *args):
+    """`ipclab run ARGS` in the background, as a user would start a long run to interrupt."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "ipclab", "run", *args, "--seed", str(seed), "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def cases_csv(out):
     import csv
     with open(out / "cases.csv") as f:
@@ -117,11 +124,9 @@ def test_killing_the_server_fails_that_case_only_and_leaves_nothing(tmp_path, se
     # Case 1 (128 MiB requests) runs for many seconds; case 2 (16 B) is quick.
     out = tmp_path / "run"
     before = our_scratch_dirs()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ipclab", "run", "--mechanism", "uds", "--client", "cpp",
-         "--server", "python", "--request-size", "128MiB,16", "--response-size", "16",
-         "--iterations", "1000", "--warmup", "0", "--seed", str(seed), "--out", str(out)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_run(seed, out, "--mechanism", "uds", "--client", "cpp", "--server", "python",
+                     "--request-size", "128MiB,16", "--response-size", "16",
+                     "--iterations", "1000", "--warmup", "0")
     try:
         os.kill(wait_for_server(seed, "uds"), signal.SIGKILL)
         assert proc.wait(timeout=300) == 1
@@ -155,11 +160,9 @@ def client_running(seed):
 def test_ctrl_c_keeps_finished_cases_and_cleans_up(tmp_path, seed):
     out = tmp_path / "run"
     before = our_scratch_dirs()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ipclab", "run", "--mechanism", "pipe,fifo", "--client", "cpp",
-         "--server", "cpp", "--request-size", "16", "--response-size", "16",
-         "--iterations", "20000000", "--warmup", "0", "--seed", str(seed), "--out", str(out)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_run(seed, out, "--mechanism", "pipe,fifo", "--client", "cpp", "--server", "cpp",
+                     "--request-size", "16", "--response-size", "16",
+                     "--iterations", "20000000", "--warmup", "0")
     try:
         wait_for_server(seed, "pipe")
         proc.send_signal(signal.SIGINT)

@@ -13,7 +13,7 @@ import pytest
 
 from ipclab import ipcobjects
 from ipclab.catalog import load_catalog, repo_root
-from test_e2e import leftovers, wait_for_server
+from test_e2e import leftovers, start_run, wait_for_server
 
 pytestmark = pytest.mark.e2e
 ROOT = repo_root()
@@ -86,11 +86,9 @@ def test_in_process_calls_from_each_language(tmp_path):
 def test_a_killed_server_fails_its_case_and_its_objects_are_removed(mechanism, tmp_path):
     seed = random.randrange(2, 2**63)
     out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ipclab", "run", "--mechanism", mechanism, "--client", "cpp",
-         "--server", "cpp", "--request-size", "16", "--response-size", "16",
-         "--iterations", "50000000", "--warmup", "0", "--seed", str(seed), "--out", str(out)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = start_run(seed, out, "--mechanism", mechanism, "--client", "cpp", "--server", "cpp",
+                     "--request-size", "16", "--response-size", "16",
+                     "--iterations", "50000000", "--warmup", "0")
     try:
         os.kill(wait_for_server(seed, mechanism), signal.SIGKILL)
         assert proc.wait(timeout=120) == 1
