@@ -21,6 +21,8 @@ def records():
     udp = Case(3, "udp", "cpp", "java", 65536, 16, "cross-core", "rr", "not-applicable",
                "65536 B is over the limit")
     pipe = Case(4, "pipe", "python", "cpp", 16, 1024, "cross-core", "rr")
+    grpc = Case(5, "grpc", "python", "java", 0, 0, "cross-core", "rr", payload="medium",
+                sequence_length=300)
     base = np.array([40_000 + (i % 10) * 100 for i in range(100)] + [900_000])
     outcomes = [
         Outcome(tcp, "ok", samples=base, cpus={"client_cpus": [0], "server_cpus": [1]},
@@ -29,6 +31,7 @@ def records():
         Outcome(udp, "not-applicable", "65536 B is over the limit"),
         Outcome(pipe, "failed", "server was killed by SIGKILL during the case; client: io: "
                 "end of stream"),
+        Outcome(grpc, "ok", samples=base * 3, cpus={"client_cpus": [0], "server_cpus": [1]}),
     ]
     out = []
     for o in outcomes:

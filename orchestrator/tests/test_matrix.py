@@ -63,3 +63,41 @@ def test_zipped_sizes_pair_request_and_response(catalog):
     from ipclab.errors import UserError
     with pytest.raises(UserError, match="'zip' needs as many"):
         build_scenario(raw, "s.toml", catalog, {}, "s")
+
+
+def test_structured_payloads_expand_by_sequence_length_and_need_an_rpc_mechanism(catalog):
+    catalog.languages["fake"] = Language(name="fake", display="Fake", command=["x"],
+                                         mechanisms={"tcp": ["drive", "serve"],
+                                                     "grpc": ["drive", "serve"]})
+    try:
+        s = scenario(catalog, mechanism=["tcp", "grpc"], client=["fake"], server=["fake"],
+                     request_size=[16, 1024], response_size=[16],
+                     payload=["bytes", "small"], sequence_length=[5, 300])
+        cases = matrix.expand(s, catalog, cpus=[0, 1])
+        # per mechanism: two sized cases, then small × 5 and small × 300 (sizes do not apply)
+        shapes = [(c.mechanism, c.payload, c.request_size, c.sequence_length) for c in cases]
+        assert shapes[:4] == [("tcp", "bytes", 16, None), ("tcp", "bytes", 1024, None),
+                              ("tcp", "small", 0, 5), ("tcp", "small", 0, 300)]
+        tcp_small, grpc_small = cases[2], cases[6]
+        assert tcp_small.skip_status == "not-applicable" and "RPC mechanism" in tcp_small.skip_reason
+        assert grpc_small.skip_status is None
+        assert grpc_small.id.endswith("-grpc-fake-fake-small-5-cross-core-rr")
+        assert grpc_small.label == "grpc fake→fake small ×5 cross-core"
+        assert len({c.id for c in cases}) == len(cases)
+    finally:
+        del catalog.languages["fake"]
+
+
+def test_a_peer_limit_below_the_mechanism_makes_bigger_cases_not_applicable(catalog):
+    catalog.languages["fake"] = Language(name="fake", display="Fake", command=["x"],
+                                         mechanisms={"grpc": ["drive", "serve"]},
+                                         max_payload={"grpc": (1024, "the framework says so")})
+    try:
+        s = scenario(catalog, mechanism=["grpc"], client=["fake"], server=["fake"],
+                     request_size=[16, 4096], response_size=[16])
+        small, big = matrix.expand(s, catalog, cpus=[0, 1])
+        assert small.skip_status is None
+        assert big.skip_status == "not-applicable"
+        assert "Fake peer's grpc limit of 1024 B: the framework says so" in big.skip_reason
+    finally:
+        del catalog.languages["fake"]

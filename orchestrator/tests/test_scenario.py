@@ -71,3 +71,12 @@ def test_warmup_is_capped_by_bytes_for_large_payloads(catalog):
     assert effective_warmup(huge, run) == 3
     assert effective_warmup(huge, build({"run": {"warmup": 0}}, catalog).run) == 0
     assert effective_warmup(huge, build({"run": {"warmup_max_bytes": 1}}, catalog).run) == 1
+
+
+def test_payload_and_sequence_length_are_validated(catalog):
+    with pytest.raises(UserError, match=r"s.toml: matrix.payload: unknown payload 'huge'"):
+        build_scenario({"matrix": {"payload": ["huge"]}}, "s.toml", catalog, {}, "s")
+    with pytest.raises(UserError, match=r"--sequence-length: '-3' is not a sequence length"):
+        build_scenario({}, "s.toml", catalog, {"sequence_length": "5,-3"}, "s")
+    s = build_scenario({}, "s.toml", catalog, {"payload": "small,large", "sequence_length": "5,300"}, "s")
+    assert s.matrix["payload"] == ["small", "large"] and s.matrix["sequence_length"] == [5, 300]

@@ -59,7 +59,8 @@ def add_ratios(records, settings):
 def _match_key(record, selector):
     # A case is compared with the baseline of its own sizes, pattern and placement, except where
     # the baseline fixes one of those itself.
-    return tuple(record[k] for k in ("request_size", "response_size", "pattern", "placement")
+    return tuple(record.get(k) for k in ("request_size", "response_size", "payload",
+                                         "sequence_length", "pattern", "placement")
                  if k not in selector)
 
 

@@ -37,6 +37,7 @@ class Mechanism:
     same_core: bool = True          # False: the peers must not share a CPU (spinning)
     same_core_reason: str = ""
     inprocess: str | None = None    # "native": the server is the native library; "self": none
+    payloads: tuple = ("bytes",)    # RPC mechanisms also carry the structured records
 
     def server_rule(self, client, server):
         """Why an in-process mechanism cannot have this client/server pair, or None."""
@@ -46,8 +47,11 @@ class Mechanism:
             return f"{self.name} has no server: it is measured with server = client"
         return None
 
-    def not_applicable(self, request_size, response_size):
-        """Why a size cannot travel over this mechanism, or None if it can."""
+    def not_applicable(self, request_size, response_size, payload="bytes"):
+        """Why a payload cannot travel over this mechanism, or None if it can."""
+        if payload not in self.payloads:
+            return (f"{self.name} carries {', '.join(self.payloads)} payloads only; the structured "
+                    f"records ({payload}) need an RPC mechanism")
         largest = max(request_size, response_size)
         if largest > self.max_payload:
             why = self.limit_reason or f"{self.name} carries at most {self.max_payload} payload bytes"
@@ -66,9 +70,22 @@ class Language:
     requires: list = field(default_factory=list)
     build_hint: str = ""
     unavailable: str | None = None  # why this language's peer cannot run here, if it cannot
+    # mechanism -> (bytes, reason): where this language's implementation carries less than the
+    # mechanism itself (a framework's own message limit)
+    max_payload: dict = field(default_factory=dict)
 
     def supports(self, mechanism, role):
         return role in self.mechanisms.get(mechanism, ())
+
+    def size_limit(self, mechanism, request_size, response_size):
+        """Why this peer cannot carry these sizes over `mechanism`, or None."""
+        if mechanism not in self.max_payload:
+            return None
+        limit, reason = self.max_payload[mechanism]
+        largest = max(request_size, response_size)
+        if largest > limit:
+            return f"{largest} B is over the {self.display} peer's {mechanism} limit of {limit} B: {reason}"
+        return None
 
     def argv(self, root):
         """The command that starts this peer, with placeholders filled and paths made absolute."""
@@ -113,7 +130,12 @@ def _read_toml(path):
 
 
 def _load_mechanisms(path):
-    return {name: Mechanism(name=name, **spec) for name, spec in _read_toml(path).items()}
+    out = {}
+    for name, spec in _read_toml(path).items():
+        if "payloads" in spec:
+            spec = {**spec, "payloads": tuple(spec["payloads"])}
+        out[name] = Mechanism(name=name, **spec)
+    return out
 
 
 def _load_language(path, mechanisms):
@@ -121,12 +143,19 @@ def _load_language(path, mechanisms):
     for mech, roles in data.get("mechanisms", {}).items():
         if mech not in mechanisms or not set(roles) <= set(ROLES):
             raise UserError(f"{path}: [mechanisms] {mech} = {roles!r}: unknown mechanism or role")
+    limits = {}
+    for mech, spec in data.get("max_payload", {}).items():
+        if mech not in mechanisms or not isinstance(spec, dict) \
+                or not isinstance(spec.get("bytes"), int) or not isinstance(spec.get("reason"), str):
+            raise UserError(f"{path}: [max_payload] {mech} = {spec!r}: expected a known mechanism "
+                            f"= {{ bytes = N, reason = \"...\" }}")
+        limits[mech] = (spec["bytes"], spec["reason"])
     return Language(
         name=data["language"], display=data.get("display", data["language"]),
         command=list(data["command"]), mechanisms=dict(data.get("mechanisms", {})),
         artifact=data.get("artifact"), library=data.get("library"),
         requires=list(data.get("requires", [])),
-        build_hint=data.get("build_hint", ""),
+        build_hint=data.get("build_hint", ""), max_payload=limits,
     )
 
 

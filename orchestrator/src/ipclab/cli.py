@@ -30,6 +30,9 @@ def cli():
 @click.option("--server", help="server languages, e.g. cpp,java,python")
 @click.option("--request-size", help="sizes with units, e.g. 16,1KiB,128MiB")
 @click.option("--response-size", help="sizes with units, e.g. 16,1KiB,128MiB")
+@click.option("--payload", help="bytes (sized, default) or structured records small,medium,large "
+                                "(RPC mechanisms)")
+@click.option("--sequence-length", help="elements per sequence field of structured payloads, e.g. 5,300")
 @click.option("--placement", help="same-core, cross-core or unpinned (default cross-core)")
 @click.option("--pattern", help="traffic pattern (rr)")
 @click.option("--iterations", help="measured round trips per case")

@@ -24,9 +24,10 @@ def _cell(lang, mechanism):
              if lang.supports(mechanism, role)]
     if not roles:
         return "[dim]unsupported[/]"
+    limit = f" ≤ {format_size(lang.max_payload[mechanism][0])}" if mechanism in lang.max_payload else ""
     if lang.unavailable:
-        return f"[yellow]{'+'.join(roles)}, not built[/]"
-    return f"[green]{'+'.join(roles)}[/]"
+        return f"[yellow]{'+'.join(roles)}{limit}, not built[/]"
+    return f"[green]{'+'.join(roles)}{limit}[/]"
 
 
 def _caption(catalog):

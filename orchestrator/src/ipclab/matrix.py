@@ -20,33 +20,59 @@ class Case:
     pattern: str
     skip_status: str | None = None  # "not-applicable" or "unavailable"
     skip_reason: str | None = None
+    payload: str = "bytes"
+    sequence_length: int | None = None  # structured payloads only
+
+    @property
+    def shape(self):
+        """What travels, for names: "16-1024" (request-response bytes) or "small-5"."""
+        if self.payload == "bytes":
+            return f"{self.request_size}-{self.response_size}"
+        return f"{self.payload}-{self.sequence_length}"
 
     @property
     def id(self):
         return (f"{self.index:04d}-{self.mechanism}-{self.client}-{self.server}-"
-                f"{self.request_size}-{self.response_size}-{self.placement}-{self.pattern}")
+                f"{self.shape}-{self.placement}-{self.pattern}")
 
     @property
     def label(self):
-        return (f"{self.mechanism} {self.client}→{self.server} "
-                f"{format_size(self.request_size)}/{format_size(self.response_size)} {self.placement}")
+        return f"{self.mechanism} {self.client}→{self.server} {describe_shape(self)} {self.placement}"
 
     def as_dict(self):
         return {"id": self.id, **asdict(self)}
+
+
+def describe_shape(record):
+    """"16 B/1 KiB" for sized payloads, "small ×5" for structured ones (a record or a Case)."""
+    get = record.get if isinstance(record, dict) else lambda k: getattr(record, k)
+    if (get("payload") or "bytes") == "bytes":
+        return f"{format_size(get('request_size'))}/{format_size(get('response_size'))}"
+    return f"{get('payload')} ×{get('sequence_length')}"
+
+
+def _shapes(m):
+    """(request_size, response_size, payload, sequence_length) in order: the size grid for bytes,
+    the sequence lengths for each structured payload (sizes do not apply to those)."""
+    if m.get("sizes") == "zip":
+        sizes = list(zip(m["request_size"], m["response_size"]))
+    else:
+        sizes = list(itertools.product(m["request_size"], m["response_size"]))
+    for payload in m["payload"]:
+        if payload == "bytes":
+            yield from ((req, resp, payload, None) for req, resp in sizes)
+        else:
+            yield from ((0, 0, payload, n) for n in m["sequence_length"])
 
 
 def expand(scenario, catalog, cpus=None):
     """Cases in a stable order: the scenario's axes nested left to right."""
     cases = []
     m = scenario.matrix
-    if m.get("sizes") == "zip":
-        sizes = list(zip(m["request_size"], m["response_size"]))
-    else:
-        sizes = list(itertools.product(m["request_size"], m["response_size"]))
-    combos = itertools.product(m["mechanism"], m["client"], m["server"], sizes, m["placement"],
-                               m["pattern"])
-    for index, (mech, client, server, (req, resp), where, pattern) in enumerate(combos, start=1):
-        fields = dict(zip(MATRIX_AXES, (mech, client, server, req, resp, where, pattern)))
+    combos = itertools.product(m["mechanism"], m["client"], m["server"], list(_shapes(m)),
+                               m["placement"], m["pattern"])
+    for index, (mech, client, server, shape, where, pattern) in enumerate(combos, start=1):
+        fields = dict(zip(MATRIX_AXES, (mech, client, server, *shape, where, pattern)))
         status, reason = _why_not(fields, catalog, cpus)
         cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
     return cases
@@ -66,9 +92,13 @@ def _why_not(f, catalog, cpus):
     for role, lang in roles:
         if not lang.supports(mech.name, role):
             return "not-applicable", f"the {lang.display} peer has no {mech.name} {role} role"
-    too_big = mech.not_applicable(f["request_size"], f["response_size"])
+    too_big = mech.not_applicable(f["request_size"], f["response_size"], f["payload"])
     if too_big:
         return "not-applicable", too_big
+    for _, lang in roles:
+        too_big = lang.size_limit(mech.name, f["request_size"], f["response_size"])
+        if too_big:
+            return "not-applicable", too_big
     where = placement_mod.resolve(f["placement"], cpus)
     if isinstance(where, str):
         return "not-applicable", where

@@ -100,8 +100,11 @@ class Runner:
 
     def _drive_flags(self, case, case_dir):
         run = self.scenario.run
-        return ["--pattern", case.pattern,
-                "--request-size", str(case.request_size), "--response-size", str(case.response_size),
+        if case.payload == "bytes":
+            what = ["--request-size", str(case.request_size), "--response-size", str(case.response_size)]
+        else:
+            what = ["--payload", case.payload, "--sequence-length", str(case.sequence_length)]
+        return ["--pattern", case.pattern, *what,
                 "--warmup", str(effective_warmup(case, run)), "--iterations", str(run.iterations),
                 "--io-timeout", f"{run.io_timeout:g}",
                 "--samples-file", str(case_dir / "samples.i64"),

@@ -14,8 +14,12 @@ MAX_PAYLOAD = 134217728
 PLACEMENTS = ("same-core", "cross-core", "unpinned")
 DEFAULT_PLACEMENT = "cross-core"
 PATTERNS = ("rr",)
-MATRIX_AXES = ("mechanism", "client", "server", "request_size", "response_size", "placement",
-               "pattern")
+# "bytes": the sized payloads of PROTOCOL.md section 3; the others are the structured records of
+# section 10.2, which only RPC mechanisms carry.
+PAYLOADS = ("bytes", "small", "medium", "large")
+MAX_SEQUENCE_LENGTH = 1000000
+MATRIX_AXES = ("mechanism", "client", "server", "request_size", "response_size", "payload",
+               "sequence_length", "placement", "pattern")
 BASELINE_KEYS = ("mechanism", "client", "server", "placement", "pattern")
 
 
@@ -152,6 +156,8 @@ class _Validator:
             self._fail(where, f"{value!r} must be a non-empty list")
         if axis.endswith("_size"):
             return [self._size(item, where) for item in items]
+        if axis == "sequence_length":
+            return list(dict.fromkeys(self._count(item, where) for item in items))
         allowed = self._allowed(axis)
         for item in items:
             if not isinstance(item, str) or item.strip() not in allowed:
@@ -163,11 +169,13 @@ class _Validator:
             return list(self.catalog.mechanisms)
         if axis in ("client", "server"):
             return list(self.catalog.languages)
+        if axis == "payload":
+            return list(PAYLOADS)
         return list(PLACEMENTS if axis == "placement" else PATTERNS)
 
     def _default_axis(self, axis):
         defaults = {"request_size": [16], "response_size": [16], "placement": [DEFAULT_PLACEMENT],
-                    "pattern": ["rr"]}
+                    "pattern": ["rr"], "payload": ["bytes"], "sequence_length": [5]}
         return defaults.get(axis, self._allowed(axis))
 
     def _size(self, item, where):
@@ -178,6 +186,15 @@ class _Validator:
         if size > MAX_PAYLOAD:
             self._fail(where, f"{item!r} is over the peer contract's maximum of 128MiB")
         return size
+
+    def _count(self, item, where):
+        text = item.strip() if isinstance(item, str) else item
+        if isinstance(text, str) and text.isdigit():
+            text = int(text)
+        if not isinstance(text, int) or isinstance(text, bool) or not 0 <= text <= MAX_SEQUENCE_LENGTH:
+            self._fail(where, f"{item!r} is not a sequence length (a whole number, 0 to "
+                              f"{MAX_SEQUENCE_LENGTH})")
+        return text
 
     def number(self, key, value, where, default):
         if value is None:

@@ -4,6 +4,7 @@ import signal
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
+from ipclab.matrix import describe_shape
 from ipclab.units import format_ns
 
 
@@ -39,7 +40,7 @@ _MARK = {"ok": "[green]✓[/]", "failed": "[red]✗[/]", "not-applicable": "[dim
 
 def _line(record):
     label = (f"{record['mechanism']} {record['client']}→{record['server']} "
-             f"{record['request_size']}/{record['response_size']} B {record['placement']}")
+             f"{describe_shape(record)} {record['placement']}")
     mark = _MARK.get(record["status"], "?")
     if record["status"] == "ok":
         return f"{mark} {label}: median {format_ns(record['trimmed']['median'])}"

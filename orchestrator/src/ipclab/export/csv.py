@@ -5,7 +5,7 @@ import io
 from ipclab.analysis import STAT_FIELDS
 
 CASE_COLUMNS = ["id", "index", "mechanism", "client", "server", "request_size", "response_size",
-                "placement", "pattern", "status", "reason", "client_cpus", "server_cpus"]
+                "payload", "sequence_length", "placement", "pattern", "status", "reason", "client_cpus", "server_cpus"]
 RAW_COLUMNS = ["count", "mean", "std", "median", "p99", "max"]
 TAIL_COLUMNS = ["ratio", "baseline_id", "client_runtime", "server_runtime", "seconds",
                 "samples_file", "warnings"]

@@ -1,4 +1,5 @@
 """The human table's columns, shared by the Markdown and terminal renderers."""
+from ipclab.matrix import describe_shape
 from ipclab.units import format_ns, format_size
 
 
@@ -10,9 +11,12 @@ def headers(baseline_label, compare):
 
 def row(record):
     t = record.get("trimmed")
+    if record.get("payload", "bytes") == "bytes":
+        request, response = format_size(record["request_size"]), format_size(record["response_size"])
+    else:  # a structured record goes out and comes back
+        request, response = describe_shape(record), "echo"
     base = [str(record["index"]), record["mechanism"], f"{record['client']}→{record['server']}",
-            format_size(record["request_size"]), format_size(record["response_size"]),
-            record["placement"]]
+            request, response, record["placement"]]
     if not t:
         return base + ["-"] * 6 + [_status(record)]
     half = (t["ci95_high"] - t["mean"]) if t["ci95_high"] is not None else None
