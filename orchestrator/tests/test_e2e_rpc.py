@@ -1,0 +1,289 @@
+"""End to end for the RPC mechanisms of PROTOCOL.md section 10: every language pair the
+capability data offers, sized and structured payloads validated, and each server answering a
+stock client of its framework that ipclab did not write (stubs generated here from
+protocol/idl/ by the framework's own compiler, or curl), which shows the servers speak the real
+protocol rather than a private one."""
+import csv
+import importlib
+import importlib.util
+import json
+import random
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ipclab.catalog import load_catalog, repo_root
+from test_e2e import leftovers
+
+pytestmark = pytest.mark.e2e
+ROOT = repo_root()
+IDL = ROOT / "protocol" / "idl"
+VECTORS = json.loads((ROOT / "protocol" / "vectors" / "vectors.json").read_text())
+RPC = ["rest", "grpc", "thrift-binary", "thrift-compact", "ice", "corba"]
+STRUCTURED = ["grpc", "thrift-binary", "thrift-compact", "ice"]
+
+
+def _reference():
+    """The contract's reference payload generator (protocol/vectors/generate.py)."""
+    spec = importlib.util.spec_from_file_location("ipclab_reference",
+                                                  ROOT / "protocol" / "vectors" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+REF = _reference()
+
+
+def offered(mechanism):
+    catalog = load_catalog()
+    return [n for n, lang in catalog.languages.items()
+            if lang.supports(mechanism, "serve") and lang.supports(mechanism, "drive")]
+
+
+def run(*args, timeout=1800):
+    return subprocess.run([sys.executable, "-m", "ipclab", "run", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=timeout)
+
+
+def rows(out):
+    with open(out / "cases.csv") as f:
+        return list(csv.DictReader(f))
+
+
+def test_rpc_mechanisms_are_offered_by_every_language_and_rmi_by_java_alone():
+    catalog = load_catalog()
+    for mechanism in RPC:
+        assert offered(mechanism) == ["cpp", "java", "python"], mechanism
+    assert offered("rmi") == ["java"]
+    assert not catalog.languages["cpp"].supports("rmi", "drive")
+
+
+@pytest.mark.parametrize("mechanism", [*RPC, "rmi"])
+def test_every_offered_pair_carries_16_b_and_1_mib(mechanism, tmp_path):
+    langs = offered(mechanism)
+    out = tmp_path / "run"
+    done = run("--mechanism", mechanism, "--client", ",".join(langs), "--server", ",".join(langs),
+               "--request-size", "16,1MiB", "--response-size", "16", "--iterations", "20",
+               "--warmup", "2", "--placement", "unpinned", "--out", str(out))
+    statuses = [(r["client"], r["server"], r["request_size"], r["status"], r["reason"])
+                for r in rows(out)]
+    assert done.returncode == 0 and all(s[3] == "ok" for s in statuses), statuses
+    assert len(statuses) == len(langs) ** 2 * 2
+
+
+@pytest.mark.parametrize("mechanism", STRUCTURED)
+def test_structured_payloads_between_every_offered_pair(mechanism, tmp_path):
+    langs = offered(mechanism)
+    out = tmp_path / "run"
+    done = run("--mechanism", mechanism, "--client", ",".join(langs), "--server", ",".join(langs),
+               "--payload", "small,medium,large", "--sequence-length", "5,300",
+               "--iterations", "10", "--warmup", "2", "--placement", "unpinned", "--out", str(out))
+    statuses = [(r["client"], r["server"], r["payload"], r["sequence_length"], r["status"],
+                 r["reason"]) for r in rows(out)]
+    assert done.returncode == 0 and all(s[4] == "ok" for s in statuses), statuses
+    assert len(statuses) == len(langs) ** 2 * 6
+
+
+def test_structured_payloads_over_a_kernel_mechanism_are_not_applicable(tmp_path):
+    out = tmp_path / "run"
+    done = run("--mechanism", "tcp", "--client", "cpp", "--server", "cpp", "--payload", "small",
+               "--iterations", "5", "--out", str(out))
+    (case,) = rows(out)
+    assert done.returncode == 0
+    assert case["status"] == "not-applicable" and "RPC mechanism" in case["reason"]
+
+
+# --- stock clients ---------------------------------------------------------------------------
+
+class Server:
+    """One peer server started by hand, as a user would to try it with another client."""
+
+    def __init__(self, language, mechanism, seed):
+        argv = load_catalog().languages[language].argv(ROOT)
+        self.seed = seed
+        self.proc = subprocess.Popen(
+            [*argv, "serve", "--mechanism", mechanism, "--endpoint", "127.0.0.1:0",
+             "--seed", str(seed)],
+            cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.endpoint = self._ready()
+
+    def _ready(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 1)
+            if ready:
+                line = self.proc.stdout.readline().decode()
+                assert line.startswith("READY "), line
+                return json.loads(line[6:])["endpoint"]
+            assert self.proc.poll() is None, self.proc.stderr.read().decode()
+        raise AssertionError("no READY")
+
+    @property
+    def host_port(self):
+        host, port = self.endpoint.rsplit(":", 1)
+        return host, int(port)
+
+    def stop(self):
+        self.proc.terminate()
+        assert self.proc.wait(timeout=20) == 0
+        assert leftovers(self.seed) == []
+
+
+@pytest.fixture
+def server(request):
+    made = []
+
+    def start(language, mechanism):
+        made.append(Server(language, mechanism, random.randrange(2, 2**63)))
+        return made[-1]
+    yield start
+    for s in made:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()
+
+
+def small_record():
+    return next(v["value"] for v in VECTORS["structs"]
+                if v["kind"] == "small" and v["seed"] == 1 and v["sequence_length"] == 5)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """Stubs generated here, from the IDL, with each framework's own compiler."""
+    out = tmp_path_factory.mktemp("stock")
+    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{IDL}", f"--python_out={out}",
+                    f"--grpc_python_out={out}", str(IDL / "ipclab_grpc.proto")], check=True)
+    subprocess.run(["thrift", "--gen", "py", "-out", str(out), str(IDL / "ipclab_thrift.thrift")],
+                   check=True)
+    sys.path.insert(0, str(out))
+    yield out
+    sys.path.remove(str(out))
+
+
+@pytest.mark.parametrize("language", ["cpp", "java", "python"])
+def test_the_grpc_server_answers_a_stock_grpcio_client(language, server, generated):
+    import grpc
+    pb = importlib.import_module("ipclab_grpc_pb2")
+    stubs = importlib.import_module("ipclab_grpc_pb2_grpc")
+    s = server(language, "grpc")
+    with grpc.insecure_channel(s.endpoint) as channel:
+        stub = stubs.BenchStub(channel)
+        reply = stub.Call(pb.CallRequest(seq=3, wanted=100, request=REF.payload(s.seed, 1, 3, 50)),
+                          timeout=30)
+        assert reply.response == REF.payload(s.seed, 2, 3, 100)
+        record = small_record()
+        assert stub.EchoSmall(pb.Small(**record), timeout=30) == pb.Small(**record)
+        assert stub.Finish(pb.FinishRequest(), timeout=30).corrupted == 0
+        stub.Call(pb.CallRequest(seq=4, wanted=0, request=b"not the payload"), timeout=30)
+        assert stub.Finish(pb.FinishRequest(), timeout=30).corrupted == 1
+    s.stop()
+
+
+@pytest.mark.parametrize("protocol", ["binary", "compact"])
+@pytest.mark.parametrize("language", ["cpp", "java", "python"])
+def test_the_thrift_server_answers_a_stock_thrift_client(language, protocol, server, generated):
+    from thrift.protocol import TBinaryProtocol, TCompactProtocol
+    from thrift.transport import TSocket, TTransport
+    bench = importlib.import_module("ipclab_thrift.Bench")
+    types = importlib.import_module("ipclab_thrift.ttypes")
+    s = server(language, f"thrift-{protocol}")
+    transport = TTransport.TBufferedTransport(TSocket.TSocket(*s.host_port))
+    make = TBinaryProtocol.TBinaryProtocol if protocol == "binary" else TCompactProtocol.TCompactProtocol
+    client = bench.Client(make(transport))
+    transport.open()
+    try:
+        assert client.call(3, 100, REF.payload(s.seed, 1, 3, 50)) == REF.payload(s.seed, 2, 3, 100)
+        record = small_record()
+        assert client.echoSmall(types.Small(**record)) == types.Small(**record)
+        assert client.finish() == 0
+    finally:
+        transport.close()
+    s.stop()
+
+
+@pytest.mark.parametrize("language", ["cpp", "java", "python"])
+def test_the_rest_server_answers_curl(language, server, tmp_path):
+    s = server(language, "rest")
+    request = tmp_path / "request.bin"
+    request.write_bytes(REF.payload(s.seed, 1, 3, 50))
+    got = subprocess.run(
+        ["curl", "-sS", "--fail", "--data-binary", f"@{request}",
+         "-H", "Content-Type: application/octet-stream",
+         f"http://{s.endpoint}/call/3?wanted=100"], capture_output=True, check=True, timeout=30)
+    assert got.stdout == REF.payload(s.seed, 2, 3, 100)
+    record = small_record()
+    echoed = subprocess.run(
+        ["curl", "-sS", "--fail", "-H", "Content-Type: application/json", "-d", json.dumps(record),
+         f"http://{s.endpoint}/echo/small"], capture_output=True, check=True, timeout=30)
+    assert json.loads(echoed.stdout) == record
+    bad = subprocess.run(
+        ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+         "Content-Type: application/json", "-d", '{"n1": "not an int"}',
+         f"http://{s.endpoint}/echo/small"], capture_output=True, text=True, timeout=30)
+    assert bad.stdout == "400"
+    s.stop()
+
+
+@pytest.mark.parametrize("language", ["cpp", "java", "python"])
+def test_the_ice_server_answers_a_stock_ice_client(language, server, tmp_path):
+    subprocess.run(["slice2py", f"--output-dir={tmp_path}", str(IDL / "ipclab_ice.ice")], check=True)
+    script = f"""
+import sys, json
+sys.path.insert(0, {str(tmp_path)!r})
+import Ice, ipclabice
+with Ice.initialize(["--Ice.MessageSizeMax=0"]) as ic:
+    host, port = sys.argv[1].rsplit(":", 1)
+    bench = ipclabice.BenchPrx.checkedCast(ic.stringToProxy(f"bench:tcp -h {{host}} -p {{port}}"))
+    out = bench.call(3, 100, bytes.fromhex(sys.argv[2]))
+    rec = json.loads(sys.argv[3])
+    small = ipclabice.Small(**rec)
+    echoed = bench.echoSmall(small)
+    print(json.dumps({{"response": bytes(out).hex(), "echo_ok": echoed == small,
+                      "corrupted": bench.finish()}}))
+"""
+    s = server(language, "ice")
+    done = subprocess.run([sys.executable, "-c", script, s.endpoint,
+                           REF.payload(s.seed, 1, 3, 50).hex(), json.dumps(small_record())],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got == {"response": REF.payload(s.seed, 2, 3, 100).hex(), "echo_ok": True,
+                   "corrupted": 0}
+    s.stop()
+
+
+@pytest.mark.parametrize("language", ["cpp", "java", "python"])
+def test_the_corba_server_answers_a_stock_omniorbpy_client(language, server, tmp_path):
+    omniidl = shutil.which("omniidl", path=str(Path(sys.executable).parent)) or "omniidl"
+    subprocess.run([omniidl, "-bpython", f"-C{tmp_path}", str(IDL / "ipclab_corba.idl")], check=True)
+    script = f"""
+import sys, json
+sys.path.insert(0, {str(tmp_path)!r})
+from omniORB import CORBA
+import ipclab_corba
+orb = CORBA.ORB_init(["-ORBgiopMaxMsgSize", "268435456"], CORBA.ORB_ID)
+bench = orb.string_to_object(sys.argv[1])._narrow(ipclab_corba.Bench)
+out = bench.call(3, 100, bytes.fromhex(sys.argv[2]))
+rec = json.loads(sys.argv[3])
+small = ipclab_corba.Small(**rec)
+echoed = bench.echoSmall(small)
+same = all(getattr(echoed, k) == v for k, v in rec.items())
+print(json.dumps({{"response": bytes(out).hex(), "echo_ok": same, "corrupted": bench.finish()}}))
+orb.destroy()
+"""
+    s = server(language, "corba")
+    done = subprocess.run([sys.executable, "-c", script, s.endpoint,
+                           REF.payload(s.seed, 1, 3, 50).hex(), json.dumps(small_record())],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert got == {"response": REF.payload(s.seed, 2, 3, 100).hex(), "echo_ok": True,
+                   "corrupted": 0}
+    s.stop()
