@@ -5,6 +5,7 @@ and the in-process mechanisms against the real libipclab_native.so.
 Only /dev/shm objects named by our own servers' READY lines (or made by hand with this test's
 pid) are touched: other programs may use the ipclab tag meanwhile.
 """
+import mmap
 import os
 import signal
 import stat
@@ -173,7 +174,6 @@ def test_layout_one_line_per_side_and_inline_messages(silent_object):
     name = silent_object[len("posix:"):] + shm.SUFFIX
     shared = posix_ipc.SharedMemory(name)
     try:
-        import mmap
         memory = mmap.mmap(shared.fd, shm.SIZE)
     finally:
         shared.close_fd()
