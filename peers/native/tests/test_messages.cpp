@@ -624,7 +624,8 @@ TEST(PosixShmLayout, OneLinePerSideAndInlineMessages) {
   };
   std::vector<std::uint8_t> request(48), response(30), longer(49), got(1048576);
   for (std::size_t i = 0; i < request.size(); ++i) request[i] = static_cast<std::uint8_t>(i + 1);
-  for (std::size_t i = 0; i < response.size(); ++i) response[i] = static_cast<std::uint8_t>(100 + i);
+  for (std::size_t i = 0; i < response.size(); ++i)
+    response[i] = static_cast<std::uint8_t>(100 + i);
   for (std::size_t i = 0; i < longer.size(); ++i) longer[i] = static_cast<std::uint8_t>(i);
 
   client->send(request.data(), request.size());

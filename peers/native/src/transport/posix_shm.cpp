@@ -69,9 +69,10 @@ class PosixShmChannel final : public MessageChannel {
         base_(base),
         own_(reinterpret_cast<Line*>(base + side * kLineSize)),
         peer_(reinterpret_cast<Line*>(base + (1 - side) * kLineSize)),
-        send_sleepers_(reinterpret_cast<std::uint32_t*>(base + kSleepersOffset + side * 64)),
+        send_sleepers_(
+            reinterpret_cast<std::uint32_t*>(base + kSleepersOffset + side * kLineSize)),
         receive_sleepers_(
-            reinterpret_cast<std::uint32_t*>(base + kSleepersOffset + (1 - side) * 64)),
+            reinterpret_cast<std::uint32_t*>(base + kSleepersOffset + (1 - side) * kLineSize)),
         send_slot_(base + kShmSlotsOffset + side * kShmSlot),
         receive_slot_(base + kShmSlotsOffset + (1 - side) * kShmSlot),
         // A server serves clients one after another on the same object: a client takes the
