@@ -24,6 +24,7 @@
 
 #include "cli.hpp"
 #include "frame.hpp"
+#include "lifecycle.hpp"
 #include "support.hpp"
 #include "transport/message.hpp"
 
@@ -596,6 +597,74 @@ INSTANTIATE_TEST_SUITE_P(Peer, PosixShmMechanism,
                              if (c == '-') c = '_';
                            return n;
                          });
+
+// The offsets of the contract's table (4.3), read back raw through a mapping of our own: each
+// side writes only its own line, messages of at most 48 bytes travel in it, longer ones in the
+// slots. Both sides live in this process, on an object named with its pid.
+TEST(PosixShmLayout, OneLinePerSideAndInlineMessages) {
+  MessageServer server = create_posix_shm(ShmWait::spin, 0);
+  struct Remove {
+    ~Remove() { remove_created_paths(); }
+  } remove;
+  auto client = open_posix_shm(server.endpoint, ShmWait::spin, 0, 1'000'000'000);
+  const std::string name = parse_posix_endpoint(server.endpoint) + "-shm";
+  const int fd = ::shm_open(name.c_str(), O_RDONLY, 0);
+  ASSERT_GE(fd, 0);
+  void* map = ::mmap(nullptr, 2101248, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  ASSERT_NE(map, MAP_FAILED);
+  const auto* raw = static_cast<const std::uint8_t*>(map);
+  const auto word = [raw](std::size_t at) {
+    std::uint32_t v;
+    std::memcpy(&v, raw + at, 4);
+    return v;
+  };
+  const auto bytes = [raw](std::size_t at, std::size_t n) {
+    return std::vector<std::uint8_t>(raw + at, raw + at + n);
+  };
+  std::vector<std::uint8_t> request(48), response(30), longer(49), got(1048576);
+  for (std::size_t i = 0; i < request.size(); ++i) request[i] = static_cast<std::uint8_t>(i + 1);
+  for (std::size_t i = 0; i < response.size(); ++i)
+    response[i] = static_cast<std::uint8_t>(100 + i);
+  for (std::size_t i = 0; i < longer.size(); ++i) longer[i] = static_cast<std::uint8_t>(i);
+
+  client->send(request.data(), request.size());
+  EXPECT_EQ(word(0), 1u);   // seq1
+  EXPECT_EQ(word(8), 48u);  // length1
+  EXPECT_EQ(bytes(16, 48), request);
+  EXPECT_EQ(word(64), 0u);
+  EXPECT_EQ(word(68), 0u);
+  ASSERT_EQ(server.channel->receive(got.data()), 48u);
+  EXPECT_EQ(std::vector<std::uint8_t>(got.begin(), got.begin() + 48), request);
+  EXPECT_EQ(word(68), 1u);  // ack1, in the server's line
+  server.channel->send(response.data(), response.size());
+  EXPECT_EQ(word(64), 1u);  // seq2
+  EXPECT_EQ(word(72), 30u);  // length2
+  EXPECT_EQ(bytes(80, 30), response);
+  ASSERT_EQ(client->receive(got.data()), 30u);
+  EXPECT_EQ(std::vector<std::uint8_t>(got.begin(), got.begin() + 30), response);
+  EXPECT_EQ(word(4), 1u);  // ack2, in the client's line
+
+  client->send(longer.data(), longer.size());  // 49 bytes: the slot
+  EXPECT_EQ(word(0), 2u);
+  EXPECT_EQ(word(8), 49u);
+  EXPECT_EQ(bytes(4096, 49), longer);
+  EXPECT_EQ(bytes(16, 48), request);  // the inline bytes are left as they were
+  ASSERT_EQ(server.channel->receive(got.data()), 49u);
+  EXPECT_EQ(std::vector<std::uint8_t>(got.begin(), got.begin() + 49), longer);
+  server.channel->send(longer.data(), longer.size());
+  EXPECT_EQ(word(64), 2u);
+  EXPECT_EQ(word(68), 2u);
+  EXPECT_EQ(word(72), 49u);
+  EXPECT_EQ(bytes(1052672, 49), longer);
+  ASSERT_EQ(client->receive(got.data()), 49u);
+  EXPECT_EQ(word(4), 2u);
+  EXPECT_EQ(word(12), 0u);  // reserved
+  EXPECT_EQ(word(76), 0u);
+  EXPECT_EQ(word(128), 0u);  // sleepers: nobody slept
+  EXPECT_EQ(word(192), 0u);
+  ::munmap(map, 2101248);
+}
 
 }  // namespace
 }  // namespace ipclab

@@ -5,6 +5,7 @@ and the in-process mechanisms against the real libipclab_native.so.
 Only /dev/shm objects named by our own servers' READY lines (or made by hand with this test's
 pid) are touched: other programs may use the ipclab tag meanwhile.
 """
+import mmap
 import os
 import signal
 import stat
@@ -83,10 +84,12 @@ def test_shm_counters_settle_after_a_run(mechanism, servers, workdir):
         data = handle.read(512)
     words = struct.unpack_from("<128I", data)
     asleep = []
-    for direction in (0, 64):  # word index of direction 1 / 2
-        seq, ack, _, sleepers = words[direction:direction + 64:16]
+    # Word indexes: seq_d in the sender's line (client 0, server 16), ack_d at 1 in the
+    # receiver's, sleepers_d at 32 / 48.
+    for seq_at, ack_at, sleepers_at in ((0, 17, 32), (16, 1, 48)):
+        seq, ack = words[seq_at], words[ack_at]
         assert seq == ack and seq > 0
-        asleep.append(sleepers)
+        asleep.append(words[sleepers_at])
     assert asleep == [0 if mechanism == "shm-spin" else 1, 0]
 
 
@@ -163,6 +166,46 @@ def silent_object():
         yield f"posix:/ipclab-{os.getpid()}"
     finally:
         posix_ipc.unlink_shared_memory(name)
+
+
+def test_layout_one_line_per_side_and_inline_messages(silent_object):
+    """The offsets of the contract's table, read back raw: each side writes only its own line,
+    messages of at most 48 bytes travel in it, longer ones in the slots."""
+    name = silent_object[len("posix:"):] + shm.SUFFIX
+    shared = posix_ipc.SharedMemory(name)
+    try:
+        memory = mmap.mmap(shared.fd, shm.SIZE)
+    finally:
+        shared.close_fd()
+    client = shm.ShmChannel(memory, server=False, mode="spin", timeout=1)
+    server = shm.ShmChannel(memory, server=True, mode="spin")
+    raw = memoryview(memory)
+
+    def words(at, count):
+        return struct.unpack_from(f"<{count}I", memory, at)
+    request, response = bytes(range(1, 49)), bytes(range(100, 149))[:30]
+    client.send(request)
+    assert words(0, 4) == (1, 0, 48, 0) and bytes(raw[16:64]) == request
+    assert words(64, 4) == (0, 0, 0, 0)
+    view = bytearray(shm.SLOT)
+    assert server.recv_into(memoryview(view)) == 48 and bytes(view[:48]) == request
+    assert words(64, 4) == (0, 1, 0, 0)  # ack1 in the server's line
+    server.send(response)
+    assert words(64, 4) == (1, 1, 30, 0) and bytes(raw[80:110]) == response
+    assert client.recv_into(memoryview(view)) == 30 and bytes(view[:30]) == response
+    assert words(0, 4) == (1, 1, 48, 0)  # ack2 in the client's line
+    # 49 bytes: the slot, the lines keep only the counters and the length.
+    longer = bytes(range(49))
+    client.send(longer)
+    assert words(0, 3) == (2, 1, 49) and bytes(raw[4096:4096 + 49]) == longer
+    assert bytes(raw[16:64]) == request  # the inline bytes are left as they were
+    assert server.recv_into(memoryview(view)) == 49 and bytes(view[:49]) == longer
+    server.send(longer)
+    assert words(64, 3) == (2, 2, 49) and bytes(raw[1052672:1052672 + 49]) == longer
+    assert client.recv_into(memoryview(view)) == 49
+    assert words(128, 1) == (0,) and words(192, 1) == (0,)  # sleepers, nobody slept
+    del raw, client, server
+    memory.close()
 
 
 @pytest.mark.parametrize("mechanism", SHM)

@@ -1,6 +1,10 @@
 """PROTOCOL.md 4.3: shm, shm-spin, shm-futex -- a one-slot hand-off per direction in POSIX
 shared memory, with a pair of counters (seq, ack) per direction instead of semaphores.
 
+Layout: each side writes only its own 64-byte line (client at 0, server at 64): its seq, its
+ack of the other direction, its message length and, for messages of at most 48 bytes, the
+message itself; so a small hand-off moves one cache line. Longer messages go through the slots.
+
 The channel has the message-channel interface of channels.py (capacity, send, recv_into,
 overflow, check) and is carried by links.MessageStream like the other message channels.
 
@@ -34,6 +38,9 @@ from ..errors import IoError, ReceiveTimeout
 SLOT = 1 << 20
 SLOTS_AT = 4096
 SIZE = SLOTS_AT + 2 * SLOT  # 2101248
+INLINE = 48  # messages up to this size travel in the sender's line
+LINE = 64
+SLEEPERS_AT = 128
 CLIENT_TO_SERVER, SERVER_TO_CLIENT = 1, 2
 MODES = {"shm": "hybrid", "shm-spin": "spin", "shm-futex": "futex"}
 SUFFIX = "-shm"
@@ -62,10 +69,13 @@ _syscall.restype = ctypes.c_long
 
 
 def _offsets(direction):
-    """Word indexes (u32) of seq, ack, length, sleepers, and the slot's byte offset."""
-    base = (direction - 1) * 256
-    return (base // 4, (base + 64) // 4, (base + 128) // 4, (base + 192) // 4,
-            SLOTS_AT + (direction - 1) * SLOT)
+    """Word indexes (u32) of the direction's seq, ack, length and sleepers, and the byte
+    offsets of its slot and of its inline message. seq, length and the inline message are in
+    the sender's line, ack in the receiver's (at 4 in each line)."""
+    sender, receiver = (direction - 1) * LINE, (2 - direction) * LINE
+    return (sender // 4, (receiver + 4) // 4, (sender + 8) // 4,
+            (SLEEPERS_AT + (direction - 1) * LINE) // 4,
+            SLOTS_AT + (direction - 1) * SLOT, sender + 16)
 
 
 def check_platform():
@@ -89,9 +99,9 @@ class ShmChannel:
         send_dir, recv_dir = ((SERVER_TO_CLIENT, CLIENT_TO_SERVER) if server
                               else (CLIENT_TO_SERVER, SERVER_TO_CLIENT))
         (self._s_seq, self._s_ack, self._s_len, self._s_sleep,
-         self._s_slot) = _offsets(send_dir)
+         self._s_slot, self._s_inline) = _offsets(send_dir)
         (self._r_seq, self._r_ack, self._r_len, self._r_sleep,
-         self._r_slot) = _offsets(recv_dir)
+         self._r_slot, self._r_inline) = _offsets(recv_dir)
         words = self._words
         # This side is the only writer of its send seq and receive ack: kept locally.
         self._seq = words[self._s_seq]
@@ -123,7 +133,8 @@ class ShmChannel:
         seq = self._seq
         if words[index] != seq:  # the slot is still full
             self._wait(index, seq, equal=True, sleepers=self._s_sleep, what="slot still full")
-        size, at = len(message), self._s_slot
+        size = len(message)
+        at = self._s_inline if size <= INLINE else self._s_slot
         self._bytes[at:at + size] = message
         words[self._s_len] = size
         seq = (seq + 1) & MASK
@@ -137,7 +148,7 @@ class ShmChannel:
         if words[index] == ack:  # nothing there yet
             self._wait(index, ack, equal=False, sleepers=self._r_sleep, what="no message")
         size = words[self._r_len]  # acquire: loaded after seq (TSO load order)
-        at = self._r_slot
+        at = self._r_inline if size <= INLINE else self._r_slot
         if size > SLOT:
             self._consumed()
             raise OSError(errno.EMSGSIZE, f"a slot claims {size} bytes, more than {SLOT}")

@@ -14,7 +14,9 @@ import java.nio.ByteOrder;
 /**
  * shm, shm-spin, shm-futex (PROTOCOL.md section 4.3): one POSIX shared memory object
  * {@code /ipclab-<pid>-shm} with a one-slot hand-off per direction, counted by {@code seq}
- * (published) and {@code ack} (consumed), no system call on the fast path. How a side waits is
+ * (published) and {@code ack} (consumed), no system call on the fast path. Each side writes only
+ * its own 64-byte line (its seq, its ack of the other direction, the length, and messages of at
+ * most 48 bytes inline), so a small hand-off moves one cache line. How a side waits is
  * the mechanism: spin (with {@link Thread#onSpinWait()}), futex at once, or spin for --spin-us and
  * then futex (hybrid). Counters are accessed through a little-endian int VarHandle with
  * acquire/release ordering; {@code sleepers} with atomic getAndAdd.
@@ -24,13 +26,19 @@ final class Shm implements MessageChannel {
     static final long SIZE = 4096 + 2L * M;
     static final String SUFFIX = "-shm";
 
-    /** Offsets of direction d's fields are BASE[d] + SEQ etc.; slots at SLOT[d]. */
-    private static final long[] BASE = {0, 0, 256};
+    /** The sender of direction d writes the line at LINE[d]; its fields at LINE[d] + SEQ etc. */
+    private static final long[] LINE = {0, 0, 64};
+    /** Direction d's slot, for messages longer than INLINE. */
     private static final long[] SLOT = {0, 4096, 4096 + M};
+    /** Direction d's sleepers (waiters on seq_d or ack_d), on a line of their own. */
+    private static final long[] SLEEPERS = {0, 128, 192};
     private static final long SEQ = 0;
-    private static final long ACK = 64;
-    private static final long LENGTH = 128;
-    private static final long SLEEPERS = 192;
+    /** The line owner's ack of the direction it receives. */
+    private static final long ACK = 4;
+    private static final long LENGTH = 8;
+    private static final long MESSAGE = 16;
+    /** Messages up to this size travel in the sender's line, not the slot. */
+    static final int INLINE = 48;
 
     private static final VarHandle INT =
             JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
@@ -47,17 +55,25 @@ final class Shm implements MessageChannel {
     /** Client: --io-timeout for every wait; server: 0 (waits until stopped). */
     private final long timeoutNanos;
     private final MemorySegment memory;
-    private final long sendBase;
-    private final long receiveBase;
+    /** Our line (written only here) and the peer's (only read here). */
+    private final long ownLine;
+    private final long peerLine;
+    private final long sendSleepers;
+    private final long receiveSleepers;
     private final ByteBuffer sendSlot;
     private final ByteBuffer receiveSlot;
+    private final ByteBuffer sendInline;
+    private final ByteBuffer receiveInline;
+    /** Where the message being held is: receiveInline or receiveSlot. */
+    private ByteBuffer received;
     private volatile boolean stopped;
     /** The ack value to store on release, or -1 after a stop (nothing to release). */
     private int pendingAck;
     private boolean holding;
     private boolean closed;
 
-    private Shm(PosixSharedMemory shm, boolean server, Wait wait, long spinNanos,
+    /** Package-private for the layout test, which builds both sides on one object. */
+    Shm(PosixSharedMemory shm, boolean server, Wait wait, long spinNanos,
             long timeoutNanos) {
         this.shm = shm;
         this.name = shm.name();
@@ -68,10 +84,15 @@ final class Shm implements MessageChannel {
         this.memory = shm.memory();
         int sendDirection = server ? 2 : 1;
         int receiveDirection = server ? 1 : 2;
-        this.sendBase = BASE[sendDirection];
-        this.receiveBase = BASE[receiveDirection];
+        this.ownLine = LINE[sendDirection];
+        this.peerLine = LINE[receiveDirection];
+        this.sendSleepers = SLEEPERS[sendDirection];
+        this.receiveSleepers = SLEEPERS[receiveDirection];
         this.sendSlot = memory.asSlice(SLOT[sendDirection], M).asByteBuffer();
         this.receiveSlot = memory.asSlice(SLOT[receiveDirection], M).asByteBuffer();
+        this.sendInline = memory.asSlice(ownLine + MESSAGE, INLINE).asByteBuffer();
+        this.receiveInline = memory.asSlice(peerLine + MESSAGE, INLINE).asByteBuffer();
+        this.received = receiveSlot;
     }
 
     static Wait waitOf(Mechanism mechanism) {
@@ -121,40 +142,40 @@ final class Shm implements MessageChannel {
 
     @Override
     public void send(ByteBuffer src, int offset, int length) throws IOException {
-        long seqAt = sendBase + SEQ;
-        long ackAt = sendBase + ACK;
+        long seqAt = ownLine + SEQ;
         int seq = (int) INT.get(memory, seqAt);
-        // The slot is free when the receiver has consumed everything published.
-        if (!awaitValue(ackAt, seq, true)) {
+        // The slot is free when the receiver has consumed everything published; its ack of our
+        // direction is in its line.
+        if (!awaitValue(peerLine + ACK, sendSleepers, seq, true)) {
             throw new IOException("server stopping");
         }
-        sendSlot.put(0, src, offset, length);
-        INT.set(memory, sendBase + LENGTH, length);
+        (length <= INLINE ? sendInline : sendSlot).put(0, src, offset, length);
+        INT.set(memory, ownLine + LENGTH, length);
         INT.setRelease(memory, seqAt, seq + 1);
-        wake(seqAt);
+        wake(seqAt, sendSleepers);
     }
 
     @Override
     public int receive() throws IOException {
-        long seqAt = receiveBase + SEQ;
-        int ack = (int) INT.get(memory, receiveBase + ACK);
-        if (!awaitValue(seqAt, ack, false)) {
+        int ack = (int) INT.get(memory, ownLine + ACK);
+        if (!awaitValue(peerLine + SEQ, receiveSleepers, ack, false)) {
             holding = false;
             return 0;
         }
-        int n = (int) INT.get(memory, receiveBase + LENGTH);
+        int n = (int) INT.get(memory, peerLine + LENGTH);
         if (n < 0 || n > M) {
             release(ack);
             throw new IOException("shared memory slot holds a bad length " + Integer.toUnsignedString(n));
         }
         holding = true;
         pendingAck = ack + 1;
+        received = n <= INLINE ? receiveInline : receiveSlot;
         return n;
     }
 
     @Override
     public ByteBuffer received() {
-        return receiveSlot;
+        return received;
     }
 
     @Override
@@ -166,9 +187,9 @@ final class Shm implements MessageChannel {
     }
 
     private void release(int ack) {
-        long ackAt = receiveBase + ACK;
+        long ackAt = ownLine + ACK;
         INT.setRelease(memory, ackAt, ack + 1);
-        wake(ackAt);
+        wake(ackAt, receiveSleepers);
     }
 
     /**
@@ -177,7 +198,8 @@ final class Shm implements MessageChannel {
      * @return false if the server was stopped meanwhile
      * @throws ReceiveTimeoutException when a client waited longer than --io-timeout
      */
-    private boolean awaitValue(long at, int target, boolean equal) throws IOException {
+    private boolean awaitValue(long at, long sleepersAt, int target, boolean equal)
+            throws IOException {
         int v = (int) INT.getAcquire(memory, at);
         if ((v == target) == equal) {
             return true;
@@ -205,11 +227,11 @@ final class Shm implements MessageChannel {
                 throw timeout();
             }
         }
-        return sleep(at, target, equal, begin);
+        return sleep(at, sleepersAt, target, equal, begin);
     }
 
-    private boolean sleep(long at, int target, boolean equal, long begin) throws IOException {
-        long sleepersAt = (at < 256 ? 0 : 256) + SLEEPERS;
+    private boolean sleep(long at, long sleepersAt, int target, boolean equal, long begin)
+            throws IOException {
         INT.getAndAdd(memory, sleepersAt, 1);
         try {
             while (true) {
@@ -236,12 +258,12 @@ final class Shm implements MessageChannel {
         }
     }
 
-    private void wake(long at) {
+    private void wake(long at, long sleepersAt) {
         if (wait == Wait.SPIN) {
             return;
         }
         VarHandle.fullFence();
-        if ((int) INT.get(memory, (at < 256 ? 0 : 256) + SLEEPERS) != 0) {
+        if ((int) INT.get(memory, sleepersAt) != 0) {
             try {
                 Futex.wake(memory, at, Integer.MAX_VALUE);
             } catch (LinuxIpcException e) {
@@ -261,8 +283,8 @@ final class Shm implements MessageChannel {
         stopped = true;
         if (wait != Wait.SPIN) {
             try {
-                Futex.wake(memory, receiveBase + SEQ, Integer.MAX_VALUE);
-                Futex.wake(memory, sendBase + ACK, Integer.MAX_VALUE);
+                Futex.wake(memory, peerLine + SEQ, Integer.MAX_VALUE);
+                Futex.wake(memory, peerLine + ACK, Integer.MAX_VALUE);
             } catch (LinuxIpcException | RuntimeException e) {
                 // The waiter notices the flag after its nap.
             }
