@@ -19,7 +19,7 @@ SCENARIO   ?= scenarios/quick.toml
 run: build
 	./ipclab run $(SCENARIO)
 
-setup: $(STAMPS)/system $(STAMPS)/venv
+setup: $(STAMPS)/system $(STAMPS)/venv $(STAMPS)/rpcgen-python
 
 build: setup $(NATIVE_BIN) $(FLOOR_BIN) $(JAVA_JAR)
 
@@ -31,6 +31,12 @@ $(STAMPS)/venv: requirements.lock orchestrator/pyproject.toml peers/python/pypro
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e orchestrator -e peers/python
+	@touch $@
+
+# The Python peer's RPC stubs, generated from protocol/idl/ by each framework's own compiler
+# (grpcio-tools, thrift, slice2py, omniidl), and Debian's Ice module made importable from the venv.
+$(STAMPS)/rpcgen-python: $(STAMPS)/venv peers/python/generate_rpc.py $(wildcard protocol/idl/*)
+	$(PY) peers/python/generate_rpc.py
 	@touch $@
 
 # The native build is incremental on its own (ninja), so it always runs and is a no-op when current.

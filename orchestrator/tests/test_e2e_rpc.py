@@ -7,11 +7,13 @@ import csv
 import importlib
 import importlib.util
 import json
+import os
 import random
 import select
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -279,9 +281,12 @@ print(json.dumps({{"response": bytes(out).hex(), "echo_ok": same, "corrupted": b
 orb.destroy()
 """
     s = server(language, "corba")
+    # The cmeel wheel's _omnipy finds its libomniORB4 only through the loader's search path.
+    cmeel = Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix" / "lib"
+    env = {**os.environ, "LD_LIBRARY_PATH": str(cmeel)}
     done = subprocess.run([sys.executable, "-c", script, s.endpoint,
                            REF.payload(s.seed, 1, 3, 50).hex(), json.dumps(small_record())],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     assert got == {"response": REF.payload(s.seed, 2, 3, 100).hex(), "echo_ok": True,

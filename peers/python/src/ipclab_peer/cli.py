@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from . import rpc
 from .errors import UsageError
 from .frame import MAX_PAYLOAD
 from .transport import endpoints
@@ -20,6 +21,8 @@ FAULTS = ("none", "flip-response-byte")
 # --poll-interval-us: at least 1 us; at most a u32 (over an hour), a value over it is bad.
 POLL_INTERVAL_MAX = 2**32 - 1
 SPIN_MAX = 2**32 - 1
+PAYLOADS = ("bytes", "small", "medium", "large")
+SEQUENCE_LENGTH_MAX = 1_000_000
 _UNSIGNED = re.compile(r"[0-9]+")
 _SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
 REQUIRED = object()
@@ -93,6 +96,8 @@ class DriveConfig:
     poll_interval_us: int
     spin_us: int
     native_library: Any
+    payload: str
+    sequence_length: int
 
 
 COMMON_FLAGS = (
@@ -118,13 +123,16 @@ COMMANDS = {command.name: command for command in (
                      "[--poll-interval-us N] [--spin-us N]",
             COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),),
             ServeConfig),
-    Command("drive", "drive --mechanism M --endpoint E --request-size N --response-size N "
-                     "--iterations N --samples-file PATH --result-file PATH [--pattern rr] "
+    Command("drive", "drive --mechanism M --endpoint E [--request-size N --response-size N] "
+                     "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N --samples-file PATH --result-file PATH [--pattern rr] "
                      "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
                      "[--spin-us N] [--native-library PATH]",
             COMMON_FLAGS + (
-                Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD)),
-                Flag("--response-size", "response_size", unsigned(MAX_PAYLOAD)),
+                # Required for bytes payloads, absent or 0 for structured ones (checked later).
+                Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD), None),
+                Flag("--response-size", "response_size", unsigned(MAX_PAYLOAD), None),
+                Flag("--payload", "payload", one_of(*PAYLOADS), "bytes"),
+                Flag("--sequence-length", "sequence_length", unsigned(SEQUENCE_LENGTH_MAX), 5),
                 Flag("--iterations", "iterations", unsigned(COUNT_MAX, minimum=1)),
                 Flag("--samples-file", "samples_file", text),
                 Flag("--result-file", "result_file", text),
@@ -146,6 +154,8 @@ def parse(argv):
     try:
         values = _flag_values(command, argv[1:])
         _check_endpoint(values, command.name)
+        if command.name == "drive":
+            _check_sizes(values)
         if command.name == "drive" and values["mechanism"] == "ctypes" \
                 and values["native_library"] is None:
             raise ValueError("missing required flag --native-library (for ctypes)")
@@ -184,11 +194,28 @@ def _with_defaults(flags, values):
     return values
 
 
+def _check_sizes(values):
+    """Byte payloads need both sizes; structured payloads (PROTOCOL.md 10.2) have none."""
+    for flag, field in (("--request-size", "request_size"), ("--response-size", "response_size")):
+        if values["payload"] == "bytes":
+            if values[field] is None:
+                raise ValueError(f"missing required flag {flag}")
+        elif values[field]:
+            raise ValueError(f"{flag} must be absent or 0 with --payload {values['payload']}")
+        else:
+            values[field] = 0
+
+
 def _check_endpoint(values, role):
     """Only a known mechanism's endpoint syntax can be checked; an unknown mechanism is
     reported later as unsupported (exit 7), not as a usage error."""
     known = endpoints.MECHANISMS + (endpoints.INPROC if role == "drive" else ())
-    if values["mechanism"] in known:
+    if values["mechanism"] in rpc.MECHANISMS:
+        try:
+            rpc.parse_endpoint(values["mechanism"], values["endpoint"], role)
+        except ValueError as err:
+            raise ValueError(f"bad value for --endpoint: {err}") from None
+    elif values["mechanism"] in known:
         try:
             endpoints.parse(values["mechanism"], values["endpoint"], role)
         except ValueError as err:

@@ -3,7 +3,7 @@
 import time
 from array import array
 
-from . import inproc, result, transport
+from . import inproc, result, rpc, transport
 from .errors import (IoError, PayloadMismatch, PeerError, ProtocolError, Unsupported,
                      describe_os_error, report, report_error)
 from .frame import (COUNTER, END, END_ACK, END_ACK_LENGTH, HEADER_SIZE, REQUEST, RESPONSE,
@@ -30,10 +30,15 @@ def drive(config):
 
 
 def check_supported(config):
-    if config.mechanism not in transport.MECHANISMS + inproc.MECHANISMS:
+    if config.payload != "bytes" and config.mechanism not in rpc.MECHANISMS:
+        raise Unsupported(f"structured payload {config.payload!r} needs an RPC mechanism, "
+                          f"not {config.mechanism!r}")
+    if config.mechanism not in transport.MECHANISMS + inproc.MECHANISMS + rpc.MECHANISMS:
         raise Unsupported(f"mechanism {config.mechanism!r} is not implemented")
     if config.pattern not in PATTERNS:
         raise Unsupported(f"pattern {config.pattern!r} is not implemented")
+    if config.mechanism in rpc.MECHANISMS:
+        return  # the framework module checks what it can do (rpc.load, check_sizes)
     largest = max(config.request_size, config.response_size)
     if config.mechanism == "udp" and largest > UDP_MAX_PAYLOAD:
         raise Unsupported(f"udp carries at most {UDP_MAX_PAYLOAD} payload bytes, "
@@ -52,6 +57,11 @@ class Driver:
         self.samples = array("q", [0]) * config.iterations
         if config.mechanism in inproc.MECHANISMS:
             inproc.run(config, self)
+            return
+        if config.mechanism in rpc.MECHANISMS:
+            from .rpc import drive
+
+            drive.run(config, self)
             return
         link = connect(config)
         try:

@@ -23,6 +23,8 @@ def record(config, samples, error=None):
         "response_size": config.response_size,
         "warmup": config.warmup,
         "iterations": config.iterations,
+        "payload": config.payload,
+        "sequence_length": None if config.payload == "bytes" else config.sequence_length,
         "samples": samples,
         "clock": clock_name(),
         "pid": os.getpid(),

@@ -4,7 +4,7 @@ import json
 import os
 import sys
 
-from . import shutdown, transport
+from . import rpc, shutdown, transport
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
                      report, report_error)
 from .frame import (END, HEADER_SIZE, REQUEST, RESPONSE, FrameTemplate, Rejected,
@@ -28,9 +28,12 @@ def serve(config):
     cleanup = shutdown.Cleanup()
     with cleanup.held():
         shutdown.install(cleanup)
-        listener = start(config, cleanup)
+        if config.mechanism in rpc.MECHANISMS:
+            serve_rpc = start_rpc(config, cleanup)
+        else:
+            listener = start(config, cleanup)
     try:
-        code = run(listener, config)
+        code = serve_rpc() if config.mechanism in rpc.MECHANISMS else run(listener, config)
     except Exception as err:  # noqa: BLE001 - report it, but still remove our files
         report("internal", f"{type(err).__name__}: {err}")
         code = PeerError.code
@@ -49,6 +52,28 @@ def start(config, cleanup):
         report("internal", f"{type(err).__name__}: {err}")
         cleanup.exit(PeerError.code)
     return listener
+
+
+def start_rpc(config, cleanup):
+    """Starts an RPC server (PROTOCOL.md section 10) and announces READY; returns what serves
+    until shutdown (which ends the process from another thread)."""
+    try:
+        from .rpc.service import Bench
+
+        module = rpc.load(config.mechanism)
+        bench = Bench(config.seed, config.fault == "flip-response-byte")
+        endpoint, serve_forever = module.start(config, bench)
+        announce_ready(endpoint, config.mechanism)
+    except PeerError as err:
+        report_error(err)
+        cleanup.exit(err.code)
+    except OSError as err:
+        report("io", f"cannot listen on {config.endpoint}: {describe_os_error(err)}")
+        cleanup.exit(IoError.code)
+    except Exception as err:  # noqa: BLE001 - the framework's own start-up failures
+        report("internal", f"{type(err).__name__}: {err}")
+        cleanup.exit(PeerError.code)
+    return serve_forever
 
 
 def run(listener, config):

@@ -1,0 +1,188 @@
+"""rest (PROTOCOL.md 10.3, protocol/idl/rest.md): an aiohttp server on the main thread's event
+loop, an httpx sync client on one kept-alive connection, orjson for the JSON bodies.
+TCP_NODELAY: aiohttp sets it on every accepted connection; httpcore sets it on its sockets,
+and the client asks for it explicitly as well."""
+import asyncio
+import re
+import socket
+
+import httpx
+import orjson
+from aiohttp import web
+
+from .. import structs
+from ..errors import IoError, ProtocolError, ReceiveTimeout
+from ..frame import MAX_PAYLOAD
+from ..transport.endpoints import format_host_port, parse_host_port
+
+U64_MAX = (1 << 64) - 1
+# The contract's minimum for every framework's message limit is 256 MiB.
+MAX_BODY = 1 << 30
+OCTETS = "application/octet-stream"
+JSON = "application/json"
+_UNSIGNED = re.compile(r"[0-9]+")
+INT32 = (-(1 << 31), (1 << 31) - 1)
+
+
+def check_sizes(config):
+    """HTTP bodies of any size the contract allows."""
+
+
+def _unsigned(text, maximum, what):
+    if text is None or not _UNSIGNED.fullmatch(text) or int(text) > maximum:
+        raise web.HTTPBadRequest(text=f"{what} must be an unsigned decimal integer "
+                                      f"up to {maximum}")
+    return int(text)
+
+
+def _is_int(value):
+    return type(value) is int and INT32[0] <= value <= INT32[1]
+
+
+def _is_double(value):
+    return type(value) in (int, float)
+
+
+CHECKS = {"n": _is_int, "s": lambda v: type(v) is str, "b": lambda v: type(v) is bool,
+          "d": _is_double, "li": _is_int, "ls": lambda v: type(v) is str, "ld": _is_double}
+
+
+def _field_kind(name):
+    return name.rstrip("0123456789")
+
+
+def parse_record(kind, body):
+    """A JSON object with exactly the fields of `kind`, each of its type; raises ValueError."""
+    value = orjson.loads(body)
+    if not isinstance(value, dict):
+        raise ValueError("the body is not a JSON object")
+    names = structs.field_names(kind)
+    if set(value) != set(names):
+        missing, extra = set(names) - set(value), set(value) - set(names)
+        raise ValueError(f"fields missing {sorted(missing)}, unexpected {sorted(extra)}")
+    for name in names:
+        prefix, item = _field_kind(name), value[name]
+        check = CHECKS[prefix]
+        if prefix in ("li", "ls", "ld"):
+            if not isinstance(item, list) or not all(check(element) for element in item):
+                raise ValueError(f"field {name} has the wrong type")
+        elif not check(item):
+            raise ValueError(f"field {name} has the wrong type")
+    return value
+
+
+def as_doubles(kind, value):
+    """JSON does not keep 1.0 apart from 1: double fields become floats again."""
+    for name in structs.field_names(kind):
+        prefix = _field_kind(name)
+        if prefix == "d":
+            value[name] = float(value[name])
+        elif prefix == "ld":
+            value[name] = [float(element) for element in value[name]]
+    return value
+
+
+def application(bench):
+    async def call(request):
+        sequence = _unsigned(request.match_info["seq"], U64_MAX, "seq")
+        wanted = _unsigned(request.query.get("wanted"), MAX_PAYLOAD, "wanted")
+        body = await request.read()
+        return web.Response(body=bytes(bench.call(sequence, wanted, body)), content_type=OCTETS)
+
+    def echo(kind):
+        async def handle(request):
+            try:
+                value = parse_record(kind, await request.read())
+            except ValueError as err:
+                raise web.HTTPBadRequest(text=f"malformed {kind} record: {err}") from None
+            value["n2"] = bench.echo_n2(value["n2"])
+            return web.Response(body=orjson.dumps(value), content_type=JSON)
+        return handle
+
+    async def finish(request):
+        return web.Response(body=orjson.dumps({"corrupted": bench.finish()}), content_type=JSON)
+
+    app = web.Application(client_max_size=MAX_BODY)
+    app.router.add_post("/call/{seq}", call)
+    for kind in structs.KINDS:
+        app.router.add_post(f"/echo/{kind}", echo(kind))
+    app.router.add_post("/finish", finish)
+    return app
+
+
+def start(config, bench):
+    host, port = parse_host_port(config.endpoint)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    runner = web.AppRunner(application(bench), access_log=None, handle_signals=False)
+    loop.run_until_complete(runner.setup())
+    site = web.TCPSite(runner, host, port)
+    loop.run_until_complete(site.start())
+    bound = runner.addresses[0][1]
+
+    def serve_forever():
+        loop.run_forever()
+        return 0
+    return format_host_port(host, bound), serve_forever
+
+
+class Client:
+    def __init__(self, config):
+        transport = httpx.HTTPTransport(
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+        self._http = httpx.Client(
+            base_url=f"http://{config.endpoint}", transport=transport,
+            timeout=config.io_timeout,
+            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+        # Opens the one kept-alive connection before the warm-up; any answer (404) will do.
+        self._http.get("/")
+
+    def _post(self, path, body, content_type):
+        response = self._http.post(path, content=body, headers={"Content-Type": content_type})
+        if response.status_code != 200:
+            raise ProtocolError(f"HTTP {response.status_code} from POST {path}: "
+                                f"{response.text[:200]}")
+        return response.content
+
+    def call(self, sequence, wanted, request):
+        return self._post(f"/call/{sequence}?wanted={wanted}", request, OCTETS)
+
+    @staticmethod
+    def struct(kind, record):
+        return dict(record)
+
+    @staticmethod
+    def stamp(value, n1):
+        value["n1"] = n1
+
+    def echo(self, kind):
+        path, post = f"/echo/{kind}", self._post
+        return lambda value: orjson.loads(post(path, orjson.dumps(value), JSON))
+
+    @staticmethod
+    def fields(kind, value):
+        if not isinstance(value, dict):
+            raise ProtocolError(f"the echo of a {kind} record is not a JSON object")
+        try:
+            return as_doubles(kind, value)
+        except (KeyError, TypeError, ValueError):
+            return value  # a field of the wrong type: the comparison names it
+
+    def finish(self):
+        answer = orjson.loads(self._post("/finish", b"", OCTETS))
+        if not isinstance(answer, dict) or type(answer.get("corrupted")) is not int:
+            raise ProtocolError(f"/finish answered {answer!r}, not {{\"corrupted\": N}}")
+        return answer["corrupted"]
+
+    def close(self):
+        self._http.close()
+
+
+def error(err):
+    if isinstance(err, httpx.TimeoutException):
+        return ReceiveTimeout(f"rest: no answer within --io-timeout: {err}")
+    if isinstance(err, httpx.TransportError):
+        return IoError(f"rest: {type(err).__name__}: {err}")
+    if isinstance(err, orjson.JSONDecodeError):
+        return ProtocolError(f"rest: the server's JSON is malformed: {err}")
+    return ProtocolError(f"rest: {type(err).__name__}: {err}")

@@ -1,0 +1,49 @@
+"""What every RPC server does (PROTOCOL.md 10.1), whatever the framework: `call`'s payloads,
+the corrupted-request count that `finish` returns and resets, and the fault injection."""
+import threading
+
+from ..payload import REQUEST_STREAM, RESPONSE_STREAM, base, stamp
+
+
+class Bench:
+    def __init__(self, seed, flip_response_byte):
+        self._seed = seed
+        self._flip = flip_response_byte
+        self._lock = threading.Lock()
+        self._corrupted = 0
+        # (size, base) of the last response and request: a client keeps its sizes, so one
+        # entry each spares the generation per call without growing with the sizes seen.
+        self._response = self._request = (None, b"")
+
+    def call(self, sequence, wanted, request):
+        """payload(seed, 2, sequence, wanted), after comparing the request with its expected
+        bytes (a handler has no "after the reply")."""
+        response = bytearray(self._base(RESPONSE_STREAM, wanted))
+        stamp(response, sequence)
+        if self._flip and response:
+            response[-1] ^= 1
+        expected = bytearray(self._base(REQUEST_STREAM, len(request)))
+        stamp(expected, sequence)
+        if expected != request:
+            with self._lock:
+                self._corrupted += 1
+        return response
+
+    def _base(self, stream, size):
+        cached = self._response if stream == RESPONSE_STREAM else self._request
+        if cached[0] != size:
+            cached = (size, base(self._seed, stream, size))
+            if stream == RESPONSE_STREAM:
+                self._response = cached
+            else:
+                self._request = cached
+        return cached[1]
+
+    def echo_n2(self, n2):
+        """The n2 an echo returns: the fault flips its low bit."""
+        return n2 ^ 1 if self._flip else n2
+
+    def finish(self):
+        with self._lock:
+            corrupted, self._corrupted = self._corrupted, 0
+        return corrupted

@@ -1,0 +1,169 @@
+"""thrift-binary, thrift-compact (PROTOCOL.md 10.3): TSocket + TBufferedTransport + the
+binary (strict write) or compact protocol, in the accelerated C versions of the `thrift`
+package (fastbinary); TThreadedServer on 127.0.0.1; TCP_NODELAY on both sides.
+
+The Python library has no TConfiguration / message size limit to raise (strings and
+containers are unlimited by default), so nothing is configured for sizes.
+"""
+import socket
+
+from ipclab_thrift import Bench
+from ipclab_thrift.ttypes import Large, Medium, Small
+from thrift.protocol.TBinaryProtocol import (TBinaryProtocolAccelerated,
+                                             TBinaryProtocolAcceleratedFactory)
+from thrift.protocol.TCompactProtocol import (TCompactProtocolAccelerated,
+                                              TCompactProtocolAcceleratedFactory)
+from thrift.server import TServer
+from thrift.Thrift import TApplicationException, TException
+from thrift.transport import TSocket, TTransport
+
+from .. import structs
+from ..errors import IoError, ProtocolError, ReceiveTimeout
+from ..transport.endpoints import format_host_port, parse_host_port
+
+MASK = (1 << 64) - 1
+TYPES = {"small": Small, "medium": Medium, "large": Large}
+PROTOCOLS = {"thrift-binary": (TBinaryProtocolAccelerated, TBinaryProtocolAcceleratedFactory),
+             "thrift-compact": (TCompactProtocolAccelerated, TCompactProtocolAcceleratedFactory)}
+
+
+def check_sizes(config):
+    """The library carries any size the contract allows."""
+
+
+def _no_delay(sock):
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+class Socket(TSocket.TSocket):
+    """TSocket with large reads and writes in linear time: the base class concatenates
+    received chunks and re-slices what is left to send, both quadratic for 128 MiB."""
+
+    def readAll(self, size):
+        buf = bytearray(size)
+        view, have = memoryview(buf), 0
+        while have < size:
+            try:
+                got = self.handle.recv_into(view[have:])
+            except socket.timeout as err:
+                raise TTransport.TTransportException(TTransport.TTransportException.TIMED_OUT,
+                                                     "read timeout", inner=err) from None
+            except OSError as err:
+                raise TTransport.TTransportException(message="unexpected exception",
+                                                     inner=err) from None
+            if got == 0:
+                raise TTransport.TTransportException(
+                    TTransport.TTransportException.END_OF_FILE, "TSocket read 0 bytes")
+            have += got
+        return bytes(buf)
+
+    def write(self, buff):
+        if not self.handle:
+            raise TTransport.TTransportException(TTransport.TTransportException.NOT_OPEN,
+                                                 "Transport not open")
+        try:
+            self.handle.sendall(buff)
+        except OSError as err:
+            raise TTransport.TTransportException(message="unexpected exception",
+                                                 inner=err) from None
+
+
+class ServerSocket(TSocket.TServerSocket):
+    """Listens once (so the bound port is known before serve()) and sets TCP_NODELAY on
+    every accepted connection."""
+
+    def listen(self):
+        if self.handle is None:
+            super().listen()
+
+    def accept(self):
+        client, _ = self.handle.accept()
+        _no_delay(client)
+        result = Socket()
+        result.setHandle(client)
+        return result
+
+
+class Handler:
+    def __init__(self, bench):
+        self._bench = bench
+
+    def call(self, seq, wanted, request):
+        return bytes(self._bench.call(seq & MASK, wanted, request))
+
+    def _echo(self, value):
+        value.n2 = self._bench.echo_n2(value.n2)
+        return value
+
+    echoSmall = echoMedium = echoLarge = _echo
+
+    def finish(self):
+        return self._bench.finish()
+
+
+def start(config, bench):
+    host, port = parse_host_port(config.endpoint)
+    listener = ServerSocket(host=host, port=port, socket_family=socket.AF_INET)
+    listener.listen()
+    bound = listener.handle.getsockname()[1]
+    factory = PROTOCOLS[config.mechanism][1]()
+    server = TServer.TThreadedServer(Bench.Processor(Handler(bench)), listener,
+                                     TTransport.TBufferedTransportFactory(), factory,
+                                     daemon=True)
+
+    def serve_forever():
+        server.serve()
+        return 0
+    return format_host_port(host, bound), serve_forever
+
+
+class Client:
+    def __init__(self, config):
+        host, port = parse_host_port(config.endpoint)
+        sock = Socket(host=host, port=port, socket_family=socket.AF_INET)
+        sock.setTimeout(config.io_timeout * 1000)
+        self._transport = TTransport.TBufferedTransport(sock)
+        self._transport.open()
+        _no_delay(sock.handle)
+        protocol = PROTOCOLS[config.mechanism][0](self._transport)
+        self._client = Bench.Client(protocol)
+
+    def call(self, sequence, wanted, request):
+        return self._client.call(sequence, wanted, request)
+
+    @staticmethod
+    def struct(kind, record):
+        return TYPES[kind](**record)
+
+    @staticmethod
+    def stamp(value, n1):
+        value.n1 = n1
+
+    def echo(self, kind):
+        return {"small": self._client.echoSmall, "medium": self._client.echoMedium,
+                "large": self._client.echoLarge}[kind]
+
+    @staticmethod
+    def fields(kind, value):
+        return {name: getattr(value, name) for name in structs.field_names(kind)}
+
+    def finish(self):
+        return self._client.finish() & MASK
+
+    def close(self):
+        self._transport.close()
+
+
+def error(err):
+    if isinstance(err, TTransport.TTransportException):
+        if err.type == TTransport.TTransportException.TIMED_OUT:
+            return ReceiveTimeout(f"thrift: no answer within --io-timeout: {err}")
+        inner = getattr(err, "inner", None)
+        return IoError(f"thrift: {err}" + (f" ({inner})" if inner else ""))
+    if isinstance(err, TApplicationException):
+        return ProtocolError(f"thrift application exception {err.type}: {err.message}")
+    if isinstance(err, TException):
+        return ProtocolError(f"thrift: {type(err).__name__}: {err}")
+    if isinstance(err, OSError):
+        return IoError(f"thrift: {err}")
+    return ProtocolError(f"thrift: {type(err).__name__}: {err}")

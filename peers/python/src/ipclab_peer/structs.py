@@ -1,0 +1,87 @@
+"""Structured payloads of PROTOCOL.md section 10.2: Small, Medium, Large records drawn from
+splitmix64, the sequence stamp in n1, and a field-by-field comparison.
+
+Records are plain dicts in field order; each RPC framework converts them to and from its own
+generated types, so the generator and the check exist once.
+"""
+from .payload import GOLDEN, MASK, MIX1, MIX2
+
+STRUCT_STREAM = 3
+ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+KINDS = ("small", "medium", "large")
+# kind: (ints, strings, bools, doubles, int seqs, string seqs, double seqs)
+COUNTS = {
+    "small": (2, 1, 1, 0, 1, 0, 0),
+    "medium": (4, 2, 2, 2, 1, 1, 0),
+    "large": (10, 8, 5, 5, 2, 2, 2),
+}
+_PREFIXES = ("n", "s", "b", "d", "li", "ls", "ld")
+STAMP_MASK = 0x7FFFFFFF
+
+
+def field_names(kind):
+    """The record's fields in generation order, e.g. n1 n2 s1 b1 li1 for small."""
+    return [f"{prefix}{i}" for prefix, count in zip(_PREFIXES, COUNTS[kind])
+            for i in range(1, count + 1)]
+
+
+def _splitmix(state):
+    while True:
+        state = (state + GOLDEN) & MASK
+        z = state
+        z = ((z ^ (z >> 30)) * MIX1) & MASK
+        z = ((z ^ (z >> 27)) * MIX2) & MASK
+        yield z ^ (z >> 31)
+
+
+def record(seed, kind, sequence_length):
+    """The record a client sends for (seed, kind, sequence length), before its stamp."""
+    draw = _splitmix((seed ^ (STRUCT_STREAM * GOLDEN)) & MASK).__next__
+
+    def an_int():
+        x = draw() & 0xFFFFFFFF
+        return x - (1 << 32) if x >= (1 << 31) else x
+
+    def a_string():
+        length = 4 + draw() % 29
+        return "".join(ALPHABET[draw() % 62] for _ in range(length))
+
+    def a_bool():
+        return (draw() & 1) == 1
+
+    def a_double():
+        return (draw() >> 11) * 2.0 ** -33
+
+    ints, strings, bools, doubles, int_seqs, string_seqs, double_seqs = COUNTS[kind]
+    out = {}
+    for prefix, count, element in (("n", ints, an_int), ("s", strings, a_string),
+                                   ("b", bools, a_bool), ("d", doubles, a_double)):
+        for i in range(1, count + 1):
+            out[f"{prefix}{i}"] = element()
+    for prefix, count, element in (("li", int_seqs, an_int), ("ls", string_seqs, a_string),
+                                   ("ld", double_seqs, a_double)):
+        for i in range(1, count + 1):
+            out[f"{prefix}{i}"] = [element() for _ in range(sequence_length)]
+    return out
+
+
+def stamp_value(sequence):
+    return sequence & STAMP_MASK
+
+
+def stamped(rec, sequence):
+    return {**rec, "n1": stamp_value(sequence)}
+
+
+def first_difference(received, expected):
+    """Name of the first field where two records differ (doubles compared exactly), or None.
+
+    `received` is a dict as produced by a framework's conversion; lists may be any sequence."""
+    for name, want in expected.items():
+        got = received.get(name)
+        if isinstance(want, list):
+            if got is None or len(got) != len(want) or list(got) != want:
+                return name
+        elif type(got) is not type(want) or got != want:
+            return name
+    return None
