@@ -432,3 +432,19 @@ def test_server_whose_objects_are_removed_exits_with_io_error(mechanism, workdir
         server.stop()
     lines = server.drain_stderr()
     assert lines and all(line.startswith("ipclab-peer: io: ") for line in lines), lines
+
+
+def test_a_sysv_shm_slot_length_over_1_mib_is_a_protocol_error():
+    from ipclab_peer.errors import ProtocolError
+    from ipclab_peer.transport.channels import SHM_LENGTH, SHM_SIZE, SHM_SLOT_SPAN, ShmChannel
+
+    class Unguarded:  # semaphore operations that never block: only the slot check is under test
+        def operation(self, index, delta, timeout=None):
+            return lambda: None
+
+    memory = bytearray(SHM_SIZE)
+    server = ShmChannel(memory, Unguarded(), server=True)
+    SHM_LENGTH.pack_into(memory, 0, (1 << 20) + 1)  # direction 1's slot, which the server reads
+    with pytest.raises(ProtocolError, match="slot length 1048577 above 1048576"):
+        server.recv_into(memoryview(bytearray(64)))
+    assert SHM_SLOT_SPAN == 8 + (1 << 20)

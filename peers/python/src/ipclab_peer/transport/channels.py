@@ -21,7 +21,7 @@ import struct
 import posix_ipc
 import sysv_ipc
 
-from ..errors import IoError, ReceiveTimeout
+from ..errors import IoError, ProtocolError, ReceiveTimeout
 from .sysvsem import SemaphoreSet, SemaphoreTimeout
 
 CLIENT_TO_SERVER, SERVER_TO_CLIENT = 1, 2
@@ -170,7 +170,7 @@ class ShmChannel:
         at += SHM_LENGTH.size
         if size > SHM_SLOT:
             self._post_empty()
-            raise OSError(errno.EMSGSIZE, f"a slot claims {size} bytes, more than {SHM_SLOT}")
+            raise ProtocolError(f"slot length {size} above {SHM_SLOT}")  # PROTOCOL.md 4.1
         room = len(view)
         if size <= room:
             view[:size] = self.memory[at:at + size]
