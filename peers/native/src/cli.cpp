@@ -23,6 +23,12 @@ Mechanism parse_mechanism(const std::string& name) noexcept {
   if (name == "shm-futex") return Mechanism::shm_futex;
   if (name == "none") return Mechanism::none;
   if (name == "direct") return Mechanism::direct;
+  if (name == "rest") return Mechanism::rest;
+  if (name == "grpc") return Mechanism::grpc;
+  if (name == "thrift-binary") return Mechanism::thrift_binary;
+  if (name == "thrift-compact") return Mechanism::thrift_compact;
+  if (name == "ice") return Mechanism::ice;
+  if (name == "corba") return Mechanism::corba;
   return Mechanism::unknown;
 }
 
@@ -43,6 +49,12 @@ const char* mechanism_name(Mechanism m) noexcept {
     case Mechanism::shm_futex: return "shm-futex";
     case Mechanism::none: return "none";
     case Mechanism::direct: return "direct";
+    case Mechanism::rest: return "rest";
+    case Mechanism::grpc: return "grpc";
+    case Mechanism::thrift_binary: return "thrift-binary";
+    case Mechanism::thrift_compact: return "thrift-compact";
+    case Mechanism::ice: return "ice";
+    case Mechanism::corba: return "corba";
     case Mechanism::unknown: break;
   }
   return "unknown";
@@ -217,6 +229,17 @@ void check_endpoint_syntax(Mechanism m, const std::string& endpoint, bool server
     case Mechanism::file_poll:
       if (endpoint.empty()) throw UsageError("bad value for --endpoint: empty path");
       break;
+    case Mechanism::rest:
+    case Mechanism::grpc:
+    case Mechanism::thrift_binary:
+    case Mechanism::thrift_compact:
+    case Mechanism::ice: parse_host_port(endpoint); break;
+    case Mechanism::corba:
+      // The server listens on HOST:PORT; the client takes the server's stringified IOR.
+      if (server) parse_host_port(endpoint);
+      else if (endpoint.rfind("IOR:", 0) != 0)
+        throw UsageError("bad value for --endpoint: '" + endpoint + "' is not IOR:...");
+      break;
     case Mechanism::unknown: break;
   }
 }
@@ -247,15 +270,34 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
   const auto flags = collect_flags(
       args, {"--mechanism", "--endpoint", "--request-size", "--response-size", "--iterations",
              "--samples-file", "--result-file", "--pattern", "--warmup", "--seed",
-             "--io-timeout", "--poll-interval-us", "--spin-us", "--native-library"});
+             "--io-timeout", "--poll-interval-us", "--spin-us", "--native-library", "--payload",
+             "--sequence-length"});
   DriveOptions o;
   o.mechanism_name = required(flags, "--mechanism");
   o.mechanism = parse_mechanism(o.mechanism_name);
   o.endpoint = required(flags, "--endpoint");
-  o.request_size = static_cast<std::uint32_t>(
-      parse_unsigned("--request-size", required(flags, "--request-size"), kMaxPayload));
-  o.response_size = static_cast<std::uint32_t>(
-      parse_unsigned("--response-size", required(flags, "--response-size"), kMaxPayload));
+  if (auto it = flags.find("--payload"); it != flags.end()) {
+    const auto kind = parse_payload_kind(it->second);
+    if (!kind)
+      throw UsageError("bad value for --payload: '" + it->second + "' (bytes, small, medium, large)");
+    o.payload = *kind;
+  }
+  if (auto it = flags.find("--sequence-length"); it != flags.end())
+    o.sequence_length =
+        static_cast<std::uint32_t>(parse_unsigned("--sequence-length", it->second, 1'000'000));
+  if (o.payload == PayloadKind::bytes) {
+    o.request_size = static_cast<std::uint32_t>(
+        parse_unsigned("--request-size", required(flags, "--request-size"), kMaxPayload));
+    o.response_size = static_cast<std::uint32_t>(
+        parse_unsigned("--response-size", required(flags, "--response-size"), kMaxPayload));
+  } else {
+    // A structured record has no byte sizes: absent or 0 (section 1).
+    for (const char* flag : {"--request-size", "--response-size"})
+      if (auto it = flags.find(flag); it != flags.end() &&
+                                      parse_unsigned(flag, it->second, kMaxPayload) != 0)
+        throw UsageError(std::string("bad value for ") + flag + ": must be absent or 0 with --payload " +
+                         payload_kind_name(o.payload));
+  }
   o.iterations = parse_unsigned("--iterations", required(flags, "--iterations"), UINT64_MAX);
   if (o.iterations == 0) throw UsageError("bad value for --iterations: must be at least 1");
   o.samples_file = required(flags, "--samples-file");

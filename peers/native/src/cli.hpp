@@ -8,6 +8,8 @@
 #include <variant>
 #include <vector>
 
+#include "record.hpp"
+
 namespace ipclab {
 
 class UsageError : public std::runtime_error {
@@ -16,7 +18,8 @@ class UsageError : public std::runtime_error {
 };
 
 enum class Mechanism { tcp, udp, uds, pipe, fifo, sysv_mq, posix_mq, sysv_shm, file, file_poll,
-                       shm, shm_spin, shm_futex, none, direct, unknown };
+                       shm, shm_spin, shm_futex, none, direct,
+                       rest, grpc, thrift_binary, thrift_compact, ice, corba, unknown };
 
 // The POSIX shared-memory hand-off of section 4.3.
 constexpr bool is_shm(Mechanism m) noexcept {
@@ -32,6 +35,12 @@ constexpr bool is_message_channel(Mechanism m) noexcept {
 // The in-process calls of section 4.4: drive only, client --endpoint is the word "inproc".
 constexpr bool is_inproc(Mechanism m) noexcept {
   return m == Mechanism::none || m == Mechanism::direct;
+}
+
+// The RPC middleware of section 10 (framework protocols, no frames; structured payloads allowed).
+constexpr bool is_rpc(Mechanism m) noexcept {
+  return m == Mechanism::rest || m == Mechanism::grpc || m == Mechanism::thrift_binary ||
+         m == Mechanism::thrift_compact || m == Mechanism::ice || m == Mechanism::corba;
 }
 
 Mechanism parse_mechanism(const std::string& name) noexcept;  // unknown if not implemented
@@ -65,6 +74,8 @@ struct DriveOptions {
   std::uint64_t poll_interval_us = 2000;
   std::uint64_t spin_us = 50;
   std::string native_library;  // direct: path of libipclab_native.so
+  PayloadKind payload = PayloadKind::bytes;
+  std::uint32_t sequence_length = 5;  // structured payloads only
 };
 
 using Command = std::variant<ServeOptions, DriveOptions>;

@@ -15,6 +15,7 @@
 #include "native/ipclab_native.h"
 #include "payload.hpp"
 #include "result.hpp"
+#include "rpc_hooks.hpp"
 #include "transport/file.hpp"
 #include "transport/message.hpp"
 #include "transport/transport.hpp"
@@ -279,11 +280,20 @@ ipclab_call_fn load_ipclab_call(const std::string& path) {
 
 void drive(const DriveOptions& o, SamplesWriter& samples) {
   samples.open(o.samples_file, o.iterations);  // exists (maybe empty) whatever happens next
-  if (o.mechanism == Mechanism::unknown)
+  if (o.mechanism == Mechanism::unknown ||
+      (is_rpc(o.mechanism) && !(rpc_hooks().supports && rpc_hooks().supports(o.mechanism))))
     throw PeerError(ErrorKind::unsupported,
                     "mechanism '" + o.mechanism_name + "' is not implemented");
   if (o.pattern != "rr")
     throw PeerError(ErrorKind::unsupported, "pattern '" + o.pattern + "' is not implemented");
+  if (is_rpc(o.mechanism)) {
+    rpc_hooks().drive(o, samples);
+    return;
+  }
+  if (o.payload != PayloadKind::bytes)
+    throw PeerError(ErrorKind::unsupported,
+                    std::string("payload '") + payload_kind_name(o.payload) +
+                        "' needs an RPC mechanism (section 10.2)");
   if (o.mechanism == Mechanism::udp &&
       (o.request_size > kUdpMaxPayload || o.response_size > kUdpMaxPayload))
     throw PeerError(ErrorKind::unsupported,
@@ -355,7 +365,7 @@ void drive(const DriveOptions& o, SamplesWriter& samples) {
       }
       return;
     }
-    case Mechanism::unknown: break;
+    default: break;
   }
   throw PeerError(ErrorKind::internal, "unreachable mechanism");
 }
@@ -372,6 +382,8 @@ int run_drive(const DriveOptions& o) {
   result.warmup = o.warmup;
   result.iterations = o.iterations;
   result.pid = static_cast<long>(::getpid());
+  result.payload = payload_kind_name(o.payload);
+  if (o.payload != PayloadKind::bytes) result.sequence_length = o.sequence_length;
 
   SamplesWriter samples;
   try {

@@ -9,6 +9,9 @@
 //                                                       message.hpp: the 4.1 adapter, file.*: 4.2
 //   lifecycle.cpp     signals, stdin EOF, cleanup (5)   server.cpp   `serve`
 //   client.cpp        `drive`, timing (7)               result.cpp   READY, result, samples (5, 7)
+//   record.cpp        structured payloads (10.2)        rpc/         RPC middleware (10): rpc.cpp the
+//                                                       shared client loop and service, one file
+//                                                       per framework
 #include <exception>
 #include <string>
 #include <vector>
@@ -16,10 +19,12 @@
 #include "cli.hpp"
 #include "client.hpp"
 #include "error.hpp"
+#include "rpc/rpc.hpp"
 #include "server.hpp"
 
 int main(int argc, char** argv) {
   using namespace ipclab;
+  rpc::install();
   const std::vector<std::string> args(argv + 1, argv + argc);
   Command command;
   try {

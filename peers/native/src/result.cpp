@@ -87,6 +87,9 @@ std::string result_json(const ClientResult& r) {
   j += ", \"response_size\": " + std::to_string(r.response_size);
   j += ", \"warmup\": " + std::to_string(r.warmup);
   j += ", \"iterations\": " + std::to_string(r.iterations);
+  j += ", \"payload\": " + json_string(r.payload);
+  j += ", \"sequence_length\": " +
+       (r.sequence_length ? std::to_string(*r.sequence_length) : std::string("null"));
   j += ", \"samples\": " + std::to_string(r.samples);
   j += ", \"clock\": " + json_string(kClockName);
   j += ", \"pid\": " + std::to_string(r.pid);

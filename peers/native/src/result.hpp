@@ -37,6 +37,9 @@ struct ClientResult {
   std::uint64_t iterations = 0;
   std::uint64_t samples = 0;
   long pid = 0;
+  std::string payload = "bytes";
+  std::optional<std::uint64_t> sequence_length;  // structured payloads only
+
 };
 
 std::string result_json(const ClientResult& r);

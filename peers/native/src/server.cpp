@@ -10,6 +10,7 @@
 #include "frame.hpp"
 #include "lifecycle.hpp"
 #include "result.hpp"
+#include "rpc_hooks.hpp"
 #include "transport/file.hpp"
 #include "transport/message.hpp"
 #include "transport/transport.hpp"
@@ -342,7 +343,9 @@ void report_rejected(const char* reason) {
 int run_serve(const ServeOptions& options) {
   // Decided before the lifecycle starts: otherwise an stdin already at end of file could end the
   // server with exit 0 before it reports this.
-  if (options.mechanism == Mechanism::unknown) {
+  if (options.mechanism == Mechanism::unknown ||
+      (is_rpc(options.mechanism) &&
+       !(rpc_hooks().supports && rpc_hooks().supports(options.mechanism)))) {
     print_line("unsupported: mechanism '" + options.mechanism_name + "' is not implemented");
     return exit_code(ErrorKind::unsupported);
   }
@@ -357,6 +360,7 @@ int run_serve(const ServeOptions& options) {
     config.seed = options.seed;
     config.flip_response_byte = options.fault == Fault::flip_response_byte;
     const char* mech = mechanism_name(options.mechanism);
+    if (is_rpc(options.mechanism)) rpc_hooks().serve(options);
     if (options.mechanism == Mechanism::udp) {
       const BoundUdp bound = bind_udp(options.endpoint);
       announce_ready(bound.endpoint, mech);

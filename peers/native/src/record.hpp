@@ -1,0 +1,40 @@
+// Structured payloads of PROTOCOL.md section 10.2: the Small / Medium / Large records, generated
+// from splitmix64 (stream 3), in a framework-neutral form each RPC binding converts from and to.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ipclab {
+
+enum class PayloadKind { bytes, small, medium, large };
+
+const char* payload_kind_name(PayloadKind k) noexcept;
+std::optional<PayloadKind> parse_payload_kind(const std::string& name) noexcept;
+
+// Fields in generation order: n1…, s1…, b1…, d1…, li1…, ls1…, ld1… (index 0 is field 1).
+struct Record {
+  std::vector<std::int32_t> n;
+  std::vector<std::string> s;
+  std::vector<bool> b;
+  std::vector<double> d;
+  std::vector<std::vector<std::int32_t>> li;
+  std::vector<std::vector<std::string>> ls;
+  std::vector<std::vector<double>> ld;
+  bool operator==(const Record&) const = default;  // doubles compared exactly
+};
+
+// record(seed, kind, sequence_length) of protocol/vectors/generate.py, before its stamp.
+Record make_record(std::uint64_t seed, PayloadKind kind, std::uint32_t sequence_length);
+
+// The per-call stamp: n1 = sequence AND 0x7FFFFFFF.
+inline std::int32_t record_stamp(std::uint64_t sequence) noexcept {
+  return static_cast<std::int32_t>(sequence & 0x7FFFFFFFu);
+}
+
+// The first field where two records of the same kind differ ("n1", "ls2[3]"), or empty.
+std::string first_record_difference(const Record& want, const Record& got);
+
+}  // namespace ipclab

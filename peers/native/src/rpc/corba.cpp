@@ -1,0 +1,264 @@
+// CORBA (PROTOCOL.md 10.3) with omniORB 4.2: the root POA (omniORB's thread-per-connection
+// server) on giop:tcp:HOST:PORT, READY's endpoint the object's IOR, and a client that
+// string_to_object()s it. giopMaxMsgSize is raised on both sides through ORB_init options.
+#include <omniORB4/CORBA.h>
+#include <omniORB4/minorCode.h>
+
+#include <variant>
+
+#include "ipclab_corba.hh"
+#include "result.hpp"
+#include "rpc/fields.hpp"
+#include "rpc/rpc.hpp"
+
+namespace ipclab::rpc {
+
+namespace {
+
+namespace ic = ::ipclab_corba;
+
+// Above kMessageLimit, so 128 MiB plus GIOP's headers always fits.
+constexpr const char* kGiopMaxMsgSize = "1073741824";
+
+template <class Seq, class V>
+void to_seq(Seq& s, const std::vector<V>& v) {
+  s.length(static_cast<CORBA::ULong>(v.size()));
+  for (CORBA::ULong j = 0; j < s.length(); ++j) s[j] = v[j];
+}
+inline void to_seq(ic::StringSeq& s, const std::vector<std::string>& v) {
+  s.length(static_cast<CORBA::ULong>(v.size()));
+  for (CORBA::ULong j = 0; j < s.length(); ++j) s[j] = v[j].c_str();  // copies
+}
+template <class T, class Seq>
+std::vector<T> from_seq(const Seq& s) {
+  std::vector<T> v;
+  v.reserve(s.length());
+  for (CORBA::ULong j = 0; j < s.length(); ++j) v.push_back(T(s[j]));
+  return v;
+}
+inline std::vector<std::string> from_seq_s(const ic::StringSeq& s) {
+  std::vector<std::string> v;
+  v.reserve(s.length());
+  for (CORBA::ULong j = 0; j < s.length(); ++j) v.emplace_back(static_cast<const char*>(s[j]));
+  return v;
+}
+
+#define TO_I(f, i) m.f = r.n[i];
+#define TO_S(f, i) m.f = r.s[i].c_str();
+#define TO_B(f, i) m.f = r.b[i];
+#define TO_D(f, i) m.f = r.d[i];
+#define TO_LI(f, i) to_seq(m.f, r.li[i]);
+#define TO_LS(f, i) to_seq(m.f, r.ls[i]);
+#define TO_LD(f, i) to_seq(m.f, r.ld[i]);
+#define FROM_I(f, i) r.n.push_back(m.f);
+#define FROM_S(f, i) r.s.emplace_back(static_cast<const char*>(m.f));
+#define FROM_B(f, i) r.b.push_back(m.f);
+#define FROM_D(f, i) r.d.push_back(m.f);
+#define FROM_LI(f, i) r.li.push_back(from_seq<std::int32_t>(m.f));
+#define FROM_LS(f, i) r.ls.push_back(from_seq_s(m.f));
+#define FROM_LD(f, i) r.ld.push_back(from_seq<double>(m.f));
+#define CONVERT(Type, FIELDS)                                                                 \
+  void to_message(const Record& r, ic::Type& m) {                                             \
+    FIELDS(TO_I, TO_S, TO_B, TO_D, TO_LI, TO_LS, TO_LD)                                       \
+  }                                                                                           \
+  Record from_message(const ic::Type& m) {                                                    \
+    Record r;                                                                                 \
+    FIELDS(FROM_I, FROM_S, FROM_B, FROM_D, FROM_LI, FROM_LS, FROM_LD)                         \
+    return r;                                                                                 \
+  }
+CONVERT(Small, IPCLAB_SMALL_FIELDS)
+CONVERT(Medium, IPCLAB_MEDIUM_FIELDS)
+CONVERT(Large, IPCLAB_LARGE_FIELDS)
+
+CORBA::ORB_ptr init_orb(const char* options[][2]) {
+  int argc = 1;
+  char name[] = "ipclab-peer";
+  char* argv[] = {name, nullptr};
+  return CORBA::ORB_init(argc, argv, "omniORB4", options);
+}
+
+[[noreturn]] void rethrow(const char* what) {
+  try {
+    throw;
+  } catch (const CORBA::TRANSIENT& e) {
+    const std::string text = std::string("corba: ") + what + ": TRANSIENT (" +
+                             (e.NP_minorString() ? e.NP_minorString() : "?") + ")";
+    throw PeerError(e.minor() == omni::TRANSIENT_CallTimedout ? ErrorKind::timeout
+                                                              : ErrorKind::io,
+                    text);
+  } catch (const CORBA::COMM_FAILURE& e) {
+    throw PeerError(ErrorKind::io, std::string("corba: ") + what + ": COMM_FAILURE (" +
+                                       (e.NP_minorString() ? e.NP_minorString() : "?") + ")");
+  } catch (const CORBA::SystemException& e) {
+    throw PeerError(ErrorKind::protocol, std::string("corba: ") + what + ": " + e._name() +
+                                             " (" +
+                                             (e.NP_minorString() ? e.NP_minorString() : "?") +
+                                             ")");
+  } catch (const CORBA::Exception& e) {
+    throw PeerError(ErrorKind::protocol, std::string("corba: ") + what + ": " + e._name());
+  }
+}
+
+class CorbaSession final : public Session {
+ public:
+  explicit CorbaSession(const DriveOptions& o) {
+    const std::int64_t ms64 = (o.io_timeout_ns + 999'999) / 1'000'000;
+    const std::string ms = std::to_string(ms64 > INT32_MAX ? INT32_MAX : ms64);
+    const char* options[][2] = {{"giopMaxMsgSize", kGiopMaxMsgSize},
+                                {"clientCallTimeOutPeriod", ms.c_str()},
+                                {"clientConnectTimeOutPeriod", ms.c_str()},
+                                {nullptr, nullptr}};
+    try {
+      orb_ = init_orb(options);
+      CORBA::Object_var obj = orb_->string_to_object(o.endpoint.c_str());
+      bench_ = ic::Bench::_unchecked_narrow(obj);
+      if (CORBA::is_nil(bench_)) throw PeerError(ErrorKind::protocol, "corba: nil object");
+      // A first request connects, before the warm-up.
+      if (bench_->_non_existent())
+        throw PeerError(ErrorKind::protocol, "corba: the server says the object does not exist");
+    } catch (const PeerError&) {
+      throw;
+    } catch (...) {
+      rethrow("connect");
+    }
+  }
+  ~CorbaSession() override {
+    try {
+      bench_ = ic::Bench::_nil();
+      if (!CORBA::is_nil(orb_)) orb_->destroy();
+    } catch (...) {
+    }
+  }
+
+  std::uint8_t* prepare_call(std::uint32_t request_size, std::uint32_t wanted) override {
+    request_.length(request_size);
+    wanted_ = wanted;
+    return request_.get_buffer();
+  }
+  void call(std::uint64_t seq) override {
+    try {
+      response_ = bench_->call(seq, wanted_, request_);
+    } catch (...) {
+      rethrow("call");
+    }
+  }
+  std::pair<const std::uint8_t*, std::size_t> response() override {
+    return {response_->get_buffer(), response_->length()};
+  }
+
+  void prepare_echo(PayloadKind kind, const Record& record) override {
+    switch (kind) {
+      case PayloadKind::small: value_.emplace<Echo<ic::Small>>(); break;
+      case PayloadKind::medium: value_.emplace<Echo<ic::Medium>>(); break;
+      default: value_.emplace<Echo<ic::Large>>(); break;
+    }
+    std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) to_message(record, e.in); },
+               value_);
+  }
+  void stamp_echo(std::int32_t n1) override {
+    std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) e.in.n1 = n1; }, value_);
+  }
+  void echo() override {
+    try {
+      std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) invoke(e); }, value_);
+    } catch (...) {
+      rethrow("echo");
+    }
+  }
+  Record echoed() override {
+    Record r;
+    std::visit(
+        [&](auto& e) { if constexpr (has_value<decltype(e)>) r = from_message(e.out.in()); },
+        value_);
+    return r;
+  }
+
+  std::uint64_t finish() override {
+    try {
+      return bench_->finish();
+    } catch (...) {
+      rethrow("finish");
+    }
+  }
+
+ private:
+  template <class T>
+  struct Echo {
+    T in;
+    typename T::_var_type out;
+  };
+  template <class E>
+  static constexpr bool has_value = !std::is_same_v<std::decay_t<E>, std::monostate>;
+  void invoke(Echo<ic::Small>& e) { e.out = bench_->echoSmall(e.in); }
+  void invoke(Echo<ic::Medium>& e) { e.out = bench_->echoMedium(e.in); }
+  void invoke(Echo<ic::Large>& e) { e.out = bench_->echoLarge(e.in); }
+
+  CORBA::ORB_var orb_;
+  ic::Bench_var bench_;
+  ic::Bytes request_;
+  ic::Bytes_var response_;
+  CORBA::ULong wanted_ = 0;
+  std::variant<std::monostate, Echo<ic::Small>, Echo<ic::Medium>, Echo<ic::Large>> value_;
+};
+
+class BenchI final : public POA_ipclab_corba::Bench {
+ public:
+  explicit BenchI(Service& service) : service_(service) {}
+  ic::Bytes* call(CORBA::ULongLong seq, CORBA::ULong wanted, const ic::Bytes& request) override {
+    ic::Bytes_var out = new ic::Bytes(wanted);
+    out->length(wanted);
+    service_.call(seq, wanted, request.get_buffer(), request.length(), out->get_buffer());
+    return out._retn();
+  }
+  ic::Small* echoSmall(const ic::Small& v) override { return echo(v); }
+  ic::Medium* echoMedium(const ic::Medium& v) override { return echo(v); }
+  ic::Large* echoLarge(const ic::Large& v) override { return echo(v); }
+  CORBA::ULongLong finish() override { return service_.finish(); }
+
+ private:
+  template <class T>
+  T* echo(const T& v) {
+    T* out = new T(v);
+    out->n2 = service_.echo_n2(v.n2);
+    return out;
+  }
+  Service& service_;
+};
+
+}  // namespace
+
+std::unique_ptr<Session> open_corba(const DriveOptions& o) {
+  return std::make_unique<CorbaSession>(o);
+}
+
+void serve_corba(const ServeOptions& o, Service& service) {
+  const HostPort hp = parse_host_port(o.endpoint);
+  // An empty port lets the system choose one.
+  const std::string endpoint =
+      "giop:tcp:" + hp.host + ":" + (hp.port == 0 ? std::string() : std::to_string(hp.port));
+  const char* options[][2] = {{"endPoint", endpoint.c_str()},
+                              {"giopMaxMsgSize", kGiopMaxMsgSize},
+                              {nullptr, nullptr}};
+  std::string ior;
+  CORBA::ORB_var orb;
+  try {
+    orb = init_orb(options);
+    CORBA::Object_var obj = orb->resolve_initial_references("RootPOA");
+    PortableServer::POA_var poa = PortableServer::POA::_narrow(obj);
+    auto* servant = new BenchI(service);
+    PortableServer::ObjectId_var id = poa->activate_object(servant);
+    CORBA::Object_var ref = poa->id_to_reference(id.in());
+    CORBA::String_var text = orb->object_to_string(ref);
+    ior = text.in();
+    PortableServer::POAManager_var manager = poa->the_POAManager();
+    manager->activate();
+  } catch (const CORBA::Exception& e) {
+    throw PeerError(ErrorKind::io, std::string("corba: cannot serve on ") + endpoint + ": " +
+                                       e._name());
+  }
+  announce_ready(ior, mechanism_name(o.mechanism));
+  orb->run();
+  throw PeerError(ErrorKind::io, "corba: the ORB stopped");
+}
+
+}  // namespace ipclab::rpc

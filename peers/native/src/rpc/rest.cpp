@@ -1,0 +1,285 @@
+// REST (protocol/idl/rest.md): cpp-httplib's threaded server and client on one kept-alive
+// HTTP/1.1 connection, JSON bodies through nlohmann-json, TCP_NODELAY on both sides.
+#include <httplib.h>
+
+#include <chrono>
+#include <climits>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "result.hpp"
+#include "rpc/fields.hpp"
+#include "rpc/rpc.hpp"
+
+namespace ipclab::rpc {
+
+namespace {
+
+using nlohmann::json;
+
+class BadBody : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+const json& field(const json& j, const char* name) {
+  const auto it = j.find(name);
+  if (it == j.end()) throw BadBody(std::string("missing field ") + name);
+  return *it;
+}
+std::int32_t as_int(const json& v, const char* name) {
+  if (!v.is_number_integer()) throw BadBody(std::string(name) + " is not an integer");
+  const auto x = v.get<std::int64_t>();
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > INT32_MAX)
+    throw BadBody(std::string(name) + " is out of range");
+  if (x < INT32_MIN || x > INT32_MAX) throw BadBody(std::string(name) + " is out of range");
+  return static_cast<std::int32_t>(x);
+}
+std::string as_string(const json& v, const char* name) {
+  if (!v.is_string()) throw BadBody(std::string(name) + " is not a string");
+  return v.get<std::string>();
+}
+bool as_bool(const json& v, const char* name) {
+  if (!v.is_boolean()) throw BadBody(std::string(name) + " is not a boolean");
+  return v.get<bool>();
+}
+// Some serialisers write an integral double without a fraction: any JSON number is a double.
+double as_double(const json& v, const char* name) {
+  if (!v.is_number()) throw BadBody(std::string(name) + " is not a number");
+  return v.get<double>();
+}
+template <class T, class F>
+std::vector<T> as_list(const json& v, const char* name, F each) {
+  if (!v.is_array()) throw BadBody(std::string(name) + " is not an array");
+  std::vector<T> out;
+  out.reserve(v.size());
+  for (const auto& e : v) out.push_back(each(e, name));
+  return out;
+}
+
+#define COUNT(f, i) +1
+#define TO_I(f, i) j[#f] = r.n[i];
+#define TO_S(f, i) j[#f] = r.s[i];
+#define TO_B(f, i) j[#f] = static_cast<bool>(r.b[i]);
+#define TO_D(f, i) j[#f] = r.d[i];
+#define TO_LI(f, i) j[#f] = r.li[i];
+#define TO_LS(f, i) j[#f] = r.ls[i];
+#define TO_LD(f, i) j[#f] = r.ld[i];
+#define FROM_I(f, i) r.n.push_back(as_int(field(j, #f), #f));
+#define FROM_S(f, i) r.s.push_back(as_string(field(j, #f), #f));
+#define FROM_B(f, i) r.b.push_back(as_bool(field(j, #f), #f));
+#define FROM_D(f, i) r.d.push_back(as_double(field(j, #f), #f));
+#define FROM_LI(f, i) r.li.push_back(as_list<std::int32_t>(field(j, #f), #f, as_int));
+#define FROM_LS(f, i) r.ls.push_back(as_list<std::string>(field(j, #f), #f, as_string));
+#define FROM_LD(f, i) r.ld.push_back(as_list<double>(field(j, #f), #f, as_double));
+#define CONVERT(kind, FIELDS)                                                                 \
+  json to_json_##kind(const Record& r) {                                                      \
+    json j = json::object();                                                                  \
+    FIELDS(TO_I, TO_S, TO_B, TO_D, TO_LI, TO_LS, TO_LD)                                       \
+    return j;                                                                                 \
+  }                                                                                           \
+  Record from_json_##kind(const json& j) {                                                    \
+    if (!j.is_object()) throw BadBody("the body is not a JSON object");                       \
+    constexpr std::size_t fields = 0 FIELDS(COUNT, COUNT, COUNT, COUNT, COUNT, COUNT, COUNT); \
+    Record r;                                                                                 \
+    FIELDS(FROM_I, FROM_S, FROM_B, FROM_D, FROM_LI, FROM_LS, FROM_LD)                         \
+    if (j.size() != fields) throw BadBody("extra fields");                                    \
+    return r;                                                                                 \
+  }
+CONVERT(small, IPCLAB_SMALL_FIELDS)
+CONVERT(medium, IPCLAB_MEDIUM_FIELDS)
+CONVERT(large, IPCLAB_LARGE_FIELDS)
+
+json to_json(PayloadKind k, const Record& r) {
+  switch (k) {
+    case PayloadKind::small: return to_json_small(r);
+    case PayloadKind::medium: return to_json_medium(r);
+    default: return to_json_large(r);
+  }
+}
+Record from_json(PayloadKind k, const json& j) {
+  switch (k) {
+    case PayloadKind::small: return from_json_small(j);
+    case PayloadKind::medium: return from_json_medium(j);
+    default: return from_json_large(j);
+  }
+}
+
+// Keep-alive for the whole run: one client, one connection (10.1).
+constexpr std::size_t kKeepAliveRequests = SIZE_MAX;
+constexpr time_t kKeepAliveSeconds = 24 * 3600;
+
+class RestSession final : public Session {
+ public:
+  explicit RestSession(const DriveOptions& o) : timeout_ns_(o.io_timeout_ns) {
+    const HostPort hp = parse_host_port(o.endpoint);
+    client_ = std::make_unique<httplib::Client>(hp.host, hp.port);
+    client_->set_keep_alive(true);
+    client_->set_tcp_nodelay(true);
+    const time_t sec = static_cast<time_t>(o.io_timeout_ns / 1'000'000'000);
+    const time_t usec = static_cast<time_t>((o.io_timeout_ns % 1'000'000'000) / 1000);
+    client_->set_connection_timeout(sec, usec);
+    client_->set_read_timeout(sec, usec);
+    client_->set_write_timeout(sec, usec);
+    // Opens the connection before the warm-up (any answer, even 404, means it is up).
+    check(client_->Get("/"), "connect", now(), false);
+  }
+
+  std::uint8_t* prepare_call(std::uint32_t request_size, std::uint32_t wanted) override {
+    request_.resize(request_size);
+    wanted_ = wanted;
+    return reinterpret_cast<std::uint8_t*>(request_.data());
+  }
+  void call(std::uint64_t seq) override {
+    const auto t0 = now();
+    const std::string path = "/call/" + std::to_string(seq) + "?wanted=" + std::to_string(wanted_);
+    auto res = client_->Post(path, request_.data(), request_.size(), "application/octet-stream");
+    check(res, "call", t0, true);
+    response_ = std::move(res->body);
+  }
+  std::pair<const std::uint8_t*, std::size_t> response() override {
+    return {reinterpret_cast<const std::uint8_t*>(response_.data()), response_.size()};
+  }
+
+  void prepare_echo(PayloadKind kind, const Record& record) override {
+    kind_ = kind;
+    value_ = to_json(kind, record);
+    path_ = std::string("/echo/") + payload_kind_name(kind);
+  }
+  void stamp_echo(std::int32_t n1) override { value_["n1"] = n1; }
+  void echo() override {
+    const auto t0 = now();
+    auto res = client_->Post(path_, value_.dump(), "application/json");
+    check(res, "echo", t0, true);
+    try {
+      echoed_ = from_json(kind_, json::parse(res->body));
+    } catch (const std::exception& e) {
+      throw PeerError(ErrorKind::protocol, std::string("rest: echo answer: ") + e.what());
+    }
+  }
+  Record echoed() override { return echoed_; }
+
+  std::uint64_t finish() override {
+    auto res = client_->Post("/finish", "", 0, "application/octet-stream");
+    check(res, "finish", now(), true);
+    try {
+      const json j = json::parse(res->body);
+      return j.at("corrupted").get<std::uint64_t>();
+    } catch (const std::exception& e) {
+      throw PeerError(ErrorKind::protocol, std::string("rest: finish answer: ") + e.what());
+    }
+  }
+
+ private:
+  static std::int64_t now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  // cpp-httplib reports a read timeout as a plain read error: the elapsed time tells them apart.
+  void check(const httplib::Result& res, const char* what, std::int64_t t0, bool need_ok) {
+    if (!res) {
+      const auto err = res.error();
+      const std::string text = std::string("rest: ") + what + ": " + httplib::to_string(err);
+      if (err == httplib::Error::ConnectionTimeout ||
+          ((err == httplib::Error::Read || err == httplib::Error::Write) &&
+           now() - t0 >= timeout_ns_))
+        throw PeerError(ErrorKind::timeout, text);
+      throw PeerError(ErrorKind::io, text);
+    }
+    if (need_ok && res->status != 200)
+      throw PeerError(ErrorKind::protocol, std::string("rest: ") + what + ": HTTP " +
+                                               std::to_string(res->status) + " " + res->body);
+  }
+
+  std::int64_t timeout_ns_;
+  std::unique_ptr<httplib::Client> client_;
+  std::string request_, response_;
+  std::uint32_t wanted_ = 0;
+  PayloadKind kind_ = PayloadKind::small;
+  json value_;
+  std::string path_;
+  Record echoed_;
+};
+
+bool parse_decimal(const std::string& s, std::uint64_t max, std::uint64_t& out) {
+  try {
+    out = parse_unsigned("", s, max);
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
+void bad_request(httplib::Response& res, const std::string& why) {
+  res.status = 400;
+  res.set_content(why + "\n", "text/plain");
+}
+
+}  // namespace
+
+std::unique_ptr<Session> open_rest(const DriveOptions& o) {
+  return std::make_unique<RestSession>(o);
+}
+
+void serve_rest(const ServeOptions& o, Service& service) {
+  const HostPort hp = parse_host_port(o.endpoint);
+  static httplib::Server server;
+  server.set_tcp_nodelay(true);
+  server.set_keep_alive_max_count(kKeepAliveRequests);
+  server.set_keep_alive_timeout(kKeepAliveSeconds);
+  server.set_payload_max_length(kMessageLimit);
+  server.set_read_timeout(kKeepAliveSeconds, 0);
+  server.set_write_timeout(kKeepAliveSeconds, 0);
+  // Known paths with another method: 405 (rest.md); unknown paths fall through to 404.
+  static const std::regex known(R"(/call/[^/]*|/echo/(small|medium|large)|/finish)");
+  server.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (req.method != "POST" && std::regex_match(req.path, known)) {
+      res.status = 405;
+      res.set_header("Allow", "POST");
+      res.set_content("method not allowed\n", "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  server.Post(R"(/call/([^/]*))", [&service](const httplib::Request& req, httplib::Response& res) {
+    std::uint64_t seq = 0, wanted = 0;
+    if (!parse_decimal(req.matches[1], UINT64_MAX, seq))
+      return bad_request(res, "bad sequence in the path");
+    if (req.params.size() != 1 || !req.has_param("wanted"))
+      return bad_request(res, "the query must be wanted=N");
+    if (!parse_decimal(req.get_param_value("wanted"), UINT32_MAX, wanted))
+      return bad_request(res, "bad value for wanted");
+    std::string out(wanted, '\0');
+    service.call(seq, static_cast<std::uint32_t>(wanted),
+                 reinterpret_cast<const std::uint8_t*>(req.body.data()), req.body.size(),
+                 reinterpret_cast<std::uint8_t*>(out.data()));
+    res.body = std::move(out);
+    res.set_header("Content-Type", "application/octet-stream");
+  });
+  for (const PayloadKind kind : {PayloadKind::small, PayloadKind::medium, PayloadKind::large}) {
+    server.Post(std::string("/echo/") + payload_kind_name(kind),
+                [&service, kind](const httplib::Request& req, httplib::Response& res) {
+                  Record r;
+                  try {
+                    r = from_json(kind, json::parse(req.body));
+                  } catch (const BadBody& e) {
+                    return bad_request(res, e.what());
+                  } catch (const json::exception& e) {
+                    return bad_request(res, std::string("malformed JSON: ") + e.what());
+                  }
+                  r.n[1] = service.echo_n2(r.n[1]);
+                  res.set_content(to_json(kind, r).dump(), "application/json");
+                });
+  }
+  server.Post("/finish", [&service](const httplib::Request&, httplib::Response& res) {
+    res.set_content(json{{"corrupted", service.finish()}}.dump(), "application/json");
+  });
+  const int port = server.bind_to_any_port(hp.host);
+  if (port < 0) throw PeerError(ErrorKind::io, "rest: cannot listen on " + o.endpoint);
+  announce_ready(hp.host + ":" + std::to_string(port), mechanism_name(o.mechanism));
+  server.listen_after_bind();
+  throw PeerError(ErrorKind::io, "rest: the server stopped");
+}
+
+}  // namespace ipclab::rpc
