@@ -6,6 +6,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.ipclab.peer.rpc.Framework;
+import dev.ipclab.peer.rpc.Structs;
 
 /**
  * Strict parsing of PROTOCOL.md section 1: subcommand first, then {@code --name value} pairs,
@@ -20,9 +22,15 @@ final class Cli {
     private static final List<String> SERVE_REQUIRED = List.of("mechanism", "endpoint");
     private static final Set<String> DRIVE_FLAGS = Set.of("mechanism", "endpoint", "request-size",
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
-            "io-timeout", "poll-interval-us", "spin-us", "native-library");
+            "io-timeout", "poll-interval-us", "spin-us", "native-library", "payload",
+            "sequence-length", "http-client");
+    /** --request-size and --response-size are required for bytes payloads only (section 1). */
     private static final List<String> DRIVE_REQUIRED = List.of("mechanism", "endpoint",
-            "request-size", "response-size", "iterations", "samples-file", "result-file");
+            "iterations", "samples-file", "result-file");
+    private static final Set<String> PAYLOADS = Set.of(DriveOptions.BYTES, "small", "medium",
+            "large");
+    /** Java only: rest's client library (okhttp as in the thesis, or java.net.http). */
+    private static final Set<String> HTTP_CLIENTS = Set.of(DriveOptions.OKHTTP, "jdk");
 
     static final String FAULT_NONE = "none";
     static final String FAULT_FLIP = "flip-response-byte";
@@ -72,12 +80,23 @@ final class Cli {
                 .map(Mechanism::needsNativeLibrary).orElse(false)) {
             throw new IllegalArgumentException("--native-library is required for " + mechanism);
         }
+        String payload = flags.getOrDefault("payload", DriveOptions.BYTES);
+        if (!PAYLOADS.contains(payload)) {
+            throw new IllegalArgumentException("--payload must be bytes, small, medium or large, got '"
+                    + payload + "'");
+        }
+        boolean structured = !payload.equals(DriveOptions.BYTES);
+        String httpClient = flags.getOrDefault("http-client", DriveOptions.OKHTTP);
+        if (!HTTP_CLIENTS.contains(httpClient)) {
+            throw new IllegalArgumentException("--http-client must be okhttp or jdk, got '"
+                    + httpClient + "'");
+        }
         return new DriveOptions(
                 mechanism,
                 endpoint(mechanism, flags.get("endpoint")),
                 flags.getOrDefault("pattern", "rr"),
-                size(flags, "request-size"),
-                size(flags, "response-size"),
+                size(flags, "request-size", structured),
+                size(flags, "response-size", structured),
                 Numbers.inRange(flags.getOrDefault("warmup", "0"), "--warmup", 0, MAX_COUNT),
                 Numbers.inRange(flags.get("iterations"), "--iterations", 1, MAX_COUNT),
                 path(flags, "samples-file"),
@@ -87,7 +106,12 @@ final class Cli {
                         "--io-timeout"),
                 pollInterval(flags),
                 spin(flags),
-                nativeLibrary);
+                nativeLibrary,
+                payload,
+                (int) Numbers.inRange(flags.getOrDefault("sequence-length",
+                        Integer.toString(DriveOptions.DEFAULT_SEQUENCE_LENGTH)), "--sequence-length",
+                        0, Structs.MAX_SEQUENCE_LENGTH),
+                httpClient);
     }
 
     /**
@@ -133,11 +157,30 @@ final class Cli {
     /** Checks the endpoint's form when the mechanism is known; an unknown one is reported later. */
     private static String endpoint(String mechanism, String endpoint) {
         Mechanism.byName(mechanism).ifPresent(m -> m.checkEndpoint(endpoint));
+        if (Framework.byName(mechanism) != null) {
+            Endpoints.hostPort(endpoint);
+        }
         return endpoint;
     }
 
     private static int size(Map<String, String> flags, String name) {
         return (int) Numbers.inRange(flags.get(name), "--" + name, 0, Frame.MAX_PAYLOAD);
+    }
+
+    /** Required for bytes; absent or 0 for a structured payload, whose size is the record's. */
+    private static int size(Map<String, String> flags, String name, boolean structured) {
+        if (!flags.containsKey(name)) {
+            if (structured) {
+                return 0;
+            }
+            throw new IllegalArgumentException("missing required flag --" + name);
+        }
+        int size = size(flags, name);
+        if (structured && size != 0) {
+            throw new IllegalArgumentException("--" + name + " must be absent or 0 with a structured "
+                    + "--payload, got " + size);
+        }
+        return size;
     }
 
     /** --poll-interval-us: unsigned decimal microseconds, at least 1; kept in nanoseconds. */

@@ -2,6 +2,9 @@ package dev.ipclab.peer;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import dev.ipclab.peer.rpc.Framework;
+import dev.ipclab.peer.rpc.RpcDrive;
+import dev.ipclab.peer.rpc.RpcException;
 
 /**
  * {@code drive}: runs the exchange, then always writes the samples measured so far and the
@@ -44,6 +47,9 @@ final class Client {
     /** @return null on success, else the failure as a contract error */
     private PeerException attempt(Samples samples) {
         try {
+            if (Framework.byName(options.mechanism()) != null) {
+                return rpc(samples);
+            }
             Mechanism mechanism = supportedMechanism();
             samples.reserve(options.iterations());
             if (mechanism.isInProcess()) {
@@ -72,10 +78,34 @@ final class Client {
         }
     }
 
+    /** Section 10: the framework's own protocol, no frames. */
+    private PeerException rpc(Samples samples) throws PeerException {
+        if (!options.pattern().equals("rr")) {
+            throw unsupported("unknown pattern " + options.pattern() + " (version 1 has only rr)");
+        }
+        if (options.iterations() > Samples.MAX) {
+            throw unsupported("this peer records at most " + Samples.MAX + " samples");
+        }
+        samples.reserve(options.iterations());
+        try {
+            RpcDrive.run(new RpcDrive.Options(options.mechanism(), options.endpoint(),
+                    options.seed(), options.requestSize(), options.responseSize(),
+                    options.payload(), options.sequenceLength(), options.ioTimeoutNanos(),
+                    options.httpClient()), options.warmup(), options.iterations(), samples::add);
+            return null;
+        } catch (RpcException e) {
+            return new PeerException(ErrorKind.byLabel(e.kind()), e.getMessage(), e);
+        }
+    }
+
     /** Everything this peer cannot do is known before connecting (section 1: unsupported). */
     private Mechanism supportedMechanism() throws PeerException {
         Mechanism mechanism = Mechanism.byName(options.mechanism()).orElseThrow(() ->
                 unsupported("unknown mechanism " + options.mechanism()));
+        if (options.structured()) {
+            throw unsupported("structured payloads (--payload " + options.payload()
+                    + ") need an RPC mechanism, not " + mechanism.label());
+        }
         if (!options.pattern().equals("rr")) {
             throw unsupported("unknown pattern " + options.pattern() + " (version 1 has only rr)");
         }

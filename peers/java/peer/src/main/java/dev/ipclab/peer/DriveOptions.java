@@ -20,7 +20,29 @@ record DriveOptions(
         long ioTimeoutNanos,
         long pollIntervalNanos,
         long spinNanos,
-        String nativeLibrary) implements Command {
+        String nativeLibrary,
+        String payload,
+        int sequenceLength,
+        String httpClient) implements Command {
+    static final String BYTES = "bytes";
+    static final int DEFAULT_SEQUENCE_LENGTH = 5;
+    static final String OKHTTP = "okhttp";
+
+    /** A bytes payload, the default sequence length and HTTP client. */
+    DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,
+            int responseSize, long warmup, long iterations, Path samplesFile, Path resultFile,
+            long seed, long ioTimeoutNanos, long pollIntervalNanos, long spinNanos,
+            String nativeLibrary) {
+        this(mechanism, endpoint, pattern, requestSize, responseSize, warmup, iterations,
+                samplesFile, resultFile, seed, ioTimeoutNanos, pollIntervalNanos, spinNanos,
+                nativeLibrary, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP);
+    }
+
+    /** bytes, or one of the structured payloads of section 10.2. */
+    boolean structured() {
+        return !payload.equals(BYTES);
+    }
+
     /** With the default --spin-us and no --native-library. */
     DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,
             int responseSize, long warmup, long iterations, Path samplesFile, Path resultFile,

@@ -22,6 +22,16 @@ enum ErrorKind {
         return exitCode;
     }
 
+    /** The kind of a label; an unknown one is a bug, reported as internal. */
+    static ErrorKind byLabel(String label) {
+        for (ErrorKind kind : values()) {
+            if (kind.label.equals(label)) {
+                return kind;
+            }
+        }
+        return INTERNAL;
+    }
+
     /** The name used in stderr lines and in the result file's {@code error_kind}. */
     String label() {
         return label;

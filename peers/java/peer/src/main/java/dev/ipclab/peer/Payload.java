@@ -5,18 +5,21 @@ import java.nio.ByteOrder;
 
 /**
  * The payload generator of PROTOCOL.md section 3: a splitmix64 base per (seed, stream, length),
- * stamped per frame by XOR-ing its first eight bytes with the sequence number.
+ * stamped per frame by XOR-ing its first eight bytes with the sequence number. Public for the RPC
+ * mechanisms ({@code dev.ipclab.peer.rpc}), which carry the same payloads without frames.
  */
-final class Payload {
-    static final int REQUEST_STREAM = 1;
-    static final int RESPONSE_STREAM = 2;
+public final class Payload {
+    public static final int REQUEST_STREAM = 1;
+    public static final int RESPONSE_STREAM = 2;
+    /** The stream of the structured records of section 10.2. */
+    public static final int STRUCT_STREAM = 3;
 
     private static final long GOLDEN = 0x9E37_79B9_7F4A_7C15L;
 
     private Payload() {}
 
     /** Writes the base payload of {@code length} bytes into a little-endian buffer at offset. */
-    static void fillBase(ByteBuffer dst, int offset, long seed, int stream, int length) {
+    public static void fillBase(ByteBuffer dst, int offset, long seed, int stream, int length) {
         if (dst.order() != ByteOrder.LITTLE_ENDIAN) {
             throw new IllegalArgumentException("payload buffers must be little-endian");
         }
@@ -44,12 +47,12 @@ final class Payload {
     }
 
     /** The first eight base bytes as a little-endian long: what the stamp is XOR-ed onto. */
-    static long head(long seed, int stream) {
+    public static long head(long seed, int stream) {
         return mix(initialState(seed, stream) + GOLDEN);
     }
 
     /** Overwrites the first min(8, length) bytes at offset with the base head XOR the sequence. */
-    static void stamp(ByteBuffer buf, int offset, int length, long head, long sequence) {
+    public static void stamp(ByteBuffer buf, int offset, int length, long head, long sequence) {
         long stamped = head ^ sequence;
         if (length >= 8) {
             buf.putLong(offset, stamped);
@@ -57,6 +60,27 @@ final class Payload {
         }
         for (int j = 0; j < length; j++, stamped >>>= 8) {
             buf.put(offset + j, (byte) stamped);
+        }
+    }
+
+    /** The base payload as a fresh heap array (the RPC frameworks take and return arrays). */
+    public static byte[] baseBytes(long seed, int stream, int length) {
+        byte[] bytes = new byte[length];
+        fillBase(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN), 0, seed, stream, length);
+        return bytes;
+    }
+
+    /** The raw splitmix64 sequence of one stream: what section 10.2 draws its records from. */
+    public static final class SplitMix {
+        private long state;
+
+        public SplitMix(long seed, int stream) {
+            state = initialState(seed, stream);
+        }
+
+        public long next() {
+            state += GOLDEN;
+            return mix(state);
         }
     }
 

@@ -20,6 +20,8 @@ record Result(
         long responseSize,
         long warmup,
         long iterations,
+        String payload,
+        Integer sequenceLength,
         long samples,
         String clock,
         long pid) {
@@ -36,6 +38,7 @@ record Result(
                 options.mechanism(), options.pattern(),
                 options.requestSize(), options.responseSize(),
                 options.warmup(), options.iterations(),
+                options.payload(), options.structured() ? options.sequenceLength() : null,
                 samples, PeerInfo.CLOCK, PeerInfo.pid());
     }
 

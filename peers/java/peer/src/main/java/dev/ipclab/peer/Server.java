@@ -2,6 +2,7 @@ package dev.ipclab.peer;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import dev.ipclab.peer.rpc.Framework;
 
 /** A server of one mechanism: listening from open() on, serving until stopped. */
 interface Server extends AutoCloseable {
@@ -11,6 +12,10 @@ interface Server extends AutoCloseable {
      * @throws PeerException unsupported mechanism, or io when the endpoint cannot be made
      */
     static Server open(ServeOptions options, PrintStream diagnostics) throws PeerException {
+        Framework framework = Framework.byName(options.mechanism());
+        if (framework != null) {
+            return RpcServerAdapter.open(framework, options);
+        }
         Mechanism mechanism = Mechanism.byName(options.mechanism()).orElseThrow(() ->
                 new PeerException(ErrorKind.UNSUPPORTED, "unknown mechanism " + options.mechanism()));
         if (mechanism.isInProcess()) {

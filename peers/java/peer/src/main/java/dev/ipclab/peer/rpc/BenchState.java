@@ -1,0 +1,56 @@
+package dev.ipclab.peer.rpc;
+
+import dev.ipclab.peer.Payload;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What every server does, whatever the framework (section 10.1): answers call with the response
+ * payload, checks its request and counts the corrupted ones for finish; applies the fault.
+ */
+final class BenchState {
+    private final Payloads requests;
+    private final Payloads responses;
+    private final boolean flip;
+    private final AtomicLong corrupted = new AtomicLong();
+
+    BenchState(long seed, boolean flipResponseByte) {
+        this.requests = new Payloads(seed, Payload.REQUEST_STREAM);
+        this.responses = new Payloads(seed, Payload.RESPONSE_STREAM);
+        this.flip = flipResponseByte;
+    }
+
+    /**
+     * Validates before answering: a handler has no "after the reply" (section 10.1).
+     *
+     * @param wanted an unsigned 32-bit count; over MAX_PAYLOAD is refused
+     */
+    byte[] call(long sequence, long wanted, ByteBuffer request) {
+        if (wanted < 0 || wanted > RpcLimits.MAX_PAYLOAD) {
+            throw new IllegalArgumentException("wanted " + wanted + " is above MAX_PAYLOAD "
+                    + RpcLimits.MAX_PAYLOAD);
+        }
+        if (requests.firstMismatch(sequence, request.remaining(), request) >= 0) {
+            corrupted.incrementAndGet();
+        }
+        byte[] response = responses.stamped(sequence, (int) wanted);
+        if (flip && response.length > 0) {
+            response[response.length - 1] ^= 1;
+        }
+        return response;
+    }
+
+    byte[] call(long sequence, long wanted, byte[] request) {
+        return call(sequence, wanted, ByteBuffer.wrap(request));
+    }
+
+    /** The low bit of n2 to flip in echoed structs: 1 with the fault, else 0. */
+    int n2Flip() {
+        return flip ? 1 : 0;
+    }
+
+    /** Corrupted requests since the previous finish (the END_ACK of section 2). */
+    long finish() {
+        return corrupted.getAndSet(0);
+    }
+}

@@ -1,0 +1,221 @@
+package dev.ipclab.peer.rpc;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Message;
+import com.google.protobuf.UnsafeByteOperations;
+import dev.ipclab.rpc.grpc.BenchGrpc;
+import dev.ipclab.rpc.grpc.CallReply;
+import dev.ipclab.rpc.grpc.CallRequest;
+import dev.ipclab.rpc.grpc.FinishReply;
+import dev.ipclab.rpc.grpc.FinishRequest;
+import dev.ipclab.rpc.grpc.Large;
+import dev.ipclab.rpc.grpc.Medium;
+import dev.ipclab.rpc.grpc.Small;
+import io.grpc.ManagedChannel;
+import io.grpc.Server;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * gRPC (grpc-java, Netty shaded transport, insecure). Bytes travel as ByteStrings wrapping our
+ * arrays without a copy; the server uses grpc's default executor (a cached thread pool).
+ */
+final class GrpcBench {
+    private GrpcBench() {}
+
+    static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
+        Server server = NettyServerBuilder.forAddress(address)
+                .maxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
+                .addService(new Service(bench))
+                .build()
+                .start();
+        String endpoint = Framework.format(address.getAddress().getHostAddress(), server.getPort());
+        return new RpcServer() {
+            @Override
+            public String endpoint() {
+                return endpoint;
+            }
+
+            @Override
+            public void awaitTermination() throws InterruptedException {
+                server.awaitTermination();
+            }
+
+            @Override
+            public void close() {
+                server.shutdownNow();
+            }
+        };
+    }
+
+    static RpcClient connect(InetSocketAddress address, long ioTimeoutNanos) {
+        ManagedChannel channel = NettyChannelBuilder
+                .forAddress(address.getHostString(), address.getPort())
+                .usePlaintext()
+                .maxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
+                .build();
+        // Connect now, not inside the first warm-up call's deadline.
+        channel.getState(true);
+        return new Client(channel, ioTimeoutNanos);
+    }
+
+    private static final class Service extends BenchGrpc.BenchImplBase {
+        private final BenchState bench;
+
+        Service(BenchState bench) {
+            this.bench = bench;
+        }
+
+        @Override
+        public void call(CallRequest request, StreamObserver<CallReply> reply) {
+            byte[] response;
+            try {
+                response = bench.call(request.getSeq(), Integer.toUnsignedLong(request.getWanted()),
+                        request.getRequest().asReadOnlyByteBuffer());
+            } catch (IllegalArgumentException e) {
+                reply.onError(Status.INVALID_ARGUMENT.withDescription(e.getMessage())
+                        .asRuntimeException());
+                return;
+            }
+            reply.onNext(CallReply.newBuilder()
+                    .setResponse(UnsafeByteOperations.unsafeWrap(response)).build());
+            reply.onCompleted();
+        }
+
+        @Override
+        public void echoSmall(Small value, StreamObserver<Small> reply) {
+            reply.onNext(bench.n2Flip() == 0 ? value
+                    : value.toBuilder().setN2(value.getN2() ^ 1).build());
+            reply.onCompleted();
+        }
+
+        @Override
+        public void echoMedium(Medium value, StreamObserver<Medium> reply) {
+            reply.onNext(bench.n2Flip() == 0 ? value
+                    : value.toBuilder().setN2(value.getN2() ^ 1).build());
+            reply.onCompleted();
+        }
+
+        @Override
+        public void echoLarge(Large value, StreamObserver<Large> reply) {
+            reply.onNext(bench.n2Flip() == 0 ? value
+                    : value.toBuilder().setN2(value.getN2() ^ 1).build());
+            reply.onCompleted();
+        }
+
+        @Override
+        public void finish(FinishRequest request, StreamObserver<FinishReply> reply) {
+            reply.onNext(FinishReply.newBuilder().setCorrupted(bench.finish()).build());
+            reply.onCompleted();
+        }
+    }
+
+    private static final class Client implements RpcClient {
+        private final ManagedChannel channel;
+        private final BenchGrpc.BenchBlockingStub stub;
+        private final long ioTimeoutNanos;
+
+        Client(ManagedChannel channel, long ioTimeoutNanos) {
+            this.channel = channel;
+            this.stub = BenchGrpc.newBlockingStub(channel)
+                    .withMaxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
+                    .withMaxOutboundMessageSize(RpcLimits.MESSAGE_LIMIT);
+            this.ioTimeoutNanos = ioTimeoutNanos;
+        }
+
+        @Override
+        public Object prepareCall(long sequence, int wanted, byte[] request) {
+            return CallRequest.newBuilder().setSeq(sequence).setWanted(wanted)
+                    .setRequest(UnsafeByteOperations.unsafeWrap(request)).build();
+        }
+
+        /** The deadline is per call (section 10.3), so it is set inside the timed region. */
+        @Override
+        public Object call(Object prepared) {
+            return stub.withDeadlineAfter(ioTimeoutNanos, TimeUnit.NANOSECONDS)
+                    .call((CallRequest) prepared);
+        }
+
+        @Override
+        public ByteBuffer responseBytes(Object response) {
+            ByteString bytes = ((CallReply) response).getResponse();
+            return bytes.asReadOnlyByteBuffer();
+        }
+
+        @Override
+        public Object toNative(Structs.Kind kind, Map<String, Object> record) {
+            Message.Builder builder = switch (kind) {
+                case SMALL -> Small.newBuilder();
+                case MEDIUM -> Medium.newBuilder();
+                case LARGE -> Large.newBuilder();
+            };
+            for (FieldDescriptor field : builder.getDescriptorForType().getFields()) {
+                builder.setField(field, record.get(field.getName()));
+            }
+            return builder.build();
+        }
+
+        @Override
+        public Object echo(Structs.Kind kind, Object value) {
+            BenchGrpc.BenchBlockingStub timed =
+                    stub.withDeadlineAfter(ioTimeoutNanos, TimeUnit.NANOSECONDS);
+            return switch (kind) {
+                case SMALL -> timed.echoSmall((Small) value);
+                case MEDIUM -> timed.echoMedium((Medium) value);
+                case LARGE -> timed.echoLarge((Large) value);
+            };
+        }
+
+        @Override
+        public Map<String, Object> fromNative(Structs.Kind kind, Object value) {
+            Message message = (Message) value;
+            Map<String, Object> record = new LinkedHashMap<>();
+            for (FieldDescriptor field : message.getDescriptorForType().getFields()) {
+                Object raw = message.getField(field);
+                record.put(field.getName(), raw instanceof List<?> list ? List.copyOf(list) : raw);
+            }
+            return record;
+        }
+
+        @Override
+        public long finish() {
+            return stub.withDeadlineAfter(ioTimeoutNanos, TimeUnit.NANOSECONDS)
+                    .finish(FinishRequest.getDefaultInstance()).getCorrupted();
+        }
+
+        @Override
+        public RpcException classify(Throwable failure) {
+            if (failure instanceof StatusRuntimeException e) {
+                Status status = e.getStatus();
+                String text = "grpc " + status.getCode() + ": " + status.getDescription();
+                return switch (status.getCode()) {
+                    case DEADLINE_EXCEEDED -> RpcException.timeout(text, e);
+                    case UNAVAILABLE -> RpcException.io(text, e);
+                    default -> RpcException.protocol(text, e);
+                };
+            }
+            return RpcException.protocol(RpcException.describe(failure), failure);
+        }
+
+        @Override
+        public void close() {
+            channel.shutdownNow();
+            try {
+                channel.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package dev.ipclab.peer.rpc;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.rmi.ConnectException;
+import java.rmi.ConnectIOException;
+import java.rmi.NotBoundException;
+import java.rmi.RemoteException;
+import java.rmi.UnmarshalException;
+import java.rmi.registry.LocateRegistry;
+import java.rmi.registry.Registry;
+import java.rmi.server.RMIClientSocketFactory;
+import java.rmi.server.RMIServerSocketFactory;
+import java.rmi.server.UnicastRemoteObject;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Java RMI (JRMP): a registry and the exported object, both on sockets bound to the server's
+ * address only, the object bound as {@code ipclab-bench}; READY gives the registry's port.
+ */
+final class RmiServer {
+    static final String NAME = "ipclab-bench";
+
+    private RmiServer() {}
+
+    static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
+        InetAddress host = address.getAddress();
+        // Stubs carry this host: without it they name the machine's external address.
+        System.setProperty("java.rmi.server.hostname", host.getHostAddress());
+        LocalSockets registrySockets = new LocalSockets(host);
+        Registry registry = LocateRegistry.createRegistry(address.getPort(), new NoDelayClient(),
+                registrySockets);
+        Impl impl = new Impl(bench);
+        RmiBench stub = (RmiBench) UnicastRemoteObject.exportObject(impl, 0, new NoDelayClient(),
+                new LocalSockets(host));
+        registry.rebind(NAME, stub);
+        CountDownLatch stopped = new CountDownLatch(1);
+        String endpoint = Framework.format(host.getHostAddress(), registrySockets.port);
+        return new RpcServer() {
+            @Override
+            public String endpoint() {
+                return endpoint;
+            }
+
+            @Override
+            public void awaitTermination() throws InterruptedException {
+                stopped.await();
+            }
+
+            @Override
+            public synchronized void close() {
+                if (stopped.getCount() > 0) {
+                    try {
+                        UnicastRemoteObject.unexportObject(impl, true);
+                        UnicastRemoteObject.unexportObject(registry, true);
+                    } catch (IOException e) {
+                        // Already unexported: nothing left to release.
+                    }
+                    stopped.countDown();
+                }
+            }
+        };
+    }
+
+    /** Server sockets on one address only; remembers the port the first one got. */
+    private static final class LocalSockets implements RMIServerSocketFactory {
+        private final InetAddress host;
+        volatile int port;
+
+        LocalSockets(InetAddress host) {
+            this.host = host;
+        }
+
+        @Override
+        public ServerSocket createServerSocket(int requested) throws IOException {
+            ServerSocket socket = new ServerSocket(requested, 64, host);
+            if (port == 0) {
+                port = socket.getLocalPort();
+            }
+            return socket;
+        }
+
+        // One factory per listening socket: RMI shares a socket between equal factories.
+        @Override
+        public boolean equals(Object other) {
+            return other == this;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
+    }
+
+    /** Travels inside the stub: the client's sockets get TCP_NODELAY, as in every framework here. */
+    private static final class NoDelayClient implements RMIClientSocketFactory, Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Socket createSocket(String host, int port) throws IOException {
+            Socket socket = new Socket(host, port);
+            socket.setTcpNoDelay(true);
+            return socket;
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof NoDelayClient;
+        }
+
+        @Override
+        public int hashCode() {
+            return NoDelayClient.class.hashCode();
+        }
+    }
+
+    private static final class Impl implements RmiBench {
+        private final BenchState bench;
+
+        Impl(BenchState bench) {
+            this.bench = bench;
+        }
+
+        @Override
+        public byte[] call(long seq, int wanted, byte[] request) {
+            return bench.call(seq, Integer.toUnsignedLong(wanted), request);
+        }
+
+        @Override
+        public RmiRecords.Small echoSmall(RmiRecords.Small v) {
+            return bench.n2Flip() == 0 ? v : flipped(Structs.Kind.SMALL, v, RmiRecords.Small.class);
+        }
+
+        @Override
+        public RmiRecords.Medium echoMedium(RmiRecords.Medium v) {
+            return bench.n2Flip() == 0 ? v : flipped(Structs.Kind.MEDIUM, v, RmiRecords.Medium.class);
+        }
+
+        @Override
+        public RmiRecords.Large echoLarge(RmiRecords.Large v) {
+            return bench.n2Flip() == 0 ? v : flipped(Structs.Kind.LARGE, v, RmiRecords.Large.class);
+        }
+
+        /** Records are immutable: the fault rebuilds one (tests only). */
+        private static <T> T flipped(Structs.Kind kind, Object value, Class<T> type) {
+            Map<String, Object> record = Structs.toMap(kind, value);
+            record.put("n2", (Integer) record.get("n2") ^ 1);
+            return Structs.toObject(type, record);
+        }
+
+        @Override
+        public long finish() {
+            return bench.finish();
+        }
+    }
+
+    static RpcClient connect(InetSocketAddress address, long ioTimeoutNanos) throws IOException {
+        // JRMP has no per-call deadline: this bounds each wait for a reply on the client's sockets.
+        System.setProperty("sun.rmi.transport.tcp.responseTimeout",
+                Long.toString(Math.max(1, ioTimeoutNanos / 1_000_000)));
+        try {
+            Registry registry = LocateRegistry.getRegistry(address.getHostString(), address.getPort());
+            return new Client((RmiBench) registry.lookup(NAME));
+        } catch (NotBoundException e) {
+            throw new IOException("nothing bound as " + NAME, e);
+        }
+    }
+
+    private static final class Client implements RpcClient {
+        private final RmiBench stub;
+
+        Client(RmiBench stub) {
+            this.stub = stub;
+        }
+
+        @Override
+        public Object prepareCall(long sequence, int wanted, byte[] request) {
+            return new Object[] {sequence, wanted, request};
+        }
+
+        @Override
+        public Object call(Object prepared) throws RemoteException {
+            Object[] args = (Object[]) prepared;
+            return stub.call((Long) args[0], (Integer) args[1], (byte[]) args[2]);
+        }
+
+        @Override
+        public ByteBuffer responseBytes(Object response) {
+            return ByteBuffer.wrap((byte[]) response);
+        }
+
+        @Override
+        public Object toNative(Structs.Kind kind, Map<String, Object> record) {
+            Class<?> type = switch (kind) {
+                case SMALL -> RmiRecords.Small.class;
+                case MEDIUM -> RmiRecords.Medium.class;
+                case LARGE -> RmiRecords.Large.class;
+            };
+            return Structs.toObject(type, record);
+        }
+
+        @Override
+        public Object echo(Structs.Kind kind, Object value) throws RemoteException {
+            return switch (kind) {
+                case SMALL -> stub.echoSmall((RmiRecords.Small) value);
+                case MEDIUM -> stub.echoMedium((RmiRecords.Medium) value);
+                case LARGE -> stub.echoLarge((RmiRecords.Large) value);
+            };
+        }
+
+        @Override
+        public Map<String, Object> fromNative(Structs.Kind kind, Object value) {
+            return Structs.toMap(kind, value);
+        }
+
+        @Override
+        public long finish() throws RemoteException {
+            return stub.finish();
+        }
+
+        @Override
+        public RpcException classify(Throwable failure) {
+            String text = "rmi: " + RpcException.describe(failure);
+            for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+                if (cause instanceof SocketTimeoutException) {
+                    return RpcException.timeout(text, failure);
+                }
+            }
+            if (failure instanceof ConnectException || failure instanceof ConnectIOException
+                    || (failure instanceof UnmarshalException u && u.getCause() instanceof IOException)) {
+                return RpcException.io(text, failure);
+            }
+            return RpcException.protocol(text, failure);
+        }
+
+        @Override
+        public void close() {
+            // RMI keeps no handle to close: its idle connections time out on their own.
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package dev.ipclab.peer.rpc;
+
+import java.nio.ByteBuffer;
+import java.util.Map;
+
+/**
+ * One framework's client, connected once and reused for every call (section 10.1). The timed
+ * methods are {@link #call} and {@link #echo}; the others prepare arguments before the clock or
+ * read results after it, so framework-neutral values never cross the timed region.
+ */
+interface RpcClient extends AutoCloseable {
+    /** call's arguments in the form the stub takes (e.g. a request message). Untimed. */
+    Object prepareCall(long sequence, int wanted, byte[] request);
+
+    /** Timed: one stub call with what {@link #prepareCall} made. */
+    Object call(Object prepared) throws Exception;
+
+    /** The response bytes of what {@link #call} returned. Untimed. */
+    ByteBuffer responseBytes(Object response);
+
+    /** The generated struct for a neutral record. Untimed. */
+    Object toNative(Structs.Kind kind, Map<String, Object> record);
+
+    /** Timed: one echo of a generated struct. */
+    Object echo(Structs.Kind kind, Object value) throws Exception;
+
+    /** The neutral record of an echoed struct. Untimed. */
+    Map<String, Object> fromNative(Structs.Kind kind, Object value);
+
+    /** The corrupted-request count. Not timed. */
+    long finish() throws Exception;
+
+    /** The contract's error for what the framework threw (io, timeout, protocol). */
+    RpcException classify(Throwable failure);
+
+    @Override
+    void close();
+}

@@ -1,0 +1,175 @@
+package dev.ipclab.peer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ipclab.peer.rpc.Structs;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The RPC mechanisms of section 10: a server in a child JVM (as the orchestrator runs it), the
+ * client in this one. Few calls per case: CI runs every language's suite.
+ */
+class RpcTest {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void structsMatchTheVectors() {
+        for (JsonNode vector : Vectors.list("structs")) {
+            Structs.Kind kind = Structs.Kind.byLabel(vector.get("kind").asText());
+            var record = Structs.generate(kind, Numbers.unsigned(vector.get("seed").asText(), "seed"),
+                    vector.get("sequence_length").asInt());
+            if (vector.has("sequence")) {
+                record = Structs.stamped(record, vector.get("sequence").asLong());
+            }
+            assertEquals(vector.get("value"), MAPPER.valueToTree(record), vector.toString());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"grpc", "thrift-binary", "thrift-compact", "rest", "rmi", "ice"})
+    void roundTripsBytesAndStructs(String mechanism) throws Exception {
+        try (Child server = serve(mechanism, "none")) {
+            assertEquals(0, drive(mechanism, server.endpoint, "--request-size", "16",
+                    "--response-size", "16", "--warmup", "5", "--iterations", "20"), server.err());
+            assertEquals(0, drive(mechanism, server.endpoint, "--request-size", "1048576",
+                    "--response-size", "1048576", "--iterations", "2"), server.err());
+            for (String payload : List.of("small", "medium", "large")) {
+                assertEquals(0, drive(mechanism, server.endpoint, "--payload", payload,
+                        "--sequence-length", "7", "--iterations", "3"), server.err());
+                JsonNode result = MAPPER.readTree(dir.resolve("r.json").toFile());
+                assertEquals(payload, result.get("payload").asText());
+                assertEquals(7, result.get("sequence_length").asInt());
+                assertEquals(0, result.get("request_size").asInt());
+            }
+        }
+    }
+
+    @Test
+    void jdkHttpClientRoundTrips() throws Exception {
+        try (Child server = serve("rest", "none")) {
+            assertEquals(0, drive("rest", server.endpoint, "--http-client", "jdk",
+                    "--request-size", "100", "--response-size", "70000", "--iterations", "5"));
+            assertEquals(0, drive("rest", server.endpoint, "--http-client", "jdk",
+                    "--payload", "medium", "--iterations", "3"));
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"grpc", "thrift-binary", "thrift-compact", "rest", "rmi", "ice"})
+    void flippedResponseByteAndN2AreMismatches(String mechanism) throws Exception {
+        try (Child server = serve(mechanism, "flip-response-byte")) {
+            assertEquals(3, drive(mechanism, server.endpoint, "--request-size", "16",
+                    "--response-size", "16", "--iterations", "1"));
+            assertTrue(lastError.contains("payload mismatch"), lastError);
+            assertEquals(3, drive(mechanism, server.endpoint, "--payload", "small",
+                    "--iterations", "1"));
+            assertTrue(lastError.contains("field n2"), lastError);
+        }
+    }
+
+    @Test
+    void thriftCarriesMaxPayloadBothWays() throws Exception {
+        try (Child server = serve("thrift-binary", "none")) {
+            assertEquals(0, drive("thrift-binary", server.endpoint, "--request-size", "134217728",
+                    "--response-size", "134217728", "--iterations", "1"), lastError);
+        }
+    }
+
+    @Test
+    void refusedConnectionIsIo() throws Exception {
+        assertEquals(5, drive("grpc", "127.0.0.1:1", "--request-size", "1", "--response-size", "1",
+                "--iterations", "1", "--io-timeout", "5"));
+        assertEquals(5, drive("thrift-compact", "127.0.0.1:1", "--request-size", "1",
+                "--response-size", "1", "--iterations", "1"));
+        assertEquals(5, drive("rest", "127.0.0.1:1", "--request-size", "1", "--response-size", "1",
+                "--iterations", "1"));
+        assertEquals(5, drive("rmi", "127.0.0.1:1", "--request-size", "1", "--response-size", "1",
+                "--iterations", "1"));
+        assertEquals(5, drive("ice", "127.0.0.1:1", "--request-size", "1", "--response-size", "1",
+                "--iterations", "1"));
+    }
+
+    @Test
+    void structuredPayloadElsewhereIsUnsupportedAndSizesMustBeZero() throws Exception {
+        assertEquals(7, drive("tcp", "127.0.0.1:1", "--payload", "small", "--iterations", "1"));
+        assertEquals(2, drive("grpc", "127.0.0.1:1", "--payload", "small", "--request-size", "5",
+                "--iterations", "1"));
+        assertEquals(2, drive("grpc", "127.0.0.1:1", "--iterations", "1"));
+        assertEquals(2, drive("rest", "127.0.0.1:1", "--payload", "small", "--http-client", "curl",
+                "--iterations", "1"));
+    }
+
+    private String lastError = "";
+
+    private int drive(String mechanism, String endpoint, String... more) {
+        List<String> args = new ArrayList<>(List.of("drive", "--mechanism", mechanism,
+                "--endpoint", endpoint, "--samples-file", dir.resolve("s").toString(),
+                "--result-file", dir.resolve("r.json").toString()));
+        args.addAll(List.of(more));
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(args.toArray(String[]::new), new PrintStream(err, true,
+                StandardCharsets.UTF_8));
+        lastError = err.toString(StandardCharsets.UTF_8);
+        return code;
+    }
+
+    private Child serve(String mechanism, String fault) throws IOException {
+        Process process = new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx1g",
+                "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "serve", "--mechanism", mechanism, "--endpoint", "127.0.0.1:0", "--fault", fault)
+                .redirectError(dir.resolve("server-" + mechanism + ".err").toFile())
+                .start();
+        BufferedReader out = new BufferedReader(
+                new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        if (line == null || !line.startsWith("READY {")) {
+            process.destroyForcibly();
+            throw new AssertionError("READY line: " + line);
+        }
+        JsonNode ready = MAPPER.readTree(line.substring("READY ".length()));
+        assertEquals(mechanism, ready.get("mechanism").asText());
+        return new Child(process, ready.get("endpoint").asText(),
+                dir.resolve("server-" + mechanism + ".err"));
+    }
+
+    /** A server process, ended by stdin EOF (section 5) and expected to exit 0. */
+    private record Child(Process process, String endpoint, Path errFile) implements AutoCloseable {
+        String err() throws IOException {
+            return Files.readString(errFile);
+        }
+
+        @Override
+        public void close() throws Exception {
+            process.getOutputStream().close();
+            boolean ended = process.waitFor(20, TimeUnit.SECONDS);
+            if (!ended) {
+                process.destroyForcibly().waitFor();
+            }
+            assertTrue(ended, "the server did not end on stdin EOF");
+            assertEquals(0, process.exitValue(), err());
+        }
+    }
+}
