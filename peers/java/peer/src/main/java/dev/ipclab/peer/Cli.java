@@ -60,7 +60,7 @@ final class Cli {
         String mechanism = flags.get("mechanism");
         // An in-process mechanism has no server: unsupported (exit 7) later, whatever the endpoint.
         String endpoint = Mechanism.byName(mechanism).map(Mechanism::isInProcess).orElse(false)
-                ? flags.get("endpoint") : endpoint(mechanism, flags.get("endpoint"));
+                ? flags.get("endpoint") : endpoint(mechanism, flags.get("endpoint"), false);
         String fault = flags.getOrDefault("fault", FAULT_NONE);
         if (!fault.equals(FAULT_NONE) && !fault.equals(FAULT_FLIP)) {
             throw new IllegalArgumentException("--fault must be none or flip-response-byte, got '"
@@ -93,7 +93,7 @@ final class Cli {
         }
         return new DriveOptions(
                 mechanism,
-                endpoint(mechanism, flags.get("endpoint")),
+                endpoint(mechanism, flags.get("endpoint"), true),
                 flags.getOrDefault("pattern", "rr"),
                 size(flags, "request-size", structured),
                 size(flags, "response-size", structured),
@@ -154,10 +154,20 @@ final class Cli {
         return name;
     }
 
-    /** Checks the endpoint's form when the mechanism is known; an unknown one is reported later. */
-    private static String endpoint(String mechanism, String endpoint) {
+    /**
+     * Checks the endpoint's form when the mechanism is known; an unknown one is reported later.
+     *
+     * @param drive a client's endpoint: for corba the server's IOR, not the HOST:PORT it serves on
+     */
+    private static String endpoint(String mechanism, String endpoint, boolean drive) {
         Mechanism.byName(mechanism).ifPresent(m -> m.checkEndpoint(endpoint));
-        if (Framework.byName(mechanism) != null) {
+        Framework framework = Framework.byName(mechanism);
+        if (framework == Framework.CORBA && drive) {
+            if (!endpoint.startsWith("IOR:")) {
+                throw new IllegalArgumentException("a corba endpoint is the server's IOR:..., got '"
+                        + endpoint + "'");
+            }
+        } else if (framework != null) {
             Endpoints.hostPort(endpoint);
         }
         return endpoint;

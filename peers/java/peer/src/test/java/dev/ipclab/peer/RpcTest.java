@@ -46,7 +46,8 @@ class RpcTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grpc", "thrift-binary", "thrift-compact", "rest", "rmi", "ice"})
+    @ValueSource(strings = {"grpc", "thrift-binary", "thrift-compact", "rest", "rmi", "ice",
+            "corba"})
     void roundTripsBytesAndStructs(String mechanism) throws Exception {
         try (Child server = serve(mechanism, "none")) {
             assertEquals(0, drive(mechanism, server.endpoint, "--request-size", "16",
@@ -75,7 +76,8 @@ class RpcTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grpc", "thrift-binary", "thrift-compact", "rest", "rmi", "ice"})
+    @ValueSource(strings = {"grpc", "thrift-binary", "thrift-compact", "rest", "rmi", "ice",
+            "corba"})
     void flippedResponseByteAndN2AreMismatches(String mechanism) throws Exception {
         try (Child server = serve(mechanism, "flip-response-byte")) {
             assertEquals(3, drive(mechanism, server.endpoint, "--request-size", "16",
@@ -93,6 +95,27 @@ class RpcTest {
             assertEquals(0, drive("thrift-binary", server.endpoint, "--request-size", "134217728",
                     "--response-size", "134217728", "--iterations", "1"), lastError);
         }
+    }
+
+    @Test
+    void corbaCarriesMaxPayloadBothWays() throws Exception {
+        try (Child server = serve("corba", "none")) {
+            assertEquals(0, drive("corba", server.endpoint, "--request-size", "134217728",
+                    "--response-size", "134217728", "--iterations", "1"), lastError);
+        }
+    }
+
+    /** A corba client reaches its server through the IOR, which names HOST:PORT inside. */
+    @Test
+    void corbaRefusedIsIoAndEndpointMustBeAnIor() throws Exception {
+        String ior;
+        try (Child server = serve("corba", "none")) {
+            ior = server.endpoint;
+        }
+        assertEquals(5, drive("corba", ior, "--request-size", "1", "--response-size", "1",
+                "--iterations", "1", "--io-timeout", "5"), lastError);
+        assertEquals(2, drive("corba", "127.0.0.1:1", "--request-size", "1", "--response-size", "1",
+                "--iterations", "1"));
     }
 
     @Test

@@ -10,7 +10,8 @@ public enum Framework {
     THRIFT_COMPACT("thrift-compact"),
     REST("rest"),
     RMI("rmi"),
-    ICE("ice");
+    ICE("ice"),
+    CORBA("corba");
 
     private final String label;
 
@@ -50,11 +51,16 @@ public enum Framework {
             case REST -> RestServer.serve(address, bench);
             case RMI -> RmiServer.serve(address, bench);
             case ICE -> IceBench.serve(address, bench);
+            case CORBA -> CorbaBench.serve(address, bench);
         };
     }
 
     /** Connects once (or prepares the one connection the first call opens). */
     RpcClient connect(RpcDrive.Options options) throws RpcException {
+        if (this == CORBA) {
+            // The endpoint is the server's IOR; CorbaBench reports its own errors.
+            return CorbaBench.connect(options.endpoint(), options.ioTimeoutNanos());
+        }
         try {
             InetSocketAddress address = address(options.endpoint());
             return switch (this) {
@@ -65,6 +71,7 @@ public enum Framework {
                         options.ioTimeoutNanos());
                 case RMI -> RmiServer.connect(address, options.ioTimeoutNanos());
                 case ICE -> IceBench.connect(address, options.ioTimeoutNanos());
+                case CORBA -> throw new AssertionError("connected above");
             };
         } catch (IOException | com.zeroc.Ice.LocalException e) {
             throw RpcException.io("cannot connect to " + options.endpoint() + ": "

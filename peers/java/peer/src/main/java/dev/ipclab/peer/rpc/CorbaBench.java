@@ -1,0 +1,243 @@
+package dev.ipclab.peer.rpc;
+
+import dev.ipclab.rpc.corba.Bench;
+import dev.ipclab.rpc.corba.BenchHelper;
+import dev.ipclab.rpc.corba.BenchPOA;
+import dev.ipclab.rpc.corba.Large;
+import dev.ipclab.rpc.corba.Medium;
+import dev.ipclab.rpc.corba.Small;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.omg.CORBA.COMM_FAILURE;
+import org.omg.CORBA.ORB;
+import org.omg.CORBA.OBJECT_NOT_EXIST;
+import org.omg.CORBA.SystemException;
+import org.omg.CORBA.TIMEOUT;
+import org.omg.CORBA.TRANSIENT;
+import org.omg.PortableServer.POA;
+import org.omg.PortableServer.POAHelper;
+
+/**
+ * JacORB 3.9 over GIOP 1.2 / IIOP; READY's endpoint is the servant's IOR, which the client turns
+ * back into a reference with string_to_object (no naming service). JacORB sets TCP_NODELAY on
+ * every connection itself and has no message size limit of its own (GIOP's is 4 GiB).
+ */
+final class CorbaBench {
+    private CorbaBench() {}
+
+    /**
+     * An ORB of its own, configured here only: JacORB otherwise reads orb.properties and
+     * jacorb.properties from the class path, the home directory and the JDK.
+     */
+    private static ORB orb(Properties extra) {
+        Properties properties = new Properties();
+        properties.setProperty("org.omg.CORBA.ORBClass", "org.jacorb.orb.ORB");
+        properties.setProperty("org.omg.CORBA.ORBSingletonClass", "org.jacorb.orb.ORBSingleton");
+        // stdout of a server carries only READY: no version banner (JacORB logs through slf4j,
+        // which slf4j-nop silences).
+        properties.setProperty("jacorb.orb.print_version", "off");
+        // Buffers up to 2^28 bytes (256 MiB) are pooled and reused instead of being allocated
+        // per call (the default pools up to 4 MiB), so a 128 MiB payload does not churn the heap.
+        properties.setProperty("jacorb.maxManagedBufSize", "28");
+        properties.putAll(extra);
+        return ORB.init(new String[0], properties);
+    }
+
+    static RpcServer serve(InetSocketAddress address, BenchState bench) {
+        Properties properties = new Properties();
+        properties.setProperty("OAIAddr", address.getAddress().getHostAddress());
+        if (address.getPort() != 0) {
+            properties.setProperty("OAPort", Integer.toString(address.getPort()));
+        }
+        ORB orb = orb(properties);
+        String ior;
+        try {
+            POA root = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
+            root.the_POAManager().activate();
+            ior = orb.object_to_string(root.servant_to_reference(new Servant(bench)));
+        } catch (org.omg.CORBA.UserException e) {
+            orb.destroy();
+            throw new IllegalStateException("cannot activate the servant: " + e, e);
+        } catch (RuntimeException e) {
+            orb.destroy();
+            throw e;
+        }
+        AtomicBoolean closed = new AtomicBoolean();
+        CountDownLatch stopped = new CountDownLatch(1);
+        return new RpcServer() {
+            @Override
+            public String endpoint() {
+                return ior;
+            }
+
+            @Override
+            public void awaitTermination() throws InterruptedException {
+                stopped.await();
+            }
+
+            @Override
+            public void close() {
+                if (closed.compareAndSet(false, true)) {
+                    try {
+                        // Waits for calls in progress; never called from a servant's thread.
+                        orb.shutdown(true);
+                        orb.destroy();
+                    } finally {
+                        stopped.countDown();
+                    }
+                } else {
+                    try {
+                        stopped.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            }
+        };
+    }
+
+    private static final class Servant extends BenchPOA {
+        private final BenchState bench;
+
+        Servant(BenchState bench) {
+            this.bench = bench;
+        }
+
+        @Override
+        public byte[] call(long seq, int wanted, byte[] request) {
+            // A RuntimeException reaches the client as CORBA::UNKNOWN: a protocol error there.
+            return bench.call(seq, Integer.toUnsignedLong(wanted), request);
+        }
+
+        @Override
+        public Small echoSmall(Small value) {
+            value.n2 ^= bench.n2Flip();
+            return value;
+        }
+
+        @Override
+        public Medium echoMedium(Medium value) {
+            value.n2 ^= bench.n2Flip();
+            return value;
+        }
+
+        @Override
+        public Large echoLarge(Large value) {
+            value.n2 ^= bench.n2Flip();
+            return value;
+        }
+
+        @Override
+        public long finish() {
+            return bench.finish();
+        }
+    }
+
+    static RpcClient connect(String ior, long ioTimeoutNanos) throws RpcException {
+        String millis = Long.toString(Math.min(Integer.MAX_VALUE,
+                Math.max(1, ioTimeoutNanos / 1_000_000)));
+        Properties properties = new Properties();
+        // Every reply waits at most --io-timeout, then CORBA::TIMEOUT.
+        properties.setProperty("jacorb.connection.client.pending_reply_timeout", millis);
+        properties.setProperty("jacorb.connection.client.connect_timeout", millis);
+        // A refused connection is io at once, not after JacORB's 5 retries 500 ms apart.
+        properties.setProperty("jacorb.retries", "0");
+        ORB orb = orb(properties);
+        try {
+            Bench bench = BenchHelper.narrow(orb.string_to_object(ior));
+            // Connect now, before the warm-up (narrow may have answered from the IOR alone).
+            bench._non_existent();
+            return new Client(orb, bench);
+        } catch (RuntimeException e) {
+            orb.destroy();
+            RpcException failure = classifyFailure(e);
+            throw new RpcException(failure.kind(), "cannot connect to the corba server: "
+                    + failure.getMessage(), e);
+        }
+    }
+
+    private static RpcException classifyFailure(Throwable failure) {
+        String text = "corba: " + failure.getClass().getName() + ": " + failure.getMessage();
+        if (failure instanceof TIMEOUT) {
+            return RpcException.timeout(text, failure);
+        }
+        if (failure instanceof TRANSIENT || failure instanceof COMM_FAILURE
+                || failure instanceof OBJECT_NOT_EXIST) {
+            return RpcException.io(text, failure);
+        }
+        if (failure instanceof SystemException) {
+            return RpcException.protocol(text, failure);
+        }
+        return RpcException.protocol(text, failure);
+    }
+
+    private static final class Client implements RpcClient {
+        private final ORB orb;
+        private final Bench bench;
+
+        Client(ORB orb, Bench bench) {
+            this.orb = orb;
+            this.bench = bench;
+        }
+
+        @Override
+        public Object prepareCall(long sequence, int wanted, byte[] request) {
+            return new Object[] {sequence, wanted, request};
+        }
+
+        @Override
+        public Object call(Object prepared) {
+            Object[] args = (Object[]) prepared;
+            return bench.call((Long) args[0], (Integer) args[1], (byte[]) args[2]);
+        }
+
+        @Override
+        public ByteBuffer responseBytes(Object response) {
+            return ByteBuffer.wrap((byte[]) response);
+        }
+
+        @Override
+        public Object toNative(Structs.Kind kind, Map<String, Object> record) {
+            Class<?> type = switch (kind) {
+                case SMALL -> Small.class;
+                case MEDIUM -> Medium.class;
+                case LARGE -> Large.class;
+            };
+            return Structs.toObject(type, record);
+        }
+
+        @Override
+        public Object echo(Structs.Kind kind, Object value) {
+            return switch (kind) {
+                case SMALL -> bench.echoSmall((Small) value);
+                case MEDIUM -> bench.echoMedium((Medium) value);
+                case LARGE -> bench.echoLarge((Large) value);
+            };
+        }
+
+        @Override
+        public Map<String, Object> fromNative(Structs.Kind kind, Object value) {
+            return Structs.toMap(kind, value);
+        }
+
+        @Override
+        public long finish() {
+            return bench.finish();
+        }
+
+        @Override
+        public RpcException classify(Throwable failure) {
+            return classifyFailure(failure);
+        }
+
+        @Override
+        public void close() {
+            orb.shutdown(false);
+            orb.destroy();
+        }
+    }
+}
