@@ -26,8 +26,10 @@ def serve(f, mode):
     listener.listen()
     if mode == "ignore-term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    contract = 1 if mode == "stale" else 2   # "stale": a peer built before contract 2
     print("READY " + json.dumps({"endpoint": "127.0.0.1:%d" % listener.getsockname()[1],
-                                 "runtime": "fake 1", "pid": os.getpid()}), flush=True)
+                                 "runtime": "fake 1", "pid": os.getpid(),
+                                 "contract": contract}), flush=True)
     if mode == "kill-self-on-connect":
         listener.accept()
         os.kill(os.getpid(), signal.SIGKILL)
@@ -40,7 +42,7 @@ def serve(f, mode):
 def drive(f, mode):
     n = int(f["--iterations"])
     result = {"schema": "ipclab.peer-result/1", "status": "ok", "error_kind": None, "error": None,
-              "runtime": "fake 1", "samples": n}
+              "runtime": "fake 1", "samples": n, "contract": 2, "warmup_samples": 0}
     if mode == "hang":
         signal.pause()
     if mode == "crash":
@@ -60,14 +62,35 @@ def drive(f, mode):
     with open(f["--samples-file"], "wb") as out:
         for i in range(written):
             out.write((1000 + i % 7).to_bytes(8, "little", signed=True))
+    if "--warmup-samples-file" in f:
+        warmup = int(f.get("--warmup", "0"))
+        with open(f["--warmup-samples-file"], "wb") as out:
+            for i in range(warmup):   # a warm-up curve: slower first, settling at 1000 ns
+                out.write((1000 + 5000 // (i + 1)).to_bytes(8, "little", signed=True))
+        result["warmup_samples"] = warmup
     with open(f["--result-file"], "w") as out:
         json.dump(result, out)
     sys.exit({"ok": 0, "short": 0, "connect": 5, "mismatch": 3}.get(mode, 0))
 
 
+def capabilities(mode):
+    """FAKE_CAPABILITIES: "ok" claims what FAKE_CLAIMS (JSON: mechanism -> roles) says;
+    "stale" answers as a contract-1 peer would (unknown subcommand, exit 2)."""
+    if mode == "stale":
+        sys.stderr.write("ipclab-peer: usage: unknown subcommand 'capabilities'\n")
+        sys.exit(2)
+    claims = json.loads(os.environ.get("FAKE_CLAIMS", '{"tcp": ["serve", "drive"]}'))
+    print(json.dumps({"contract": int(os.environ.get("FAKE_CONTRACT", "2")), "language": "fake",
+                      "runtime": "fake 1",
+                      "mechanisms": {m: {"roles": r, "patterns": ["rr"], "max_payload": 134217728}
+                                     for m, r in claims.items()}}))
+
+
 if __name__ == "__main__":
     role, f = sys.argv[1], flags(sys.argv[1:])
-    if role == "serve":
+    if role == "capabilities":
+        capabilities(os.environ.get("FAKE_CAPABILITIES", "ok"))
+    elif role == "serve":
         serve(f, os.environ.get("FAKE_SERVER", "ok"))
     else:
         drive(f, os.environ.get("FAKE_CLIENT", "ok"))

@@ -22,7 +22,6 @@ from ipclab.units import format_ns
 from ipclab.workspace import Workspace
 
 MECHANISMS = ("tcp", "udp", "uds", "pipe", "fifo")
-LANGUAGES = ("cpp", "java", "python")
 SIZE = 16
 TARGET = 1.05
 
@@ -37,6 +36,7 @@ def run_floor(catalog, console, iterations, rounds, where):
         raise UserError(f"{floor_bin} is missing: run make build")
     scenario = _scenario(catalog, iterations, where)
     cases = [c for c in matrix.expand(scenario, catalog) if c.client == c.server]
+    held = _held_to_floor(catalog)
     medians = {}  # (mechanism, who) -> list of per-round medians
     with Workspace() as ws, console.status("measuring") as status:
         runner = Runner(scenario, catalog, ws)
@@ -48,7 +48,17 @@ def run_floor(catalog, console, iterations, rounds, where):
                 for case in (c for c in cases if c.mechanism == mech):
                     status.update(f"round {r}/{rounds}: {mech} {case.client} peer")
                     medians.setdefault((mech, case.client), []).append(_peer_median(runner, case))
-    console.print(_table(medians, iterations, rounds, where, cpus))
+    console.print(_table(catalog, held, medians, iterations, rounds, where, cpus))
+
+
+def _held_to_floor(catalog):
+    """The language whose peer.toml says `floor = true`: the peer that must be as fast as the
+    hand-written C programs (PROTOCOL's "cheaper than what it measures")."""
+    held = [lang for lang in catalog.languages.values() if lang.floor]
+    if len(held) != 1:
+        raise UserError(f"exactly one peers/*/peer.toml must say floor = true (found "
+                        f"{len(held)}): the peer compared with the C floor")
+    return held[0]
 
 
 def _positive(text, flag):
@@ -62,8 +72,9 @@ def _positive(text, flag):
 
 
 def _scenario(catalog, iterations, where):
-    raw = {"matrix": {"mechanism": list(MECHANISMS), "client": list(LANGUAGES),
-                      "server": list(LANGUAGES), "request_size": [SIZE], "response_size": [SIZE],
+    raw = {"matrix": {"mechanism": list(MECHANISMS), "client": list(catalog.languages),
+                      "server": list(catalog.languages), "request_size": [SIZE],
+                      "response_size": [SIZE],
                       "placement": [where]},
            "run": {"iterations": iterations, "warmup": max(1000, iterations // 2)}}
     return build_scenario(raw, "<floor benchmark>", catalog, {}, "floor")
@@ -95,29 +106,27 @@ def _mid(values):
     return statistics.median(values) if values else None
 
 
-def _table(medians, iterations, rounds, where, cpus):
+def _table(catalog, held, medians, iterations, rounds, where, cpus):
     table = Table(title=f"16 B round trip, median of {rounds} rounds × {iterations} iterations, "
                         f"{where} {cpus.as_dict()}")
-    for name in ("mechanism", "C floor", "C++ peer", "C++ / floor", f"≤ {TARGET}?", "Java peer",
-                 "Python peer", "round medians C++ (floor)"):
+    others = [lang for lang in catalog.languages.values() if lang is not held]
+    for name in ("mechanism", "C floor", f"{held.display} peer", f"{held.display} / floor",
+                 f"≤ {TARGET}?", *(f"{lang.display} peer" for lang in others),
+                 f"round medians {held.display} (floor)"):
         table.add_column(name, justify="left" if name == "mechanism" else "right")
     for mech in MECHANISMS:
-        floor, cpp = _mid(medians[(mech, "floor")]), _mid(medians.get((mech, "cpp"), []))
-        ratio = _mid([c / f for c, f in zip(medians.get((mech, "cpp"), []), medians[(mech, "floor")])
-                      if c and f])
+        floors, mine = medians[(mech, "floor")], medians.get((mech, held.name), [])
+        ratio = _mid([c / f for c, f in zip(mine, floors) if c and f])
         verdict = "-" if ratio is None else ("yes" if ratio <= TARGET else "[red]no[/]")
-        rounds_text = ", ".join(f"{format_ns(c)} ({format_ns(f)})" for c, f in
-                                zip(medians.get((mech, "cpp"), []), medians[(mech, "floor")]))
-        table.add_row(mech, format_ns(floor), format_ns(cpp),
+        rounds_text = ", ".join(f"{format_ns(c)} ({format_ns(f)})" for c, f in zip(mine, floors))
+        table.add_row(mech, format_ns(_mid(floors)), format_ns(_mid(mine)),
                       f"{ratio:.3f}" if ratio else "-", verdict,
-                      format_ns(_mid(medians.get((mech, "java"), []))),
-                      format_ns(_mid(medians.get((mech, "python"), []))), rounds_text)
+                      *(format_ns(_mid(medians.get((mech, lang.name), []))) for lang in others),
+                      rounds_text)
     return table
 
 
 SHM = ("shm-spin", "shm", "shm-futex", "uds")
-CALLS = (("direct", "cpp"), ("none", "cpp"), ("jni", "java"), ("ffm", "java"), ("none", "java"),
-         ("ctypes", "python"), ("none", "python"))
 SPIN_TARGET, UDS_TARGET = 2.0, 20.0
 
 
@@ -130,14 +139,18 @@ def run_shm(catalog, console, iterations, rounds):
     if isinstance(cpus, str):
         raise UserError(f"bench shm needs cross-core placement: {cpus}")
     floor_bin = catalog.root / "bench" / "floor" / "build" / "ipclab-floor"
-    raw = {"matrix": {"mechanism": [*SHM, *{m for m, _ in CALLS}], "client": list(LANGUAGES),
-                      "server": list(LANGUAGES), "request_size": [SIZE], "response_size": [SIZE],
-                      "placement": ["cross-core"]},
+    held = _held_to_floor(catalog)
+    inproc = [m.name for m in catalog.mechanisms.values() if m.inprocess]
+    raw = {"matrix": {"mechanism": [*SHM, *inproc], "client": list(catalog.languages),
+                      "server": list(catalog.languages), "request_size": [SIZE],
+                      "response_size": [SIZE], "placement": ["cross-core"]},
            "run": {"iterations": iterations, "warmup": max(1000, iterations // 2)}}
     scenario = build_scenario(raw, "<shm benchmark>", catalog, {}, "shm")
-    cases = {(c.mechanism, c.client, c.server): c for c in matrix.expand(scenario, catalog)}
-    wanted = [cases[(m, "cpp", "cpp")] for m in SHM]
-    wanted += [cases[(m, lang, "cpp" if m != "none" else lang)] for m, lang in CALLS]
+    cases = matrix.expand(scenario, catalog)
+    wanted = [c for c in cases if c.mechanism in SHM and c.client == c.server == held.name]
+    # Every in-process call each language can make (its pairs that are not "not applicable").
+    calls = [c for c in cases if c.mechanism in inproc and c.skip_status != "not-applicable"]
+    wanted += calls
     medians = {}
     with Workspace() as ws, console.status("measuring") as status:
         runner = Runner(scenario, catalog, ws)
@@ -149,21 +162,21 @@ def run_shm(catalog, console, iterations, rounds):
                 status.update(f"round {r}/{rounds}: {case.mechanism} {case.client}")
                 medians.setdefault((case.mechanism, case.client), []).append(
                     _peer_median(runner, case))
-    console.print(_shm_table(medians, iterations, rounds))
-    console.print(_calls_table(medians))
+    console.print(_shm_table(held, medians, iterations, rounds))
+    console.print(_calls_table([(c.mechanism, c.client) for c in calls], medians))
 
 
-def _shm_table(medians, iterations, rounds):
+def _shm_table(held, medians, iterations, rounds):
     floor = _mid(medians["floor"])
-    spin = _mid(medians[("shm-spin", "cpp")])
-    uds = _mid(medians[("uds", "cpp")])
-    table = Table(title=f"16 B round trip, C++ ↔ C++ cross-core, median of {rounds} rounds × "
-                        f"{iterations} iterations")
+    spin = _mid(medians.get(("shm-spin", held.name), []))
+    uds = _mid(medians.get(("uds", held.name), []))
+    table = Table(title=f"16 B round trip, {held.display} ↔ {held.display} cross-core, median of "
+                        f"{rounds} rounds × {iterations} iterations")
     for name in ("transport", "median", "vs cache-line floor", "uds / this"):
         table.add_column(name, justify="left" if name == "transport" else "right")
     table.add_row("cache-line ping-pong (floor)", format_ns(floor), "1.00", _fmt(_ratio(uds, floor)))
-    for mech in ("shm-spin", "shm", "shm-futex", "uds"):
-        value = _mid(medians[(mech, "cpp")])
+    for mech in SHM:
+        value = _mid(medians.get((mech, held.name), []))
         table.add_row(mech, format_ns(value), _fmt(_ratio(value, floor)), _fmt(_ratio(uds, value)))
     verdict = (f"targets: shm-spin within {SPIN_TARGET:g}× of the floor: "
                f"{_yes(_ratio(spin, floor), lambda r: r <= SPIN_TARGET)}; "
@@ -173,11 +186,11 @@ def _shm_table(medians, iterations, rounds):
     return table
 
 
-def _calls_table(medians):
+def _calls_table(calls, medians):
     table = Table(title="in-process call at 16 B (one call = one round trip)")
     for name in ("mechanism", "caller", "median per call"):
         table.add_column(name, justify="right" if name.startswith("median") else "left")
-    for mech, lang in CALLS:
+    for mech, lang in calls:
         table.add_row(mech, lang, format_ns(_mid(medians[(mech, lang)])))
     return table
 

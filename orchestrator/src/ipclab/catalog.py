@@ -1,9 +1,7 @@
 """Capabilities as data: the mechanisms (protocol/mechanisms.toml) and one adapter per language
 (peers/<dir>/peer.toml). Nothing here knows a language by name; adding one is adding a file."""
-import glob
 import importlib.util
 import os
-import re
 import subprocess
 import sys
 import tomllib
@@ -14,6 +12,7 @@ from pathlib import Path
 from ipclab.errors import UserError
 
 ROLES = ("serve", "drive")
+DEFAULT_PATTERNS = ("rr",)
 
 
 def repo_root():
@@ -37,12 +36,15 @@ class Mechanism:
     same_core: bool = True          # False: the peers must not share a CPU (spinning)
     same_core_reason: str = ""
     inprocess: str | None = None    # "native": the server is the native library; "self": none
+    peer_limit: bool = False        # the real limit is the kernel's: each peer reports its own
     payloads: tuple = ("bytes",)    # RPC mechanisms also carry the structured records
 
-    def server_rule(self, client, server):
-        """Why an in-process mechanism cannot have this client/server pair, or None."""
-        if self.inprocess == "native" and server != "cpp":
-            return f"{self.name} calls the native library in-process: its server is cpp"
+    def server_rule(self, client, server, native_servers):
+        """Why an in-process mechanism cannot have this client/server pair, or None.
+        `native_servers`: the languages whose peer.toml names the native library."""
+        if self.inprocess == "native" and server not in native_servers:
+            return (f"{self.name} calls the native library in-process: its server is "
+                    f"{' or '.join(native_servers) or 'the language that builds it'}")
         if self.inprocess == "self" and server != client:
             return f"{self.name} has no server: it is measured with server = client"
         return None
@@ -61,21 +63,40 @@ class Mechanism:
 
 @dataclass
 class Language:
+    """One language's adapter, read from its peer.toml: how to start, build and test its peer and
+    what the peer claims to do. Placeholders like {python} or {jdk} in commands are filled from
+    [locate] (a command whose output is the value) or, for {python}, this interpreter."""
     name: str
     display: str
     command: list
     mechanisms: dict
+    toml_path: Path | None = None
     artifact: str | None = None
     library: str | None = None      # the native library of in-process mechanisms, if any
-    requires: list = field(default_factory=list)
+    floor: bool = False             # `ipclab bench` holds this peer to the hand-written C floor
+    requires: list = field(default_factory=list)   # "module:NAME": a Python module (the venv)
+    locate: dict = field(default_factory=dict)     # name -> {command, missing, required}
+    build: list = field(default_factory=list)      # commands, run in order from the checkout
+    build_inputs: list = field(default_factory=list)  # globs: skip the build when none is newer
+    build_env: dict = field(default_factory=dict)
+    test: list = field(default_factory=list)
+    clean: list = field(default_factory=list)     # what `make clean` removes (build outputs)
+    fingerprint: list = field(default_factory=list)   # globs whose change means "rebuilt"
+    version: list = field(default_factory=list)    # a command printing the runtime's version
     build_hint: str = ""
     unavailable: str | None = None  # why this language's peer cannot run here, if it cannot
     # mechanism -> (bytes, reason): where this language's implementation carries less than the
-    # mechanism itself (a framework's own message limit)
+    # mechanism itself (a framework's own message limit, or a kernel limit the peer reported)
     max_payload: dict = field(default_factory=dict)
+    patterns: dict = field(default_factory=dict)   # mechanism -> patterns; default ["rr"]
+    root: Path | None = None
+    runtime: str | None = None      # what the built peer says it runs on (its capabilities)
 
     def supports(self, mechanism, role):
         return role in self.mechanisms.get(mechanism, ())
+
+    def patterns_of(self, mechanism):
+        return list(self.patterns.get(mechanism, DEFAULT_PATTERNS))
 
     def size_limit(self, mechanism, request_size, response_size):
         """Why this peer cannot carry these sizes over `mechanism`, or None."""
@@ -87,14 +108,35 @@ class Language:
             return f"{largest} B is over the {self.display} peer's {mechanism} limit of {limit} B: {reason}"
         return None
 
-    def argv(self, root):
-        """The command that starts this peer, with placeholders filled and paths made absolute."""
-        values = {"{python}": sys.executable, "{java}": str(Path(java_home() or "") / "bin" / "java")}
+    def placeholders(self):
+        """{name} -> value for every [locate] entry that was found, and {python}."""
+        values = {"python": sys.executable}
+        for name, spec in self.locate.items():
+            found = locate(tuple(spec["command"]), str(self.root))
+            if found:
+                values[name] = found
+        return values
+
+    def fill(self, parts, values=None):
+        """Placeholders filled; a part naming a file of the checkout made absolute."""
+        values = self.placeholders() if values is None else values
         out = []
-        for part in self.command:
-            part = values.get(part, part)
-            out.append(str(root / part) if (root / part).exists() else part)
+        for part in parts:
+            for name, value in values.items():
+                part = part.replace("{" + name + "}", value)
+            out.append(str(self.root / part) if self.root and (self.root / part).exists() else part)
         return out
+
+    def argv(self, root=None):
+        """The command that starts this peer, with placeholders filled and paths made absolute."""
+        return self.fill(self.command)
+
+    def environment(self):
+        """build_env with placeholders filled; a variable whose value was not found is left out
+        (an optional [locate] entry, like the C++ build's JDK)."""
+        values = self.placeholders()
+        filled = {k: self.fill([v], values)[0] for k, v in self.build_env.items()}
+        return {k: v for k, v in filled.items() if "{" not in v}
 
 
 @dataclass
@@ -106,17 +148,28 @@ class Catalog:
     def mechanism(self, name):
         return self.mechanisms[name]
 
+    @property
+    def native_servers(self):
+        """Languages whose peer builds the native library of the in-process mechanisms."""
+        return [lang.name for lang in self.languages.values() if lang.library]
 
-def load_catalog(root=None):
+
+def load_catalog(root=None, check=False):  # TRANSITION: True once all peers answer
+    """Mechanisms and languages; with `check`, every peer that can run here is asked for its
+    capabilities (cached per build) and must agree with its peer.toml (capabilities.py)."""
     root = Path(root) if root else repo_root()
     mechanisms = _load_mechanisms(root / "protocol" / "mechanisms.toml")
     languages = {}
     for path in root.glob("peers/*/peer.toml"):
-        lang = _load_language(path, mechanisms)
+        lang = _load_language(path, mechanisms, root)
         lang.unavailable = _why_unavailable(lang, root)
         languages[lang.name] = lang
     languages = dict(sorted(languages.items()))
-    return Catalog(root=root, mechanisms=mechanisms, languages=languages)
+    catalog = Catalog(root=root, mechanisms=mechanisms, languages=languages)
+    if check:
+        from ipclab import capabilities
+        capabilities.check_all(catalog)
+    return catalog
 
 
 def _read_toml(path):
@@ -138,11 +191,21 @@ def _load_mechanisms(path):
     return out
 
 
-def _load_language(path, mechanisms):
+def _load_language(path, mechanisms, root):
     data = _read_toml(path)
-    for mech, roles in data.get("mechanisms", {}).items():
-        if mech not in mechanisms or not set(roles) <= set(ROLES):
-            raise UserError(f"{path}: [mechanisms] {mech} = {roles!r}: unknown mechanism or role")
+    for key in ("language", "command"):
+        if key not in data:
+            raise UserError(f"{path}: {key!r} is missing")
+    roles, patterns = {}, {}
+    for mech, spec in data.get("mechanisms", {}).items():
+        if isinstance(spec, list):
+            spec = {"roles": spec}
+        if mech not in mechanisms or not isinstance(spec, dict) \
+                or not set(spec.get("roles", ())) <= set(ROLES):
+            raise UserError(f"{path}: [mechanisms] {mech} = {spec!r}: unknown mechanism or role")
+        roles[mech] = list(spec["roles"])
+        if "patterns" in spec:
+            patterns[mech] = list(spec["patterns"])
     limits = {}
     for mech, spec in data.get("max_payload", {}).items():
         if mech not in mechanisms or not isinstance(spec, dict) \
@@ -150,44 +213,46 @@ def _load_language(path, mechanisms):
             raise UserError(f"{path}: [max_payload] {mech} = {spec!r}: expected a known mechanism "
                             f"= {{ bytes = N, reason = \"...\" }}")
         limits[mech] = (spec["bytes"], spec["reason"])
+    for name, spec in data.get("locate", {}).items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("command"), list):
+            raise UserError(f"{path}: [locate] {name} = {spec!r}: expected {{ command = [...] }}")
     return Language(
         name=data["language"], display=data.get("display", data["language"]),
-        command=list(data["command"]), mechanisms=dict(data.get("mechanisms", {})),
+        command=list(data["command"]), mechanisms=roles, patterns=patterns, toml_path=path,
         artifact=data.get("artifact"), library=data.get("library"),
-        requires=list(data.get("requires", [])),
-        build_hint=data.get("build_hint", ""), max_payload=limits,
+        floor=bool(data.get("floor", False)), requires=list(data.get("requires", [])), locate=dict(data.get("locate", {})),
+        build=[list(c) for c in data.get("build", [])], build_inputs=list(data.get("build_inputs", [])),
+        build_env=dict(data.get("build_env", {})), test=[list(c) for c in data.get("test", [])],
+        clean=list(data.get("clean", [])),
+        fingerprint=list(data.get("fingerprint", [])), version=list(data.get("version", [])),
+        build_hint=data.get("build_hint", "make build"), max_payload=limits, root=root,
     )
 
 
 def _why_unavailable(lang, root):
     if lang.artifact and not (root / lang.artifact).exists():
         return f"not built ({lang.artifact} missing): run {lang.build_hint}"
+    values = lang.placeholders()
+    for name, spec in lang.locate.items():
+        if spec.get("required", True) and name not in values:
+            return spec.get("missing", f"{name} not found (scripts: {' '.join(spec['command'])})")
     for need in lang.requires:
-        if need == "jdk25" and not java_home():
-            return "no JDK 25 found: set IPCLAB_JAVA_HOME to a JDK 25 or newer"
         if need.startswith("module:") and importlib.util.find_spec(need[7:]) is None:
             return f"Python module {need[7:]} is not installed: run {lang.build_hint}"
     return None
 
 
-def _java_major(home):
-    release = Path(home) / "release"
-    try:
-        match = re.search(r'JAVA_VERSION="(\d+)', release.read_text())
-    except OSError:
-        return 0
-    return int(match.group(1)) if match else 0
-
-
 @cache
-def java_home():
-    """A JDK 25+ home: IPCLAB_JAVA_HOME, else JAVA_HOME if new enough, else one in /usr/lib/jvm."""
-    candidates = [os.environ.get("IPCLAB_JAVA_HOME"), os.environ.get("JAVA_HOME")]
-    candidates += sorted(glob.glob("/usr/lib/jvm/*"), reverse=True)
-    for home in filter(None, candidates):
-        if _java_major(home) >= 25 and (Path(home) / "bin" / "java").exists():
-            return home
-    return None
+def locate(command, root):
+    """What a [locate] command prints (a path, a version), or None when it fails."""
+    argv = [str(Path(root) / command[0]) if (Path(root) / command[0]).exists() else command[0],
+            *command[1:]]
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=20, cwd=root)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = out.stdout.strip()
+    return text if out.returncode == 0 and text else None
 
 
 def tool_version(argv):

@@ -87,6 +87,46 @@ def report(run_dir, outliers, tukey_k, compare):
 
 
 @cli.group()
+def peers():
+    """Build, test and check the language peers (their peer.toml says how)."""
+
+
+@peers.command("build")
+@click.argument("names", nargs=-1)
+def peers_build(names):
+    """Build NAMES (languages or peers/ directories; default all), then check their capabilities."""
+    from ipclab import toolchain
+    catalog = load_catalog(check=False)
+    for lang in toolchain.select(catalog, names):
+        toolchain.build(catalog, lang, echo=click.echo)
+    catalog = load_catalog(check=False)   # artifacts may be new: availability changed
+    for lang in toolchain.select(catalog, names):
+        if lang.unavailable:
+            raise UserError(f"{lang.toml_path}: built, but the peer cannot run: {lang.unavailable}")
+        toolchain.check(catalog, lang, echo=click.echo)
+
+
+@peers.command("test")
+@click.argument("names", nargs=-1)
+def peers_test(names):
+    """Run the test suites of NAMES (default all)."""
+    from ipclab import toolchain
+    catalog = load_catalog(check=False)
+    for lang in toolchain.select(catalog, names):
+        toolchain.test(catalog, lang, echo=click.echo)
+
+
+@peers.command("clean")
+@click.argument("names", nargs=-1)
+def peers_clean(names):
+    """Remove the build outputs of NAMES (default all)."""
+    from ipclab import toolchain
+    catalog = load_catalog(check=False)
+    for lang in toolchain.select(catalog, names):
+        toolchain.clean(catalog, lang, echo=click.echo)
+
+
+@cli.group()
 def bench():
     """Benchmarks that print numbers (speed targets are checked here, never in tests)."""
 

@@ -9,10 +9,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ipclab import __version__
-from ipclab.catalog import java_home, tool_version
+from ipclab.catalog import load_catalog, tool_version
 
 
-def collect(root):
+def collect(root, catalog=None):
+    catalog = catalog or load_catalog(root, check=False)
+    vm, container = _virtualization()
     return {
         "hostname": socket.gethostname(),
         "user": getpass.getuser(),
@@ -23,10 +25,10 @@ def collect(root):
         "kernel": platform.release(),
         "os": _os_name(),
         "clocksource": _read("/sys/devices/system/clocksource/clocksource0/current_clocksource"),
-        "virtualization": _virtualization(),
+        "virtualization": vm,
+        "container": container,
         "cpu_governor": _read("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
-        "compiler": tool_version(["c++", "--version"]),
-        "jdk": tool_version([str(Path(java_home()) / "bin" / "java"), "-version"]) if java_home() else None,
+        "toolchains": _toolchains(catalog),
         "python": f"{platform.python_implementation()} {platform.python_version()}",
         "ipclab": __version__,
         "git_revision": _git(root, "rev-parse", "HEAD"),
@@ -69,14 +71,60 @@ def _os_name():
     return platform.system()
 
 
+def _toolchains(catalog):
+    """Each language's runtime or compiler as its peer.toml's `version` command prints it."""
+    out = {}
+    for lang in catalog.languages.values():
+        argv = lang.fill(lang.version) if lang.version else []
+        out[lang.name] = tool_version(argv) if argv and not any("{" in a for a in argv) else None
+    return out
+
+
+CONTAINER_CGROUP_MARKERS = ("docker", "kubepods", "containerd", "libpod", "lxc", "crio")
+
+
 def _virtualization():
+    """(hypervisor, container): each a name, "none", or "unknown" — never a guess.
+
+    The hypervisor comes from systemd-detect-virt --vm (CPUID and DMI), else the CPU's
+    `hypervisor` flag (a VM of a vendor we cannot name: "unknown"). A container needs evidence
+    from the running system (PID 1's cgroup, podman's /run/.containerenv); /.dockerenv alone is
+    not enough, because VM images built with Docker carry that file into machines that are not
+    containers (seen on a KVM VM, which systemd-detect-virt then calls "docker"): with it alone
+    the answer is docker only on an overlay root, else "unknown"."""
+    vm = _detect_virt("--vm")
+    if vm in (None, "none") and " hypervisor" in (_read("/proc/cpuinfo") or ""):
+        vm = "unknown"
+    return vm or "unknown", _container()
+
+
+def _container():
+    if Path("/run/.containerenv").exists():
+        return "podman"
+    cgroup = _read("/proc/1/cgroup") or ""
+    for marker in CONTAINER_CGROUP_MARKERS:
+        if marker in cgroup:
+            return marker
+    if Path("/.dockerenv").exists():
+        # Docker's root is an overlay; a VM's root on a block device only inherited the file.
+        return "docker" if _root_fs_type() == "overlay" else "unknown"
+    return "none"
+
+
+def _root_fs_type():
+    for line in (_read("/proc/self/mountinfo") or "").splitlines():
+        left, _, right = line.partition(" - ")
+        if left.split()[4:5] == ["/"] and right:
+            return right.split()[0]
+    return None
+
+
+def _detect_virt(flag):
     try:
-        out = subprocess.run(["systemd-detect-virt"], capture_output=True, text=True, timeout=5)
-        if out.stdout.strip():
-            return out.stdout.strip()
+        out = subprocess.run(["systemd-detect-virt", flag], capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired):
-        pass
-    return "hypervisor" if " hypervisor" in (_read("/proc/cpuinfo") or "") else "none detected"
+        return None
+    return out.stdout.strip() or None
 
 
 def _git(root, *args):

@@ -83,7 +83,7 @@ def _why_not(f, catalog, cpus):
     mech = catalog.mechanism(f["mechanism"])
     roles = (("drive", catalog.languages[f["client"]]), ("serve", catalog.languages[f["server"]]))
     if mech.inprocess:
-        rule = mech.server_rule(f["client"], f["server"])
+        rule = mech.server_rule(f["client"], f["server"], catalog.native_servers)
         if rule:
             return "not-applicable", rule
         roles = roles[:1]  # no server process to ask for a role

@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from ipclab.capabilities import CONTRACT
+
 
 class PeerError(Exception):
     """A peer did not keep the contract (no READY, bad READY, died early)."""
@@ -66,6 +68,10 @@ class Peer:
                 raise ValueError("no endpoint string")
         except ValueError as e:
             raise PeerError(f"server's READY line is not valid ({e}): {line[:200]!r}") from None
+        if ready.get("contract") != CONTRACT:
+            raise PeerError(f"server speaks contract {ready.get('contract', 'none (version 1)')}, "
+                            f"ipclab speaks {CONTRACT} (PROTOCOL.md section 12): rebuild the "
+                            f"peer (make build)")
         return ready
 
     def exited(self):
