@@ -23,10 +23,8 @@ public final class Ftok {
                 throw new LinuxIpcException("ftok " + path, Libc.errno());
             }
             return key;
-        } catch (LinuxIpcException e) {
-            throw e;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 }

@@ -28,6 +28,9 @@ final class Libc {
     static final int EINVAL = 22;
     static final int ENOMSG = 42;
     static final int EIDRM = 43;
+    static final int ENAMETOOLONG = 36;
+    static final int EMSGSIZE = 90;
+    static final int ENOBUFS = 105;
     static final int ETIMEDOUT = 110;
 
     static final int IPC_CREAT = 01000;
@@ -131,6 +134,25 @@ final class Libc {
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG, JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
+    // Sockets (Unix domain datagrams) and paths; socklen_t is a u32.
+    static final MethodHandle SOCKET = errnoCall("socket",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
+    static final MethodHandle BIND = errnoCall("bind",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle CONNECT = errnoCall("connect",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle SENDTO = errnoCall("sendto",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle RECVFROM = errnoCall("recvfrom",
+            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SETSOCKOPT = errnoCall("setsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle GETSOCKOPT = errnoCall("getsockopt",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle SHUTDOWN = errnoCall("shutdown",
+            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    static final MethodHandle CHMOD = errnoCall("chmod", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle UNLINK = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle UMASK = plainCall("umask", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle CLOCK_GETTIME = plainCall("clock_gettime",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
@@ -169,6 +191,54 @@ final class Libc {
         } catch (Throwable t) {
             return "errno " + errno;
         }
+    }
+
+    /**
+     * A call's result: rc itself when it is not negative, else the call's failure with the errno
+     * this thread captured. For calls that return -1 on failure.
+     */
+    static long check(long rc, String call) throws LinuxIpcException {
+        if (rc < 0) {
+            throw failure(call);
+        }
+        return rc;
+    }
+
+    /**
+     * The loop condition of a call restarted after {@code EINTR}: false once rc is a success,
+     * true when the call was interrupted and must be made again; any other failure is thrown.
+     */
+    static boolean again(long rc, String call) throws LinuxIpcException {
+        return again(rc, call, EINTR);
+    }
+
+    /**
+     * Like {@link #again(long, String)}, but a failure with errno {@code expired} (a timed call's
+     * timeout) also ends the loop; the caller sees it as the negative rc.
+     */
+    static boolean again(long rc, String call, int expired) throws LinuxIpcException {
+        if (rc >= 0) {
+            return false;
+        }
+        int errno = errno();
+        if (errno == EINTR) {
+            return true;
+        }
+        if (errno == expired) {
+            return false;
+        }
+        throw new LinuxIpcException(call, errno);
+    }
+
+    /**
+     * What a downcall block threw, as the library reports it: its own exception unchanged,
+     * anything else rethrown unchecked. Used as {@code catch (Throwable t) { throw failure(t); }}.
+     */
+    static LinuxIpcException failure(Throwable t) {
+        if (t instanceof LinuxIpcException e) {
+            return e;
+        }
+        throw rethrow(t);
     }
 
     /** Rethrows what a downcall threw; a checked Throwable from invokeExact cannot happen. */

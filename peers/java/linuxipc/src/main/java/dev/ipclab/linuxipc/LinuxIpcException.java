@@ -27,6 +27,14 @@ public class LinuxIpcException extends IOException {
     public static final int EINVAL = Libc.EINVAL;
     /** errno: the call was interrupted by a signal. */
     public static final int EINTR = Libc.EINTR;
+    /** errno: a datagram is longer than the socket's send buffer allows. */
+    public static final int EMSGSIZE = Libc.EMSGSIZE;
+    /** errno: the kernel cannot allocate a buffer that large. */
+    public static final int ENOBUFS = Libc.ENOBUFS;
+    /** errno: the address (e.g. a socket path) is in use. */
+    public static final int EADDRINUSE = 98;
+    /** errno: nobody listens at the address. */
+    public static final int ECONNREFUSED = 111;
 
     /** The errno value of the failed call. */
     private final int errno;

@@ -22,10 +22,8 @@ public final class NamedPipes {
             if (rc != 0) {
                 throw new LinuxIpcException("mkfifo " + path, Libc.errno());
             }
-        } catch (LinuxIpcException e) {
-            throw e;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 

@@ -61,14 +61,9 @@ public final class PosixMessageQueue implements AutoCloseable {
             attr.set(JAVA_LONG, 16, messageSize);
             int mqd = (int) Libc.MQ_OPEN_CREATE.invokeExact(Libc.state(), arena.allocateFrom(name),
                     Libc.O_CREAT | Libc.O_EXCL | Libc.O_RDWR, mode & 0777, attr);
-            if (mqd < 0) {
-                throw Libc.failure("mq_open");
-            }
-            return new PosixMessageQueue(name, mqd);
-        } catch (LinuxIpcException e) {
-            throw e;
+            return new PosixMessageQueue(name, (int) Libc.check(mqd, "mq_open"));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -84,14 +79,9 @@ public final class PosixMessageQueue implements AutoCloseable {
     public static PosixMessageQueue open(String name, int access) throws LinuxIpcException {
         try (Arena arena = Arena.ofConfined()) {
             int mqd = (int) Libc.MQ_OPEN.invokeExact(Libc.state(), arena.allocateFrom(name), access);
-            if (mqd < 0) {
-                throw Libc.failure("mq_open");
-            }
-            return new PosixMessageQueue(name, mqd);
-        } catch (LinuxIpcException e) {
-            throw e;
+            return new PosixMessageQueue(name, (int) Libc.check(mqd, "mq_open"));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -103,14 +93,10 @@ public final class PosixMessageQueue implements AutoCloseable {
      */
     public static void unlink(String name) throws LinuxIpcException {
         try (Arena arena = Arena.ofConfined()) {
-            int rc = (int) Libc.MQ_UNLINK.invokeExact(Libc.state(), arena.allocateFrom(name));
-            if (rc != 0) {
-                throw Libc.failure("mq_unlink");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.MQ_UNLINK.invokeExact(Libc.state(), arena.allocateFrom(name)),
+                    "mq_unlink");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -134,19 +120,12 @@ public final class PosixMessageQueue implements AutoCloseable {
     public void send(MemorySegment src, long length, int priority) throws LinuxIpcException {
         Bounds.check(0, length, src.byteSize());
         try {
-            while (true) {
-                int rc = (int) Libc.MQ_SEND.invokeExact(Libc.state(), mqd, src, length, priority);
-                if (rc == 0) {
-                    return;
-                }
-                if (Libc.errno() != Libc.EINTR) {
-                    throw Libc.failure("mq_send");
-                }
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            int rc;
+            do {
+                rc = (int) Libc.MQ_SEND.invokeExact(Libc.state(), mqd, src, length, priority);
+            } while (Libc.again(rc, "mq_send"));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -159,20 +138,14 @@ public final class PosixMessageQueue implements AutoCloseable {
      */
     public long receive(MemorySegment dst) throws LinuxIpcException {
         try {
-            while (true) {
-                long n = (long) Libc.MQ_RECEIVE.invokeExact(Libc.state(), mqd, dst, dst.byteSize(),
+            long n;
+            do {
+                n = (long) Libc.MQ_RECEIVE.invokeExact(Libc.state(), mqd, dst, dst.byteSize(),
                         MemorySegment.NULL);
-                if (n >= 0) {
-                    return n;
-                }
-                if (Libc.errno() != Libc.EINTR) {
-                    throw Libc.failure("mq_receive");
-                }
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            } while (Libc.again(n, "mq_receive"));
+            return n;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -188,24 +161,14 @@ public final class PosixMessageQueue implements AutoCloseable {
     public long receive(MemorySegment dst, long timeoutNanos) throws LinuxIpcException {
         Libc.realtimeDeadline(deadline, timeoutNanos);
         try {
-            while (true) {
-                long n = (long) Libc.MQ_TIMEDRECEIVE.invokeExact(Libc.state(), mqd, dst,
+            long n;
+            do {
+                n = (long) Libc.MQ_TIMEDRECEIVE.invokeExact(Libc.state(), mqd, dst,
                         dst.byteSize(), MemorySegment.NULL, deadline);
-                if (n >= 0) {
-                    return n;
-                }
-                int errno = Libc.errno();
-                if (errno == Libc.ETIMEDOUT) {
-                    return -1;
-                }
-                if (errno != Libc.EINTR) {
-                    throw Libc.failure("mq_timedreceive");
-                }
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            } while (Libc.again(n, "mq_timedreceive", Libc.ETIMEDOUT));
+            return n < 0 ? -1 : n;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -247,16 +210,11 @@ public final class PosixMessageQueue implements AutoCloseable {
     public Attributes attributes() throws LinuxIpcException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(MQ_ATTR_SIZE, 8);
-            int rc = (int) Libc.MQ_GETATTR.invokeExact(Libc.state(), mqd, attr);
-            if (rc != 0) {
-                throw Libc.failure("mq_getattr");
-            }
+            Libc.check((int) Libc.MQ_GETATTR.invokeExact(Libc.state(), mqd, attr), "mq_getattr");
             return new Attributes(attr.get(JAVA_LONG, 0), attr.get(JAVA_LONG, 8),
                     attr.get(JAVA_LONG, 16), attr.get(JAVA_LONG, 24));
-        } catch (LinuxIpcException e) {
-            throw e;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -272,14 +230,9 @@ public final class PosixMessageQueue implements AutoCloseable {
         }
         closed = true;
         try {
-            int rc = (int) Libc.MQ_CLOSE.invokeExact(Libc.state(), mqd);
-            if (rc != 0) {
-                throw Libc.failure("mq_close");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.MQ_CLOSE.invokeExact(Libc.state(), mqd), "mq_close");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 

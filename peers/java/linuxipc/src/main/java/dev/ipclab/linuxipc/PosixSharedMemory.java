@@ -75,10 +75,8 @@ public final class PosixSharedMemory implements AutoCloseable {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment cname = arena.allocateFrom(name);
-            int fd = (int) Libc.SHM_OPEN.invokeExact(Libc.state(), cname, oflag, mode & 0777);
-            if (fd < 0) {
-                throw Libc.failure("shm_open");
-            }
+            int fd = (int) Libc.check((int) Libc.SHM_OPEN.invokeExact(Libc.state(), cname, oflag,
+                    mode & 0777), "shm_open");
             try {
                 if (create) {
                     int rc = (int) Libc.FTRUNCATE.invokeExact(Libc.state(), fd, size);
@@ -103,10 +101,8 @@ public final class PosixSharedMemory implements AutoCloseable {
                 // The mapping keeps the object; the descriptor is no longer needed.
                 int ignored = (int) Libc.CLOSE.invokeExact(Libc.state(), fd);
             }
-        } catch (LinuxIpcException e) {
-            throw e;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -118,14 +114,10 @@ public final class PosixSharedMemory implements AutoCloseable {
      */
     public static void unlink(String name) throws LinuxIpcException {
         try (Arena arena = Arena.ofConfined()) {
-            int rc = (int) Libc.SHM_UNLINK.invokeExact(Libc.state(), arena.allocateFrom(name));
-            if (rc != 0) {
-                throw Libc.failure("shm_unlink");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.SHM_UNLINK.invokeExact(Libc.state(), arena.allocateFrom(name)),
+                    "shm_unlink");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -207,14 +199,9 @@ public final class PosixSharedMemory implements AutoCloseable {
         MemorySegment m = mapping;
         mapping = null;
         try {
-            int rc = (int) Libc.MUNMAP.invokeExact(Libc.state(), m, size);
-            if (rc != 0) {
-                throw Libc.failure("munmap");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.MUNMAP.invokeExact(Libc.state(), m, size), "munmap");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 

@@ -61,14 +61,9 @@ public final class SysVMessageQueue {
     public static SysVMessageQueue get(int key, int flags) throws LinuxIpcException {
         try {
             int id = (int) Libc.MSGGET.invokeExact(Libc.state(), key, flags);
-            if (id < 0) {
-                throw Libc.failure("msgget");
-            }
-            return new SysVMessageQueue(key, id);
-        } catch (LinuxIpcException e) {
-            throw e;
+            return new SysVMessageQueue(key, (int) Libc.check(id, "msgget"));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -131,19 +126,12 @@ public final class SysVMessageQueue {
         }
         message.set(JAVA_LONG, 0, type);
         try {
-            while (true) {
-                int rc = (int) Libc.MSGSND.invokeExact(Libc.state(), id, message, textLength, flags);
-                if (rc == 0) {
-                    return;
-                }
-                if (Libc.errno() != Libc.EINTR) {
-                    throw Libc.failure("msgsnd");
-                }
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            int rc;
+            do {
+                rc = (int) Libc.MSGSND.invokeExact(Libc.state(), id, message, textLength, flags);
+            } while (Libc.again(rc, "msgsnd"));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -172,20 +160,13 @@ public final class SysVMessageQueue {
     public long receive(MemorySegment message, long type, int flags) throws LinuxIpcException {
         long capacity = message.byteSize() - TEXT_OFFSET;
         try {
-            while (true) {
-                long n = (long) Libc.MSGRCV.invokeExact(Libc.state(), id, message, capacity, type,
-                        flags);
-                if (n >= 0) {
-                    return n;
-                }
-                if (Libc.errno() != Libc.EINTR) {
-                    throw Libc.failure("msgrcv");
-                }
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            long n;
+            do {
+                n = (long) Libc.MSGRCV.invokeExact(Libc.state(), id, message, capacity, type, flags);
+            } while (Libc.again(n, "msgrcv"));
+            return n;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -238,14 +219,10 @@ public final class SysVMessageQueue {
      */
     public static void remove(int id) throws LinuxIpcException {
         try {
-            int rc = (int) Libc.MSGCTL.invokeExact(Libc.state(), id, Libc.IPC_RMID, MemorySegment.NULL);
-            if (rc != 0) {
-                throw Libc.failure("msgctl(IPC_RMID)");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.MSGCTL.invokeExact(Libc.state(), id, Libc.IPC_RMID,
+                    MemorySegment.NULL), "msgctl(IPC_RMID)");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 

@@ -64,14 +64,9 @@ public final class SysVSemaphoreSet {
     public static SysVSemaphoreSet get(int key, int count, int flags) throws LinuxIpcException {
         try {
             int id = (int) Libc.SEMGET.invokeExact(Libc.state(), key, count, flags);
-            if (id < 0) {
-                throw Libc.failure("semget");
-            }
-            return new SysVSemaphoreSet(key, id, count);
-        } catch (LinuxIpcException e) {
-            throw e;
+            return new SysVSemaphoreSet(key, (int) Libc.check(id, "semget"), count);
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -113,19 +108,12 @@ public final class SysVSemaphoreSet {
     public void op(int sem, int delta) throws LinuxIpcException {
         MemorySegment sops = sembuf(sem, delta, 0);
         try {
-            while (true) {
-                int rc = (int) Libc.SEMOP.invokeExact(Libc.state(), id, sops, 1L);
-                if (rc == 0) {
-                    return;
-                }
-                if (Libc.errno() != Libc.EINTR) {
-                    throw Libc.failure("semop");
-                }
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            int rc;
+            do {
+                rc = (int) Libc.SEMOP.invokeExact(Libc.state(), id, sops, 1L);
+            } while (Libc.again(rc, "semop"));
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -143,24 +131,14 @@ public final class SysVSemaphoreSet {
         MemorySegment sops = sembuf(sem, delta, 0);
         MemorySegment ts = Libc.scratch().asSlice(16, Libc.TIMESPEC_SIZE);
         try {
-            while (true) {
+            int rc;
+            do {
                 Libc.relative(ts, timeoutNanos);
-                int rc = (int) Libc.SEMTIMEDOP.invokeExact(Libc.state(), id, sops, 1L, ts);
-                if (rc == 0) {
-                    return true;
-                }
-                int errno = Libc.errno();
-                if (errno == Libc.EAGAIN) {
-                    return false;
-                }
-                if (errno != Libc.EINTR) {
-                    throw Libc.failure("semtimedop");
-                }
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+                rc = (int) Libc.SEMTIMEDOP.invokeExact(Libc.state(), id, sops, 1L, ts);
+            } while (Libc.again(rc, "semtimedop", Libc.EAGAIN));
+            return rc == 0;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -215,14 +193,10 @@ public final class SysVSemaphoreSet {
      */
     public void setValue(int sem, int value) throws LinuxIpcException {
         try {
-            int rc = (int) Libc.SEMCTL_ARG.invokeExact(Libc.state(), id, sem, SETVAL, (long) value);
-            if (rc < 0) {
-                throw Libc.failure("semctl(SETVAL)");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.SEMCTL_ARG.invokeExact(Libc.state(), id, sem, SETVAL, (long) value),
+                    "semctl(SETVAL)");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -238,14 +212,10 @@ public final class SysVSemaphoreSet {
             for (int i = 0; i < values.length; i++) {
                 array.setAtIndex(JAVA_SHORT, i, (short) values[i]);
             }
-            int rc = (int) Libc.SEMCTL_PTR.invokeExact(Libc.state(), id, 0, SETALL, array);
-            if (rc < 0) {
-                throw Libc.failure("semctl(SETALL)");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.SEMCTL_PTR.invokeExact(Libc.state(), id, 0, SETALL, array),
+                    "semctl(SETALL)");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -259,19 +229,15 @@ public final class SysVSemaphoreSet {
     public int[] getAll(int count) throws LinuxIpcException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment array = arena.allocate(JAVA_SHORT, count);
-            int rc = (int) Libc.SEMCTL_PTR.invokeExact(Libc.state(), id, 0, GETALL, array);
-            if (rc < 0) {
-                throw Libc.failure("semctl(GETALL)");
-            }
+            Libc.check((int) Libc.SEMCTL_PTR.invokeExact(Libc.state(), id, 0, GETALL, array),
+                    "semctl(GETALL)");
             int[] values = new int[count];
             for (int i = 0; i < count; i++) {
                 values[i] = Short.toUnsignedInt(array.getAtIndex(JAVA_SHORT, i));
             }
             return values;
-        } catch (LinuxIpcException e) {
-            throw e;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -286,15 +252,9 @@ public final class SysVSemaphoreSet {
 
     private int ctl(int sem, int cmd, String call) throws LinuxIpcException {
         try {
-            int rc = (int) Libc.SEMCTL.invokeExact(Libc.state(), id, sem, cmd);
-            if (rc < 0) {
-                throw Libc.failure(call);
-            }
-            return rc;
-        } catch (LinuxIpcException e) {
-            throw e;
+            return (int) Libc.check((int) Libc.SEMCTL.invokeExact(Libc.state(), id, sem, cmd), call);
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 

@@ -64,25 +64,19 @@ public final class SysVSharedMemory implements AutoCloseable {
      */
     public static SysVSharedMemory get(int key, long size, int flags) throws LinuxIpcException {
         try {
-            int id = (int) Libc.SHMGET.invokeExact(Libc.state(), key, size, flags);
-            if (id < 0) {
-                throw Libc.failure("shmget");
-            }
+            int id = (int) Libc.check((int) Libc.SHMGET.invokeExact(Libc.state(), key, size, flags),
+                    "shmget");
             return new SysVSharedMemory(key, id, segmentSize(id));
-        } catch (LinuxIpcException e) {
-            throw e;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
     private static long segmentSize(int id) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment ds = arena.allocate(SHMID_DS_SIZE, 8);
-            int rc = (int) Libc.SHMCTL.invokeExact(Libc.state(), id, Libc.IPC_STAT, ds);
-            if (rc != 0) {
-                throw Libc.failure("shmctl(IPC_STAT)");
-            }
+            Libc.check((int) Libc.SHMCTL.invokeExact(Libc.state(), id, Libc.IPC_STAT, ds),
+                    "shmctl(IPC_STAT)");
             return ds.get(JAVA_LONG, SEGSZ_OFFSET);
         }
     }
@@ -135,10 +129,8 @@ public final class SysVSharedMemory implements AutoCloseable {
             MemorySegment m = at.reinterpret(size);
             memory = readOnly ? m.asReadOnly() : m;
             return memory;
-        } catch (LinuxIpcException e) {
-            throw e;
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -203,14 +195,9 @@ public final class SysVSharedMemory implements AutoCloseable {
         mapping = null;
         memory = null;
         try {
-            int rc = (int) Libc.SHMDT.invokeExact(Libc.state(), at);
-            if (rc != 0) {
-                throw Libc.failure("shmdt");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.SHMDT.invokeExact(Libc.state(), at), "shmdt");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
@@ -222,14 +209,10 @@ public final class SysVSharedMemory implements AutoCloseable {
      */
     public void remove() throws LinuxIpcException {
         try {
-            int rc = (int) Libc.SHMCTL.invokeExact(Libc.state(), id, Libc.IPC_RMID, MemorySegment.NULL);
-            if (rc != 0) {
-                throw Libc.failure("shmctl(IPC_RMID)");
-            }
-        } catch (LinuxIpcException e) {
-            throw e;
+            Libc.check((int) Libc.SHMCTL.invokeExact(Libc.state(), id, Libc.IPC_RMID,
+                    MemorySegment.NULL), "shmctl(IPC_RMID)");
         } catch (Throwable t) {
-            throw Libc.rethrow(t);
+            throw Libc.failure(t);
         }
     }
 
