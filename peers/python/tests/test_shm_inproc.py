@@ -5,6 +5,7 @@ and the in-process mechanisms against the real libipclab_native.so.
 Only /dev/shm objects named by our own servers' READY lines (or made by hand with this test's
 pid) are touched: other programs may use the ipclab tag meanwhile.
 """
+import dataclasses
 import mmap
 import os
 import signal
@@ -22,6 +23,7 @@ from ipclab_peer.transport import shm
 
 MiB = 1 << 20
 SHM = ["shm", "shm-spin", "shm-futex"]
+MODES = {"shm": shm.HYBRID, "shm-spin": shm.SPIN, "shm-futex": shm.FUTEX}
 SIZES = [(0, 0), (16, 16), (MiB, MiB), (MiB + 1, MiB + 1), (3, MiB + 1)]
 NATIVE_LIBRARY = Path(__file__).resolve().parents[2] / "native" / "build" / "libipclab_native.so"
 REJECTED = "ipclab-peer: rejected frame: "
@@ -147,7 +149,7 @@ def test_fault_injection_is_a_payload_mismatch(mechanism, workdir):
 @pytest.mark.parametrize("mechanism", SHM)
 def test_malformed_frame_is_rejected_and_the_server_goes_on(mechanism, servers, workdir):
     server = servers(mechanism)
-    channel = shm.open_client(mechanism, server.endpoint[len("posix:"):], 10, 50)
+    channel = shm.open_client(MODES[mechanism], server.endpoint[len("posix:"):], 10, 50)
     bad = bytearray(frame.encode_header(frame.REQUEST, 0, 0, 0))
     bad[0:4] = b"IPCX"
     channel.send(bytes(bad))
@@ -278,16 +280,17 @@ def test_ctypes_with_a_missing_library_is_an_io_error(workdir):
 
 def test_ctypes_rejected_stamp_is_a_payload_mismatch(monkeypatch, workdir):
     """A non-zero return of ipclab_call: the round trip fails after the clock."""
-    from ipclab_peer import cli, client
+    from ipclab_peer import cli, client, mechanisms
 
     calls = []
 
-    def fake_load(path):
+    def fake_load(endpoint, options):
         def call(*args):
             calls.append(args)
             return -1
         return call
-    monkeypatch.setattr(inproc, "load", fake_load)
+    ctypes_entry = dataclasses.replace(mechanisms.MECHANISMS["ctypes"], connect=fake_load)
+    monkeypatch.setitem(mechanisms.MECHANISMS, "ctypes", ctypes_entry)
     samples, result = os.path.join(workdir, "s"), os.path.join(workdir, "r")
     _, config = cli.parse(["drive", "--mechanism", "ctypes", "--endpoint", "inproc",
                            "--native-library", "x.so", "--request-size", "16",

@@ -1,19 +1,26 @@
-"""ipclab Python peer: `python -m ipclab_peer serve ...` or `python -m ipclab_peer drive ...`.
+"""ipclab Python peer: `python -m ipclab_peer capabilities|serve|drive ...`.
 
-    cli.py        strict command line -> ServeConfig / DriveConfig
-    server.py     serve: READY, answer REQUESTs, shut down cleanly (shutdown.py)
-    client.py     drive: timed round trips, validation, outputs (result.py)
-    frame.py      24-byte header, the server's checks, preallocated frame templates
-    payload.py    splitmix64 payload base, stamp, comparison
-    reader.py     the server's buffered frame reader for streams
-    transport/    endpoints, client connectors, server listeners, links
+    cli.py           strict command line -> CapabilitiesConfig / ServeConfig / DriveConfig
+    mechanisms.py    the one table of mechanisms; patterns.py the one table of patterns
+    capabilities.py  capabilities: what the two tables say, as one JSON line
+    server.py        serve: READY, answer REQUESTs, shut down cleanly (shutdown.py)
+    client.py        drive: the pattern's driver, validation, outputs (result.py)
+    rr.py            pattern rr over section 2 frames (inproc.py, rpc/drive.py: the others)
+    frame.py         24-byte header, the server's checks, preallocated frame templates
+    payload.py       splitmix64 payload base, stamp, comparison
+    reader.py        the server's buffered frame reader for streams
+    transport/       endpoints, client connectors, server listeners, links
+    rpc/             RPC middleware (PROTOCOL.md section 10)
 """
 import sys
 
 from . import cli
+from .capabilities import capabilities
 from .client import drive
 from .errors import PeerError, UsageError, report, report_error
 from .server import serve
+
+RUN = {"capabilities": capabilities, "serve": serve, "drive": drive}
 
 
 def main(argv=None):
@@ -23,9 +30,7 @@ def main(argv=None):
         report_error(err)
         return err.code
     try:
-        if command == "serve":
-            return serve(config)
-        return drive(config)
+        return RUN[command](config)
     except Exception as err:  # noqa: BLE001 - the contract wants one line and exit 1
         report("internal", f"{type(err).__name__}: {err}")
         return PeerError.code

@@ -8,10 +8,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import rpc
 from .errors import UsageError
 from .frame import MAX_PAYLOAD
-from .transport import endpoints
+from .mechanisms import MECHANISMS
 
 U64_MAX = 2**64 - 1
 # Warm-up and iteration counts are int64 in the Java peer; both together must leave room for
@@ -71,19 +70,27 @@ class Flag:
 
 
 @dataclass(frozen=True)
-class ServeConfig:
+class CapabilitiesConfig:
+    pass
+
+
+@dataclass(frozen=True)
+class _MechanismConfig:
+    """What both roles are given (COMMON_FLAGS)."""
     mechanism: str
-    endpoint: str
+    endpoint: Any  # a typed endpoint (transport/endpoints.py); the text if not parsed
     seed: int
-    fault: str
     poll_interval_us: int
     spin_us: int
 
 
 @dataclass(frozen=True)
-class DriveConfig:
-    mechanism: str
-    endpoint: str
+class ServeConfig(_MechanismConfig):
+    fault: str
+
+
+@dataclass(frozen=True)
+class DriveConfig(_MechanismConfig):
     request_size: int
     response_size: int
     iterations: int
@@ -91,10 +98,8 @@ class DriveConfig:
     result_file: str
     pattern: str
     warmup: int
-    seed: int
+    warmup_samples_file: Any
     io_timeout: float
-    poll_interval_us: int
-    spin_us: int
     native_library: Any
     payload: str
     sequence_length: int
@@ -119,13 +124,15 @@ class Command:
 
 
 COMMANDS = {command.name: command for command in (
+    Command("capabilities", "capabilities", (), CapabilitiesConfig),
     Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
                      "[--poll-interval-us N] [--spin-us N]",
             COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),),
             ServeConfig),
     Command("drive", "drive --mechanism M --endpoint E [--request-size N --response-size N] "
-                     "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N --samples-file PATH --result-file PATH [--pattern rr] "
-                     "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
+                     "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N "
+                     "--samples-file PATH --result-file PATH [--pattern rr] [--warmup N] "
+                     "[--warmup-samples-file PATH] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
                      "[--spin-us N] [--native-library PATH]",
             COMMON_FLAGS + (
                 # Required for bytes payloads, absent or 0 for structured ones (checked later).
@@ -138,6 +145,7 @@ COMMANDS = {command.name: command for command in (
                 Flag("--result-file", "result_file", text),
                 Flag("--pattern", "pattern", text, "rr"),
                 Flag("--warmup", "warmup", unsigned(COUNT_MAX), 0),
+                Flag("--warmup-samples-file", "warmup_samples_file", text, None),
                 Flag("--io-timeout", "io_timeout", seconds, 30.0),
                 Flag("--native-library", "native_library", text, None),
             ),
@@ -149,16 +157,14 @@ def parse(argv):
     """argv without the program name -> (command name, config); raises UsageError."""
     if not argv or argv[0] not in COMMANDS:
         given = repr(argv[0]) if argv else "nothing"
-        raise UsageError(f"expected a subcommand (serve or drive), got {given}")
+        raise UsageError(f"expected a subcommand ({', '.join(COMMANDS)}), got {given}")
     command = COMMANDS[argv[0]]
     try:
         values = _flag_values(command, argv[1:])
-        _check_endpoint(values, command.name)
+        if command.name != "capabilities":
+            _check_mechanism(command, values)
         if command.name == "drive":
             _check_sizes(values)
-        if command.name == "drive" and values["mechanism"] == "ctypes" \
-                and values["native_library"] is None:
-            raise ValueError("missing required flag --native-library (for ctypes)")
     except ValueError as err:
         raise UsageError(f"{err}; usage: ipclab-peer {command.synopsis}") from None
     return command.name, command.config(**values)
@@ -206,17 +212,20 @@ def _check_sizes(values):
             values[field] = 0
 
 
-def _check_endpoint(values, role):
-    """Only a known mechanism's endpoint syntax can be checked; an unknown mechanism is
+def _check_mechanism(command, values):
+    """Parses the endpoint into its typed value and checks the flags the mechanism needs.
+    Only a known mechanism can be checked; an unknown one, or one without this role, is
     reported later as unsupported (exit 7), not as a usage error."""
-    known = endpoints.MECHANISMS + (endpoints.INPROC if role == "drive" else ())
-    if values["mechanism"] in rpc.MECHANISMS:
-        try:
-            rpc.parse_endpoint(values["mechanism"], values["endpoint"], role)
-        except ValueError as err:
-            raise ValueError(f"bad value for --endpoint: {err}") from None
-    elif values["mechanism"] in known:
-        try:
-            endpoints.parse(values["mechanism"], values["endpoint"], role)
-        except ValueError as err:
-            raise ValueError(f"bad value for --endpoint: {err}") from None
+    mechanism = MECHANISMS.get(values["mechanism"])
+    parse_endpoint = mechanism and getattr(mechanism.endpoint, command.name)
+    if not parse_endpoint:
+        return
+    try:
+        values["endpoint"] = parse_endpoint(values["endpoint"])
+    except ValueError as err:
+        raise ValueError(f"bad value for --endpoint: {err}") from None
+    if command.name == "drive":
+        flags = {flag.field: flag.name for flag in command.flags}
+        for field in mechanism.requires:
+            if values[field] is None:
+                raise ValueError(f"missing required flag {flags[field]} (for {mechanism.name})")

@@ -6,40 +6,24 @@ PREFIX = "ipclab-peer"
 
 
 class PeerError(Exception):
-    """A failure with a contract kind and exit code; the message is the human-readable reason."""
+    """A failure with a contract kind and exit code; the message is the human-readable reason.
+    A subclass names its kind and code in its class line, or keeps its base's."""
 
     kind = "internal"
     code = 1
 
-
-class UsageError(PeerError):
-    kind = "usage"
-    code = 2
-
-
-class PayloadMismatch(PeerError):
-    kind = "payload-mismatch"
-    code = 3
+    def __init_subclass__(cls, kind=None, code=None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if kind is not None:
+            cls.kind, cls.code = kind, code
 
 
-class ProtocolError(PeerError):
-    kind = "protocol"
-    code = 4
-
-
-class IoError(PeerError):
-    kind = "io"
-    code = 5
-
-
-class ReceiveTimeout(PeerError):
-    kind = "timeout"
-    code = 6
-
-
-class Unsupported(PeerError):
-    kind = "unsupported"
-    code = 7
+class UsageError(PeerError, kind="usage", code=2): pass  # noqa: E701
+class PayloadMismatch(PeerError, kind="payload-mismatch", code=3): pass  # noqa: E701
+class ProtocolError(PeerError, kind="protocol", code=4): pass  # noqa: E701
+class IoError(PeerError, kind="io", code=5): pass  # noqa: E701
+class ReceiveTimeout(PeerError, kind="timeout", code=6): pass  # noqa: E701
+class Unsupported(PeerError, kind="unsupported", code=7): pass  # noqa: E701
 
 
 def one_line(text):

@@ -15,7 +15,6 @@ import time
 from .errors import IoError, PayloadMismatch
 from .payload import REQUEST_STREAM, RESPONSE_STREAM, fill_base, first_difference, first_word
 
-MECHANISMS = ("none", "ctypes")
 _WORD = struct.Struct("<Q")
 
 
@@ -42,8 +41,14 @@ def _stamper(buf, size, word):
     return lambda sequence: None
 
 
-def load(path):
-    """ipclab_call from the library, with its argument types set once."""
+def no_call(endpoint, options):
+    """`none`: there is nothing to call."""
+    return None
+
+
+def load_library(endpoint, options):
+    """`ctypes`: ipclab_call from --native-library, with its argument types set once."""
+    path = options.native_library
     try:
         library = ctypes.CDLL(path)
         call = library.ipclab_call
@@ -59,26 +64,25 @@ def _address(buf):
     return ctypes.addressof((ctypes.c_char * len(buf)).from_buffer(buf))
 
 
-def run(config, driver):
-    """The round trips; driver.samples / driver.recorded are updated as they pass."""
+def rr(config, mechanism, recorder):
+    """Pattern rr: the round trips, each recorded once its response is validated."""
+    call = mechanism.connect(config.endpoint, config)
     seed = config.seed
     request = _Payload(seed, REQUEST_STREAM, config.request_size)
     expected = _Payload(seed, RESPONSE_STREAM, config.response_size)
     # bytearray == bytearray is one memcmp (a memoryview comparison goes byte by byte).
     response = bytearray(config.response_size)
-    if config.mechanism == "ctypes":
-        _run_ctypes(config, driver, request, expected, response)
+    if call is None:
+        _rr_none(config, recorder, request, expected, response)
     else:
-        _run_none(config, driver, request, expected, response)
+        _rr_call(call, config, recorder, request, expected, response)
 
 
-def _run_ctypes(config, driver, request, expected, response):
-    call = load(config.native_library)
+def _rr_call(call, config, recorder, request, expected, response):
     req_address, resp_address = _address(request.buf), _address(response)
     req_len, resp_len, seed = request.size, expected.size, config.seed
-    stamp, clock = request.stamp, time.perf_counter_ns
-    warmup, samples = config.warmup, driver.samples
-    for sequence in range(warmup + config.iterations):
+    stamp, clock, record = request.stamp, time.perf_counter_ns, recorder.add
+    for sequence in range(config.warmup + config.iterations):
         stamp(sequence)
         start = clock()
         status = call(req_address, req_len, resp_address, resp_len, seed, sequence)
@@ -87,27 +91,22 @@ def _run_ctypes(config, driver, request, expected, response):
             raise PayloadMismatch(f"payload mismatch: ipclab_call returned {status} for "
                                   f"sequence {sequence} (request stamp rejected)")
         _validate(expected, response, sequence)
-        if sequence >= warmup:
-            samples[driver.recorded] = stop - start
-            driver.recorded += 1
+        record(sequence, stop - start)
 
 
-def _run_none(config, driver, request, expected, response):
+def _rr_none(config, recorder, request, expected, response):
     base, size = expected.base, expected.size
     stamp = _stamper(response, size, expected.word)
     received = memoryview(response)
-    clock = time.perf_counter_ns
-    warmup, samples = config.warmup, driver.samples
-    for sequence in range(warmup + config.iterations):
+    clock, record = time.perf_counter_ns, recorder.add
+    for sequence in range(config.warmup + config.iterations):
         request.stamp(sequence)  # prepared as for a call, though nobody reads it
         start = clock()
         received[:] = base  # a memmove into the preallocated response
         stamp(sequence)
         stop = clock()
         _validate(expected, response, sequence)
-        if sequence >= warmup:
-            samples[driver.recorded] = stop - start
-            driver.recorded += 1
+        record(sequence, stop - start)
 
 
 def _validate(expected, received, sequence):

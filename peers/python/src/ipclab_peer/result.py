@@ -1,15 +1,42 @@
-"""Client output files of PROTOCOL.md section 7: raw samples and the result JSON."""
+"""Client outputs of PROTOCOL.md section 7: the samples as they are recorded, the samples
+files and the result JSON."""
 import json
 import os
 import sys
+from array import array
 
-from .runtime import LANGUAGE, clock_name, runtime
+from .runtime import CONTRACT, LANGUAGE, clock_name, runtime
 
 SCHEMA = "ipclab.peer-result/1"
 PRIVATE_MODE = 0o600
 
 
-def record(config, samples, error=None):
+class Recorder:
+    """The times of the round trips that passed validation, in sequence order: the warm-up
+    ones (kept only when a warm-up samples file is wanted), then the measured ones. Drivers
+    call add(sequence, nanoseconds) after validating round trip `sequence`; sequences come
+    in order from 0, so what was added so far is always a prefix."""
+
+    def __init__(self, warmup=0, iterations=0, keep_warmup=False):
+        # _times[i] is the time of sequence _first + i; the first _kept are warm-up ones.
+        self._kept = warmup if keep_warmup else 0
+        self._first = warmup - self._kept
+        self._times = array("q", [0]) * (self._kept + iterations)
+        self._validated = 0
+
+    def add(self, sequence, elapsed):
+        if sequence >= self._first:
+            self._times[sequence - self._first] = elapsed
+        self._validated = sequence + 1
+
+    def warmup_samples(self):
+        return self._times[:min(self._validated, self._kept)]
+
+    def samples(self):
+        return self._times[self._kept:max(self._kept, self._validated - self._first)]
+
+
+def record(config, samples, warmup_samples, error=None):
     return {
         "schema": SCHEMA,
         "status": "ok" if error is None else "error",
@@ -28,12 +55,13 @@ def record(config, samples, error=None):
         "samples": samples,
         "clock": clock_name(),
         "pid": os.getpid(),
+        "contract": CONTRACT,
+        "warmup_samples": warmup_samples,
     }
 
 
-def write_samples(path, samples, count):
-    """Writes the first `count` entries of an array('q') as little-endian int64."""
-    data = samples[:count]
+def write_samples(path, data):
+    """Writes an array('q') (which it may change) as little-endian int64."""
     if sys.byteorder != "little":
         data.byteswap()
     with _create_private(path) as out:

@@ -4,6 +4,8 @@ import re
 import time
 
 LANGUAGE = "python"
+# The version of protocol/PROTOCOL.md this peer follows (capabilities, READY, result files).
+CONTRACT = 2
 
 
 def runtime():

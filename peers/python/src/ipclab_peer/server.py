@@ -1,19 +1,21 @@
-"""`serve`: answer REQUESTs until shut down (PROTOCOL.md sections 2, 4, 5, 6)."""
+"""`serve`: answer REQUESTs until shut down (PROTOCOL.md sections 2, 4, 5, 6, 10). The
+mechanism's listener comes from mechanisms.py; its family picks the loop (LOOPS, below)."""
 import errno
 import json
 import os
+import socket
 import sys
 
-from . import rpc, shutdown, transport
+from . import shutdown
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
                      report, report_error)
 from .frame import (END, HEADER_SIZE, REQUEST, RESPONSE, FrameTemplate, Rejected,
                     check_incoming, end_ack)
+from .mechanisms import DATAGRAMS, FRAMES, MECHANISMS, RPC
 from .payload import REQUEST_STREAM, RESPONSE_STREAM
 from .reader import FrameReader
-from .runtime import LANGUAGE, runtime
-
-UDP_MAX_PAYLOAD = 65483
+from .runtime import CONTRACT, LANGUAGE, runtime
+from .transport.datagram import size_error
 
 # How a connection ended, and what that means for a pipe server, whose only client it was.
 CLOSED, REJECTED, BROKEN, FAILED = "closed", "rejected", "broken", "failed"
@@ -28,12 +30,9 @@ def serve(config):
     cleanup = shutdown.Cleanup()
     with cleanup.held():
         shutdown.install(cleanup)
-        if config.mechanism in rpc.MECHANISMS:
-            serve_rpc = start_rpc(config, cleanup)
-        else:
-            listener = start(config, cleanup)
+        mechanism, listener = start(config, cleanup)
     try:
-        code = serve_rpc() if config.mechanism in rpc.MECHANISMS else run(listener, config)
+        code = LOOPS[mechanism.family](listener, config)
     except Exception as err:  # noqa: BLE001 - report it, but still remove our files
         report("internal", f"{type(err).__name__}: {err}")
         code = PeerError.code
@@ -43,7 +42,10 @@ def serve(config):
 def start(config, cleanup):
     """Opens the endpoint and announces READY, or reports why not and exits."""
     try:
-        listener = open_listener(config, cleanup)
+        mechanism = MECHANISMS.get(config.mechanism)
+        if mechanism is None or mechanism.listen is None:
+            raise Unsupported(f"mechanism {config.mechanism!r} is not implemented for serve")
+        listener = listen(mechanism, config, cleanup)
         announce_ready(listener.endpoint, config.mechanism)
     except PeerError as err:
         report_error(err)
@@ -51,51 +53,19 @@ def start(config, cleanup):
     except Exception as err:  # noqa: BLE001 - still remove what was created
         report("internal", f"{type(err).__name__}: {err}")
         cleanup.exit(PeerError.code)
-    return listener
+    return mechanism, listener
 
 
-def start_rpc(config, cleanup):
-    """Starts an RPC server (PROTOCOL.md section 10) and announces READY; returns what serves
-    until shutdown (which ends the process from another thread)."""
+def listen(mechanism, config, cleanup):
     try:
-        from .rpc.service import Bench
-
-        module = rpc.load(config.mechanism)
-        bench = Bench(config.seed, config.fault == "flip-response-byte")
-        endpoint, serve_forever = module.start(config, bench)
-        announce_ready(endpoint, config.mechanism)
-    except PeerError as err:
-        report_error(err)
-        cleanup.exit(err.code)
-    except OSError as err:
-        report("io", f"cannot listen on {config.endpoint}: {describe_os_error(err)}")
-        cleanup.exit(IoError.code)
-    except Exception as err:  # noqa: BLE001 - the framework's own start-up failures
-        report("internal", f"{type(err).__name__}: {err}")
-        cleanup.exit(PeerError.code)
-    return serve_forever
-
-
-def run(listener, config):
-    responder = Responder(config.seed, config.fault == "flip-response-byte")
-    if config.mechanism == "udp":
-        return serve_datagrams(listener.sock, responder)
-    return serve_streams(listener, responder)
-
-
-def open_listener(config, cleanup):
-    if config.mechanism not in transport.MECHANISMS:
-        raise Unsupported(f"mechanism {config.mechanism!r} is not implemented")
-    try:
-        return transport.listen(config.mechanism, config.endpoint, cleanup,
-                                config.poll_interval_us, config.spin_us)
+        return mechanism.listen(config.endpoint, config, cleanup)
     except OSError as err:
         raise IoError(f"cannot listen on {config.endpoint}: {describe_os_error(err)}") from None
 
 
 def announce_ready(endpoint, mechanism):
     ready = {"endpoint": endpoint, "mechanism": mechanism, "language": LANGUAGE,
-             "runtime": runtime(), "pid": os.getpid()}
+             "runtime": runtime(), "pid": os.getpid(), "contract": CONTRACT}
     try:
         sys.stdout.write("READY " + json.dumps(ready) + "\n")
         sys.stdout.flush()
@@ -108,9 +78,9 @@ class Responder:
     and the last expected request (per length). Callers patch them in place per round trip;
     they are rebuilt only when a client changes sizes."""
 
-    def __init__(self, seed, flip_response_byte):
-        self._seed = seed
-        self._flip = flip_response_byte
+    def __init__(self, config):
+        self._seed = config.seed
+        self._flip = config.fault == "flip-response-byte"
         self._response = self._request = None
 
     def response_for(self, wanted):
@@ -129,9 +99,10 @@ def report_rejection(reason):
     report("rejected frame", reason)
 
 
-def serve_streams(listener, responder):
+def serve_streams(listener, config):
     """Stream listeners, and the message-channel and file listeners, which hand out links
     that look like connections (see transport/listeners.py)."""
+    responder = Responder(config)
     reader = getattr(listener, "new_reader", FrameReader)()
     while True:
         try:
@@ -192,40 +163,58 @@ def answer_frames(link, reader, responder):
             corrupted += 1
 
 
-def serve_datagrams(sock, responder):
-    buf = bytearray(transport.Datagram.CAPACITY)
+def serve_datagrams(listener, config):
+    """udp, uds-dgram: one frame per datagram, answered to its source address."""
+    responder, sock = Responder(config), listener.sock
+    buf = bytearray(listener.capacity)
     view = memoryview(buf)
     corrupted = {}
     while True:
         try:
-            size, peer = sock.recvfrom_into(buf)
+            size, peer = sock.recvfrom_into(buf, 0, socket.MSG_TRUNC)
         except OSError as err:
             report("io", f"cannot receive: {describe_os_error(err)}")
             return IoError.code
         try:
-            answer_datagram(sock, view[:size], peer, responder, corrupted)
+            answer_datagram(sock, view[:size], size, peer, listener.max_payload, responder,
+                            corrupted)
         except Rejected as rejected:
             report_rejection(rejected.reason)
         except OSError as err:
-            report("io", f"cannot answer {peer}: {describe_os_error(err)}")
+            report("io", f"cannot answer {peer or 'an unbound socket'}: "
+                         f"{describe_os_error(err)}")
 
 
-def answer_datagram(sock, datagram, peer, responder, corrupted):
-    """Answers one datagram; `corrupted` counts bad REQUEST payloads per client address."""
-    if len(datagram) < HEADER_SIZE:
+def answer_datagram(sock, datagram, size, peer, max_payload, responder, corrupted):
+    """Answers one datagram of `size` bytes (`datagram` holds those that fitted the buffer);
+    `corrupted` counts bad REQUEST payloads per client address."""
+    if size < HEADER_SIZE:
         raise Rejected("truncated header")
     kind, sequence, length, wanted = check_incoming(datagram)
-    if len(datagram) != HEADER_SIZE + length:
+    if size != HEADER_SIZE + length or size > len(datagram):
         raise Rejected("length mismatch")
     if kind == END:
         sock.sendto(end_ack(sequence, corrupted.pop(peer, 0)), peer)
         return
-    if wanted > UDP_MAX_PAYLOAD:
+    if wanted > max_payload:
         raise Rejected("length too large")  # the response would not fit in one datagram
     response = responder.response_for(wanted)
     response.patch(sequence, length)
-    sock.sendto(response.buf, peer)
+    try:
+        sock.sendto(response.buf, peer)
+    except OSError as err:
+        raise size_error(err, len(response.buf)) or err
     expected = responder.expected_request_for(length)
     expected.patch(sequence, wanted)
     if expected.buf != datagram:
         corrupted[peer] = corrupted.get(peer, 0) + 1
+
+
+def serve_rpc(listener, config):
+    """The framework's own threads serve; this waits until shutdown ends the process."""
+    listener.wait()
+    return 0
+
+
+# How each family of mechanisms (mechanisms.py) is served.
+LOOPS = {FRAMES: serve_streams, DATAGRAMS: serve_datagrams, RPC: serve_rpc}

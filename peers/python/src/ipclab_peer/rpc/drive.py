@@ -1,50 +1,44 @@
 """The RPC client's round trips (PROTOCOL.md 10.1): one connection made before the warm-up,
 one stub call per sample, validation after the clock, `finish` at the end.
 
-A framework module's Client offers call(sequence, wanted, request) -> bytes-like,
-struct(kind, record) -> its value type, stamp(value, n1), echo(kind) -> the stub method,
-fields(kind, value) -> dict, finish() -> int, close(), and error(exc) -> PeerError (what a
-framework exception means in the contract's kinds).
+The client is a framework module's Client (the interface of base.Client), reached through
+the mechanism's connect (rpc.Framework.connect), which also gives the framework's error
+translation.
 """
 import time
 
 from .. import structs
-from ..errors import PayloadMismatch, PeerError, ProtocolError
+from ..errors import PayloadMismatch, PeerError
 from ..payload import REQUEST_STREAM, RESPONSE_STREAM, base, first_difference, stamp
-from . import load
 
 
-def run(config, driver):
-    module = load(config.mechanism)
-    module.check_sizes(config)
-    client = None
+def rr(config, mechanism, recorder):
+    """Pattern rr over an RPC mechanism, bytes or a structured payload."""
+    client, error = mechanism.connect(config.endpoint, config)
     try:
-        client = module.Client(config)
         if config.payload == "bytes":
-            _bytes_round_trips(config, driver, client)
+            _bytes_round_trips(config, recorder, client)
         else:
-            _struct_round_trips(config, driver, client)
+            _struct_round_trips(config, recorder, client)
         corrupted = client.finish()
     except PeerError:
         raise
     except Exception as err:  # noqa: BLE001 - the framework's exceptions, in contract kinds
-        raise module.error(err) from None
+        raise error(err) from None
     finally:
-        if client is not None:
-            client.close()
+        client.close()
     if corrupted:
         raise PayloadMismatch(f"payload mismatch: server received {corrupted} "
                               "corrupted request payloads")
 
 
-def _bytes_round_trips(config, driver, client):
+def _bytes_round_trips(config, recorder, client):
     seed, wanted = config.seed, config.response_size
     request_base = base(seed, REQUEST_STREAM, config.request_size)
     response_base = base(seed, RESPONSE_STREAM, wanted)
     request, expected = bytearray(request_base), bytearray(response_base)
-    call, clock = client.call, time.perf_counter_ns
-    warmup, samples = config.warmup, driver.samples
-    for sequence in range(warmup + config.iterations):
+    call, clock, record = client.call, time.perf_counter_ns, recorder.add
+    for sequence in range(config.warmup + config.iterations):
         request[:8] = request_base[:8]
         stamp(request, sequence)
         # Frameworks want an immutable bytes object; the copy is made before the clock.
@@ -56,27 +50,27 @@ def _bytes_round_trips(config, driver, client):
         stamp(expected, sequence)
         if response != expected:
             raise _mismatch(sequence, response, expected)
-        if sequence >= warmup:
-            samples[driver.recorded] = stop - start
-            driver.recorded += 1
+        record(sequence, stop - start)
 
 
 def _mismatch(sequence, response, expected):
+    """A well-formed reply with the wrong content, its length included, is a payload
+    mismatch (PROTOCOL.md 10.1): RPC mechanisms have no frames to be malformed."""
     if len(response) != len(expected):
-        return ProtocolError(f"response to sequence {sequence}: {len(response)} bytes "
-                             f"instead of {len(expected)}")
+        return PayloadMismatch(f"payload mismatch: response to sequence {sequence} has "
+                               f"{len(response)} bytes instead of {len(expected)}")
     offset = first_difference(response, expected)
     return PayloadMismatch(f"payload mismatch: response to sequence {sequence} differs at "
                            f"payload offset {offset}")
 
 
-def _struct_round_trips(config, driver, client):
+def _struct_round_trips(config, recorder, client):
     kind = config.payload
     record = structs.record(config.seed, kind, config.sequence_length)
     value = client.struct(kind, record)
     echo, put_stamp, clock = client.echo(kind), client.stamp, time.perf_counter_ns
-    warmup, samples = config.warmup, driver.samples
-    for sequence in range(warmup + config.iterations):
+    keep = recorder.add
+    for sequence in range(config.warmup + config.iterations):
         n1 = structs.stamp_value(sequence)
         put_stamp(value, n1)
         start = clock()
@@ -87,6 +81,4 @@ def _struct_round_trips(config, driver, client):
         if field is not None:
             raise PayloadMismatch(f"payload mismatch: echo of sequence {sequence} differs in "
                                   f"field {field}")
-        if sequence >= warmup:
-            samples[driver.recorded] = stop - start
-            driver.recorded += 1
+        keep(sequence, stop - start)

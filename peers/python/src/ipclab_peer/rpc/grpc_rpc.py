@@ -7,20 +7,16 @@ import grpc
 import ipclab_grpc_pb2 as pb
 import ipclab_grpc_pb2_grpc as pb_grpc
 
-from .. import structs
 from ..errors import IoError, ProtocolError, ReceiveTimeout
+from ..transport.endpoints import format_host_port
+from . import base
 
 # Over the contract's 256 MiB minimum, under grpc's int32 option limit.
 MESSAGE_LIMIT = 1 << 30
 OPTIONS = [("grpc.max_send_message_length", MESSAGE_LIMIT),
            ("grpc.max_receive_message_length", MESSAGE_LIMIT)]
-TYPES = {"small": pb.Small, "medium": pb.Medium, "large": pb.Large}
 # A benchmark client makes one call at a time; a few threads leave room for a second client.
 SERVER_THREADS = 4
-
-
-def check_sizes(config):
-    """Protobuf carries any size the contract allows (its limit is 2 GiB)."""
 
 
 class Servicer(pb_grpc.BenchServicer):
@@ -31,41 +27,29 @@ class Servicer(pb_grpc.BenchServicer):
         return pb.CallReply(response=bytes(self._bench.call(request.seq, request.wanted,
                                                              request.request)))
 
-    def _echo(self, value):
-        value.n2 = self._bench.echo_n2(value.n2)
-        return value
+    def _echo(self, request, context):
+        return self._bench.echo(request)
 
-    def EchoSmall(self, request, context):
-        return self._echo(request)
-
-    def EchoMedium(self, request, context):
-        return self._echo(request)
-
-    def EchoLarge(self, request, context):
-        return self._echo(request)
+    EchoSmall = EchoMedium = EchoLarge = _echo
 
     def Finish(self, request, context):
         return pb.FinishReply(corrupted=self._bench.finish())
 
 
-def start(config, bench):
-    """Serves on 127.0.0.1 and returns the bound HOST:PORT; grpc's threads do the rest."""
-    host, _ = config.endpoint.rsplit(":", 1)
+def start(endpoint, options, bench):
+    """Serves on the endpoint's host and returns the bound HOST:PORT; grpc's threads do the
+    rest."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=SERVER_THREADS),
                          options=OPTIONS)
     pb_grpc.add_BenchServicer_to_server(Servicer(bench), server)
-    port = server.add_insecure_port(config.endpoint)
+    port = server.add_insecure_port(str(endpoint))
     if port == 0:
-        raise IoError(f"cannot listen on {config.endpoint}")
+        raise IoError(f"cannot listen on {endpoint}")
     server.start()
-
-    def serve_forever():
-        server.wait_for_termination()
-        return 0
-    return f"{host}:{port}", serve_forever
+    return format_host_port(endpoint.host, port), server.wait_for_termination
 
 
-def _connect(channel, config):
+def _connect(channel, endpoint, timeout):
     """Connects before the warm-up. channel_ready_future would retry a refused connection
     until the timeout; the first TRANSIENT_FAILURE already says the server is not there."""
     outcome = queue.Queue()
@@ -77,48 +61,40 @@ def _connect(channel, config):
 
     channel.subscribe(watch, try_to_connect=True)
     try:
-        state = outcome.get(timeout=config.io_timeout)
+        state = outcome.get(timeout=timeout)
     except queue.Empty:
-        raise ReceiveTimeout(f"no connection to {config.endpoint} within --io-timeout "
-                             f"({config.io_timeout} s)") from None
+        raise ReceiveTimeout(f"no connection to {endpoint} within --io-timeout "
+                             f"({timeout} s)") from None
     finally:
         channel.unsubscribe(watch)
     if state != grpc.ChannelConnectivity.READY:
-        raise IoError(f"cannot connect to {config.endpoint}: connection failed")
+        raise IoError(f"cannot connect to {endpoint}: connection failed")
 
 
-class Client:
-    def __init__(self, config):
-        self._timeout = config.io_timeout
-        self._channel = grpc.insecure_channel(config.endpoint, options=OPTIONS)
+class Client(base.Client):
+    """grpc's stub methods are CamelCase, take message objects and a deadline."""
+
+    TYPES = {"small": pb.Small, "medium": pb.Medium, "large": pb.Large}
+
+    def __init__(self, endpoint, options):
+        self._timeout = options.io_timeout
+        self._channel = grpc.insecure_channel(str(endpoint), options=OPTIONS)
         try:
-            _connect(self._channel, config)
+            _connect(self._channel, endpoint, options.io_timeout)
         except BaseException:
             self._channel.close()
             raise
-        self._stub = pb_grpc.BenchStub(self._channel)
+        super().__init__(pb_grpc.BenchStub(self._channel), call=self._call)
 
-    def call(self, sequence, wanted, request):
+    def _call(self, sequence, wanted, request):
         reply = self._stub.Call(pb.CallRequest(seq=sequence, wanted=wanted, request=request),
                                 timeout=self._timeout)
         return reply.response
 
-    def struct(self, kind, record):
-        return TYPES[kind](**record)
-
-    @staticmethod
-    def stamp(value, n1):
-        value.n1 = n1
-
     def echo(self, kind):
-        method = {"small": self._stub.EchoSmall, "medium": self._stub.EchoMedium,
-                  "large": self._stub.EchoLarge}[kind]
+        method = getattr(self._stub, "Echo" + kind.capitalize())
         timeout = self._timeout
         return lambda value: method(value, timeout=timeout)
-
-    @staticmethod
-    def fields(kind, value):
-        return {name: getattr(value, name) for name in structs.field_names(kind)}
 
     def finish(self):
         return self._stub.Finish(pb.FinishRequest(), timeout=self._timeout).corrupted

@@ -4,19 +4,14 @@ sides, invocation timeout = --io-timeout. Ice sets TCP_NODELAY on its sockets it
 import Ice
 import ipclabice
 
-from .. import structs
 from ..errors import IoError, ProtocolError, ReceiveTimeout
-from ..transport.endpoints import parse_host_port
+from ..transport.endpoints import format_host_port
+from . import base
+from .base import Handler
 
-MASK = (1 << 64) - 1
 # In KiB: 1 GiB, over the contract's 256 MiB minimum.
 MESSAGE_SIZE_MAX_KIB = 1 << 20
-TYPES = {"small": ipclabice.Small, "medium": ipclabice.Medium, "large": ipclabice.Large}
 IDENTITY = "bench"
-
-
-def check_sizes(config):
-    """Ice carries any size the contract allows once MessageSizeMax is raised."""
 
 
 def communicator():
@@ -26,72 +21,36 @@ def communicator():
     return Ice.initialize(data)
 
 
-class Servant(ipclabice.Bench):
-    def __init__(self, bench):
-        self._bench = bench
-
-    def call(self, seq, wanted, request, current=None):
-        return bytes(self._bench.call(seq & MASK, wanted, request))
-
-    def _echo(self, value, current=None):
-        value.n2 = self._bench.echo_n2(value.n2)
-        return value
-
-    echoSmall = echoMedium = echoLarge = _echo
-
-    def finish(self, current=None):
-        return self._bench.finish()
+class Servant(Handler, ipclabice.Bench):
+    pass
 
 
-def start(config, bench):
-    host, port = parse_host_port(config.endpoint)
+def start(endpoint, options, bench):
     ice = communicator()
-    adapter = ice.createObjectAdapterWithEndpoints("Bench", f"tcp -h {host} -p {port}")
+    adapter = ice.createObjectAdapterWithEndpoints(
+        "Bench", f"tcp -h {endpoint.host} -p {endpoint.port}")
     adapter.add(Servant(bench), Ice.stringToIdentity(IDENTITY))
     adapter.activate()
     bound = adapter.getEndpoints()[0].getInfo().port
-
-    def serve_forever():
-        ice.waitForShutdown()
-        return 0
-    return f"{host}:{bound}", serve_forever
+    return format_host_port(endpoint.host, bound), ice.waitForShutdown
 
 
-class Client:
-    def __init__(self, config):
-        host, port = parse_host_port(config.endpoint)
+class Client(base.Client):
+    TYPES = {"small": ipclabice.Small, "medium": ipclabice.Medium, "large": ipclabice.Large}
+
+    def __init__(self, endpoint, options):
         self._ice = communicator()
         try:
-            proxy = self._ice.stringToProxy(f"{IDENTITY}:tcp -h {host} -p {port}")
-            self._proxy = ipclabice.BenchPrx.uncheckedCast(
-                proxy.ice_invocationTimeout(max(1, round(config.io_timeout * 1000))))
+            proxy = self._ice.stringToProxy(
+                f"{IDENTITY}:tcp -h {endpoint.host} -p {endpoint.port}")
+            stub = ipclabice.BenchPrx.uncheckedCast(
+                proxy.ice_invocationTimeout(max(1, round(options.io_timeout * 1000))))
             # Connects before the warm-up.
-            self._proxy.ice_ping()
+            stub.ice_ping()
         except BaseException:
             self._ice.destroy()
             raise
-
-    def call(self, sequence, wanted, request):
-        return self._proxy.call(sequence, wanted, request)
-
-    @staticmethod
-    def struct(kind, record):
-        return TYPES[kind](**record)
-
-    @staticmethod
-    def stamp(value, n1):
-        value.n1 = n1
-
-    def echo(self, kind):
-        return {"small": self._proxy.echoSmall, "medium": self._proxy.echoMedium,
-                "large": self._proxy.echoLarge}[kind]
-
-    @staticmethod
-    def fields(kind, value):
-        return {name: getattr(value, name) for name in structs.field_names(kind)}
-
-    def finish(self):
-        return self._proxy.finish() & MASK
+        super().__init__(stub)
 
     def close(self):
         self._ice.destroy()

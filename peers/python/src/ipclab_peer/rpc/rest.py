@@ -13,7 +13,7 @@ from aiohttp import web
 from .. import structs
 from ..errors import IoError, ProtocolError, ReceiveTimeout
 from ..frame import MAX_PAYLOAD
-from ..transport.endpoints import format_host_port, parse_host_port
+from ..transport.endpoints import format_host_port
 
 U64_MAX = (1 << 64) - 1
 # The contract's minimum for every framework's message limit is 256 MiB.
@@ -22,10 +22,6 @@ OCTETS = "application/octet-stream"
 JSON = "application/json"
 _UNSIGNED = re.compile(r"[0-9]+")
 INT32 = (-(1 << 31), (1 << 31) - 1)
-
-
-def check_sizes(config):
-    """HTTP bodies of any size the contract allows."""
 
 
 def _unsigned(text, maximum, what):
@@ -110,8 +106,8 @@ def application(bench):
     return app
 
 
-def start(config, bench):
-    host, port = parse_host_port(config.endpoint)
+def start(endpoint, options, bench):
+    host, port = endpoint.host, endpoint.port
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     runner = web.AppRunner(application(bench), access_log=None, handle_signals=False)
@@ -119,20 +115,18 @@ def start(config, bench):
     site = web.TCPSite(runner, host, port)
     loop.run_until_complete(site.start())
     bound = runner.addresses[0][1]
-
-    def serve_forever():
-        loop.run_forever()
-        return 0
-    return format_host_port(host, bound), serve_forever
+    return format_host_port(host, bound), loop.run_forever
 
 
 class Client:
-    def __init__(self, config):
+    """The records are dicts; each operation is a POST (the interface of base.Client)."""
+
+    def __init__(self, endpoint, options):
         transport = httpx.HTTPTransport(
             socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
         self._http = httpx.Client(
-            base_url=f"http://{config.endpoint}", transport=transport,
-            timeout=config.io_timeout,
+            base_url=f"http://{endpoint}", transport=transport,
+            timeout=options.io_timeout,
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
         # Opens the one kept-alive connection before the warm-up; any answer (404) will do.
         self._http.get("/")

@@ -39,6 +39,11 @@ class Bench:
                 self._request = cached
         return cached[1]
 
+    def echo(self, value):
+        """An echo's answer: the record itself, its n2 changed by the fault."""
+        value.n2 = self.echo_n2(value.n2)
+        return value
+
     def echo_n2(self, n2):
         """The n2 an echo returns: the fault flips its low bit."""
         return n2 ^ 1 if self._flip else n2

@@ -21,18 +21,14 @@ from thrift.server import TServer
 from thrift.Thrift import TApplicationException, TException
 from thrift.transport import TSocket, TTransport
 
-from .. import structs
 from ..errors import IoError, ProtocolError, ReceiveTimeout
-from ..transport.endpoints import format_host_port, parse_host_port
+from ..transport.endpoints import format_host_port
+from . import base
 
-MASK = (1 << 64) - 1
-TYPES = {"small": Small, "medium": Medium, "large": Large}
-PROTOCOLS = {"thrift-binary": (TBinaryProtocolAccelerated, TBinaryProtocolAcceleratedFactory),
-             "thrift-compact": (TCompactProtocol, TCompactProtocolFactory)}
-
-
-def check_sizes(config):
-    """The library carries any size the contract allows."""
+# The `protocol` variant of each thrift mechanism (mechanisms.py): client protocol, server
+# protocol factory.
+PROTOCOLS = {"binary": (TBinaryProtocolAccelerated, TBinaryProtocolAcceleratedFactory),
+             "compact": (TCompactProtocol, TCompactProtocolFactory)}
 
 
 def _no_delay(sock):
@@ -88,71 +84,26 @@ class ServerSocket(TSocket.TServerSocket):
         return result
 
 
-class Handler:
-    def __init__(self, bench):
-        self._bench = bench
-
-    def call(self, seq, wanted, request):
-        return bytes(self._bench.call(seq & MASK, wanted, request))
-
-    def _echo(self, value):
-        value.n2 = self._bench.echo_n2(value.n2)
-        return value
-
-    echoSmall = echoMedium = echoLarge = _echo
-
-    def finish(self):
-        return self._bench.finish()
-
-
-def start(config, bench):
-    host, port = parse_host_port(config.endpoint)
-    listener = ServerSocket(host=host, port=port, socket_family=socket.AF_INET)
+def start(endpoint, options, bench, protocol):
+    listener = ServerSocket(host=endpoint.host, port=endpoint.port, socket_family=socket.AF_INET)
     listener.listen()
     bound = listener.handle.getsockname()[1]
-    factory = PROTOCOLS[config.mechanism][1]()
-    server = TServer.TThreadedServer(Bench.Processor(Handler(bench)), listener,
-                                     TTransport.TBufferedTransportFactory(), factory,
-                                     daemon=True)
-
-    def serve_forever():
-        server.serve()
-        return 0
-    return format_host_port(host, bound), serve_forever
+    server = TServer.TThreadedServer(Bench.Processor(base.Handler(bench)), listener,
+                                     TTransport.TBufferedTransportFactory(),
+                                     PROTOCOLS[protocol][1](), daemon=True)
+    return format_host_port(endpoint.host, bound), server.serve
 
 
-class Client:
-    def __init__(self, config):
-        host, port = parse_host_port(config.endpoint)
-        sock = Socket(host=host, port=port, socket_family=socket.AF_INET)
-        sock.setTimeout(config.io_timeout * 1000)
+class Client(base.Client):
+    TYPES = {"small": Small, "medium": Medium, "large": Large}
+
+    def __init__(self, endpoint, options, protocol):
+        sock = Socket(host=endpoint.host, port=endpoint.port, socket_family=socket.AF_INET)
+        sock.setTimeout(options.io_timeout * 1000)
         self._transport = TTransport.TBufferedTransport(sock)
         self._transport.open()
         _no_delay(sock.handle)
-        protocol = PROTOCOLS[config.mechanism][0](self._transport)
-        self._client = Bench.Client(protocol)
-
-    def call(self, sequence, wanted, request):
-        return self._client.call(sequence, wanted, request)
-
-    @staticmethod
-    def struct(kind, record):
-        return TYPES[kind](**record)
-
-    @staticmethod
-    def stamp(value, n1):
-        value.n1 = n1
-
-    def echo(self, kind):
-        return {"small": self._client.echoSmall, "medium": self._client.echoMedium,
-                "large": self._client.echoLarge}[kind]
-
-    @staticmethod
-    def fields(kind, value):
-        return {name: getattr(value, name) for name in structs.field_names(kind)}
-
-    def finish(self):
-        return self._client.finish() & MASK
+        super().__init__(Bench.Client(PROTOCOLS[protocol][0](self._transport)))
 
     def close(self):
         self._transport.close()

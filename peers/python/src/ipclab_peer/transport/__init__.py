@@ -1,7 +1,10 @@
-"""Transports of PROTOCOL.md section 4: endpoint syntax, client connectors, server listeners."""
-from .connect import connect
-from .endpoints import MECHANISMS
-from .links import Datagram, EndOfStream
-from .listeners import listen
+"""Transports of PROTOCOL.md section 4.
 
-__all__ = ["MECHANISMS", "Datagram", "EndOfStream", "connect", "listen"]
+    endpoints.py  endpoint grammars and the typed values they parse into
+    connect.py    client connectors -> links (links.py)
+    listeners.py  server listeners for stream-like links
+    datagram.py   udp and uds-dgram, both roles
+    channels.py, shm.py, sysvsem.py, files.py   message channels, shared memory, files
+
+Which mechanism uses which connector and listener is written once, in ../mechanisms.py.
+"""

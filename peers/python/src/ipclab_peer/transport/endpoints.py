@@ -1,8 +1,16 @@
-"""Endpoint syntax of PROTOCOL.md section 4 (`HOST:PORT`, `fd:R,W`, paths, `auto`, IPC names).
+"""Endpoint grammars of PROTOCOL.md section 4 and the typed values they parse into.
 
-Most mechanisms take the same endpoint in both roles; the message channels take `auto` on the
-server and the READY endpoint (`sysv:0x1c1a....`, `posix:/ipclab-<pid>`) on the client."""
+An endpoint string is parsed once, by the command line, into one of the value types below;
+transports and RPC frameworks receive the value and never look at the string again. `str()` of
+a value gives the endpoint back as the contract writes it (for messages and READY).
+
+A Grammar says what each role accepts: most mechanisms take the same endpoint in both roles;
+the message channels take `auto` on the server and the READY endpoint (`sysv:0x1c1a....`,
+`posix:/ipclab-<pid>`) on the client. Which grammar a mechanism uses is in mechanisms.py.
+"""
 import re
+from dataclasses import dataclass
+from typing import Callable, Optional
 
 _DIGITS = re.compile(r"[0-9]+")
 _FD_PAIR = re.compile(r"fd:([0-9]+),([0-9]+)")
@@ -12,8 +20,79 @@ MAX_PORT = 65535
 MAX_FD = 2**31 - 1
 
 
+def format_host_port(host, port):
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+@dataclass(frozen=True)
+class HostPort:
+    host: str
+    port: int
+
+    def __str__(self):
+        return format_host_port(self.host, self.port)
+
+
+@dataclass(frozen=True)
+class Path:
+    """A socket path or a directory."""
+    path: str
+
+    def __str__(self):
+        return self.path
+
+
+@dataclass(frozen=True)
+class FdPair:
+    read: int
+    write: int
+
+    def __str__(self):
+        return f"fd:{self.read},{self.write}"
+
+
+@dataclass(frozen=True)
+class Auto:
+    """The server creates its kernel objects and names them in READY."""
+
+    def __str__(self):
+        return "auto"
+
+
+@dataclass(frozen=True)
+class SysvKey:
+    key: int
+
+    def __str__(self):
+        return f"sysv:0x{self.key:08x}"
+
+
+@dataclass(frozen=True)
+class PosixName:
+    """The name prefix of a server's POSIX objects, e.g. `/ipclab-77`."""
+    prefix: str
+
+    def __str__(self):
+        return f"posix:{self.prefix}"
+
+
+@dataclass(frozen=True)
+class Inproc:
+    def __str__(self):
+        return "inproc"
+
+
+@dataclass(frozen=True)
+class Ior:
+    """A CORBA object reference, `IOR:...`."""
+    text: str
+
+    def __str__(self):
+        return self.text
+
+
 def parse_host_port(text):
-    """`HOST:PORT` or `[IPv6]:PORT` -> (host, port); raises ValueError."""
+    """`HOST:PORT` or `[IPv6]:PORT`; raises ValueError."""
     host, sep, port = text.rpartition(":")
     if not sep or not host or not _DIGITS.fullmatch(port) or int(port) > MAX_PORT:
         raise ValueError(f"expected HOST:PORT, got {text!r}")
@@ -21,79 +100,75 @@ def parse_host_port(text):
         host = host[1:-1]
     if not host:
         raise ValueError(f"expected HOST:PORT, got {text!r}")
-    return host, int(port)
-
-
-def format_host_port(host, port):
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return HostPort(host, int(port))
 
 
 def parse_fd_pair(text):
-    """`fd:R,W` -> (R, W); raises ValueError."""
+    """`fd:R,W`; raises ValueError."""
     match = _FD_PAIR.fullmatch(text)
     if not match or max(int(match.group(1)), int(match.group(2))) > MAX_FD:
         raise ValueError(f"expected fd:R,W, got {text!r}")
-    return int(match.group(1)), int(match.group(2))
+    return FdPair(int(match.group(1)), int(match.group(2)))
 
 
 def parse_path(text):
     if not text or "\0" in text:
         raise ValueError(f"expected a path, got {text!r}")
-    return text
+    return Path(text)
 
 
 def parse_auto(text):
     if text != "auto":
         raise ValueError(f"the server creates its objects: expected auto, got {text!r}")
-    return text
+    return Auto()
 
 
 def parse_sysv_key(text):
-    """`sysv:0x1c1a1234` -> the key (a non-zero 32-bit number)."""
+    """`sysv:0x1c1a1234` (a non-zero 32-bit key)."""
     match = _SYSV_KEY.fullmatch(text)
     if not match or int(match.group(1), 16) == 0:
         raise ValueError(f"expected sysv:0xKEY, got {text!r}")
-    return int(match.group(1), 16)
+    return SysvKey(int(match.group(1), 16))
 
 
 def parse_posix_prefix(text):
-    """`posix:/ipclab-77` -> `/ipclab-77` (the client appends -1 and -2)."""
+    """`posix:/ipclab-77` (the client appends its suffixes)."""
     match = _POSIX_NAME.fullmatch(text)
     if not match:
         raise ValueError(f"expected posix:/NAME, got {text!r}")
-    return match.group(1)
-
-
-PARSERS = {
-    "tcp": parse_host_port,
-    "udp": parse_host_port,
-    "uds": parse_path,
-    "pipe": parse_fd_pair,
-    "fifo": parse_path,
-    "sysv-mq": parse_sysv_key,
-    "posix-mq": parse_posix_prefix,
-    "sysv-shm": parse_sysv_key,
-    "file": parse_path,
-    "file-poll": parse_path,
-    "shm": parse_posix_prefix,
-    "shm-spin": parse_posix_prefix,
-    "shm-futex": parse_posix_prefix,
-}
-SHM = ("shm", "shm-spin", "shm-futex")
-MESSAGE_CHANNELS = ("sysv-mq", "posix-mq", "sysv-shm") + SHM
-SERVER_PARSERS = dict(PARSERS, **{name: parse_auto for name in MESSAGE_CHANNELS})
-MECHANISMS = tuple(PARSERS)
-# PROTOCOL.md 4.4: drive-only, no server; the endpoint is `inproc`.
-INPROC = ("none", "ctypes")
+    return PosixName(match.group(1))
 
 
 def parse_inproc(text):
     if text != "inproc":
         raise ValueError(f"an in-process mechanism has no server: expected inproc, got {text!r}")
-    return text
+    return Inproc()
 
 
-def parse(mechanism, text, role="drive"):
-    if mechanism in INPROC and role == "drive":
-        return parse_inproc(text)
-    return (SERVER_PARSERS if role == "serve" else PARSERS)[mechanism](text)
+def parse_ior(text):
+    if not text.startswith("IOR:") or len(text) == 4:
+        raise ValueError(f"expected IOR:..., got {text!r}")
+    return Ior(text)
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """What `--endpoint` holds in each role. `kind` is the orchestrator's name for how it
+    prepares the server's endpoint (protocol/mechanisms.toml)."""
+    kind: str
+    serve: Optional[Callable[[str], object]]
+    drive: Callable[[str], object]
+
+    def parse(self, role, text):
+        return (self.serve if role == "serve" else self.drive)(text)
+
+
+INET = Grammar("inet", parse_host_port, parse_host_port)
+SOCKET_PATH = Grammar("path", parse_path, parse_path)
+FDS = Grammar("fds", parse_fd_pair, parse_fd_pair)
+DIRECTORY = Grammar("dir", parse_path, parse_path)
+SYSV = Grammar("auto", parse_auto, parse_sysv_key)
+POSIX = Grammar("auto", parse_auto, parse_posix_prefix)
+INPROC = Grammar("inproc", None, parse_inproc)
+# corba: the server listens on HOST:PORT, READY gives the IOR the client connects with.
+CORBA = Grammar("inet", parse_host_port, parse_ior)

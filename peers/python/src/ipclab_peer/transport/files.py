@@ -51,7 +51,7 @@ class InotifyWaiter:
     """Waits for IN_MOVED_TO of one name in a directory (the watch exists from construction,
     so a rename that happens before wait() is still seen)."""
 
-    def __init__(self, directory, name):
+    def __init__(self, directory, name, interval_us=None):
         self.path = os.path.join(directory, name)
         self._name = os.fsencode(name)
         fd = _libc.inotify_init1(IN_CLOEXEC)
@@ -115,12 +115,6 @@ class PollWaiter:
 
     def close(self):
         pass
-
-
-def make_waiter(mechanism, directory, name, interval_us):
-    if mechanism == "file":
-        return InotifyWaiter(directory, name)
-    return PollWaiter(directory, name, interval_us)
 
 
 class FileWriter:

@@ -2,16 +2,14 @@
 
     send_all(frame)       write one whole frame (one call in the common case)
     read_into(view) -> n  one read of at most len(view) bytes; 0 at end of stream
-    recv_frame(view) -> n receive one frame of len(view) bytes (stream) or one datagram
+    recv_frame(view) -> n receive one frame of len(view) bytes
     close()
 
-The hot methods are bound straight to the C-level socket methods where possible, so a round
+Datagram links (udp, uds-dgram) are in datagram.py. The hot methods are bound straight to the C-level socket methods where possible, so a round
 trip costs the system calls and little else.
 """
 import io
 import os
-import socket
-import struct
 
 from ..errors import IoError, ReceiveTimeout
 from ..frame import HEADER_SIZE, declared_size
@@ -160,33 +158,3 @@ class MessageStream(_Stream):
     def close(self):
         if self._on_close is not None:
             self._on_close()
-
-
-class Datagram:
-    """A udp socket connected to its peer: one frame per datagram."""
-
-    # Larger than any udp payload (65507 over IPv4), so an oversized datagram shows its size.
-    CAPACITY = 65536
-
-    def __init__(self, sock, timeout=None):
-        self.sock = sock
-        self.timeout = timeout
-        self.send_all = sock.send
-        self.read_into = sock.recv_into
-
-    def recv_frame(self, view):
-        try:
-            return self.read_into(view)
-        except BlockingIOError:
-            raise ReceiveTimeout(f"no datagram within {self.timeout:g} s") from None
-
-    def close(self):
-        self.sock.close()
-
-
-def set_receive_timeout(sock, seconds):
-    """SO_RCVTIMEO keeps the socket blocking (one system call per receive, unlike
-    settimeout(), which polls first); an expired wait surfaces as BlockingIOError."""
-    micros = max(1, round(min(seconds, 1e9) * 1e6))
-    timeval = struct.pack("@ll", micros // 1_000_000, micros % 1_000_000)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)

@@ -42,7 +42,8 @@ INLINE = 48  # messages up to this size travel in the sender's line
 LINE = 64
 SLEEPERS_AT = 128
 CLIENT_TO_SERVER, SERVER_TO_CLIENT = 1, 2
-MODES = {"shm": "hybrid", "shm-spin": "spin", "shm-futex": "futex"}
+# How a side waits (PROTOCOL.md 4.3); which mechanism uses which is in mechanisms.py.
+HYBRID, SPIN, FUTEX = "hybrid", "spin", "futex"
 SUFFIX = "-shm"
 PRIVATE = 0o600
 MASK = 0xFFFFFFFF
@@ -119,7 +120,7 @@ class ShmChannel:
             spec = _Timespec(int(seconds), int((seconds - int(seconds)) * 1e9))
             self._keep.append(spec)
             self._timespec = ctypes.addressof(spec)
-        self._wake = (lambda address: None) if mode == "spin" else self._futex_wake
+        self._wake = (lambda address: None) if mode == SPIN else self._futex_wake
 
     def _address(self, index):
         word = ctypes.c_uint32.from_buffer(self.memory, index * 4)
@@ -174,10 +175,10 @@ class ShmChannel:
 
     def _wait(self, index, value, equal, sleepers, what):
         """Waits until words[index] == value (equal) or != value (not equal)."""
-        if self.mode == "spin":
+        if self.mode == SPIN:
             self._spin(index, value, equal, None, what)
             return
-        if self.mode == "hybrid" and self._spin_ns:
+        if self.mode == HYBRID and self._spin_ns:
             if self._spin(index, value, equal, self._spin_ns, what):
                 return
         self._sleep(index, value, equal, sleepers, what)
@@ -229,7 +230,7 @@ class ShmChannel:
         _syscall(SYS_FUTEX, address, FUTEX_WAKE, INT_MAX, 0, 0, 0)
 
 
-def create(mechanism, prefix, created, spin_us):
+def create(mode, prefix, created, spin_us):
     """Server: shm_open(O_CREAT | O_EXCL, 0600) + ftruncate (zero-filled) + mmap."""
     check_platform()
     name = prefix + SUFFIX
@@ -242,7 +243,7 @@ def create(mechanism, prefix, created, spin_us):
         memory = mmap.mmap(shared.fd, SIZE)
     finally:
         shared.close_fd()
-    return ShmChannel(memory, server=True, mode=MODES[mechanism], spin_us=spin_us)
+    return ShmChannel(memory, server=True, mode=mode, spin_us=spin_us)
 
 
 def _unlinker(name):
@@ -254,7 +255,7 @@ def _unlinker(name):
     return unlink
 
 
-def open_client(mechanism, prefix, timeout, spin_us):
+def open_client(mode, prefix, timeout, spin_us):
     check_platform()
     name = prefix + SUFFIX
     try:
@@ -268,5 +269,5 @@ def open_client(mechanism, prefix, timeout, spin_us):
         memory = mmap.mmap(shared.fd, SIZE)
     finally:
         shared.close_fd()
-    return ShmChannel(memory, server=False, mode=MODES[mechanism], spin_us=spin_us,
+    return ShmChannel(memory, server=False, mode=mode, spin_us=spin_us,
                       timeout=timeout)

@@ -1,0 +1,105 @@
+"""The one table of the mechanisms this peer implements (PROTOCOL.md sections 4 and 10).
+
+Each entry says everything the rest of the peer needs to know about a mechanism: its endpoint
+grammar (transport/endpoints.py), its family (how the client drives it and the server serves
+it), how a client connects, how a server listens, and the largest payload it carries here.
+The command line (cli.py), the client (client.py), the server (server.py) and the
+`capabilities` answer (capabilities.py) all read this table; no other module names a
+mechanism. The patterns each family supports are in patterns.py.
+
+    connect(endpoint, drive config) -> what the family's drivers use (a link, a native call,
+                                       an RPC session); None: the mechanism cannot drive
+    listen(endpoint, serve config, cleanup) -> a listener with `endpoint` (for READY);
+                                       None: the mechanism cannot serve
+
+Adding a kernel mechanism: a transport (a connector and a listener in transport/) and one
+entry here.
+"""
+from dataclasses import dataclass
+from functools import partial
+from typing import Callable, Optional
+
+from . import inproc
+from .frame import MAX_PAYLOAD
+from .rpc import Framework
+from .transport import connect, datagram, endpoints, files, listeners, shm
+
+# Families: how the client drives (patterns.py) and the server serves (server.py).
+FRAMES = "frames"        # section 2 frames over a stream-like link, one client at a time
+DATAGRAMS = "datagrams"  # section 2 frames, one per datagram, answered per source address
+INPROC = "inproc"        # section 4.4: no server, a function call
+RPC = "rpc"              # section 10: the framework's own protocol, structured payloads too
+
+
+def _everything():
+    return MAX_PAYLOAD
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    name: str
+    family: str
+    endpoint: endpoints.Grammar
+    connect: Optional[Callable]
+    listen: Optional[Callable]
+    # The largest request or response payload on this machine (computed when asked).
+    max_payload: Callable[[], int] = _everything
+    # Drive flags (config fields) this mechanism cannot do without.
+    requires: tuple = ()
+
+    @property
+    def roles(self):
+        return tuple(role for role, how in (("serve", self.listen), ("drive", self.connect))
+                     if how is not None)
+
+
+def _kernel(name, grammar, client, server, **more):
+    return Mechanism(name, FRAMES, grammar, client, server, **more)
+
+
+def _shm(name, mode):
+    return _kernel(name, endpoints.POSIX, partial(connect.posix_shm, mode=mode),
+                   partial(listeners.posix_shm, mode=mode))
+
+
+def _files(name, waiter):
+    return _kernel(name, endpoints.DIRECTORY, partial(connect.file, waiter=waiter),
+                   partial(listeners.FileListener, waiter=waiter))
+
+
+def _datagrams(name, grammar, client, server, max_payload):
+    return Mechanism(name, DATAGRAMS, grammar, client, server, max_payload)
+
+
+def _rpc(name, module, grammar=endpoints.INET, **variant):
+    framework = Framework(module, **variant)
+    return Mechanism(name, RPC, grammar, framework.connect, framework.listen)
+
+
+MECHANISMS = {mechanism.name: mechanism for mechanism in (
+    _kernel("tcp", endpoints.INET, connect.tcp, listeners.TcpListener),
+    _datagrams("udp", endpoints.INET, datagram.connect_udp, datagram.listen_udp,
+               datagram.udp_max_payload),
+    _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener),
+    _datagrams("uds-dgram", endpoints.SOCKET_PATH, datagram.connect_uds, datagram.listen_uds,
+               datagram.uds_dgram_max_payload),
+    _kernel("pipe", endpoints.FDS, connect.pipe, listeners.PipeListener),
+    _kernel("fifo", endpoints.DIRECTORY, connect.fifo, listeners.FifoListener),
+    _kernel("sysv-mq", endpoints.SYSV, connect.sysv_mq, listeners.sysv_mq),
+    _kernel("posix-mq", endpoints.POSIX, connect.posix_mq, listeners.posix_mq),
+    _kernel("sysv-shm", endpoints.SYSV, connect.sysv_shm, listeners.sysv_shm),
+    _files("file", files.InotifyWaiter),
+    _files("file-poll", files.PollWaiter),
+    _shm("shm", shm.HYBRID),
+    _shm("shm-spin", shm.SPIN),
+    _shm("shm-futex", shm.FUTEX),
+    Mechanism("none", INPROC, endpoints.INPROC, inproc.no_call, None),
+    Mechanism("ctypes", INPROC, endpoints.INPROC, inproc.load_library, None,
+              requires=("native_library",)),
+    _rpc("rest", "rest"),
+    _rpc("grpc", "grpc_rpc"),
+    _rpc("thrift-binary", "thrift_rpc", protocol="binary"),
+    _rpc("thrift-compact", "thrift_rpc", protocol="compact"),
+    _rpc("ice", "ice_rpc"),
+    _rpc("corba", "corba", endpoints.CORBA),
+)}

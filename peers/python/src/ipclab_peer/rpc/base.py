@@ -1,0 +1,61 @@
+"""The glue every framework with generated skeletons and stubs shares (corba, ice, thrift; grpc
+and rest reuse parts): the five operations of PROTOCOL.md 10.1 on the server, and the client
+calls over a stub whose methods carry the IDL's names."""
+from .. import structs
+
+MASK = (1 << 64) - 1
+ECHOES = {"small": "echoSmall", "medium": "echoMedium", "large": "echoLarge"}
+
+
+class Handler:
+    """The server's operations over service.Bench. Thrift and omniORB call them with the IDL's
+    arguments, Ice adds `current`. `seq` arrives signed where the IDL says i64."""
+
+    def __init__(self, bench):
+        self._bench = bench
+
+    def call(self, seq, wanted, request, current=None):
+        return bytes(self._bench.call(seq & MASK, wanted, request))
+
+    def _echo(self, value, current=None):
+        return self._bench.echo(value)
+
+    echoSmall = echoMedium = echoLarge = _echo
+
+    def finish(self, current=None):
+        return self._bench.finish()
+
+
+class Client:
+    """A client over `stub` (call, echoSmall, echoMedium, echoLarge, finish) and the
+    framework's generated record types `TYPES` (kind -> type). drive.py uses: call(sequence,
+    wanted, request) -> bytes-like, struct(kind, record) -> value, stamp(value, n1),
+    echo(kind) -> the stub method, fields(kind, value) -> dict, finish() -> int, close()."""
+
+    TYPES = {}
+
+    def __init__(self, stub, call=None):
+        self._stub = stub
+        # Bound straight to the stub where it has the IDL's call: no wrapper call inside the
+        # timed region.
+        self.call = call or stub.call
+
+    def struct(self, kind, record):
+        return self.TYPES[kind](**record)
+
+    @staticmethod
+    def stamp(value, n1):
+        value.n1 = n1
+
+    def echo(self, kind):
+        return getattr(self._stub, ECHOES[kind])
+
+    @staticmethod
+    def fields(kind, value):
+        return {name: getattr(value, name) for name in structs.field_names(kind)}
+
+    def finish(self):
+        return self._stub.finish() & MASK
+
+    def close(self):
+        pass

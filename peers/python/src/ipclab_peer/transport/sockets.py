@@ -1,0 +1,40 @@
+"""Small socket helpers shared by the socket transports."""
+import contextlib
+import errno
+import os
+import socket
+import struct
+
+from ..errors import IoError
+
+
+def set_receive_timeout(sock, seconds):
+    """SO_RCVTIMEO keeps the socket blocking (one system call per receive, unlike
+    settimeout(), which polls first); an expired wait surfaces as BlockingIOError."""
+    micros = max(1, round(min(seconds, 1e9) * 1e6))
+    timeval = struct.pack("@ll", micros // 1_000_000, micros % 1_000_000)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+
+
+def bind_private(sock, path):
+    """bind() creates the socket file with the umask's mode, so narrow the umask to get 0600
+    without a window in which the file is more open; bind() also refuses an existing path."""
+    previous = os.umask(0o177)
+    try:
+        sock.bind(path)
+    except OSError as err:
+        if err.errno == errno.EADDRINUSE:
+            raise IoError(f"{path}: path exists") from None
+        raise
+    finally:
+        os.umask(previous)
+
+
+@contextlib.contextmanager
+def closing_on_error(sock):
+    """Closes `sock` if the block raises, then lets the exception go on."""
+    try:
+        yield sock
+    except BaseException:
+        sock.close()
+        raise
