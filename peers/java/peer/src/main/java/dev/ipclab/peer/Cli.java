@@ -6,7 +6,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import dev.ipclab.peer.rpc.Framework;
 import dev.ipclab.peer.rpc.Structs;
 
 /**
@@ -16,6 +15,7 @@ import dev.ipclab.peer.rpc.Structs;
 final class Cli {
     static final String SERVE = "serve";
     static final String DRIVE = "drive";
+    static final String CAPABILITIES = "capabilities";
 
     private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
             "poll-interval-us", "spin-us");
@@ -23,7 +23,7 @@ final class Cli {
     private static final Set<String> DRIVE_FLAGS = Set.of("mechanism", "endpoint", "request-size",
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
             "io-timeout", "poll-interval-us", "spin-us", "native-library", "payload",
-            "sequence-length", "http-client");
+            "sequence-length", "http-client", "warmup-samples-file");
     /** --request-size and --response-size are required for bytes payloads only (section 1). */
     private static final List<String> DRIVE_REQUIRED = List.of("mechanism", "endpoint",
             "iterations", "samples-file", "result-file");
@@ -41,26 +41,33 @@ final class Cli {
 
     static Command parse(String[] args) throws UsageException {
         if (args.length == 0) {
-            throw new UsageException("missing subcommand: serve or drive");
+            throw new UsageException("missing subcommand: serve, drive or capabilities");
         }
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         try {
             return switch (args[0]) {
                 case SERVE -> serve(flags(rest, SERVE_FLAGS, SERVE_REQUIRED));
                 case DRIVE -> drive(flags(rest, DRIVE_FLAGS, DRIVE_REQUIRED));
+                case CAPABILITIES -> capabilities(rest);
                 default -> throw new UsageException("unknown subcommand '" + args[0]
-                        + "' (expected serve or drive)");
+                        + "' (expected serve, drive or capabilities)");
             };
         } catch (IllegalArgumentException e) {
             throw new UsageException(e.getMessage());
         }
     }
 
+    /** {@code capabilities} takes no flags. */
+    private static Capabilities capabilities(String[] rest) throws UsageException {
+        if (rest.length > 0) {
+            throw new UsageException("capabilities takes no arguments, got '" + rest[0] + "'");
+        }
+        return new Capabilities();
+    }
+
     private static ServeOptions serve(Map<String, String> flags) {
         String mechanism = flags.get("mechanism");
-        // An in-process mechanism has no server: unsupported (exit 7) later, whatever the endpoint.
-        String endpoint = Mechanism.byName(mechanism).map(Mechanism::isInProcess).orElse(false)
-                ? flags.get("endpoint") : endpoint(mechanism, flags.get("endpoint"), false);
+        String endpoint = endpoint(mechanism, flags.get("endpoint"), false);
         String fault = flags.getOrDefault("fault", FAULT_NONE);
         if (!fault.equals(FAULT_NONE) && !fault.equals(FAULT_FLIP)) {
             throw new IllegalArgumentException("--fault must be none or flip-response-byte, got '"
@@ -111,7 +118,8 @@ final class Cli {
                 (int) Numbers.inRange(flags.getOrDefault("sequence-length",
                         Integer.toString(DriveOptions.DEFAULT_SEQUENCE_LENGTH)), "--sequence-length",
                         0, Structs.MAX_SEQUENCE_LENGTH),
-                httpClient);
+                httpClient,
+                flags.containsKey("warmup-samples-file") ? path(flags, "warmup-samples-file") : null);
     }
 
     /**
@@ -155,21 +163,14 @@ final class Cli {
     }
 
     /**
-     * Checks the endpoint's form when the mechanism is known; an unknown one is reported later.
+     * Checks the endpoint's form when the mechanism is known and has this role; an unknown
+     * mechanism, or a server of a drive-only one, is unsupported (exit 7), reported later.
      *
      * @param drive a client's endpoint: for corba the server's IOR, not the HOST:PORT it serves on
      */
     private static String endpoint(String mechanism, String endpoint, boolean drive) {
-        Mechanism.byName(mechanism).ifPresent(m -> m.checkEndpoint(endpoint));
-        Framework framework = Framework.byName(mechanism);
-        if (framework == Framework.CORBA && drive) {
-            if (!endpoint.startsWith("IOR:")) {
-                throw new IllegalArgumentException("a corba endpoint is the server's IOR:..., got '"
-                        + endpoint + "'");
-            }
-        } else if (framework != null) {
-            Endpoints.hostPort(endpoint);
-        }
+        Mechanism.byName(mechanism).filter(m -> drive || m.serves())
+                .ifPresent(m -> m.checkEndpoint(endpoint, drive));
         return endpoint;
     }
 

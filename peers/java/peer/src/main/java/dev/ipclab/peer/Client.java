@@ -2,13 +2,12 @@ package dev.ipclab.peer;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import dev.ipclab.peer.rpc.Framework;
-import dev.ipclab.peer.rpc.RpcDrive;
-import dev.ipclab.peer.rpc.RpcException;
 
 /**
- * {@code drive}: runs the exchange, then always writes the samples measured so far and the
- * result file, success or not (PROTOCOL.md section 5).
+ * {@code drive}: checks that the mechanism and pattern can do what is asked, connects, lets the
+ * pattern drive the session, then always writes the samples that passed validation so far, the
+ * warm-up samples (with --warmup-samples-file) and the result file, success or not
+ * (PROTOCOL.md sections 5 and 7).
  */
 final class Client {
     private final DriveOptions options;
@@ -21,21 +20,27 @@ final class Client {
 
     /** @return the exit code */
     int run() {
-        Samples samples = new Samples();
-        PeerException failure = attempt(samples);
+        Samples measured = new Samples();
+        Samples warm = options.warmupSamplesFile() == null ? Samples.discarding() : new Samples();
+        PeerException failure = attempt(warm, measured);
         long written = 0;
+        long warmWritten = 0;
         try {
-            samples.writeTo(options.samplesFile());
-            written = samples.count();
+            measured.writeTo(options.samplesFile());
+            written = measured.count();
+            if (options.warmupSamplesFile() != null) {
+                warm.writeTo(options.warmupSamplesFile());
+                warmWritten = warm.count();
+            }
         } catch (IOException e) {
-            failure = firstOf(failure, new PeerException(ErrorKind.IO,
-                    "cannot write the samples file: " + PeerException.describe(e), e));
+            failure = firstOf(failure, PeerException.io("cannot write a samples file: "
+                    + PeerException.describe(e), e));
         }
         try {
-            Result.of(options, failure, written).writeTo(options.resultFile());
+            Result.of(options, failure, written, warmWritten).writeTo(options.resultFile());
         } catch (IOException e) {
-            failure = firstOf(failure, new PeerException(ErrorKind.IO,
-                    "cannot write the result file: " + PeerException.describe(e), e));
+            failure = firstOf(failure, PeerException.io("cannot write the result file: "
+                    + PeerException.describe(e), e));
         }
         if (failure == null) {
             return 0;
@@ -45,30 +50,24 @@ final class Client {
     }
 
     /** @return null on success, else the failure as a contract error */
-    private PeerException attempt(Samples samples) {
+    private PeerException attempt(Samples warm, Samples measured) {
         try {
-            if (Framework.byName(options.mechanism()) != null) {
-                return rpc(samples);
-            }
             Mechanism mechanism = supportedMechanism();
-            samples.reserve(options.iterations());
-            if (mechanism.isInProcess()) {
-                InProcess.open(mechanism, options.nativeLibrary(), options.seed(),
-                        options.requestSize(), options.responseSize())
-                        .run(options.warmup(), options.iterations(), samples);
-                return null;
+            Pattern pattern = supportedPattern(mechanism);
+            if (options.warmupSamplesFile() != null) {
+                warm.reserve(options.warmup());
             }
-            try (ClientLink link = connect(mechanism)) {
-                new Exchange(link, options.seed(), options.requestSize(), options.responseSize())
-                        .run(options.warmup(), options.iterations(), samples);
+            measured.reserve(options.iterations());
+            try (Session session = mechanism.open(options)) {
+                pattern.drive(session, options.warmup(), options.iterations(), warm, measured);
             }
             return null;
         } catch (PeerException e) {
             return e;
         } catch (ReceiveTimeoutException e) {
-            return new PeerException(ErrorKind.TIMEOUT, e.getMessage(), e);
+            return PeerException.timeout(e.getMessage(), e);
         } catch (IOException e) {
-            return new PeerException(ErrorKind.IO, "exchange with " + options.endpoint() + " failed: "
+            return PeerException.io("exchange with " + options.endpoint() + " failed: "
                     + PeerException.describe(e), e);
         } catch (OutOfMemoryError e) {
             return new PeerException(ErrorKind.INTERNAL, "out of memory (raise -Xmx or "
@@ -78,60 +77,34 @@ final class Client {
         }
     }
 
-    /** Section 10: the framework's own protocol, no frames. */
-    private PeerException rpc(Samples samples) throws PeerException {
-        if (!options.pattern().equals("rr")) {
-            throw unsupported("unknown pattern " + options.pattern() + " (version 1 has only rr)");
-        }
-        if (options.iterations() > Samples.MAX) {
-            throw unsupported("this peer records at most " + Samples.MAX + " samples");
-        }
-        samples.reserve(options.iterations());
-        try {
-            RpcDrive.run(new RpcDrive.Options(options.mechanism(), options.endpoint(),
-                    options.seed(), options.requestSize(), options.responseSize(),
-                    options.payload(), options.sequenceLength(), options.ioTimeoutNanos(),
-                    options.httpClient()), options.warmup(), options.iterations(), samples::add);
-            return null;
-        } catch (RpcException e) {
-            return new PeerException(ErrorKind.byLabel(e.kind()), e.getMessage(), e);
-        }
-    }
-
     /** Everything this peer cannot do is known before connecting (section 1: unsupported). */
     private Mechanism supportedMechanism() throws PeerException {
         Mechanism mechanism = Mechanism.byName(options.mechanism()).orElseThrow(() ->
-                unsupported("unknown mechanism " + options.mechanism()));
-        if (options.structured()) {
-            throw unsupported("structured payloads (--payload " + options.payload()
+                PeerException.unsupported("unknown mechanism " + options.mechanism()));
+        if (options.structured() && !mechanism.carriesRecords()) {
+            throw PeerException.unsupported("structured payloads (--payload " + options.payload()
                     + ") need an RPC mechanism, not " + mechanism.label());
-        }
-        if (!options.pattern().equals("rr")) {
-            throw unsupported("unknown pattern " + options.pattern() + " (version 1 has only rr)");
         }
         int largest = Math.max(options.requestSize(), options.responseSize());
         if (largest > mechanism.maxPayload()) {
-            throw unsupported(mechanism.label() + " carries at most " + mechanism.maxPayload()
-                    + " payload bytes per frame, asked for " + largest);
+            throw PeerException.unsupported(mechanism.label() + " carries at most "
+                    + mechanism.maxPayload() + " payload bytes per frame here, asked for " + largest);
         }
-        if (options.iterations() > Samples.MAX) {
-            throw unsupported("this peer records at most " + Samples.MAX + " samples");
+        long kept = Math.max(options.iterations(),
+                options.warmupSamplesFile() == null ? 0 : options.warmup());
+        if (kept > Samples.MAX) {
+            throw PeerException.unsupported("this peer records at most " + Samples.MAX + " samples");
         }
         return mechanism;
     }
 
-    private ClientLink connect(Mechanism mechanism) throws PeerException {
-        try {
-            return mechanism.connect(options.endpoint(), options.ioTimeoutNanos(),
-                    options.pollIntervalNanos(), options.spinNanos());
-        } catch (IOException e) {
-            throw new PeerException(ErrorKind.IO,
-                    "cannot connect to " + options.endpoint() + ": " + PeerException.describe(e), e);
+    private Pattern supportedPattern(Mechanism mechanism) throws PeerException {
+        Pattern pattern = Pattern.byName(options.pattern()).orElseThrow(() ->
+                PeerException.unsupported("unknown pattern " + options.pattern()));
+        if (!mechanism.patterns().contains(pattern)) {
+            throw PeerException.unsupported(mechanism.label() + " has no pattern " + pattern.label());
         }
-    }
-
-    private static PeerException unsupported(String message) {
-        return new PeerException(ErrorKind.UNSUPPORTED, message);
+        return pattern;
     }
 
     private static PeerException firstOf(PeerException earlier, PeerException later) {

@@ -1,10 +1,4 @@
 package dev.ipclab.peer;
 
 /** A parsed command line: what to do and with which options. */
-sealed interface Command permits ServeOptions, DriveOptions {
-    String mechanism();
-
-    String endpoint();
-
-    long seed();
-}
+sealed interface Command permits ServeOptions, DriveOptions, Capabilities {}

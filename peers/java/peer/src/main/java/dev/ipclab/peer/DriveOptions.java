@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.rpc.RpcDrive;
 import java.nio.file.Path;
 
 /**
@@ -23,7 +24,8 @@ record DriveOptions(
         String nativeLibrary,
         String payload,
         int sequenceLength,
-        String httpClient) implements Command {
+        String httpClient,
+        Path warmupSamplesFile) implements Command {
     static final String BYTES = "bytes";
     static final int DEFAULT_SEQUENCE_LENGTH = 5;
     static final String OKHTTP = "okhttp";
@@ -35,7 +37,18 @@ record DriveOptions(
             String nativeLibrary) {
         this(mechanism, endpoint, pattern, requestSize, responseSize, warmup, iterations,
                 samplesFile, resultFile, seed, ioTimeoutNanos, pollIntervalNanos, spinNanos,
-                nativeLibrary, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP);
+                nativeLibrary, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP, null);
+    }
+
+    /** What a link may read. */
+    Mechanism.Settings settings() {
+        return new Mechanism.Settings(ioTimeoutNanos, pollIntervalNanos, spinNanos);
+    }
+
+    /** What an RPC client needs (section 10). */
+    RpcDrive.Options rpc() {
+        return new RpcDrive.Options(mechanism, endpoint, seed, requestSize, responseSize, payload,
+                sequenceLength, ioTimeoutNanos, httpClient);
     }
 
     /** bytes, or one of the structured payloads of section 10.2. */

@@ -1,7 +1,7 @@
 package dev.ipclab.peer;
 
 /** The error kinds of PROTOCOL.md section 8, each with its exit code and its name on the wire. */
-enum ErrorKind {
+public enum ErrorKind {
     INTERNAL(1, "internal"),
     USAGE(2, "usage"),
     PAYLOAD_MISMATCH(3, "payload-mismatch"),
@@ -18,22 +18,12 @@ enum ErrorKind {
         this.label = label;
     }
 
-    int exitCode() {
+    public int exitCode() {
         return exitCode;
     }
 
-    /** The kind of a label; an unknown one is a bug, reported as internal. */
-    static ErrorKind byLabel(String label) {
-        for (ErrorKind kind : values()) {
-            if (kind.label.equals(label)) {
-                return kind;
-            }
-        }
-        return INTERNAL;
-    }
-
     /** The name used in stderr lines and in the result file's {@code error_kind}. */
-    String label() {
+    public String label() {
         return label;
     }
 }

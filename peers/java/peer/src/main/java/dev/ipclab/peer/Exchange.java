@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * The client's request-response exchange (pattern rr). Every buffer is made in the constructor;
- * the timed region is only: clock, one send, the receive of the whole response, clock. Stamping
+ * A client of section 2's frames over one link. Every buffer is made in the constructor; the
+ * timed region is only: clock, one send, the receive of the whole response, clock. Stamping
  * comes before it and every check after it.
  */
-final class Exchange {
+final class Exchange implements Session {
     private final ClientLink link;
     private final int requestSize;
     private final int responseSize;
@@ -32,24 +32,30 @@ final class Exchange {
                 .bind(response, Frame.HEADER_SIZE);
     }
 
-    /**
-     * Warm-up round trips (checked, not recorded), measured ones, then END / END_ACK. Two loops
-     * over the same roundTrip, not one loop with an "is this measured?" test: the JIT compiles
-     * that test during warm-up as never true and would deoptimise at the first measured sample.
-     */
-    void run(long warmup, long iterations, Samples samples) throws PeerException, IOException {
-        long sequence = 0;
-        for (; sequence < warmup; sequence++) {
-            roundTrip(sequence);
+    /** Connects the mechanism's link; a failure to connect is an io error naming the endpoint. */
+    static Exchange open(Mechanism.Connect connect, DriveOptions options) throws PeerException {
+        ClientLink link;
+        try {
+            link = connect.connect(options.endpoint(), options.settings());
+        } catch (IOException e) {
+            throw PeerException.io("cannot connect to " + options.endpoint() + ": "
+                    + PeerException.describe(e), e);
         }
-        for (long end = warmup + iterations; sequence < end; sequence++) {
-            samples.add(roundTrip(sequence));
+        try {
+            return new Exchange(link, options.seed(), options.requestSize(), options.responseSize());
+        } catch (RuntimeException | Error e) {
+            try {
+                link.close();
+            } catch (IOException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
         }
-        finish(sequence);
     }
 
     /** @return the round trip's time in nanoseconds, once its response has passed every check */
-    private long roundTrip(long sequence) throws PeerException, IOException {
+    @Override
+    public long roundTrip(long sequence) throws PeerException, IOException {
         ByteBuffer frame = request.prepare(sequence, responseSize);
         long start = System.nanoTime();
         link.send(frame);
@@ -70,7 +76,8 @@ final class Exchange {
     }
 
     /** END and its END_ACK, which carries how many request payloads the server found corrupted. */
-    private void finish(long sequence) throws PeerException, IOException {
+    @Override
+    public void finish(long sequence) throws PeerException, IOException {
         link.send(end.prepare(sequence, 0));
         int ackSize = Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD;
         checkSize("end_ack", link.receive(endAck, ackSize), ackSize);
@@ -88,5 +95,10 @@ final class Exchange {
             throw new PeerException(ErrorKind.PROTOCOL, what + " datagram size: expected "
                     + expected + ", received " + received);
         }
+    }
+
+    @Override
+    public void close() throws IOException {
+        link.close();
     }
 }

@@ -131,8 +131,9 @@ final class FileFrames {
         }
     }
 
-    static Waiter waiter(Mechanism mechanism, Path dir, long pollIntervalNanos) throws IOException {
-        return mechanism == Mechanism.FILE ? new Watching(dir) : new Polling(pollIntervalNanos);
+    /** @param pollIntervalNanos file-poll's interval; 0 for file, which watches the directory */
+    static Waiter waiter(Path dir, long pollIntervalNanos) throws IOException {
+        return pollIntervalNanos == 0 ? new Watching(dir) : new Polling(pollIntervalNanos);
     }
 
     /** Writes frame [position, limit) as name.tmp, then renames it to name. */
@@ -186,22 +187,22 @@ final class FileFrames {
     }
 
     /** The server: waits for req, hands its bytes to the frame reader, writes resp. */
-    static StreamListener listen(Mechanism mechanism, String endpoint, long pollIntervalNanos)
+    static StreamListener listen(String endpoint, long pollIntervalNanos)
             throws IOException {
         Path dir = Path.of(Endpoints.path(endpoint));
         if (!Files.isDirectory(dir)) {
             throw new NoSuchFileException(endpoint, null, "not a directory");
         }
-        return new Listener(endpoint, dir, waiter(mechanism, dir, pollIntervalNanos));
+        return new Listener(endpoint, dir, waiter(dir, pollIntervalNanos));
     }
 
-    static ClientLink connect(Mechanism mechanism, String endpoint, long ioTimeoutNanos,
+    static ClientLink connect(String endpoint, long ioTimeoutNanos,
             long pollIntervalNanos) throws IOException {
         Path dir = Path.of(Endpoints.path(endpoint));
         if (!Files.isDirectory(dir)) {
             throw new NoSuchFileException(endpoint, null, "not a directory");
         }
-        return new Link(dir, waiter(mechanism, dir, pollIntervalNanos), ioTimeoutNanos);
+        return new Link(dir, waiter(dir, pollIntervalNanos), ioTimeoutNanos);
     }
 
     private static final class Listener implements StreamListener {

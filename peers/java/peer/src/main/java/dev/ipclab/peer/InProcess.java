@@ -21,11 +21,17 @@ import java.nio.file.Path;
  * client making the response itself. The request is stamped before the clock; every response is
  * checked in full after it.
  */
-final class InProcess {
+final class InProcess implements Session {
     /** How one round trip is made; each returns the response or null on a failed call. */
     abstract static class Call {
         abstract byte[] call(byte[] request, int responseSize, long seed, long sequence)
                 throws Throwable;
+    }
+
+    /** Makes a mechanism's call (its entry in {@link Mechanism}). */
+    interface Maker {
+        Call make(String nativeLibrary, long seed, int requestSize, int responseSize)
+                throws PeerException;
     }
 
     private final Call call;
@@ -53,27 +59,15 @@ final class InProcess {
         this.check = expected.bind(responseView, 0);
     }
 
-    /**
-     * @param nativeLibrary --native-library (null for none)
-     * @throws PeerException io when the library cannot be loaded
-     */
-    static InProcess open(Mechanism mechanism, String nativeLibrary, long seed, int requestSize,
-            int responseSize) throws PeerException {
-        return new InProcess(callOf(mechanism, nativeLibrary, seed, requestSize, responseSize), seed,
-                requestSize, responseSize);
+    /** @throws PeerException io when --native-library cannot be loaded */
+    static InProcess open(Maker maker, DriveOptions options) throws PeerException {
+        return new InProcess(maker.make(options.nativeLibrary(), options.seed(),
+                options.requestSize(), options.responseSize()), options.seed(),
+                options.requestSize(), options.responseSize());
     }
 
-    void run(long warmup, long iterations, Samples samples) throws PeerException {
-        long sequence = 0;
-        for (; sequence < warmup; sequence++) {
-            roundTrip(sequence);
-        }
-        for (long end = warmup + iterations; sequence < end; sequence++) {
-            samples.add(roundTrip(sequence));
-        }
-    }
-
-    private long roundTrip(long sequence) throws PeerException {
+    @Override
+    public long roundTrip(long sequence) throws PeerException {
         stamp(sequence);
         byte[] response;
         long start = System.nanoTime();
@@ -86,6 +80,10 @@ final class InProcess {
         check(sequence, response);
         return stop - start;
     }
+
+    /** A call has no END: nothing to finish. */
+    @Override
+    public void finish(long sequence) {}
 
     private void stamp(long sequence) {
         long stamped = requestHead ^ sequence;
@@ -113,15 +111,14 @@ final class InProcess {
         lastResponse = response;
     }
 
-    /** For tests: the call of one mechanism, without the loop around it. */
-    static Call callOf(Mechanism mechanism, String nativeLibrary, long seed, int requestSize,
-            int responseSize) throws PeerException {
-        return switch (mechanism) {
-            case NONE -> new Own(seed, responseSize);
-            case JNI -> jni(nativeLibrary);
-            case FFM -> new Ffm(nativeLibrary, requestSize, responseSize);
-            default -> throw new IllegalArgumentException(mechanism.label() + " is not in-process");
-        };
+    /** none: the response made here, no call. */
+    static Call own(String nativeLibrary, long seed, int requestSize, int responseSize) {
+        return new Own(seed, responseSize);
+    }
+
+    static Call ffm(String nativeLibrary, long seed, int requestSize, int responseSize)
+            throws PeerException {
+        return new Ffm(nativeLibrary, requestSize, responseSize);
     }
 
     /** For tests: the last response that passed the checks. */
@@ -140,7 +137,8 @@ final class InProcess {
         return path;
     }
 
-    private static Call jni(String nativeLibrary) throws PeerException {
+    static Call jni(String nativeLibrary, long seed, int requestSize, int responseSize)
+            throws PeerException {
         Path path = library(nativeLibrary);
         try {
             System.load(path.toString());

@@ -19,6 +19,7 @@ public final class Main {
             return switch (Cli.parse(args)) {
                 case ServeOptions serve -> serve(serve, err);
                 case DriveOptions drive -> new Client(drive, err).run();
+                case Capabilities capabilities -> capabilities.print(System.out);
             };
         } catch (UsageException e) {
             err.println(e.line());

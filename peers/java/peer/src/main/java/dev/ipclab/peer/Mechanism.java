@@ -1,38 +1,152 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.rpc.CorbaBench;
+import dev.ipclab.peer.rpc.GrpcBench;
+import dev.ipclab.peer.rpc.IceBench;
+import dev.ipclab.peer.rpc.RestClients;
+import dev.ipclab.peer.rpc.RestServer;
+import dev.ipclab.peer.rpc.RmiServer;
+import dev.ipclab.peer.rpc.RpcClient;
+import dev.ipclab.peer.rpc.RpcDrive;
+import dev.ipclab.peer.rpc.RpcServer;
+import dev.ipclab.peer.rpc.ThriftBench;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.util.EnumSet;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.IntSupplier;
 
-/** The mechanisms of PROTOCOL.md section 4, with their endpoint syntax and size limit. */
+/**
+ * The one table of what this peer implements (PROTOCOL.md sections 4 and 10): each mechanism's
+ * name, endpoint grammar, how it serves (absent: drive only) and connects, the patterns its
+ * client drives and its largest payload. The command line, the server and client dispatch and
+ * the {@code capabilities} answer all read it; nothing else lists mechanisms.
+ */
 enum Mechanism {
-    TCP("tcp", Frame.MAX_PAYLOAD),
-    UDP("udp", Udp.MAX_PAYLOAD),
-    UDS("uds", Frame.MAX_PAYLOAD),
-    PIPE("pipe", Frame.MAX_PAYLOAD),
-    FIFO("fifo", Frame.MAX_PAYLOAD),
-    SYSV_MQ("sysv-mq", Frame.MAX_PAYLOAD),
-    POSIX_MQ("posix-mq", Frame.MAX_PAYLOAD),
-    SYSV_SHM("sysv-shm", Frame.MAX_PAYLOAD),
-    FILE("file", Frame.MAX_PAYLOAD),
-    FILE_POLL("file-poll", Frame.MAX_PAYLOAD),
-    SHM("shm", Frame.MAX_PAYLOAD),
-    SHM_SPIN("shm-spin", Frame.MAX_PAYLOAD),
-    SHM_FUTEX("shm-futex", Frame.MAX_PAYLOAD),
+    TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e), (e, s) -> Tcp.connect(e))),
+    UDP("udp", EndpointKind.INET, datagrams(Udp::bind, (e, s) -> Udp.connect(e, s.ioTimeoutNanos())),
+            () -> Udp.MAX_PAYLOAD),
+    UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))),
+    UDS_DGRAM("uds-dgram", EndpointKind.PATH, datagrams(UdsDgram::bind,
+            (e, s) -> UdsDgram.connect(e, s.ioTimeoutNanos())), UdsDgram::maxPayload),
+    PIPE("pipe", EndpointKind.FDS, stream((e, s) -> Pipe.listen(e), (e, s) -> Pipe.connect(e))),
+    FIFO("fifo", EndpointKind.DIR, stream((e, s) -> Fifo.listen(e), (e, s) -> Fifo.connect(e))),
+    SYSV_MQ("sysv-mq", EndpointKind.SYSV, stream((e, s) -> SysVMq.listen(e),
+            (e, s) -> SysVMq.connect(e))),
+    POSIX_MQ("posix-mq", EndpointKind.POSIX, stream((e, s) -> PosixMq.listen(e),
+            (e, s) -> PosixMq.connect(e, s.ioTimeoutNanos()))),
+    SYSV_SHM("sysv-shm", EndpointKind.SYSV, stream((e, s) -> SysVShm.listen(e),
+            (e, s) -> SysVShm.connect(e, s.ioTimeoutNanos()))),
+    /** file watches the directory (poll interval 0), file-poll polls it. */
+    FILE("file", EndpointKind.DIR, stream((e, s) -> FileFrames.listen(e, 0),
+            (e, s) -> FileFrames.connect(e, s.ioTimeoutNanos(), 0))),
+    FILE_POLL("file-poll", EndpointKind.DIR, stream((e, s) -> FileFrames.listen(e, s.pollIntervalNanos()),
+            (e, s) -> FileFrames.connect(e, s.ioTimeoutNanos(), s.pollIntervalNanos()))),
+    SHM("shm", EndpointKind.POSIX, shm(Shm.Wait.HYBRID)),
+    SHM_SPIN("shm-spin", EndpointKind.POSIX, shm(Shm.Wait.SPIN)),
+    SHM_FUTEX("shm-futex", EndpointKind.POSIX, shm(Shm.Wait.FUTEX)),
     /** In-process (section 4.4): drive only, endpoint {@code inproc}. */
-    NONE("none", Frame.MAX_PAYLOAD),
-    JNI("jni", Frame.MAX_PAYLOAD),
-    FFM("ffm", Frame.MAX_PAYLOAD);
+    NONE("none", EndpointKind.INPROC, inProcess(InProcess::own, false)),
+    JNI("jni", EndpointKind.INPROC, inProcess(InProcess::jni, true)),
+    FFM("ffm", EndpointKind.INPROC, inProcess(InProcess::ffm, true)),
+    /** RPC middleware (section 10): the framework's own protocol, no frames. */
+    GRPC("grpc", EndpointKind.INET, rpc(GrpcBench::serve, GrpcBench::connect)),
+    THRIFT_BINARY("thrift-binary", EndpointKind.INET,
+            rpc(ThriftBench::serveBinary, ThriftBench::connectBinary)),
+    THRIFT_COMPACT("thrift-compact", EndpointKind.INET,
+            rpc(ThriftBench::serveCompact, ThriftBench::connectCompact)),
+    REST("rest", EndpointKind.INET, rpc(RestServer::serve, RestClients::connect)),
+    RMI("rmi", EndpointKind.INET, rpc(RmiServer::serve, RmiServer::connect)),
+    ICE("ice", EndpointKind.INET, rpc(IceBench::serve, IceBench::connect)),
+    CORBA("corba", EndpointKind.IOR, rpc(CorbaBench::serve, CorbaBench::connect));
 
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */
     static final long DEFAULT_SPIN_NANOS = 50_000L;
+    /** The default --poll-interval-us (2000 us), in nanoseconds. */
+    static final long DEFAULT_POLL_INTERVAL_NANOS = 2_000_000L;
+
+    /** The transport tuning flags a listener or link may read. */
+    record Settings(long ioTimeoutNanos, long pollIntervalNanos, long spinNanos) {}
+
+    interface Listen {
+        StreamListener listen(String endpoint, Settings settings) throws IOException;
+    }
+
+    interface Bind {
+        DatagramPort bind(String endpoint) throws IOException;
+    }
+
+    interface Connect {
+        ClientLink connect(String endpoint, Settings settings) throws IOException;
+    }
+
+    /** How a server of a mechanism makes its endpoint; serving starts with {@link Server#serve}. */
+    interface Serve {
+        Server open(ServeOptions options, PrintStream diagnostics) throws IOException;
+    }
+
+    /** How a client of a mechanism connects, ready for its pattern. */
+    interface Open {
+        Session open(DriveOptions options) throws PeerException, IOException;
+    }
+
+    /**
+     * What a mechanism does: serve (null: drive only), open a client session, carry the
+     * structured records of section 10.2, need --native-library; and, for tests, connect a link.
+     */
+    private record Behaviour(Serve serve, Open open, boolean records, boolean nativeLibrary,
+            Connect link) {}
 
     private final String label;
-    private final int maxPayload;
+    private final EndpointKind endpoint;
+    private final Behaviour behaviour;
+    private final IntSupplier maxPayload;
+    private final Set<Pattern> patterns = EnumSet.of(Pattern.RR);
 
-    Mechanism(String label, int maxPayload) {
+    Mechanism(String label, EndpointKind endpoint, Behaviour behaviour) {
+        this(label, endpoint, behaviour, () -> Frame.MAX_PAYLOAD);
+    }
+
+    Mechanism(String label, EndpointKind endpoint, Behaviour behaviour, IntSupplier maxPayload) {
         this.label = label;
+        this.endpoint = endpoint;
+        this.behaviour = behaviour;
         this.maxPayload = maxPayload;
+    }
+
+    /** Frames over a byte stream or messages: {@link StreamServer}, {@link Exchange}. */
+    private static Behaviour stream(Listen listen, Connect connect) {
+        return new Behaviour((options, diagnostics) -> new StreamServer(
+                listen.listen(options.endpoint(), options.settings()), responder(options), diagnostics),
+                options -> Exchange.open(connect, options), false, false, connect);
+    }
+
+    /** One frame per datagram: {@link DatagramServer}, {@link Exchange}. */
+    private static Behaviour datagrams(Bind bind, Connect connect) {
+        return new Behaviour((options, diagnostics) -> new DatagramServer(
+                bind.bind(options.endpoint()), responder(options), diagnostics),
+                options -> Exchange.open(connect, options), false, false, connect);
+    }
+
+    private static Behaviour shm(Shm.Wait wait) {
+        return stream((e, s) -> Shm.listen(wait, e, s.spinNanos()),
+                (e, s) -> Shm.connect(wait, e, s.ioTimeoutNanos(), s.spinNanos()));
+    }
+
+    private static Behaviour inProcess(InProcess.Maker maker, boolean nativeLibrary) {
+        return new Behaviour(null, options -> InProcess.open(maker, options), false, nativeLibrary,
+                null);
+    }
+
+    private static Behaviour rpc(RpcServer.Factory serve, RpcClient.Factory connect) {
+        return new Behaviour((options, diagnostics) -> RpcServerAdapter.open(serve, options),
+                options -> RpcDrive.open(connect, options.rpc()), true, false, null);
+    }
+
+    private static Responder responder(ServeOptions options) {
+        return new Responder(options.seed(), options.flipResponseByte());
     }
 
     static Optional<Mechanism> byName(String name) {
@@ -48,100 +162,52 @@ enum Mechanism {
         return label;
     }
 
+    /** The largest request or response payload, on this machine (section 1, capabilities). */
     int maxPayload() {
-        return maxPayload;
+        return maxPayload.getAsInt();
     }
 
-    boolean isStream() {
-        return this != UDP;
+    boolean serves() {
+        return behaviour.serve != null;
     }
 
-    /** none, jni, ffm: a function call, no server. */
-    boolean isInProcess() {
-        return this == NONE || this == JNI || this == FFM;
+    Set<Pattern> patterns() {
+        return patterns;
+    }
+
+    /** Whether --payload small, medium, large (section 10.2) can travel over it. */
+    boolean carriesRecords() {
+        return behaviour.records;
     }
 
     /** jni, ffm: need --native-library. */
     boolean needsNativeLibrary() {
-        return this == JNI || this == FFM;
+        return behaviour.nativeLibrary;
+    }
+
+    /** A client of section 2's frames over a link of its own (not in-process, not RPC). */
+    boolean hasLink() {
+        return behaviour.link != null;
     }
 
     /** @throws IllegalArgumentException if the endpoint is not of this mechanism's form */
-    void checkEndpoint(String endpoint) {
-        switch (this) {
-            case TCP, UDP -> Endpoints.hostPort(endpoint);
-            case PIPE -> Endpoints.fdPair(endpoint);
-            case UDS, FIFO, FILE, FILE_POLL -> Endpoints.path(endpoint);
-            case SYSV_MQ, SYSV_SHM -> {
-                if (!endpoint.equals("auto")) {
-                    SysVKeys.parse(endpoint);
-                }
-            }
-            case POSIX_MQ, SHM, SHM_SPIN, SHM_FUTEX -> PosixMq.checkEndpoint(endpoint);
-            case NONE, JNI, FFM -> {
-                if (!endpoint.equals(INPROC)) {
-                    throw new IllegalArgumentException("endpoint of " + label + " must be inproc, got '"
-                            + endpoint + "'");
-                }
-            }
-        }
+    void checkEndpoint(String endpoint, boolean drive) {
+        this.endpoint.check(endpoint, drive);
     }
 
-    /** Listens as a stream server; udp servers are made by {@link Udp#bind} instead. */
-    StreamListener listen(String endpoint) throws IOException {
-        return listen(endpoint, DEFAULT_POLL_INTERVAL_NANOS);
+    /** Makes the server's endpoint (listening, bound, objects created); not yet serving. */
+    Server serve(ServeOptions options, PrintStream diagnostics) throws IOException {
+        return behaviour.serve.open(options, diagnostics);
     }
 
-    /** The default --poll-interval-us (2000 us), in nanoseconds. */
-    static final long DEFAULT_POLL_INTERVAL_NANOS = 2_000_000L;
-
-    /** @param pollIntervalNanos file-poll's --poll-interval-us, in nanoseconds */
-    StreamListener listen(String endpoint, long pollIntervalNanos) throws IOException {
-        return listen(endpoint, pollIntervalNanos, DEFAULT_SPIN_NANOS);
+    /** Connects a client, ready for its pattern. */
+    Session open(DriveOptions options) throws PeerException, IOException {
+        return behaviour.open.open(options);
     }
 
-    /** @param spinNanos shm's --spin-us, in nanoseconds */
-    StreamListener listen(String endpoint, long pollIntervalNanos, long spinNanos)
-            throws IOException {
-        return switch (this) {
-            case TCP -> Tcp.listen(endpoint);
-            case UDS -> Uds.listen(endpoint);
-            case PIPE -> Pipe.listen(endpoint);
-            case FIFO -> Fifo.listen(endpoint);
-            case SYSV_MQ -> SysVMq.listen(endpoint);
-            case POSIX_MQ -> PosixMq.listen(endpoint);
-            case SYSV_SHM -> SysVShm.listen(endpoint);
-            case FILE, FILE_POLL -> FileFrames.listen(this, endpoint, pollIntervalNanos);
-            case SHM, SHM_SPIN, SHM_FUTEX -> Shm.listen(this, endpoint, spinNanos);
-            case UDP -> throw new IllegalStateException("udp is not a stream mechanism");
-            case NONE, JNI, FFM -> throw new IllegalStateException(label + " has no server");
-        };
-    }
-
+    /** For tests: the bare link of a frame mechanism. */
     ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
-        return connect(endpoint, ioTimeoutNanos, DEFAULT_POLL_INTERVAL_NANOS);
-    }
-
-    ClientLink connect(String endpoint, long ioTimeoutNanos, long pollIntervalNanos)
-            throws IOException {
-        return connect(endpoint, ioTimeoutNanos, pollIntervalNanos, DEFAULT_SPIN_NANOS);
-    }
-
-    ClientLink connect(String endpoint, long ioTimeoutNanos, long pollIntervalNanos,
-            long spinNanos) throws IOException {
-        return switch (this) {
-            case TCP -> Tcp.connect(endpoint);
-            case UDP -> Udp.connect(endpoint, ioTimeoutNanos);
-            case UDS -> Uds.connect(endpoint);
-            case PIPE -> Pipe.connect(endpoint);
-            case FIFO -> Fifo.connect(endpoint);
-            case SYSV_MQ -> SysVMq.connect(endpoint);
-            case POSIX_MQ -> PosixMq.connect(endpoint, ioTimeoutNanos);
-            case SYSV_SHM -> SysVShm.connect(endpoint, ioTimeoutNanos);
-            case FILE, FILE_POLL -> FileFrames.connect(this, endpoint, ioTimeoutNanos,
-                    pollIntervalNanos);
-            case SHM, SHM_SPIN, SHM_FUTEX -> Shm.connect(this, endpoint, ioTimeoutNanos, spinNanos);
-            case NONE, JNI, FFM -> throw new IllegalStateException(label + " has no link");
-        };
+        return behaviour.link.connect(endpoint, new Settings(ioTimeoutNanos,
+                DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS));
     }
 }

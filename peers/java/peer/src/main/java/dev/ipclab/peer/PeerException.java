@@ -1,27 +1,47 @@
 package dev.ipclab.peer;
 
-/** A failure that ends the run with one of the contract's error kinds. */
-final class PeerException extends Exception {
+/** A failure that ends the run with one of the contract's error kinds (PROTOCOL.md section 8). */
+public final class PeerException extends Exception {
     private static final long serialVersionUID = 1L;
 
     private final ErrorKind kind;
 
-    PeerException(ErrorKind kind, String message) {
+    public PeerException(ErrorKind kind, String message) {
         super(message);
         this.kind = kind;
     }
 
-    PeerException(ErrorKind kind, String message, Throwable cause) {
+    public PeerException(ErrorKind kind, String message, Throwable cause) {
         super(message, cause);
         this.kind = kind;
     }
 
-    ErrorKind kind() {
+    public static PeerException io(String message, Throwable cause) {
+        return new PeerException(ErrorKind.IO, message, cause);
+    }
+
+    public static PeerException timeout(String message, Throwable cause) {
+        return new PeerException(ErrorKind.TIMEOUT, message, cause);
+    }
+
+    public static PeerException protocol(String message, Throwable cause) {
+        return new PeerException(ErrorKind.PROTOCOL, message, cause);
+    }
+
+    public static PeerException mismatch(String message) {
+        return new PeerException(ErrorKind.PAYLOAD_MISMATCH, message);
+    }
+
+    public static PeerException unsupported(String message) {
+        return new PeerException(ErrorKind.UNSUPPORTED, message);
+    }
+
+    public ErrorKind kind() {
         return kind;
     }
 
     /** An exception as a reader needs it: its type says as much as its message (EOF, refused). */
-    static String describe(Throwable e) {
+    public static String describe(Throwable e) {
         String message = e.getMessage();
         String name = e.getClass().getSimpleName();
         return message == null ? name : name + ": " + message;

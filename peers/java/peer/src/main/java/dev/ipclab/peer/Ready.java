@@ -4,9 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.PrintStream;
 
 /** The server's one stdout line, printed once its endpoint accepts clients (section 5). */
-record Ready(String endpoint, String mechanism, String language, String runtime, long pid) {
+record Ready(String endpoint, String mechanism, String language, String runtime, long pid,
+        int contract) {
     static Ready of(String endpoint, String mechanism) {
-        return new Ready(endpoint, mechanism, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, PeerInfo.pid());
+        return new Ready(endpoint, mechanism, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, PeerInfo.pid(),
+                PeerInfo.CONTRACT);
     }
 
     String line() {

@@ -24,12 +24,15 @@ record Result(
         Integer sequenceLength,
         long samples,
         String clock,
-        long pid) {
+        long pid,
+        int contract,
+        long warmupSamples) {
 
     static final String SCHEMA = "ipclab.peer-result/1";
 
     /** @param failure null for success */
-    static Result of(DriveOptions options, PeerException failure, long samples) {
+    static Result of(DriveOptions options, PeerException failure, long samples,
+            long warmupSamples) {
         return new Result(SCHEMA,
                 failure == null ? "ok" : "error",
                 failure == null ? null : failure.kind().label(),
@@ -39,7 +42,7 @@ record Result(
                 options.requestSize(), options.responseSize(),
                 options.warmup(), options.iterations(),
                 options.payload(), options.structured() ? options.sequenceLength() : null,
-                samples, PeerInfo.CLOCK, PeerInfo.pid());
+                samples, PeerInfo.CLOCK, PeerInfo.pid(), PeerInfo.CONTRACT, warmupSamples);
     }
 
     /** Writes to a temporary name beside the target, then renames, so readers never see half. */

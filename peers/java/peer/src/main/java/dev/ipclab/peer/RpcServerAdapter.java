@@ -1,6 +1,6 @@
 package dev.ipclab.peer;
 
-import dev.ipclab.peer.rpc.Framework;
+import dev.ipclab.peer.rpc.BenchState;
 import dev.ipclab.peer.rpc.RpcServer;
 import java.io.IOException;
 
@@ -12,13 +12,13 @@ final class RpcServerAdapter implements Server {
         this.server = server;
     }
 
-    static Server open(Framework framework, ServeOptions options) throws PeerException {
+    /** A framework's failure to start (a RuntimeException in most of them) is an io error. */
+    static Server open(RpcServer.Factory factory, ServeOptions options) throws IOException {
         try {
-            return new RpcServerAdapter(framework.serve(options.endpoint(), options.seed(),
-                    options.flipResponseByte()));
-        } catch (IOException | RuntimeException e) {
-            throw new PeerException(ErrorKind.IO, "cannot serve " + framework.label() + " on "
-                    + options.endpoint() + ": " + PeerException.describe(e), e);
+            return new RpcServerAdapter(factory.serve(RpcServer.address(options.endpoint()),
+                    new BenchState(options.seed(), options.flipResponseByte())));
+        } catch (RuntimeException e) {
+            throw new IOException(PeerException.describe(e), e);
         }
     }
 

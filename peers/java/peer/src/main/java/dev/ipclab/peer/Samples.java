@@ -17,6 +17,14 @@ final class Samples {
 
     private long[] values = new long[0];
     private int count;
+    private boolean discard;
+
+    /** Samples nobody keeps (warm-up without --warmup-samples-file): add does nothing. */
+    static Samples discarding() {
+        Samples samples = new Samples();
+        samples.discard = true;
+        return samples;
+    }
 
     /** Makes room for all samples up front, so that recording one never allocates. */
     void reserve(long capacity) {
@@ -27,8 +35,11 @@ final class Samples {
         count = 0;
     }
 
+    /** Records one sample; called after the round trip's checks, outside the timed region. */
     void add(long nanos) {
-        values[count++] = nanos;
+        if (!discard) {
+            values[count++] = nanos;
+        }
     }
 
     int count() {

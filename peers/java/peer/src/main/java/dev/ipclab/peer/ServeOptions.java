@@ -6,6 +6,11 @@ package dev.ipclab.peer;
  */
 record ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte,
         long pollIntervalNanos, long spinNanos) implements Command {
+    /** What a listener may read; a server's waits have no timeout. */
+    Mechanism.Settings settings() {
+        return new Mechanism.Settings(0, pollIntervalNanos, spinNanos);
+    }
+
     /** With the default --spin-us. */
     ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte,
             long pollIntervalNanos) {

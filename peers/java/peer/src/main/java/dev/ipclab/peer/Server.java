@@ -2,7 +2,6 @@ package dev.ipclab.peer;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import dev.ipclab.peer.rpc.Framework;
 
 /** A server of one mechanism: listening from open() on, serving until stopped. */
 interface Server extends AutoCloseable {
@@ -12,26 +11,17 @@ interface Server extends AutoCloseable {
      * @throws PeerException unsupported mechanism, or io when the endpoint cannot be made
      */
     static Server open(ServeOptions options, PrintStream diagnostics) throws PeerException {
-        Framework framework = Framework.byName(options.mechanism());
-        if (framework != null) {
-            return RpcServerAdapter.open(framework, options);
-        }
         Mechanism mechanism = Mechanism.byName(options.mechanism()).orElseThrow(() ->
-                new PeerException(ErrorKind.UNSUPPORTED, "unknown mechanism " + options.mechanism()));
-        if (mechanism.isInProcess()) {
-            throw new PeerException(ErrorKind.UNSUPPORTED, mechanism.label()
+                PeerException.unsupported("unknown mechanism " + options.mechanism()));
+        if (!mechanism.serves()) {
+            throw PeerException.unsupported(mechanism.label()
                     + " is an in-process call: there is no server (drive only)");
         }
-        Responder responder = new Responder(options.seed(), options.flipResponseByte());
         try {
-            if (mechanism.isStream()) {
-                return new StreamServer(mechanism.listen(options.endpoint(),
-                        options.pollIntervalNanos(), options.spinNanos()), responder, diagnostics);
-            }
-            return new DatagramServer(Udp.bind(options.endpoint()), responder, diagnostics);
+            return mechanism.serve(options, diagnostics);
         } catch (IOException e) {
-            throw new PeerException(ErrorKind.IO,
-                    "cannot listen on " + options.endpoint() + ": " + PeerException.describe(e), e);
+            throw PeerException.io("cannot listen on " + options.endpoint() + ": "
+                    + PeerException.describe(e), e);
         }
     }
 

@@ -95,16 +95,7 @@ final class Shm implements MessageChannel {
         this.received = receiveSlot;
     }
 
-    static Wait waitOf(Mechanism mechanism) {
-        return switch (mechanism) {
-            case SHM_SPIN -> Wait.SPIN;
-            case SHM_FUTEX -> Wait.FUTEX;
-            case SHM -> Wait.HYBRID;
-            default -> throw new IllegalArgumentException(mechanism.label());
-        };
-    }
-
-    static StreamListener listen(Mechanism mechanism, String endpoint, long spinNanos)
+    static StreamListener listen(Wait wait, String endpoint, long spinNanos)
             throws IOException {
         SysVKeys.checkServerEndpoint(endpoint);
         String prefix = "/ipclab-" + ProcessHandle.current().pid();
@@ -113,7 +104,7 @@ final class Shm implements MessageChannel {
         PosixSharedMemory shm = PosixSharedMemory.create(name, SIZE, 0600);
         try {
             return new MessageListener(PosixMq.PREFIX + prefix,
-                    new Shm(shm, true, waitOf(mechanism), spinNanos, 0));
+                    new Shm(shm, true, wait, spinNanos, 0));
         } catch (RuntimeException e) {
             try {
                 PosixSharedMemory.unlink(name);
@@ -124,7 +115,7 @@ final class Shm implements MessageChannel {
         }
     }
 
-    static ClientLink connect(Mechanism mechanism, String endpoint, long timeoutNanos,
+    static ClientLink connect(Wait wait, String endpoint, long timeoutNanos,
             long spinNanos) throws IOException {
         if (!endpoint.startsWith(PosixMq.PREFIX + "/")) {
             throw new IllegalArgumentException("endpoint must be posix:/NAME, got '" + endpoint + "'");
@@ -132,7 +123,7 @@ final class Shm implements MessageChannel {
         String name = endpoint.substring(PosixMq.PREFIX.length()) + SUFFIX;
         PosixSharedMemory shm = PosixSharedMemory.open(name, SIZE, false);
         return new StreamLink(new MessageStream(
-                new Shm(shm, false, waitOf(mechanism), spinNanos, timeoutNanos), true));
+                new Shm(shm, false, wait, spinNanos, timeoutNanos), true));
     }
 
     @Override

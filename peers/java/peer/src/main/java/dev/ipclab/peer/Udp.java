@@ -2,6 +2,8 @@ package dev.ipclab.peer;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 
 /** udp: one datagram per frame; payloads up to 65483 bytes (65507 - 24). */
@@ -11,11 +13,11 @@ final class Udp {
 
     private Udp() {}
 
-    static DatagramChannel bind(String endpoint) throws IOException {
+    static DatagramPort bind(String endpoint) throws IOException {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         DatagramChannel channel = DatagramChannel.open(Tcp.family(address));
         try {
-            return channel.bind(address);
+            return new Port(channel.bind(address));
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -32,6 +34,66 @@ final class Udp {
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
+        }
+    }
+
+    /** The server's socket; closing the channel is what wakes a blocked receive. */
+    private static final class Port implements DatagramPort {
+        private final DatagramChannel channel;
+        private SocketAddress source;
+
+        Port(DatagramChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public String endpoint() {
+            try {
+                return Endpoints.format((InetSocketAddress) channel.getLocalAddress());
+            } catch (IOException e) {
+                throw new IllegalStateException("a bound channel has a local address", e);
+            }
+        }
+
+        @Override
+        public int maxPayload() {
+            return MAX_PAYLOAD;
+        }
+
+        @Override
+        public int receiveCapacity() {
+            return MAX_DATAGRAM + 1;
+        }
+
+        @Override
+        public int receive(ByteBuffer dst) throws IOException {
+            source = channel.receive(dst);
+            return dst.position();
+        }
+
+        @Override
+        public Object source() {
+            return source;
+        }
+
+        @Override
+        public void reply(ByteBuffer frame) throws IOException {
+            channel.send(frame, source);
+        }
+
+        @Override
+        public boolean isOpen() {
+            return channel.isOpen();
+        }
+
+        @Override
+        public void wake() throws IOException {
+            channel.close();
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
         }
     }
 }

@@ -140,17 +140,17 @@ class ConnectionHandlerTest {
     void datagramChecksGiveTheContractReason(String name, JsonNode vector) {
         byte[] bytes = Vectors.hex(vector, "hex");
         ByteBuffer datagram = Frame.allocate(Udp.MAX_DATAGRAM + 1).put(bytes);
-        assertEquals(udpReason(vector), DatagramServer.problem(datagram, bytes.length));
+        assertEquals(udpReason(vector), DatagramServer.problem(datagram, bytes.length, Udp.MAX_PAYLOAD));
     }
 
     @Test
     void datagramChecksRejectWhatUdpCannotCarry() {
         ByteBuffer datagram = Frame.allocate(Udp.MAX_DATAGRAM + 1);
         Frame.writeHeader(datagram, Frame.REQUEST, 0, 16, Udp.MAX_PAYLOAD + 1);
-        assertEquals("length too large", DatagramServer.problem(datagram, 40));
+        assertEquals("length too large", DatagramServer.problem(datagram, 40, Udp.MAX_PAYLOAD));
         Frame.writeHeader(datagram, Frame.REQUEST, 0, 16, Udp.MAX_PAYLOAD);
-        assertNull(DatagramServer.problem(datagram, 40));
-        assertEquals("length mismatch", DatagramServer.problem(datagram, 41));
+        assertNull(DatagramServer.problem(datagram, 40, Udp.MAX_PAYLOAD));
+        assertEquals("length mismatch", DatagramServer.problem(datagram, 41, Udp.MAX_PAYLOAD));
     }
 
     static byte[] payload(int stream, long sequence, int length) {

@@ -49,6 +49,17 @@ class InProcessTest {
         return cases.stream();
     }
 
+    /** The call of one mechanism, without the loop around it. */
+    private static InProcess.Call callOf(Mechanism m, String library, long seed, int requestSize,
+            int responseSize) throws PeerException {
+        return switch (m) {
+            case NONE -> InProcess.own(library, seed, requestSize, responseSize);
+            case JNI -> InProcess.jni(library, seed, requestSize, responseSize);
+            case FFM -> InProcess.ffm(library, seed, requestSize, responseSize);
+            default -> throw new IllegalArgumentException(m.label() + " is not in-process");
+        };
+    }
+
     private DriveOptions options(Mechanism m, int requestSize, int responseSize, String library) {
         return new DriveOptions(m.label(), Mechanism.INPROC, "rr", requestSize, responseSize, 3, 20,
                 dir.resolve("s"), dir.resolve("r.json"), 42, 5_000_000_000L,
@@ -74,7 +85,7 @@ class InProcessTest {
     @EnumSource(names = {"NONE", "JNI", "FFM"})
     void responseIsTheStampedPayload(Mechanism m) throws Throwable {
         String library = m == Mechanism.NONE ? null : library();
-        InProcess.Call call = InProcess.callOf(m, library, 9, 16, 300);
+        InProcess.Call call = callOf(m, library, 9, 16, 300);
         byte[] request = stamped(9, Payload.REQUEST_STREAM, 16, 5);
         byte[] response = call.call(request, 300, 9, 5);
         assertArrayEquals(stamped(9, Payload.RESPONSE_STREAM, 300, 5), response);
@@ -83,7 +94,7 @@ class InProcessTest {
     @ParameterizedTest
     @EnumSource(names = {"JNI", "FFM"})
     void aWrongStampIsRejectedByTheLibrary(Mechanism m) throws Throwable {
-        InProcess.Call call = InProcess.callOf(m, library(), 9, 16, 16);
+        InProcess.Call call = callOf(m, library(), 9, 16, 16);
         byte[] request = stamped(9, Payload.REQUEST_STREAM, 16, 5);
         assertNull(call.call(request, 16, 9, 6));
         request[0] ^= 1;
@@ -94,7 +105,7 @@ class InProcessTest {
 
     @Test
     void jniReturnsANewArrayEachCall() throws Throwable {
-        InProcess.Call call = InProcess.callOf(Mechanism.JNI, library(), 1, 8, 8);
+        InProcess.Call call = callOf(Mechanism.JNI, library(), 1, 8, 8);
         byte[] a = call.call(stamped(1, 1, 8, 0), 8, 1, 0);
         byte[] b = call.call(stamped(1, 1, 8, 1), 8, 1, 1);
         assertTrue(a != b);

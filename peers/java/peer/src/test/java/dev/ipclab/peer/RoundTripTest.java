@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Client against server in one JVM, over every mechanism, through the real transports. */
@@ -32,11 +31,8 @@ class RoundTripTest {
 
     static Stream<Arguments> cases() {
         List<Arguments> cases = new ArrayList<>();
-        for (Mechanism m : Mechanism.values()) {
-            if (m.isInProcess()) {
-                continue; // no server: InProcessTest
-            }
-            int big = m == Mechanism.UDP ? Udp.MAX_PAYLOAD : MIB;
+        for (Mechanism m : linkMechanisms()) {
+            int big = Math.min(m.maxPayload(), MIB);
             for (int[] sizes : new int[][] {{0, 0}, {16, 16}, {big, 16}, {16, big}, {big, big}}) {
                 cases.add(Arguments.of(m, sizes[0], sizes[1]));
             }
@@ -66,9 +62,13 @@ class RoundTripTest {
         assertEquals("", err.text());
     }
 
+    /** The mechanisms of section 2's frames; in-process: InProcessTest; RPC: RpcTest. */
+    static List<Mechanism> linkMechanisms() {
+        return java.util.Arrays.stream(Mechanism.values()).filter(Mechanism::hasLink).toList();
+    }
+
     @ParameterizedTest
-    @EnumSource(value = Mechanism.class, mode = EnumSource.Mode.EXCLUDE,
-            names = {"NONE", "JNI", "FFM"})
+    @MethodSource("linkMechanisms")
     void flippedResponseByteIsAPayloadMismatch(Mechanism mechanism) throws Throwable {
         Loopback.Diagnostics err = new Loopback.Diagnostics();
         try (ServerHarness server = ServerHarness.start(mechanism, dir, true)) {

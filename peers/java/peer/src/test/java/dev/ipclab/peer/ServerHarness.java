@@ -45,7 +45,7 @@ final class ServerHarness implements AutoCloseable {
         Path created = null;
         switch (mechanism) {
             case TCP, UDP -> endpoint = "127.0.0.1:0";
-            case UDS -> {
+            case UDS, UDS_DGRAM -> {
                 created = dir.resolve("server.sock");
                 endpoint = created.toString();
             }

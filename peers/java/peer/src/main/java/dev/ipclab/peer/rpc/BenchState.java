@@ -8,13 +8,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * What every server does, whatever the framework (section 10.1): answers call with the response
  * payload, checks its request and counts the corrupted ones for finish; applies the fault.
  */
-final class BenchState {
+public final class BenchState {
     private final Payloads requests;
     private final Payloads responses;
     private final boolean flip;
     private final AtomicLong corrupted = new AtomicLong();
 
-    BenchState(long seed, boolean flipResponseByte) {
+    public BenchState(long seed, boolean flipResponseByte) {
         this.requests = new Payloads(seed, Payload.REQUEST_STREAM);
         this.responses = new Payloads(seed, Payload.RESPONSE_STREAM);
         this.flip = flipResponseByte;
@@ -42,6 +42,22 @@ final class BenchState {
 
     byte[] call(long sequence, long wanted, byte[] request) {
         return call(sequence, wanted, ByteBuffer.wrap(request));
+    }
+
+    /**
+     * An echoed record of a framework whose generated records have a public mutable {@code n2}
+     * (CORBA, Ice, Thrift): the argument itself, with n2's low bit flipped under the fault.
+     */
+    <T> T echoed(T value) {
+        if (flip) {
+            try {
+                java.lang.reflect.Field n2 = value.getClass().getField("n2");
+                n2.setInt(value, n2.getInt(value) ^ 1);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException(value.getClass() + " has no public int n2", e);
+            }
+        }
+        return value;
     }
 
     /** The low bit of n2 to flip in echoed structs: 1 with the fault, else 0. */

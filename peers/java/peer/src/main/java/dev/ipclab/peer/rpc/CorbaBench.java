@@ -1,5 +1,6 @@
 package dev.ipclab.peer.rpc;
 
+import dev.ipclab.peer.PeerException;
 import dev.ipclab.rpc.corba.Bench;
 import dev.ipclab.rpc.corba.BenchHelper;
 import dev.ipclab.rpc.corba.BenchPOA;
@@ -7,15 +8,10 @@ import dev.ipclab.rpc.corba.Large;
 import dev.ipclab.rpc.corba.Medium;
 import dev.ipclab.rpc.corba.Small;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.ORB;
 import org.omg.CORBA.OBJECT_NOT_EXIST;
-import org.omg.CORBA.SystemException;
 import org.omg.CORBA.TIMEOUT;
 import org.omg.CORBA.TRANSIENT;
 import org.omg.PortableServer.POA;
@@ -26,7 +22,7 @@ import org.omg.PortableServer.POAHelper;
  * back into a reference with string_to_object (no naming service). JacORB sets TCP_NODELAY on
  * every connection itself and has no message size limit of its own (GIOP's is 4 GiB).
  */
-final class CorbaBench {
+public final class CorbaBench {
     private CorbaBench() {}
 
     /**
@@ -47,18 +43,22 @@ final class CorbaBench {
         return ORB.init(new String[0], properties);
     }
 
-    static RpcServer serve(InetSocketAddress address, BenchState bench) {
+    public static RpcServer serve(InetSocketAddress address, BenchState bench) {
         Properties properties = new Properties();
         properties.setProperty("OAIAddr", address.getAddress().getHostAddress());
         if (address.getPort() != 0) {
             properties.setProperty("OAPort", Integer.toString(address.getPort()));
         }
         ORB orb = orb(properties);
-        String ior;
         try {
             POA root = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
             root.the_POAManager().activate();
-            ior = orb.object_to_string(root.servant_to_reference(new Servant(bench)));
+            String ior = orb.object_to_string(root.servant_to_reference(new Servant(bench)));
+            // Waits for calls in progress; never called from a servant's thread.
+            return new RpcServer(ior, () -> {
+                orb.shutdown(true);
+                orb.destroy();
+            });
         } catch (org.omg.CORBA.UserException e) {
             orb.destroy();
             throw new IllegalStateException("cannot activate the servant: " + e, e);
@@ -66,38 +66,6 @@ final class CorbaBench {
             orb.destroy();
             throw e;
         }
-        AtomicBoolean closed = new AtomicBoolean();
-        CountDownLatch stopped = new CountDownLatch(1);
-        return new RpcServer() {
-            @Override
-            public String endpoint() {
-                return ior;
-            }
-
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                stopped.await();
-            }
-
-            @Override
-            public void close() {
-                if (closed.compareAndSet(false, true)) {
-                    try {
-                        // Waits for calls in progress; never called from a servant's thread.
-                        orb.shutdown(true);
-                        orb.destroy();
-                    } finally {
-                        stopped.countDown();
-                    }
-                } else {
-                    try {
-                        stopped.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }
-            }
-        };
     }
 
     private static final class Servant extends BenchPOA {
@@ -115,20 +83,17 @@ final class CorbaBench {
 
         @Override
         public Small echoSmall(Small value) {
-            value.n2 ^= bench.n2Flip();
-            return value;
+            return bench.echoed(value);
         }
 
         @Override
         public Medium echoMedium(Medium value) {
-            value.n2 ^= bench.n2Flip();
-            return value;
+            return bench.echoed(value);
         }
 
         @Override
         public Large echoLarge(Large value) {
-            value.n2 ^= bench.n2Flip();
-            return value;
+            return bench.echoed(value);
         }
 
         @Override
@@ -137,9 +102,10 @@ final class CorbaBench {
         }
     }
 
-    static RpcClient connect(String ior, long ioTimeoutNanos) throws RpcException {
+    /** The endpoint is the server's IOR. */
+    public static RpcClient connect(RpcDrive.Options options) throws PeerException {
         String millis = Long.toString(Math.min(Integer.MAX_VALUE,
-                Math.max(1, ioTimeoutNanos / 1_000_000)));
+                Math.max(1, options.ioTimeoutNanos() / 1_000_000)));
         Properties properties = new Properties();
         // Every reply waits at most --io-timeout, then CORBA::TIMEOUT.
         properties.setProperty("jacorb.connection.client.pending_reply_timeout", millis);
@@ -148,96 +114,32 @@ final class CorbaBench {
         properties.setProperty("jacorb.retries", "0");
         ORB orb = orb(properties);
         try {
-            Bench bench = BenchHelper.narrow(orb.string_to_object(ior));
+            Bench bench = BenchHelper.narrow(orb.string_to_object(options.endpoint()));
             // Connect now, before the warm-up (narrow may have answered from the IOR alone).
             bench._non_existent();
-            return new Client(orb, bench);
+            return new StubClient(bench::call, bench::finish, CorbaBench::classify, () -> {
+                orb.shutdown(false);
+                orb.destroy();
+            }, StubClient.echo(Small.class, bench::echoSmall),
+                    StubClient.echo(Medium.class, bench::echoMedium),
+                    StubClient.echo(Large.class, bench::echoLarge));
         } catch (RuntimeException e) {
             orb.destroy();
-            RpcException failure = classifyFailure(e);
-            throw new RpcException(failure.kind(), "cannot connect to the corba server: "
+            PeerException failure = classify(e);
+            throw new PeerException(failure.kind(), "cannot connect to the corba server: "
                     + failure.getMessage(), e);
         }
     }
 
-    private static RpcException classifyFailure(Throwable failure) {
+    private static PeerException classify(Throwable failure) {
         String text = "corba: " + failure.getClass().getName() + ": " + failure.getMessage();
         if (failure instanceof TIMEOUT) {
-            return RpcException.timeout(text, failure);
+            return PeerException.timeout(text, failure);
         }
         if (failure instanceof TRANSIENT || failure instanceof COMM_FAILURE
                 || failure instanceof OBJECT_NOT_EXIST) {
-            return RpcException.io(text, failure);
+            return PeerException.io(text, failure);
         }
-        if (failure instanceof SystemException) {
-            return RpcException.protocol(text, failure);
-        }
-        return RpcException.protocol(text, failure);
-    }
-
-    private static final class Client implements RpcClient {
-        private final ORB orb;
-        private final Bench bench;
-
-        Client(ORB orb, Bench bench) {
-            this.orb = orb;
-            this.bench = bench;
-        }
-
-        @Override
-        public Object prepareCall(long sequence, int wanted, byte[] request) {
-            return new Object[] {sequence, wanted, request};
-        }
-
-        @Override
-        public Object call(Object prepared) {
-            Object[] args = (Object[]) prepared;
-            return bench.call((Long) args[0], (Integer) args[1], (byte[]) args[2]);
-        }
-
-        @Override
-        public ByteBuffer responseBytes(Object response) {
-            return ByteBuffer.wrap((byte[]) response);
-        }
-
-        @Override
-        public Object toNative(Structs.Kind kind, Map<String, Object> record) {
-            Class<?> type = switch (kind) {
-                case SMALL -> Small.class;
-                case MEDIUM -> Medium.class;
-                case LARGE -> Large.class;
-            };
-            return Structs.toObject(type, record);
-        }
-
-        @Override
-        public Object echo(Structs.Kind kind, Object value) {
-            return switch (kind) {
-                case SMALL -> bench.echoSmall((Small) value);
-                case MEDIUM -> bench.echoMedium((Medium) value);
-                case LARGE -> bench.echoLarge((Large) value);
-            };
-        }
-
-        @Override
-        public Map<String, Object> fromNative(Structs.Kind kind, Object value) {
-            return Structs.toMap(kind, value);
-        }
-
-        @Override
-        public long finish() {
-            return bench.finish();
-        }
-
-        @Override
-        public RpcException classify(Throwable failure) {
-            return classifyFailure(failure);
-        }
-
-        @Override
-        public void close() {
-            orb.shutdown(false);
-            orb.destroy();
-        }
+        return PeerException.protocol(text, failure);
     }
 }

@@ -1,5 +1,6 @@
 package dev.ipclab.peer.rpc;
 
+import dev.ipclab.peer.PeerException;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
@@ -31,35 +32,20 @@ import java.util.concurrent.TimeUnit;
  * gRPC (grpc-java, Netty shaded transport, insecure). Bytes travel as ByteStrings wrapping our
  * arrays without a copy; the server uses grpc's default executor (a cached thread pool).
  */
-final class GrpcBench {
+public final class GrpcBench {
     private GrpcBench() {}
 
-    static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
+    public static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
         Server server = NettyServerBuilder.forAddress(address)
                 .maxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
                 .addService(new Service(bench))
                 .build()
                 .start();
-        String endpoint = Framework.format(address.getAddress().getHostAddress(), server.getPort());
-        return new RpcServer() {
-            @Override
-            public String endpoint() {
-                return endpoint;
-            }
-
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                server.awaitTermination();
-            }
-
-            @Override
-            public void close() {
-                server.shutdownNow();
-            }
-        };
+        return new RpcServer(RpcServer.format(address, server.getPort()), server::shutdownNow);
     }
 
-    static RpcClient connect(InetSocketAddress address, long ioTimeoutNanos) {
+    public static RpcClient connect(RpcDrive.Options options) {
+        InetSocketAddress address = RpcServer.address(options.endpoint());
         ManagedChannel channel = NettyChannelBuilder
                 .forAddress(address.getHostString(), address.getPort())
                 .usePlaintext()
@@ -67,7 +53,7 @@ final class GrpcBench {
                 .build();
         // Connect now, not inside the first warm-up call's deadline.
         channel.getState(true);
-        return new Client(channel, ioTimeoutNanos);
+        return new Client(channel, options.ioTimeoutNanos());
     }
 
     private static final class Service extends BenchGrpc.BenchImplBase {
@@ -95,22 +81,28 @@ final class GrpcBench {
 
         @Override
         public void echoSmall(Small value, StreamObserver<Small> reply) {
-            reply.onNext(bench.n2Flip() == 0 ? value
-                    : value.toBuilder().setN2(value.getN2() ^ 1).build());
-            reply.onCompleted();
+            echo(value, reply);
         }
 
         @Override
         public void echoMedium(Medium value, StreamObserver<Medium> reply) {
-            reply.onNext(bench.n2Flip() == 0 ? value
-                    : value.toBuilder().setN2(value.getN2() ^ 1).build());
-            reply.onCompleted();
+            echo(value, reply);
         }
 
         @Override
         public void echoLarge(Large value, StreamObserver<Large> reply) {
-            reply.onNext(bench.n2Flip() == 0 ? value
-                    : value.toBuilder().setN2(value.getN2() ^ 1).build());
+            echo(value, reply);
+        }
+
+        /** Messages are immutable: the fault (tests only) rebuilds one with n2's low bit flipped. */
+        @SuppressWarnings("unchecked")
+        private <T extends Message> void echo(T value, StreamObserver<T> reply) {
+            T echoed = value;
+            if (bench.n2Flip() != 0) {
+                FieldDescriptor n2 = value.getDescriptorForType().findFieldByName("n2");
+                echoed = (T) value.toBuilder().setField(n2, (Integer) value.getField(n2) ^ 1).build();
+            }
+            reply.onNext(echoed);
             reply.onCompleted();
         }
 
@@ -121,16 +113,26 @@ final class GrpcBench {
         }
     }
 
-    private static final class Client implements RpcClient {
-        private final ManagedChannel channel;
+    /** Bytes travel in messages; records are protobuf messages filled through descriptors. */
+    private static final class Client extends StubClient {
         private final BenchGrpc.BenchBlockingStub stub;
         private final long ioTimeoutNanos;
 
         Client(ManagedChannel channel, long ioTimeoutNanos) {
-            this.channel = channel;
-            this.stub = BenchGrpc.newBlockingStub(channel)
+            this(channel, BenchGrpc.newBlockingStub(channel)
                     .withMaxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
-                    .withMaxOutboundMessageSize(RpcLimits.MESSAGE_LIMIT);
+                    .withMaxOutboundMessageSize(RpcLimits.MESSAGE_LIMIT), ioTimeoutNanos);
+        }
+
+        /** The deadline is per call (section 10.3), so it is set inside the timed region. */
+        private Client(ManagedChannel channel, BenchGrpc.BenchBlockingStub stub, long ioTimeoutNanos) {
+            super(null, () -> deadline(stub, ioTimeoutNanos)
+                            .finish(FinishRequest.getDefaultInstance()).getCorrupted(),
+                    GrpcBench::classify, () -> close(channel),
+                    echo(Small.class, v -> deadline(stub, ioTimeoutNanos).echoSmall(v)),
+                    echo(Medium.class, v -> deadline(stub, ioTimeoutNanos).echoMedium(v)),
+                    echo(Large.class, v -> deadline(stub, ioTimeoutNanos).echoLarge(v)));
+            this.stub = stub;
             this.ioTimeoutNanos = ioTimeoutNanos;
         }
 
@@ -140,11 +142,9 @@ final class GrpcBench {
                     .setRequest(UnsafeByteOperations.unsafeWrap(request)).build();
         }
 
-        /** The deadline is per call (section 10.3), so it is set inside the timed region. */
         @Override
         public Object call(Object prepared) {
-            return stub.withDeadlineAfter(ioTimeoutNanos, TimeUnit.NANOSECONDS)
-                    .call((CallRequest) prepared);
+            return deadline(stub, ioTimeoutNanos).call((CallRequest) prepared);
         }
 
         @Override
@@ -167,17 +167,6 @@ final class GrpcBench {
         }
 
         @Override
-        public Object echo(Structs.Kind kind, Object value) {
-            BenchGrpc.BenchBlockingStub timed =
-                    stub.withDeadlineAfter(ioTimeoutNanos, TimeUnit.NANOSECONDS);
-            return switch (kind) {
-                case SMALL -> timed.echoSmall((Small) value);
-                case MEDIUM -> timed.echoMedium((Medium) value);
-                case LARGE -> timed.echoLarge((Large) value);
-            };
-        }
-
-        @Override
         public Map<String, Object> fromNative(Structs.Kind kind, Object value) {
             Message message = (Message) value;
             Map<String, Object> record = new LinkedHashMap<>();
@@ -188,28 +177,12 @@ final class GrpcBench {
             return record;
         }
 
-        @Override
-        public long finish() {
-            return stub.withDeadlineAfter(ioTimeoutNanos, TimeUnit.NANOSECONDS)
-                    .finish(FinishRequest.getDefaultInstance()).getCorrupted();
+        private static BenchGrpc.BenchBlockingStub deadline(BenchGrpc.BenchBlockingStub stub,
+                long ioTimeoutNanos) {
+            return stub.withDeadlineAfter(ioTimeoutNanos, TimeUnit.NANOSECONDS);
         }
 
-        @Override
-        public RpcException classify(Throwable failure) {
-            if (failure instanceof StatusRuntimeException e) {
-                Status status = e.getStatus();
-                String text = "grpc " + status.getCode() + ": " + status.getDescription();
-                return switch (status.getCode()) {
-                    case DEADLINE_EXCEEDED -> RpcException.timeout(text, e);
-                    case UNAVAILABLE -> RpcException.io(text, e);
-                    default -> RpcException.protocol(text, e);
-                };
-            }
-            return RpcException.protocol(RpcException.describe(failure), failure);
-        }
-
-        @Override
-        public void close() {
+        private static void close(ManagedChannel channel) {
             channel.shutdownNow();
             try {
                 channel.awaitTermination(5, TimeUnit.SECONDS);
@@ -217,5 +190,18 @@ final class GrpcBench {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    private static PeerException classify(Throwable failure) {
+        if (failure instanceof StatusRuntimeException e) {
+            Status status = e.getStatus();
+            String text = "grpc " + status.getCode() + ": " + status.getDescription();
+            return switch (status.getCode()) {
+                case DEADLINE_EXCEEDED -> PeerException.timeout(text, e);
+                case UNAVAILABLE -> PeerException.io(text, e);
+                default -> PeerException.protocol(text, e);
+            };
+        }
+        return PeerException.protocol(PeerException.describe(failure), failure);
     }
 }

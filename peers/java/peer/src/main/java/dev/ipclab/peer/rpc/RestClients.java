@@ -1,6 +1,7 @@
 package dev.ipclab.peer.rpc;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ipclab.peer.PeerException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;
@@ -33,16 +34,17 @@ import okhttp3.Response;
  * REST clients (--http-client): OkHttp (the default, as in the published comparison) and the
  * JDK's java.net.http forced to HTTP/1.1. Both keep one connection alive for the whole run.
  */
-final class RestClients {
+public final class RestClients {
     private static final MediaType OCTETS = MediaType.get("application/octet-stream");
     private static final MediaType JSON = MediaType.get("application/json");
 
     private RestClients() {}
 
-    static RpcClient connect(String httpClient, InetSocketAddress address, long ioTimeoutNanos) {
-        String base = "http://" + Framework.format(address.getHostString(), address.getPort());
-        return httpClient.equals("jdk") ? new Jdk(base, ioTimeoutNanos)
-                : new OkHttp(base, ioTimeoutNanos);
+    public static RpcClient connect(RpcDrive.Options options) {
+        InetSocketAddress address = RpcServer.address(options.endpoint());
+        String base = "http://" + RpcServer.format(address.getHostString(), address.getPort());
+        return options.httpClient().equals("jdk") ? new Jdk(base, options.ioTimeoutNanos())
+                : new OkHttp(base, options.ioTimeoutNanos());
     }
 
     /** A response as both clients return it: status and body. */
@@ -110,24 +112,24 @@ final class RestClients {
         }
 
         @Override
-        public RpcException classify(Throwable failure) {
-            String text = "rest: " + RpcException.describe(failure);
-            if (failure instanceof RpcException e) {
+        public PeerException classify(Throwable failure) {
+            String text = "rest: " + PeerException.describe(failure);
+            if (failure instanceof PeerException e) {
                 return e;
             }
             if (failure instanceof SocketTimeoutException || failure instanceof HttpTimeoutException
                     || failure instanceof InterruptedIOException) {
-                return RpcException.timeout(text, failure);
+                return PeerException.timeout(text, failure);
             }
             if (failure instanceof IOException) {
-                return RpcException.io(text, failure);
+                return PeerException.io(text, failure);
             }
-            return RpcException.protocol(text, failure);
+            return PeerException.protocol(text, failure);
         }
 
-        private static Reply ok(Reply reply) throws RpcException {
+        private static Reply ok(Reply reply) throws PeerException {
             if (reply.status() != 200) {
-                throw RpcException.protocol("rest: HTTP " + reply.status() + ": "
+                throw PeerException.protocol("rest: HTTP " + reply.status() + ": "
                         + new String(reply.body(), StandardCharsets.UTF_8), null);
             }
             return reply;

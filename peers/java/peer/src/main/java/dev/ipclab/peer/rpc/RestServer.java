@@ -14,7 +14,6 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -24,14 +23,14 @@ import java.util.concurrent.Executors;
  * read whole into arrays; JSON goes through Jackson's tree model, so a missing, extra or mistyped
  * field is a 400.
  */
-final class RestServer {
+public final class RestServer {
     static final ObjectMapper MAPPER = new ObjectMapper();
     private static final String OCTETS = "application/octet-stream";
     private static final String JSON = "application/json";
 
     private RestServer() {}
 
-    static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
+    public static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
         // Read once, when the JDK's server configuration class loads: without it the server
         // stalls ~40 ms per response on Nagle + delayed ACK (section 10.3).
         System.setProperty("sun.net.httpserver.nodelay", "true");
@@ -41,29 +40,10 @@ final class RestServer {
         server.setExecutor(threads);
         server.createContext("/", exchange -> handle(exchange, bench));
         server.start();
-        CountDownLatch stopped = new CountDownLatch(1);
-        String endpoint = Framework.format(address.getAddress().getHostAddress(),
-                server.getAddress().getPort());
-        return new RpcServer() {
-            @Override
-            public String endpoint() {
-                return endpoint;
-            }
-
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                stopped.await();
-            }
-
-            @Override
-            public synchronized void close() {
-                if (stopped.getCount() > 0) {
-                    server.stop(0);
-                    threads.shutdownNow();
-                    stopped.countDown();
-                }
-            }
-        };
+        return new RpcServer(RpcServer.format(address, server.getAddress().getPort()), () -> {
+            server.stop(0);
+            threads.shutdownNow();
+        });
     }
 
     private static void handle(HttpExchange exchange, BenchState bench) throws IOException {

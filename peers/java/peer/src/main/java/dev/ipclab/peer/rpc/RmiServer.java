@@ -1,5 +1,6 @@
 package dev.ipclab.peer.rpc;
 
+import dev.ipclab.peer.PeerException;
 import java.io.IOException;
 import java.io.Serializable;
 import java.net.InetAddress;
@@ -7,7 +8,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.ByteBuffer;
 import java.rmi.ConnectException;
 import java.rmi.ConnectIOException;
 import java.rmi.NotBoundException;
@@ -19,18 +19,17 @@ import java.rmi.server.RMIClientSocketFactory;
 import java.rmi.server.RMIServerSocketFactory;
 import java.rmi.server.UnicastRemoteObject;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 
 /**
  * Java RMI (JRMP): a registry and the exported object, both on sockets bound to the server's
  * address only, the object bound as {@code ipclab-bench}; READY gives the registry's port.
  */
-final class RmiServer {
+public final class RmiServer {
     static final String NAME = "ipclab-bench";
 
     private RmiServer() {}
 
-    static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
+    public static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
         InetAddress host = address.getAddress();
         // Stubs carry this host: without it they name the machine's external address.
         System.setProperty("java.rmi.server.hostname", host.getHostAddress());
@@ -41,32 +40,10 @@ final class RmiServer {
         RmiBench stub = (RmiBench) UnicastRemoteObject.exportObject(impl, 0, new NoDelayClient(),
                 new LocalSockets(host));
         registry.rebind(NAME, stub);
-        CountDownLatch stopped = new CountDownLatch(1);
-        String endpoint = Framework.format(host.getHostAddress(), registrySockets.port);
-        return new RpcServer() {
-            @Override
-            public String endpoint() {
-                return endpoint;
-            }
-
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                stopped.await();
-            }
-
-            @Override
-            public synchronized void close() {
-                if (stopped.getCount() > 0) {
-                    try {
-                        UnicastRemoteObject.unexportObject(impl, true);
-                        UnicastRemoteObject.unexportObject(registry, true);
-                    } catch (IOException e) {
-                        // Already unexported: nothing left to release.
-                    }
-                    stopped.countDown();
-                }
-            }
-        };
+        return new RpcServer(RpcServer.format(address, registrySockets.port), () -> {
+            UnicastRemoteObject.unexportObject(impl, true);
+            UnicastRemoteObject.unexportObject(registry, true);
+        });
     }
 
     /** Server sockets on one address only; remembers the port the first one got. */
@@ -161,88 +138,36 @@ final class RmiServer {
         }
     }
 
-    static RpcClient connect(InetSocketAddress address, long ioTimeoutNanos) throws IOException {
+    public static RpcClient connect(RpcDrive.Options options) throws IOException {
+        InetSocketAddress address = RpcServer.address(options.endpoint());
         // JRMP has no per-call deadline: this bounds each wait for a reply on the client's sockets.
         System.setProperty("sun.rmi.transport.tcp.responseTimeout",
-                Long.toString(Math.max(1, ioTimeoutNanos / 1_000_000)));
+                Long.toString(Math.max(1, options.ioTimeoutNanos() / 1_000_000)));
+        RmiBench stub;
         try {
             Registry registry = LocateRegistry.getRegistry(address.getHostString(), address.getPort());
-            return new Client((RmiBench) registry.lookup(NAME));
+            stub = (RmiBench) registry.lookup(NAME);
         } catch (NotBoundException e) {
             throw new IOException("nothing bound as " + NAME, e);
         }
+        // RMI keeps no handle to close: its idle connections time out on their own.
+        return new StubClient(stub::call, stub::finish, RmiServer::classify, () -> { },
+                StubClient.echo(RmiRecords.Small.class, stub::echoSmall),
+                StubClient.echo(RmiRecords.Medium.class, stub::echoMedium),
+                StubClient.echo(RmiRecords.Large.class, stub::echoLarge));
     }
 
-    private static final class Client implements RpcClient {
-        private final RmiBench stub;
-
-        Client(RmiBench stub) {
-            this.stub = stub;
-        }
-
-        @Override
-        public Object prepareCall(long sequence, int wanted, byte[] request) {
-            return new Object[] {sequence, wanted, request};
-        }
-
-        @Override
-        public Object call(Object prepared) throws RemoteException {
-            Object[] args = (Object[]) prepared;
-            return stub.call((Long) args[0], (Integer) args[1], (byte[]) args[2]);
-        }
-
-        @Override
-        public ByteBuffer responseBytes(Object response) {
-            return ByteBuffer.wrap((byte[]) response);
-        }
-
-        @Override
-        public Object toNative(Structs.Kind kind, Map<String, Object> record) {
-            Class<?> type = switch (kind) {
-                case SMALL -> RmiRecords.Small.class;
-                case MEDIUM -> RmiRecords.Medium.class;
-                case LARGE -> RmiRecords.Large.class;
-            };
-            return Structs.toObject(type, record);
-        }
-
-        @Override
-        public Object echo(Structs.Kind kind, Object value) throws RemoteException {
-            return switch (kind) {
-                case SMALL -> stub.echoSmall((RmiRecords.Small) value);
-                case MEDIUM -> stub.echoMedium((RmiRecords.Medium) value);
-                case LARGE -> stub.echoLarge((RmiRecords.Large) value);
-            };
-        }
-
-        @Override
-        public Map<String, Object> fromNative(Structs.Kind kind, Object value) {
-            return Structs.toMap(kind, value);
-        }
-
-        @Override
-        public long finish() throws RemoteException {
-            return stub.finish();
-        }
-
-        @Override
-        public RpcException classify(Throwable failure) {
-            String text = "rmi: " + RpcException.describe(failure);
-            for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-                if (cause instanceof SocketTimeoutException) {
-                    return RpcException.timeout(text, failure);
-                }
+    private static PeerException classify(Throwable failure) {
+        String text = "rmi: " + PeerException.describe(failure);
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SocketTimeoutException) {
+                return PeerException.timeout(text, failure);
             }
-            if (failure instanceof ConnectException || failure instanceof ConnectIOException
-                    || (failure instanceof UnmarshalException u && u.getCause() instanceof IOException)) {
-                return RpcException.io(text, failure);
-            }
-            return RpcException.protocol(text, failure);
         }
-
-        @Override
-        public void close() {
-            // RMI keeps no handle to close: its idle connections time out on their own.
+        if (failure instanceof ConnectException || failure instanceof ConnectIOException
+                || (failure instanceof UnmarshalException u && u.getCause() instanceof IOException)) {
+            return PeerException.io(text, failure);
         }
+        return PeerException.protocol(text, failure);
     }
 }

@@ -1,5 +1,6 @@
 package dev.ipclab.peer.rpc;
 
+import dev.ipclab.peer.PeerException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 
@@ -8,7 +9,12 @@ import java.util.Map;
  * methods are {@link #call} and {@link #echo}; the others prepare arguments before the clock or
  * read results after it, so framework-neutral values never cross the timed region.
  */
-interface RpcClient extends AutoCloseable {
+public interface RpcClient extends AutoCloseable {
+    /** How a framework connects (or prepares the one connection its first call opens). */
+    interface Factory {
+        RpcClient connect(RpcDrive.Options options) throws Exception;
+    }
+
     /** call's arguments in the form the stub takes (e.g. a request message). Untimed. */
     Object prepareCall(long sequence, int wanted, byte[] request);
 
@@ -31,7 +37,7 @@ interface RpcClient extends AutoCloseable {
     long finish() throws Exception;
 
     /** The contract's error for what the framework threw (io, timeout, protocol). */
-    RpcException classify(Throwable failure);
+    PeerException classify(Throwable failure);
 
     @Override
     void close();

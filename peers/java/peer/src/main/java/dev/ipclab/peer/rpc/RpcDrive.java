@@ -1,13 +1,15 @@
 package dev.ipclab.peer.rpc;
 
+import dev.ipclab.peer.PeerException;
 import dev.ipclab.peer.Payload;
+import dev.ipclab.peer.Session;
 import java.nio.ByteBuffer;
 import java.util.Map;
-import java.util.function.LongConsumer;
 
 /**
- * The client side of section 10: connect once, warm-up and measured calls (bytes or structured),
- * then finish. Every check happens after the second clock read.
+ * The client side of section 10 as a {@link Session}: connect once, then each round trip is one
+ * stub call (bytes) or one echo (structured), checked after the second clock read, and the
+ * finish. The pattern's loop is the peer's ({@code Pattern}).
  */
 public final class RpcDrive {
     /**
@@ -21,42 +23,35 @@ public final class RpcDrive {
     private RpcDrive() {}
 
     /**
-     * @param samples receives each measured round trip's nanoseconds, once it passed its check
-     * @throws RpcException the contract's error: io, timeout, protocol, payload-mismatch, ...
+     * Connects (before the warm-up, section 10.1).
+     *
+     * @throws PeerException io when the framework cannot connect
      */
-    public static void run(Options options, long warmup, long iterations, LongConsumer samples)
-            throws RpcException {
-        Framework framework = Framework.byName(options.mechanism());
-        if (framework == null) {
-            throw RpcException.unsupported("unknown mechanism " + options.mechanism());
-        }
-        int largest = Math.max(options.requestSize(), options.responseSize());
-        if (largest > framework.maxPayload()) {
-            throw RpcException.unsupported(framework.label() + " carries at most "
-                    + framework.maxPayload() + " payload bytes, asked for " + largest);
+    public static Session open(RpcClient.Factory factory, Options options) throws PeerException {
+        RpcClient client;
+        try {
+            client = factory.connect(options);
+        } catch (PeerException e) {
+            throw e;
+        } catch (Exception e) {
+            throw PeerException.io("cannot connect to " + options.endpoint() + ": "
+                    + PeerException.describe(e), e);
         }
         Structs.Kind kind = Structs.Kind.byLabel(options.payload());
-        RpcClient client = framework.connect(options);
-        try {
-            long sequence = 0;
-            if (kind == null) {
-                Bytes bytes = new Bytes(client, options);
-                for (; sequence < warmup; sequence++) {
-                    bytes.roundTrip(sequence);
-                }
-                for (long end = warmup + iterations; sequence < end; sequence++) {
-                    samples.accept(bytes.roundTrip(sequence));
-                }
-            } else {
-                Echo echo = new Echo(client, kind, Structs.generate(kind, options.seed(),
-                        options.sequenceLength()));
-                for (; sequence < warmup; sequence++) {
-                    echo.roundTrip(sequence);
-                }
-                for (long end = warmup + iterations; sequence < end; sequence++) {
-                    samples.accept(echo.roundTrip(sequence));
-                }
-            }
+        return kind == null ? new Bytes(client, options)
+                : new Echo(client, kind, Structs.generate(kind, options.seed(), options.sequenceLength()));
+    }
+
+    /** The finish and the close, the same for both payload forms. */
+    private abstract static class Calls implements Session {
+        final RpcClient client;
+
+        Calls(RpcClient client) {
+            this.client = client;
+        }
+
+        @Override
+        public void finish(long sequence) throws PeerException {
             long corrupted;
             try {
                 corrupted = client.finish();
@@ -64,31 +59,34 @@ public final class RpcDrive {
                 throw client.classify(e);
             }
             if (corrupted != 0) {
-                throw RpcException.mismatch("payload mismatch: server received "
+                throw PeerException.mismatch("payload mismatch: server received "
                         + Long.toUnsignedString(corrupted) + " corrupted request payloads");
             }
-        } finally {
+        }
+
+        @Override
+        public void close() {
             client.close();
         }
     }
 
     /** call(seq, response_size, payload(seed, 1, seq, request_size)), checked after the clock. */
-    private static final class Bytes {
-        private final RpcClient client;
+    private static final class Bytes extends Calls {
         private final int responseSize;
         private final byte[] request;
         private final Payloads requests;
         private final Payloads responses;
 
         Bytes(RpcClient client, Options options) {
-            this.client = client;
+            super(client);
             this.responseSize = options.responseSize();
             this.requests = new Payloads(options.seed(), Payload.REQUEST_STREAM);
             this.responses = new Payloads(options.seed(), Payload.RESPONSE_STREAM);
             this.request = requests.stamped(0, options.requestSize());
         }
 
-        long roundTrip(long sequence) throws RpcException {
+        @Override
+        public long roundTrip(long sequence) throws PeerException {
             // Stamped in place: a blocking stub has sent the whole request when it returns.
             requests.stamp(request, sequence);
             Object prepared = client.prepareCall(sequence, responseSize, request);
@@ -103,7 +101,7 @@ public final class RpcDrive {
             ByteBuffer bytes = client.responseBytes(response);
             long offset = responses.firstMismatch(sequence, responseSize, bytes);
             if (offset >= 0) {
-                throw RpcException.mismatch("payload mismatch: response sequence " + sequence
+                throw PeerException.mismatch("payload mismatch: response sequence " + sequence
                         + (bytes.remaining() != responseSize
                                 ? " has " + bytes.remaining() + " bytes, expected " + responseSize
                                 : " differs from the expected bytes at offset " + offset));
@@ -113,18 +111,18 @@ public final class RpcDrive {
     }
 
     /** The echo of the stamped record, compared field by field after the clock. */
-    private static final class Echo {
-        private final RpcClient client;
+    private static final class Echo extends Calls {
         private final Structs.Kind kind;
         private final Map<String, Object> record;
 
         Echo(RpcClient client, Structs.Kind kind, Map<String, Object> record) {
-            this.client = client;
+            super(client);
             this.kind = kind;
             this.record = record;
         }
 
-        long roundTrip(long sequence) throws RpcException {
+        @Override
+        public long roundTrip(long sequence) throws PeerException {
             Map<String, Object> expected = Structs.stamped(record, sequence);
             Object value = client.toNative(kind, expected);
             Object echoed;
@@ -137,7 +135,7 @@ public final class RpcDrive {
             long stop = System.nanoTime();
             String field = Structs.firstDifference(kind, expected, client.fromNative(kind, echoed));
             if (field != null) {
-                throw RpcException.mismatch("payload mismatch: echoed " + kind.label()
+                throw PeerException.mismatch("payload mismatch: echoed " + kind.label()
                         + " of sequence " + sequence + " differs in field " + field);
             }
             return stop - start;

@@ -1,5 +1,6 @@
 package dev.ipclab.peer.rpc;
 
+import dev.ipclab.peer.PeerException;
 import dev.ipclab.rpc.thrift.Bench;
 import dev.ipclab.rpc.thrift.Large;
 import dev.ipclab.rpc.thrift.Medium;
@@ -11,15 +12,12 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import org.apache.thrift.TApplicationException;
 import org.apache.thrift.TBase;
 import org.apache.thrift.TConfiguration;
 import org.apache.thrift.TException;
 import org.apache.thrift.TFieldIdEnum;
 import org.apache.thrift.protocol.TBinaryProtocol;
 import org.apache.thrift.protocol.TCompactProtocol;
-import org.apache.thrift.protocol.TProtocol;
 import org.apache.thrift.protocol.TProtocolFactory;
 import org.apache.thrift.server.TServer;
 import org.apache.thrift.server.TThreadPoolServer;
@@ -36,22 +34,38 @@ import org.apache.thrift.transport.TTransportFactory;
  * buffers both directions itself and is flushed once per message, which is the same unframed wire
  * as TBufferedTransport elsewhere. TSocket sets TCP_NODELAY on both sides.
  */
-final class ThriftBench {
+public final class ThriftBench {
     private ThriftBench() {}
 
-    private static TProtocolFactory protocol(Framework framework) {
-        return framework == Framework.THRIFT_BINARY
-                ? new TBinaryProtocol.Factory(true, true)
-                : new TCompactProtocol.Factory();
-    }
+    /** thrift-binary: strict read and write. */
+    private static final TProtocolFactory BINARY = new TBinaryProtocol.Factory(true, true);
+    private static final TProtocolFactory COMPACT = new TCompactProtocol.Factory();
 
     private static TConfiguration configuration() {
         return TConfiguration.custom().setMaxMessageSize(RpcLimits.MESSAGE_LIMIT)
                 .setMaxFrameSize(RpcLimits.MESSAGE_LIMIT).build();
     }
 
-    static RpcServer serve(Framework framework, InetSocketAddress address, BenchState bench)
+    public static RpcServer serveBinary(InetSocketAddress address, BenchState bench)
             throws IOException {
+        return serve(BINARY, address, bench);
+    }
+
+    public static RpcServer serveCompact(InetSocketAddress address, BenchState bench)
+            throws IOException {
+        return serve(COMPACT, address, bench);
+    }
+
+    public static RpcClient connectBinary(RpcDrive.Options options) throws IOException {
+        return connect(BINARY, options);
+    }
+
+    public static RpcClient connectCompact(RpcDrive.Options options) throws IOException {
+        return connect(COMPACT, options);
+    }
+
+    private static RpcServer serve(TProtocolFactory protocol, InetSocketAddress address,
+            BenchState bench) throws IOException {
         TServerSocket socket;
         try {
             socket = new TServerSocket(address);
@@ -61,31 +75,13 @@ final class ThriftBench {
         TServer server = new TThreadPoolServer(new TThreadPoolServer.Args(socket)
                 .processor(new Bench.Processor<>(new Handler(bench)))
                 .transportFactory(new RaisedLimits())
-                .protocolFactory(protocol(framework)));
-        CountDownLatch stopped = new CountDownLatch(1);
-        Thread.ofPlatform().daemon().name("ipclab-thrift-accept").start(() -> {
-            server.serve();
-            stopped.countDown();
-        });
-        String endpoint = Framework.format(address.getAddress().getHostAddress(),
-                socket.getServerSocket().getLocalPort());
-        return new RpcServer() {
-            @Override
-            public String endpoint() {
-                return endpoint;
-            }
-
-            @Override
-            public void awaitTermination() throws InterruptedException {
-                stopped.await();
-            }
-
-            @Override
-            public void close() {
-                server.stop();
-                socket.close();
-            }
-        };
+                .protocolFactory(protocol));
+        Thread.ofPlatform().daemon().name("ipclab-thrift-accept").start(server::serve);
+        return new RpcServer(RpcServer.format(address, socket.getServerSocket().getLocalPort()),
+                () -> {
+                    server.stop();
+                    socket.close();
+                });
     }
 
     /**
@@ -119,17 +115,17 @@ final class ThriftBench {
 
         @Override
         public Small echoSmall(Small value) {
-            return value.setN2(value.getN2() ^ bench.n2Flip());
+            return bench.echoed(value);
         }
 
         @Override
         public Medium echoMedium(Medium value) {
-            return value.setN2(value.getN2() ^ bench.n2Flip());
+            return bench.echoed(value);
         }
 
         @Override
         public Large echoLarge(Large value) {
-            return value.setN2(value.getN2() ^ bench.n2Flip());
+            return bench.echoed(value);
         }
 
         @Override
@@ -138,27 +134,29 @@ final class ThriftBench {
         }
     }
 
-    static RpcClient connect(Framework framework, InetSocketAddress address, long ioTimeoutNanos)
+    private static RpcClient connect(TProtocolFactory protocol, RpcDrive.Options options)
             throws IOException {
+        InetSocketAddress address = RpcServer.address(options.endpoint());
         int timeoutMillis = (int) Math.min(Integer.MAX_VALUE,
-                Math.max(1, (ioTimeoutNanos + 999_999) / 1_000_000));
+                Math.max(1, (options.ioTimeoutNanos() + 999_999) / 1_000_000));
         try {
             TSocket socket = new TSocket(configuration(), address.getHostString(),
                     address.getPort(), timeoutMillis);
             socket.open();
-            TProtocol protocol = protocol(framework).getProtocol(socket);
-            return new Client(socket, new Bench.Client(protocol));
+            return new Client(socket, new Bench.Client(protocol.getProtocol(socket)));
         } catch (TTransportException e) {
             throw new IOException(e.getMessage(), e);
         }
     }
 
-    private static final class Client implements RpcClient {
-        private final TSocket socket;
+    /** Thrift's call takes and returns a ByteBuffer; records are filled by field id. */
+    private static final class Client extends StubClient {
         private final Bench.Client stub;
 
         Client(TSocket socket, Bench.Client stub) {
-            this.socket = socket;
+            super(null, stub::finish, ThriftBench::classify, socket::close,
+                    echo(Small.class, stub::echoSmall), echo(Medium.class, stub::echoMedium),
+                    echo(Large.class, stub::echoLarge));
             this.stub = stub;
         }
 
@@ -181,26 +179,13 @@ final class ThriftBench {
         @Override
         @SuppressWarnings({"unchecked", "rawtypes"})
         public Object toNative(Structs.Kind kind, Map<String, Object> record) {
-            TBase value = switch (kind) {
-                case SMALL -> new Small();
-                case MEDIUM -> new Medium();
-                case LARGE -> new Large();
-            };
+            TBase value = (TBase) newRecord(kind);
             // Thrift field ids are 1, 2, ... in the order of section 10.2.
             List<Structs.FieldSpec> fields = kind.fields();
             for (int i = 0; i < fields.size(); i++) {
                 value.setFieldValue(value.fieldForId(i + 1), record.get(fields.get(i).name()));
             }
             return value;
-        }
-
-        @Override
-        public Object echo(Structs.Kind kind, Object value) throws TException {
-            return switch (kind) {
-                case SMALL -> stub.echoSmall((Small) value);
-                case MEDIUM -> stub.echoMedium((Medium) value);
-                case LARGE -> stub.echoLarge((Large) value);
-            };
         }
 
         @Override
@@ -215,32 +200,18 @@ final class ThriftBench {
             }
             return record;
         }
+    }
 
-        @Override
-        public long finish() throws TException {
-            return stub.finish();
-        }
-
-        @Override
-        public RpcException classify(Throwable failure) {
-            String text = "thrift: " + RpcException.describe(failure);
-            if (failure instanceof TTransportException e) {
-                for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-                    if (cause instanceof SocketTimeoutException) {
-                        return RpcException.timeout(text, e);
-                    }
+    private static PeerException classify(Throwable failure) {
+        String text = "thrift: " + PeerException.describe(failure);
+        if (failure instanceof TTransportException e) {
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof SocketTimeoutException) {
+                    return PeerException.timeout(text, e);
                 }
-                return RpcException.io(text, e);
             }
-            if (failure instanceof TApplicationException e) {
-                return RpcException.protocol(text, e);
-            }
-            return RpcException.protocol(text, failure);
+            return PeerException.io(text, e);
         }
-
-        @Override
-        public void close() {
-            socket.close();
-        }
+        return PeerException.protocol(text, failure);
     }
 }

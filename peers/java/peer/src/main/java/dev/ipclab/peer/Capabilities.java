@@ -1,0 +1,45 @@
+package dev.ipclab.peer;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code capabilities} (PROTOCOL.md section 1): what this peer implements, one JSON line on
+ * stdout, generated from {@link Mechanism} and {@link Pattern}, the tables its dispatch reads.
+ */
+record Capabilities() implements Command {
+    /** One mechanism's entry; field names become snake_case. */
+    record Entry(List<String> roles, List<String> patterns, int maxPayload) {}
+
+    /** The answer, in the contract's field order. */
+    record Answer(int contract, String language, String runtime, Map<String, Entry> mechanisms) {}
+
+    static Answer answer() {
+        Map<String, Entry> mechanisms = new LinkedHashMap<>();
+        for (Mechanism m : Mechanism.values()) {
+            List<String> roles = new ArrayList<>();
+            if (m.serves()) {
+                roles.add(Cli.SERVE);
+            }
+            roles.add(Cli.DRIVE);
+            mechanisms.put(m.label(), new Entry(roles,
+                    m.patterns().stream().map(Pattern::label).toList(), m.maxPayload()));
+        }
+        return new Answer(PeerInfo.CONTRACT, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, mechanisms);
+    }
+
+    /** @return the exit code, 0 */
+    int print(PrintStream out) {
+        try {
+            out.println(Json.MAPPER.writeValueAsString(answer()));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("records of strings, lists and numbers are always JSON", e);
+        }
+        out.flush();
+        return 0;
+    }
+}

@@ -1,0 +1,59 @@
+package dev.ipclab.peer;
+
+/**
+ * The endpoint grammars of PROTOCOL.md section 4 (the {@code endpoint} kinds of
+ * protocol/mechanisms.toml); each mechanism in {@link Mechanism} names one.
+ */
+enum EndpointKind {
+    /** {@code HOST:PORT}. */
+    INET((endpoint, drive) -> Endpoints.hostPort(endpoint)),
+    /** A socket path. */
+    PATH((endpoint, drive) -> Endpoints.path(endpoint)),
+    /** {@code fd:R,W}. */
+    FDS((endpoint, drive) -> Endpoints.fdPair(endpoint)),
+    /** A directory. */
+    DIR((endpoint, drive) -> Endpoints.path(endpoint)),
+    /** {@code auto} (serve), then {@code sysv:0x1C1Axxxx}. */
+    SYSV((endpoint, drive) -> {
+        if (!endpoint.equals(EndpointKind.AUTO)) {
+            SysVKeys.parse(endpoint);
+        }
+    }),
+    /** {@code auto} (serve), then {@code posix:/NAME}. */
+    POSIX((endpoint, drive) -> PosixMq.checkEndpoint(endpoint)),
+    /** {@code inproc}: a function call, no server. */
+    INPROC((endpoint, drive) -> {
+        if (!endpoint.equals(Mechanism.INPROC)) {
+            throw new IllegalArgumentException("the endpoint must be inproc, got '" + endpoint + "'");
+        }
+    }),
+    /** corba: the server listens on {@code HOST:PORT}; a client gets the server's {@code IOR:...}. */
+    IOR((endpoint, drive) -> {
+        if (!drive) {
+            Endpoints.hostPort(endpoint);
+        } else if (!endpoint.startsWith("IOR:")) {
+            throw new IllegalArgumentException("a corba endpoint is the server's IOR:..., got '"
+                    + endpoint + "'");
+        }
+    });
+
+    static final String AUTO = "auto";
+
+    private interface Check {
+        void check(String endpoint, boolean drive);
+    }
+
+    private final Check check;
+
+    EndpointKind(Check check) {
+        this.check = check;
+    }
+
+    /**
+     * @param drive a client's endpoint (else a server's)
+     * @throws IllegalArgumentException if the endpoint is not of this form
+     */
+    void check(String endpoint, boolean drive) {
+        check.check(endpoint, drive);
+    }
+}
