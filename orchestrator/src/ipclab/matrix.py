@@ -92,6 +92,11 @@ def _why_not(f, catalog, cpus):
     for role, lang in roles:
         if not lang.supports(mech.name, role):
             return "not-applicable", f"the {lang.display} peer has no {mech.name} {role} role"
+    client = roles[0][1]
+    if f["pattern"] not in client.patterns_of(mech.name):
+        return "not-applicable", (f"the {client.display} peer drives {mech.name} with "
+                                  f"{', '.join(client.patterns_of(mech.name))} only, not "
+                                  f"{f['pattern']}")
     too_big = mech.not_applicable(f["request_size"], f["response_size"], f["payload"])
     if too_big:
         return "not-applicable", too_big
