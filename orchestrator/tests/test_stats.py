@@ -66,13 +66,133 @@ def test_ratio():
 
 def test_advice_for_few_samples_wide_spread_and_many_outliers():
     few = stats.summarize([10, 11, 12])
-    assert any("--iterations" in n for n in stats.advice(few, 3, 0))
+    assert [(a.kind, "--iterations" in a.text) for a in stats.advice(few, 3, 0)] == \
+        [("few-samples", True)]
     wide = stats.summarize([1, 1, 1, 100, 200] * 10)
-    assert any("spread" in n for n in stats.advice(wide, 50, 0))
-    assert any("outlier fences" in n for n in stats.advice(stats.summarize(ONE_TO_TEN), 100, 30))
+    assert "wide-spread" in [a.kind for a in stats.advice(wide, 50, 0)]
+    many = stats.advice(stats.summarize(ONE_TO_TEN), 100, 30)
+    assert any(a.kind == "many-outliers" and "outlier fences" in a.text for a in many)
 
 
 def test_a_steady_large_sample_gets_no_advice():
     rng = np.random.default_rng(1)
     steady = stats.summarize(rng.normal(1000, 10, 5000))
     assert stats.advice(steady, 5000, 10) == []
+
+
+# --- rounds: intervals, spread, ratios, drift ---------------------------------------------------
+
+def rng(seed=7):
+    return np.random.default_rng(seed)
+
+
+def lognormal_rounds(medians, n=2000, sigma=0.2, seed=1):
+    g = np.random.default_rng(seed)
+    return [np.round(m * g.lognormal(0, sigma, n)) for m in medians]
+
+
+def brute_force_medians(rounds, resamples, g):
+    """The hierarchical bootstrap written plainly, to check the exact fast one against."""
+    out = np.empty(resamples)
+    for b in range(resamples):
+        chosen = g.integers(0, len(rounds), len(rounds))
+        out[b] = np.median(np.concatenate([g.choice(rounds[c], rounds[c].size) for c in chosen]))
+    return out
+
+
+@pytest.mark.parametrize("n", [5, 10, 301])
+def test_fast_hierarchical_medians_have_the_brute_force_distribution(n):
+    rounds = lognormal_rounds([100, 104, 110], n=n)
+    fast = stats._Pool(rounds).medians(rng(2).integers(0, 3, (10000, 3)), rng(3))
+    slow = brute_force_medians(rounds, 10000, rng(4))
+    q = [2.5, 25, 50, 75, 97.5]
+    assert np.percentile(fast, q) == pytest.approx(np.percentile(slow, q), rel=0.01)
+
+
+def test_hierarchical_interval_is_seeded_and_holds_the_pooled_median():
+    rounds = lognormal_rounds([100, 101, 99])
+    a = stats.hierarchical_median_ci(rounds, rng())
+    assert a == stats.hierarchical_median_ci(rounds, rng())
+    assert a[0] < np.median(np.concatenate(rounds)) < a[1]
+
+
+def test_hierarchical_interval_widens_when_rounds_disagree():
+    same = stats.hierarchical_median_ci(lognormal_rounds([100, 100, 100]), rng())
+    apart = stats.hierarchical_median_ci(lognormal_rounds([100, 130, 160]), rng())
+    assert (apart[1] - apart[0]) > 5 * (same[1] - same[0])
+    assert apart[0] < 110 and apart[1] > 150
+
+
+def test_hierarchical_interval_edge_cases():
+    assert stats.hierarchical_median_ci([np.full(50, 7)], rng()) == (7.0, 7.0)
+    assert stats.hierarchical_median_ci([np.array([3])], rng()) == (3.0, 3.0)
+    low, high = stats.hierarchical_median_ci([np.array([1, 2])], rng())
+    assert 1 <= low <= high <= 2
+    with pytest.raises(ValueError):
+        stats.hierarchical_median_ci([np.array([1]), np.array([])], rng())
+
+
+def test_round_median_interval_between_order_statistics():
+    x = np.arange(1, 11)  # n = 10: P(B ≤ 1) = 1.1%, P(B ≤ 2) = 5.5%, so x(2) and x(9)
+    assert stats.median_ci_of_round(x) == (2.0, 9.0)
+    assert stats.median_ci_of_round(np.array([5.0])) == (5.0, 5.0)
+    big = np.sort(rng().normal(0, 1, 10000))
+    low, high = stats.median_ci_of_round(big)
+    assert -0.05 < low < 0 < high < 0.05
+
+
+def test_round_spread_and_disagreement():
+    assert stats.round_spread([100, 120, 130]) == 1.3
+    assert stats.round_spread([100]) == 1.0 and stats.round_spread([]) is None
+    assert stats.rounds_disagree([100, 130], [(95, 105), (125, 135)])
+    assert not stats.rounds_disagree([100, 130], [(95, 128), (125, 135)])  # intervals overlap
+    assert not stats.rounds_disagree([100, 120], [(99, 101), (119, 121)])  # spread 1.2 ≤ 1.25
+
+
+def test_paired_ratio_of_identical_distributions_contains_one():
+    case, base = lognormal_rounds([100, 150, 100], seed=1), lognormal_rounds([100, 150, 100], seed=2)
+    ratio, low, high = stats.paired_ratio(case, base, rng())
+    assert low < 1 < high and ratio == pytest.approx(1, abs=0.03)
+    assert stats.verdict(low, high) == "same"
+
+
+def test_paired_ratio_of_shifted_distributions_excludes_one_despite_round_drift():
+    # Both sides slow down together in round 2 (the machine's mood); pairing by round cancels it.
+    base = lognormal_rounds([100, 160, 100], seed=2)
+    case = lognormal_rounds([110, 176, 110], seed=1)
+    ratio, low, high = stats.paired_ratio(case, base, rng())
+    assert 1 < low < high and ratio == pytest.approx(1.1, abs=0.02)
+    assert stats.verdict(low, high) == "slower"
+    assert stats.verdict(*stats.paired_ratio(base, case, rng())[1:]) == "faster"
+
+
+def test_paired_ratio_with_means_and_one_round():
+    base, case = lognormal_rounds([100], seed=2), lognormal_rounds([80], seed=1)
+    ratio, low, high = stats.paired_ratio(case, base, rng(), compare="mean")
+    assert low < ratio < high < 1 and ratio == pytest.approx(0.8, abs=0.03)
+    assert stats.paired_ratio(case, base, rng(5)) == stats.paired_ratio(case, base, rng(5))
+    with pytest.raises(ValueError):
+        stats.paired_ratio(case, base + base, rng())
+
+
+def test_drift_finds_a_round_still_getting_faster():
+    g = rng()
+    steady = g.normal(1000, 50, 2000)
+    assert stats.drift(steady) is None
+    warming = steady * np.linspace(1.3, 1.0, 2000)
+    change, p = stats.drift(warming)
+    assert change < 0.8 and p < 1e-6
+    assert stats.drift(warming[:150]) is None  # too few for tenths of 20
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 10, 300])
+def test_order_statistic_round_medians_have_the_brute_force_distribution(n):
+    rounds = lognormal_rounds([100, 120], n=n)
+    chosen = rng(2).integers(0, 2, 20000)
+    fast = stats.resampled_round_medians(rounds, chosen, rng(3))
+    g = rng(4)
+    slow = np.array([np.median(g.choice(rounds[c], rounds[c].size)) for c in chosen])
+    for which in (0, 1):
+        a, b = fast[chosen == which], slow[chosen == which]
+        assert sorted(set(a)) == sorted(set(b)) or n > 2  # the same possible medians
+        assert (a.mean(), a.std()) == pytest.approx((b.mean(), b.std()), rel=0.03)

@@ -1,4 +1,5 @@
 """ipclab: the command line. Parse → build the scenario → run → report."""
+import os
 import sys
 from pathlib import Path
 
@@ -8,14 +9,23 @@ from rich.console import Console
 from ipclab import analysis, environment, matrix, results, session
 from ipclab.catalog import load_catalog
 from ipclab.errors import UserError
-from ipclab.export.terminal import to_table
+from ipclab.export.terminal import render
 from ipclab.runner import Runner
 from ipclab.scenario import StatSettings, load_scenario
 from ipclab.workspace import Workspace
 
 DEFAULT_SCENARIO = "scenarios/quick.toml"
-# Piped output (CI logs, files) has no terminal width; keep the table readable there.
-console = Console(width=None if sys.stdout.isatty() else 180)
+
+
+def _width():
+    """A terminal's own width; piped output (CI logs, files) takes $COLUMNS, else 120."""
+    if sys.stdout.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else 120
+
+
+console = Console(width=_width())
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -37,10 +47,15 @@ def cli():
 @click.option("--pattern", help="traffic pattern (rr)")
 @click.option("--iterations", help="measured round trips per case")
 @click.option("--warmup", help="round trips before measuring")
-@click.option("--seed", help="payload seed")
+@click.option("--seed", help="payload seed (also orders the rounds and seeds the bootstrap)")
+@click.option("--rounds", help="rounds per case, each a fresh pair of peers (default 3)")
+@click.option("--preflight", help="seconds of C floor ping-pong per placement first (0: none)")
 @click.option("--out", type=click.Path(), help="results directory (default results/<time>-<name>)")
-def run(scenario, out, **flags):
+@click.option("--wide", is_flag=True, help="every column, whatever the width")
+@click.option("--verbose", is_flag=True, help="every warning of every case")
+def run(scenario, out, wide, verbose, **flags):
     """Run SCENARIO (default scenarios/quick.toml); flags override it."""
+    session.install_interrupt_handlers()
     catalog = load_catalog()
     path = scenario or catalog.root / DEFAULT_SCENARIO
     plan = load_scenario(path, catalog, overrides=flags)
@@ -52,11 +67,12 @@ def run(scenario, out, **flags):
         store = results.RunStore(out_dir, plan, env, cases, notes=notes).create()
         interrupted = session.execute(cases, Runner(plan, catalog, workspace), store, console)
     store.finish(interrupted)
-    _show(store.records, plan.name, plan.statistics, store.document["notes"])
+    _show(store.document, plan.statistics, wide, verbose)
     console.print(f"results: {out_dir}")
     if interrupted:
-        console.print(f"[yellow]stopped: {len(store.records)} of {len(cases)} cases finished "
-                      f"and saved[/]")
+        done = sum(len(r["rounds"]) for r in store.records)
+        console.print(f"[yellow]stopped: {done} finished round(s) of "
+                      f"{sum(1 for r in store.records if r['rounds'])} case(s) saved[/]")
         sys.exit(130)
     sys.exit(1 if any(r["status"] == "failed" for r in store.records) else 0)
 
@@ -73,7 +89,9 @@ def list_cmd():
 @click.option("--outliers", type=click.Choice(["tukey", "none"]), help="outlier rule")
 @click.option("--tukey-k", type=float, help="Tukey fence factor")
 @click.option("--compare", type=click.Choice(["median", "mean"]), help="statistic for ratios")
-def report(run_dir, outliers, tukey_k, compare):
+@click.option("--wide", is_flag=True, help="every column, whatever the width")
+@click.option("--verbose", is_flag=True, help="every warning of every case")
+def report(run_dir, outliers, tukey_k, compare, wide, verbose):
     """Re-render the tables and files of a saved run from its raw samples."""
     document = results.load(run_dir)
     saved = document["scenario"]["statistics"]
@@ -81,9 +99,9 @@ def report(run_dir, outliers, tukey_k, compare):
                                            {"outliers": outliers, "tukey_k": tukey_k,
                                             "compare": compare}.items() if v is not None}})
     document["scenario"]["statistics"] = vars(settings)
-    results.reanalyse(run_dir, document, settings)
-    results.write_outputs(Path(run_dir), document, settings)
-    _show(document["results"], document["scenario"]["name"], settings, document.get("notes", []))
+    kept = results.reanalyse(run_dir, document, settings)
+    results.write_outputs(Path(run_dir), document, settings, kept)
+    _show(document, settings, wide, verbose)
 
 
 @cli.group()
@@ -157,14 +175,23 @@ def _sweep_note(swept):
             f"crashed or was killed"]
 
 
-def _show(records, name, settings, notes):
-    console.print(to_table(records, f"ipclab: {name}", analysis.baseline_label(settings),
-                           settings.compare))
-    for note in notes:
-        console.print(f"[yellow]note:[/] {note}")
-    for record in records:
-        for warning in record.get("warnings") or []:
-            console.print(f"[yellow]warning:[/] case {record['index']}: {warning}")
+def _show(document, settings, wide=False, verbose=False):
+    for line in render(document["results"], f"ipclab: {document['scenario']['name']}",
+                       analysis.baseline_label(settings), settings.compare,
+                       document.get("notes", []), console.width, wide, verbose):
+        _print_at(*line)
+
+
+def _print_at(renderable, width):
+    """Prints at `width` (the wide table), wider than the console if need be."""
+    if width is None:
+        console.print(renderable)
+        return
+    saved, console.width = console.width, width
+    try:
+        console.print(renderable)
+    finally:
+        console.width = saved
 
 
 def main():

@@ -1,10 +1,13 @@
-"""The results directory of a run, saved after every case so nothing finished is ever lost.
+"""The results directory of a run, saved after every round of every case, so nothing finished is
+ever lost.
 
-    run.json          the scenario, the resolved cases, the environment, every case's record
+    run.json          the scenario, the resolved cases, the environment, the preflight probe, the
+                      order of every round, every case's record with its rounds
     cases.csv         one row per case (export/csv.py)
     table.md          the human table (export/markdown.py)
-    samples/<id>.i64  raw round trips of each ok case: little-endian int64 nanoseconds
-    logs/<id>.<role>.stderr   the peers' stderr of each failed case
+    samples/<id>.r<k>.i64         raw round trips of round k of each case: little-endian int64 ns
+    samples/<id>.r<k>.warmup.i64  the warm-up round trips of that round (flagged as warm-up)
+    logs/<id>.r<k>.<role>.stderr  the peers' stderr of a failed round
 """
 import json
 import os
@@ -18,7 +21,14 @@ from ipclab.errors import UserError
 
 # run.json schema history:
 #   ipclab.run/1 (0.1.0): first version.
-SCHEMA = "ipclab.run/1"
+#   ipclab.run/2 (0.2.0): rounds. A record holds `rounds` (one entry per finished round: order,
+#     samples and warm-up samples files, median and its interval, drift, noise), `round_medians`,
+#     `round_spread`, `median_ci_low`/`_high` (hierarchical bootstrap), `stable`, and
+#     `ratio_ci_low`/`_high` with `verdict`; `samples_file` is gone (per round now); `warnings`
+#     are {kind, text}. The document gains `rounds` (each round's case order), `preflight` and
+#     `statistics_parameters`. `ipclab report` reads /1 and rewrites it as /2.
+SCHEMA = "ipclab.run/2"
+OLD_SCHEMAS = ("ipclab.run/1",)
 
 
 def default_out_dir(root, scenario_name):
@@ -26,18 +36,29 @@ def default_out_dir(root, scenario_name):
     return Path(root) / "results" / f"{stamp}-{scenario_name}"
 
 
+def _now():
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
 class RunStore:
     def __init__(self, out_dir, scenario, environment, cases, notes=()):
         self.dir = Path(out_dir)
         self.scenario = scenario
+        self.rounds_planned = scenario.run.rounds
         self.document = {
             "schema": SCHEMA, "complete": False, "interrupted": False,
             "scenario": scenario.as_dict(),
             "statistics_method": stats.__doc__.strip(),
-            "environment": environment, "notes": list(notes),
+            "statistics_parameters": statistics_parameters(),
+            "environment": environment, "notes": list(notes), "preflight": None,
             "cases": [c.as_dict() for c in cases],
-            "results": [],
+            "rounds": [],
+            "results": [analysis.case_record(c) for c in cases if c.skip_status],
         }
+        self._by_id = {r["id"]: r for r in self.document["results"]}
+        self._samples = {}  # id -> round -> raw samples of the ok rounds
+        self.kept = {}      # id -> round -> sorted samples inside the fences (analysis.analyse)
+        self._ratios = {}   # intervals already drawn (analysis.add_ratios)
 
     def create(self):
         if self.dir.exists() and any(self.dir.iterdir()):
@@ -46,25 +67,51 @@ class RunStore:
         self.save()
         return self
 
-    def add(self, outcome):
-        record = analysis.case_record(outcome)
-        if outcome.samples is not None and outcome.samples.size:
-            name = f"samples/{outcome.case.id}.i64"
-            outcome.samples.astype("<i8").tofile(self.dir / name)
-            record["samples_file"] = name
+    def set_preflight(self, probes, notes):
+        self.document["preflight"] = probes
+        self.document["notes"] += notes
+        self.save()
+
+    def start_round(self, index, order):
+        self.document["rounds"].append({"round": index, "order": [c.index for c in order],
+                                        "started": _now(), "finished": None})
+        self.save()
+
+    def finish_round(self, index):
+        self.document["rounds"][index - 1]["finished"] = _now()
+        self.save()
+
+    def add(self, outcome, position=None):
+        """Saves one finished round of a case and re-analyses that case."""
+        case, r = outcome.case, outcome.round
+        record = self._by_id.get(case.id)
+        if record is None:
+            record = self._by_id[case.id] = analysis.case_record(case, self.rounds_planned)
+            self.document["results"].append(record)
+            self.document["results"].sort(key=lambda rec: rec["index"])
+        samples_file = self._write(f"samples/{case.id}.r{r}.i64", outcome.samples)
+        warmup_file = self._write(f"samples/{case.id}.r{r}.warmup.i64", outcome.warmup_samples)
         for role, text in outcome.logs.items():
             (self.dir / "logs").mkdir(exist_ok=True)
-            (self.dir / "logs" / f"{outcome.case.id}.{role}.stderr").write_text(text)
-        analysis.analyse(record, outcome.samples, self.scenario.statistics)
-        self.document["results"].append(record)
+            (self.dir / "logs" / f"{case.id}.r{r}.{role}.stderr").write_text(text)
+        analysis.add_round(record, outcome, samples_file, warmup_file, position)
+        if outcome.status == "ok" and outcome.samples is not None:
+            self._samples.setdefault(case.id, {})[r] = outcome.samples
+        self.kept[case.id] = analysis.analyse(record, self._samples.get(case.id, {}),
+                                              self.scenario.statistics, self.scenario.run.seed)
         self.save()
         return record
+
+    def _write(self, name, samples):
+        if samples is None or not samples.size:
+            return None
+        samples.astype("<i8").tofile(self.dir / name)
+        return name
 
     def finish(self, interrupted=False):
         self.document["complete"] = not interrupted
         self.document["interrupted"] = interrupted
-        self.document["environment"]["finished"] = datetime.now(timezone.utc).isoformat(
-            timespec="seconds")
+        self.document["environment"]["finished"] = _now()
         self.save()
 
     @property
@@ -72,12 +119,21 @@ class RunStore:
         return self.document["results"]
 
     def save(self):
-        write_outputs(self.dir, self.document, self.scenario.statistics)
+        write_outputs(self.dir, self.document, self.scenario.statistics, self.kept, self._ratios)
 
 
-def write_outputs(out_dir, document, settings):
+def statistics_parameters():
+    return {"level": 0.95, "bootstrap_resamples": stats.BOOTSTRAP_RESAMPLES,
+            "bootstrap_rng": "numpy default_rng([seed, crc32(case id)]); for ratios "
+                             "default_rng([seed, crc32(case id), crc32(baseline id)])",
+            "unstable_spread": stats.UNSTABLE_SPREAD, "drift_p": stats.DRIFT_P,
+            "drift_effect": stats.DRIFT_EFFECT}
+
+
+def write_outputs(out_dir, document, settings, kept, ratio_cache=None):
     """Rewrites run.json, cases.csv and table.md from the document (ratios recomputed)."""
-    records = analysis.add_ratios(document["results"], settings)
+    records = analysis.add_ratios(document["results"], settings, kept,
+                                  document["scenario"]["run"].get("seed", 1), ratio_cache)
     label = analysis.baseline_label(settings)
     title = f"ipclab: {document['scenario']['name']}"
     _atomic_write(out_dir / "run.json", export.to_json(document))
@@ -93,7 +149,7 @@ def _table_notes(document, settings):
     notes += document.get("notes", [])
     for record in document["results"]:
         for warning in record.get("warnings") or []:
-            notes.append(f"case {record['index']}: {warning}")
+            notes.append(f"case {record['index']}: {warning['text']}")
     return notes
 
 
@@ -104,7 +160,7 @@ def _atomic_write(path, text):
 
 
 def load(run_dir):
-    """A saved run's document and the raw samples of each record, for `ipclab report`."""
+    """A saved run's document (a /1 document upgraded to the /2 layout), for `ipclab report`."""
     path = Path(run_dir) / "run.json"
     try:
         document = json.loads(path.read_text())
@@ -112,16 +168,46 @@ def load(run_dir):
         raise UserError(f"{path}: cannot read: {e.strerror}") from None
     except ValueError as e:
         raise UserError(f"{path}: not valid JSON: {e}") from None
-    if document.get("schema") != SCHEMA:
-        raise UserError(f"{path}: schema {document.get('schema')!r} is not {SCHEMA!r}")
+    schema = document.get("schema") if isinstance(document, dict) else None
+    if schema in OLD_SCHEMAS:
+        return _upgrade_v1(document)
+    if schema != SCHEMA:
+        raise UserError(f"{path}: schema {schema!r} is not one of "
+                        f"{', '.join(repr(s) for s in (*OLD_SCHEMAS, SCHEMA))}")
+    return document
+
+
+def _upgrade_v1(document):
+    """/1 had one round per case and one samples file: it becomes round 1."""
+    document["schema"] = SCHEMA
+    document["scenario"]["run"].setdefault("rounds", 1)
+    document.setdefault("rounds", [])
+    document.setdefault("preflight", None)
+    document["statistics_method"] = stats.__doc__.strip()
+    document["statistics_parameters"] = statistics_parameters()
+    for record in document["results"]:
+        ran = record["status"] in ("ok", "failed")
+        record["rounds_planned"] = 1 if ran else 0
+        record["rounds"] = [{"round": 1, "position": None, "status": record["status"],
+                             "reason": record.get("reason"), "seconds": record.get("seconds"),
+                             "samples": (record.get("raw") or {}).get("count") or 0,
+                             "samples_file": record.get("samples_file"),
+                             "warmup_samples": None, "warmup_samples_file": None,
+                             "noise": None, "notes": []}] if ran else []
+        record.pop("samples_file", None)
     return document
 
 
 def reanalyse(run_dir, document, settings):
-    """Recomputes every record's statistics from its saved raw samples under `settings`."""
+    """Recomputes every record's statistics from its saved raw samples under `settings`; returns
+    what write_outputs needs for the ratios (id -> round -> kept samples)."""
+    seed = document["scenario"]["run"].get("seed", 1)
+    kept = {}
     for record in document["results"]:
-        samples = None
-        if record.get("samples_file"):
-            samples = np.fromfile(Path(run_dir) / record["samples_file"], dtype="<i8")
-        analysis.analyse(record, samples, settings)
-    return document
+        rounds = {}
+        for entry in record.get("rounds") or []:
+            if entry.get("status") == "ok" and entry.get("samples_file"):
+                rounds[entry["round"]] = np.fromfile(Path(run_dir) / entry["samples_file"],
+                                                     dtype="<i8")
+        kept[record["id"]] = analysis.analyse(record, rounds, settings, seed)
+    return kept

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ipclab import endpoints, ipcobjects, placement
+from ipclab import endpoints, ipcobjects, noise, placement
 from ipclab.peers import Peer, PeerError, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
@@ -25,6 +25,9 @@ class Outcome:
     seconds: float = 0.0
     notes: list = field(default_factory=list)
     logs: dict = field(default_factory=dict)  # role -> stderr text, kept for failed cases
+    round: int = 1
+    warmup_samples: np.ndarray | None = None  # the warm-up round trips' times (PROTOCOL.md 7)
+    noise: dict | None = None   # the machine's load while the round ran (noise.py)
 
 
 class Runner:
@@ -32,19 +35,25 @@ class Runner:
         self.scenario, self.catalog, self.workspace = scenario, catalog, workspace
         self.live = []  # peers running now, for whoever wants to watch (tests, Ctrl-C)
 
-    def run(self, case):
+    def run(self, case, round_index=1):
+        """One round of `case`: a fresh server and client, with its own warm-up."""
         if case.skip_status:
-            return Outcome(case, case.skip_status, case.skip_reason)
+            return Outcome(case, case.skip_status, case.skip_reason, round=round_index)
         started = time.monotonic()
         case_dir = self.workspace.case_dir(case)
+        before = noise.take()
         try:
             outcome = self._run_in(case, case_dir)
-        except KeyboardInterrupt:
-            outcome = Outcome(case, "interrupted", "stopped by Ctrl-C")
-            raise
         finally:
             shutil.rmtree(case_dir, ignore_errors=True)
+        after = noise.take()
+        outcome.round = round_index
         outcome.seconds = time.monotonic() - started
+        pinned = sorted(set(outcome.cpus.get("client_cpus") or ()) |
+                        set(outcome.cpus.get("server_cpus") or ()))
+        if not pinned or outcome.cpus.get("client_cpus") is None:
+            pinned = placement.available_cpus()
+        outcome.noise = noise.summarise(before, after, pinned, noise.ticks_per_second())
         return outcome
 
     def _run_in(self, case, case_dir):
@@ -104,10 +113,14 @@ class Runner:
             what = ["--request-size", str(case.request_size), "--response-size", str(case.response_size)]
         else:
             what = ["--payload", case.payload, "--sequence-length", str(case.sequence_length)]
+        warmup = effective_warmup(case, run)
+        # Only with a warm-up: a peer older than contract 2 refuses the flag, and there is
+        # nothing to record without one.
+        keep_warmup = ["--warmup-samples-file", str(case_dir / "warmup.i64")] if warmup else []
         return ["--pattern", case.pattern, *what,
-                "--warmup", str(effective_warmup(case, run)), "--iterations", str(run.iterations),
+                "--warmup", str(warmup), "--iterations", str(run.iterations),
                 "--io-timeout", f"{run.io_timeout:g}",
-                "--samples-file", str(case_dir / "samples.i64"),
+                "--samples-file", str(case_dir / "samples.i64"), *keep_warmup,
                 "--result-file", str(case_dir / "result.json")]
 
     def _watch(self, client, server, server_endpoint):
@@ -162,7 +175,8 @@ def _judge(case, client, server, ready, server_died, case_dir, iterations):
         if samples.size != iterations:
             return Outcome(case, "failed", f"client reported ok but wrote {samples.size} samples, "
                            f"expected {iterations}", client=result, server=ready, notes=notes)
-        return Outcome(case, "ok", None, samples, result, ready, notes=notes)
+        warmup = _read_samples(case_dir / "warmup.i64") if (case_dir / "warmup.i64").exists() else None
+        return Outcome(case, "ok", None, samples, result, ready, notes=notes, warmup_samples=warmup)
     return Outcome(case, "failed", _failure_reason(client, result, server_died),
                    client=result, server=ready, notes=notes)
 

@@ -34,6 +34,10 @@ class RunSettings:
     case_timeout: float = 300.0   # seconds a whole case may take before it is failed
     ready_timeout: float = 30.0   # seconds a server may take to print READY
     io_timeout: float = 10.0      # seconds one receive may wait (matters for udp)
+    # Every case runs in this many rounds, each a fresh pair of peers; round 1 of every case,
+    # then round 2 of every case, …, in an order shuffled per round from the seed.
+    rounds: int = 3
+    preflight: float = 1.0        # seconds of C floor ping-pong per placement before the run; 0: none
 
 
 @dataclass
@@ -209,7 +213,7 @@ class _Validator:
                 ok = True
             except ValueError:
                 ok = False
-        minimum = 1 if key == "iterations" else 0
+        minimum = 1 if key in ("iterations", "rounds") else 0
         if not ok or value < minimum or (key.endswith("timeout") and value <= 0) \
                 or (key == "tukey_k" and value <= 0) or (key == "seed" and value >= 2**64):
             self._fail(where, f"{given!r} is not a valid {key}")

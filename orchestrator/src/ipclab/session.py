@@ -1,33 +1,79 @@
-"""Runs a list of cases with a progress bar, saving each outcome as it finishes."""
-import signal
+"""Runs the cases in rounds with a progress bar, saving each round of each case as it finishes.
 
+Round 1 of every case, then round 2 of every case, and so on, each round in its own order
+shuffled from the scenario's seed: no case is always first, and a slow spell of the machine is
+shared out between cases instead of falling on whichever ran then."""
+import random
+import signal
+import time
+
+import numpy as np
+from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
+from ipclab import preflight
 from ipclab.matrix import describe_shape
 from ipclab.units import format_ns
 
 
+def install_interrupt_handlers():
+    """Ctrl-C (SIGINT) and SIGTERM raise KeyboardInterrupt. Installed explicitly: a shell starts
+    background jobs with SIGINT ignored, and Python keeps an inherited "ignore"."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
 def execute(cases, runner, store, console):
-    """Runs every case; returns True if the user stopped the run (Ctrl-C or SIGTERM)."""
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    """Probes the machine, then runs every round of every case; returns True if the user stopped
+    the run (Ctrl-C or SIGTERM)."""
+    run = runner.scenario.run
+    previous = install_interrupt_handlers()
+    runnable = [c for c in cases if not c.skip_status]
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                         console=console, transient=True)
     try:
+        if runnable and run.preflight > 0:
+            with console.status("preflight: ping-pong with the C floor"):
+                store.set_preflight(*preflight.probe(runner.catalog.root, runnable,
+                                                     run.preflight, runner.workspace.path))
         with progress:
-            task = progress.add_task("starting", total=len(cases))
-            for case in cases:
-                progress.update(task, description=case.label)
-                outcome = runner.run(case)
-                record = store.add(outcome)
-                progress.console.print(_line(record))
-                progress.advance(task)
+            task = progress.add_task("starting", total=len(runnable) * run.rounds)
+            _rounds(runnable, runner, store, progress, task, run)
     except KeyboardInterrupt:
         return True
     finally:
         signal.signal(signal.SIGTERM, previous)
     return False
+
+
+def _rounds(runnable, runner, store, progress, task, run):
+    failed = set()
+    for r in range(1, run.rounds + 1):
+        order = [c for c in round_order(runnable, run.seed, r) if c.id not in failed]
+        progress.advance(task, len(runnable) - len(order) if r > 1 else 0)
+        store.start_round(r, order)
+        started = time.monotonic()
+        for position, case in enumerate(order, start=1):
+            prefix = f"round {r}/{run.rounds}: " if run.rounds > 1 else ""
+            progress.update(task, description=prefix + case.label)
+            outcome = runner.run(case, r)
+            record = store.add(outcome, position)
+            if outcome.status != "ok":
+                failed.add(case.id)  # a failed case is not run again in later rounds
+            if r == 1 or outcome.status != "ok":
+                progress.console.print(_line(record, outcome, run.rounds))
+            progress.advance(task)
+        store.finish_round(r)
+        if run.rounds > 1:
+            progress.console.print(f"[dim]round {r} of {run.rounds}: {len(order)} cases in "
+                                   f"{time.monotonic() - started:.0f} s[/]")
+
+
+def round_order(cases, seed, round_index):
+    """The cases of round `round_index` in their order, shuffled from the seed (reproducible)."""
+    return random.Random(f"ipclab-round-{seed}-{round_index}").sample(cases, len(cases))
 
 
 def _raise_interrupt(signum, frame):
@@ -38,10 +84,12 @@ _MARK = {"ok": "[green]✓[/]", "failed": "[red]✗[/]", "not-applicable": "[dim
          "unavailable": "[yellow]?[/]"}
 
 
-def _line(record):
+def _line(record, outcome, rounds):
     label = (f"{record['mechanism']} {record['client']}→{record['server']} "
              f"{describe_shape(record)} {record['placement']}")
-    mark = _MARK.get(record["status"], "?")
-    if record["status"] == "ok":
-        return f"{mark} {label}: median {format_ns(record['trimmed']['median'])}"
-    return f"{mark} {label}: {record['status']}: {record['reason']}"
+    if rounds > 1:
+        label = f"#{record['index']} {label}"
+    mark = _MARK.get(outcome.status, "?")
+    if outcome.status == "ok":
+        return f"{mark} {label}: median {format_ns(float(np.median(outcome.samples)))}"
+    return f"{mark} {label}: {outcome.status}: {escape(str(outcome.reason))}"

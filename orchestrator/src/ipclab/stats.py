@@ -7,7 +7,30 @@ Methods, stated once:
 - 95% confidence interval of the mean: mean ± t(0.975, n - 1) · s / √n (Student's t); undefined
   (None) for n < 2.
 - Outliers, default rule: Tukey's fences, a sample outside [Q1 − k·IQR, Q3 + k·IQR] (k = 1.5) is an
-  outlier. Removal is reported, and the raw figures are kept beside the trimmed ones.
+  outlier. Removal is reported, and the raw figures are kept beside the trimmed ones. With rounds,
+  the fences are those of all rounds pooled, applied to every round.
+- Rounds: every case runs in R rounds, each a fresh pair of peers with its own warm-up. The pooled
+  figures are those of all rounds' samples together.
+- 95% confidence interval of the median: a hierarchical bootstrap (Saravanan, Berman & Sober 2020,
+  "Application of the hierarchical bootstrap to multi-level data in neuroscience"): each of
+  B = 4000 resamples draws R rounds with replacement, then, within each drawn round, as many
+  samples as it has with replacement; the statistic is the median of the pooled resample; the
+  interval is the 2.5th and 97.5th percentile of the B medians. The median of a resample is drawn
+  exactly without materialising the resample: descending a binary split of the sorted values, the
+  number of each round's draws on the left is binomial given the number in the node. Seeded from
+  the scenario's seed and the case's id, so `ipclab report` gives the same interval again.
+- A round's own median interval: the distribution-free interval between two order statistics
+  (Conover, "Practical Nonparametric Statistics", 3rd ed., 1999, section 3.2), ranks from the
+  binomial(n, 1/2) distribution, coverage at least 95%.
+- round_spread: largest round median / smallest. A case is unstable when round_spread > 1.25 and
+  the slowest round's median interval lies wholly above the fastest round's.
+- Ratio to the baseline: formed per round against the baseline case measured in the same round;
+  the figure is the median of the rounds' ratios, its 95% interval a paired hierarchical bootstrap
+  (the same rounds drawn for the case and its baseline; within a round each side's statistic from
+  its own resample; for compare = "mean" the resampled mean is drawn from its normal approximation).
+  A case is faster or slower than the baseline only when the interval excludes 1.
+- Drift: the first tenth of a round's measured samples against its last tenth (Mann–Whitney U,
+  two-sided); drift is reported when p < 0.001 and the medians differ by more than 5%.
 """
 from dataclasses import asdict, dataclass
 
@@ -95,19 +118,240 @@ def ratio(value, baseline):
 MIN_SAMPLES = 30
 WIDE_CV = 0.5
 MANY_OUTLIERS = 0.20
+UNSTABLE_SPREAD = 1.25
+DRIFT_P = 0.001
+DRIFT_EFFECT = 0.05
+BOOTSTRAP_RESAMPLES = 4000
+
+
+@dataclass(frozen=True)
+class Advice:
+    """One warning: its kind (warnings are grouped by kind) and its full text for one case."""
+    kind: str
+    text: str
+
+    def as_dict(self):
+        return asdict(self)
+
+
+# kind -> (what it is, what to do): the grouped terminal line is "<what> in N cases (…): <do>".
+ADVICE = {
+    "few-samples": ("few samples", "the interval is wide; raise --iterations to 1000 or more"),
+    "wide-spread": ("wide spread", "the machine may be busy; close other programs, pin with "
+                                   "--placement, raise --warmup"),
+    "many-outliers": ("many outliers", "a long tail or several modes; read the raw figures in "
+                                       "cases.csv, or try --warmup or --placement"),
+    "unstable": ("rounds disagree", "the machine changed speed between rounds; rerun with more "
+                                    "--rounds when it is quiet, and read only the intervals"),
+    "drift": ("drift within a round", "the case was still warming up or slowing down; raise "
+                                      "--warmup (or --iterations)"),
+    "busy-cpus": ("other work on the peers' CPUs", "close other programs or wait for builds to "
+                                                   "end; those figures include the contention"),
+    "steal": ("hypervisor steal time", "the VM's host ran something else on these CPUs; rerun "
+                                       "when the host is quieter"),
+}
+
+
+def advise(kind, detail):
+    return Advice(kind, f"{detail}: {ADVICE[kind][1]}")
 
 
 def advice(summary, raw_count, removed):
     """Warnings, each with what to do about it, for one case's trimmed summary."""
     notes = []
     if summary.count < MIN_SAMPLES:
-        notes.append(f"only {summary.count} samples: the interval is wide; "
-                     f"raise --iterations to 1000 or more")
+        notes.append(advise("few-samples", f"only {summary.count} samples"))
     if summary.mean > 0 and summary.std / summary.mean > WIDE_CV:
-        notes.append(f"wide spread (std/mean {summary.std / summary.mean:.2f}): the machine may be "
-                     f"busy; close other programs, pin with --placement, raise --warmup")
+        notes.append(advise("wide-spread", f"wide spread (std/mean {summary.std / summary.mean:.2f})"))
     if raw_count and removed / raw_count > MANY_OUTLIERS:
-        notes.append(f"{removed} of {raw_count} samples ({100 * removed / raw_count:.0f}%) fell "
-                     f"outside the outlier fences: the distribution has a long tail or several "
-                     f"modes; read the raw figures in cases.csv, or try --warmup or --placement")
+        notes.append(advise("many-outliers", f"{removed} of {raw_count} samples "
+                                             f"({100 * removed / raw_count:.0f}%) fell outside "
+                                             f"the outlier fences"))
     return notes
+
+
+# --- rounds -------------------------------------------------------------------------------------
+
+def median_ci_of_round(sorted_x, level=0.95):
+    """(low, high): the distribution-free interval of one round's median between the order
+    statistics x(j) and x(n+1-j), j the largest rank with P(Binomial(n, 1/2) < j) ≤ (1-level)/2;
+    the whole range when n is too small for that (n < 6 at 95%)."""
+    x = np.asarray(sorted_x, dtype=np.float64)
+    n = x.size
+    if n == 0:
+        return None, None
+    j = int(_scipy_stats.binom.ppf((1 - level) / 2, n, 0.5))  # P(B ≤ j) ≥ 2.5%
+    if j >= 1 and _scipy_stats.binom.cdf(j - 1, n, 0.5) > (1 - level) / 2:
+        j -= 1
+    if j < 1:
+        return float(x[0]), float(x[-1])
+    return float(x[j - 1]), float(x[n - j])
+
+
+def round_spread(medians):
+    """Largest over smallest of the rounds' medians; 1.0 for one round; None without rounds."""
+    values = [m for m in medians if m is not None]
+    if not values or min(values) <= 0:
+        return None
+    return max(values) / min(values)
+
+
+def rounds_disagree(medians, intervals, spread_limit=UNSTABLE_SPREAD):
+    """True when the round medians spread more than `spread_limit` and the slowest round's
+    interval lies wholly above the fastest round's."""
+    spread = round_spread(medians)
+    if spread is None or spread <= spread_limit:
+        return False
+    fast, slow = int(np.argmin(medians)), int(np.argmax(medians))
+    return intervals[slow][0] > intervals[fast][1]
+
+
+class _Pool:
+    """The rounds of one case, sorted, on a common grid of distinct values, for drawing the medians
+    of hierarchical resamples exactly (see the module's note)."""
+
+    def __init__(self, rounds):
+        self.rounds = [np.sort(np.asarray(r, dtype=np.float64)) for r in rounds]
+        if not self.rounds or any(r.size == 0 for r in self.rounds):
+            raise ValueError("every round needs samples")
+        self.grid = np.unique(np.concatenate(self.rounds))
+        # below[r, j]: how many of round r's values are smaller than grid[j]; below[r, M] = n_r
+        self.below = np.array([np.searchsorted(r, np.append(self.grid, np.inf), "left")
+                               for r in self.rounds], dtype=np.int64)
+        self.n = np.array([r.size for r in self.rounds], dtype=np.int64)
+
+    def medians(self, chosen, rng):
+        """For each row of `chosen` (B × S round indices), the median of one resample made of S
+        slots, slot s holding n[chosen[b, s]] draws with replacement from that round."""
+        b, s = chosen.shape
+        total = self.n[chosen].sum(axis=1)
+        ranks = ((total + 1) // 2, total // 2 + 1)  # equal for odd totals (type 7 median)
+        states = [self._start(chosen, k) for k in ranks]
+        rows = np.arange(b)[:, None]
+        for _ in range(int(np.ceil(np.log2(max(self.grid.size, 2)))) + 1):
+            a, c = states
+            left_a = self._split(a, chosen, rows, rng)
+            same = (a["lo"] == c["lo"]) & (a["hi"] == c["hi"])
+            left_c = np.where(same[:, None], left_a, self._split(c, chosen, rows, rng))
+            self._descend(a, left_a)
+            self._descend(c, left_c)
+        return (self.grid[states[0]["lo"]] + self.grid[states[1]["lo"]]) / 2
+
+    def _start(self, chosen, rank):
+        b = chosen.shape[0]
+        return {"lo": np.zeros(b, dtype=np.int64), "hi": np.full(b, self.grid.size, dtype=np.int64),
+                "count": self.n[chosen].copy(), "rank": rank.copy()}
+
+    def _split(self, st, chosen, rows, rng):
+        lo, hi = st["lo"][:, None], st["hi"][:, None]
+        mid = (lo + hi) // 2
+        inside = self.below[chosen, hi] - self.below[chosen, lo]
+        left = self.below[chosen, mid] - self.below[chosen, lo]
+        p = np.divide(left, inside, out=np.zeros(left.shape), where=inside > 0)
+        draws = rng.binomial(st["count"], p)
+        return np.where((hi - lo) > 1, draws, st["count"])
+
+    @staticmethod
+    def _descend(st, left):
+        active = (st["hi"] - st["lo"]) > 1
+        mid = (st["lo"] + st["hi"]) // 2
+        on_left = left.sum(axis=1)
+        go_left = st["rank"] <= on_left
+        st["hi"] = np.where(active & go_left, mid, st["hi"])
+        st["lo"] = np.where(active & ~go_left, mid, st["lo"])
+        st["count"] = np.where((active & ~go_left)[:, None], st["count"] - left,
+                               np.where(active[:, None], left, st["count"]))
+        st["rank"] = np.where(active & ~go_left, st["rank"] - on_left, st["rank"])
+
+
+def hierarchical_median_ci(rounds, rng, resamples=BOOTSTRAP_RESAMPLES, level=0.95):
+    """(low, high): the percentile interval of the median of all rounds pooled, by a
+    hierarchical bootstrap (rounds with replacement, then samples within each drawn round)."""
+    pool = _Pool(rounds)
+    r = len(pool.rounds)
+    chosen = rng.integers(0, r, size=(resamples, r))
+    medians = pool.medians(chosen, rng)
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(medians, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def round_statistic(x, compare):
+    x = np.asarray(x, dtype=np.float64)
+    return float(np.median(x)) if compare == "median" else float(x.mean())
+
+
+def paired_ratio(case_rounds, base_rounds, rng, compare="median",
+                 resamples=BOOTSTRAP_RESAMPLES, level=0.95):
+    """(ratio, low, high) of a case to its baseline, rounds paired by index (round i of the case
+    against round i of the baseline): the median of the rounds' ratios and its paired
+    hierarchical bootstrap interval. None for all three without a common round."""
+    if len(case_rounds) != len(base_rounds) or not case_rounds:
+        raise ValueError("paired_ratio needs the same number (≥ 1) of case and baseline rounds")
+    point = [round_statistic(c, compare) / round_statistic(b, compare)
+             for c, b in zip(case_rounds, base_rounds) if round_statistic(b, compare) > 0]
+    if len(point) != len(case_rounds):
+        return None, None, None
+    r = len(case_rounds)
+    chosen = rng.integers(0, r, size=(resamples, r))
+    case_stats = _slot_statistics(case_rounds, chosen, rng, compare)
+    base_stats = _slot_statistics(base_rounds, chosen, rng, compare)
+    ratios = np.median(case_stats / base_stats, axis=1)
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(ratios, [tail, 100 - tail])
+    return float(np.median(point)), float(low), float(high)
+
+
+def _slot_statistics(rounds, chosen, rng, compare):
+    """B × S: the statistic of a fresh within-round resample of round chosen[b, s]."""
+    if compare == "median":
+        return np.stack([resampled_round_medians(rounds, chosen[:, s], rng)
+                         for s in range(chosen.shape[1])], axis=1)
+    means = np.array([np.mean(r) for r in rounds], dtype=np.float64)
+    errors = np.array([sample_std(r) / np.sqrt(len(r)) for r in rounds])
+    return means[chosen] + rng.standard_normal(chosen.shape) * errors[chosen]
+
+
+def resampled_round_medians(rounds, chosen, rng):
+    """For each entry of `chosen` (round indices), the median of n draws with replacement from
+    that round (n its size), drawn exactly through order statistics: the k-th smallest of n
+    uniform indices is floor(n·U(k)) with U(k) ~ Beta(k, n − k + 1); for an even n the next one
+    is U(k) + (1 − U(k))·Beta(1, n − k)."""
+    sorted_rounds = [np.sort(np.asarray(r, dtype=np.float64)) for r in rounds]
+    n = np.array([r.size for r in sorted_rounds])
+    table = np.full((len(sorted_rounds), n.max()), np.nan)
+    for i, r in enumerate(sorted_rounds):
+        table[i, :r.size] = r
+    size = n[chosen]
+    k = (size + 1) // 2
+    u1 = rng.beta(k, size - k + 1)
+    u2 = np.where(size % 2 == 0, u1 + (1 - u1) * rng.beta(1, np.maximum(size - k, 1)), u1)
+    i1 = np.minimum((u1 * size).astype(np.int64), size - 1)
+    i2 = np.minimum((u2 * size).astype(np.int64), size - 1)
+    return (table[chosen, i1] + table[chosen, i2]) / 2
+
+
+def verdict(low, high):
+    """"faster", "slower" or "same" (the interval contains 1) for a ratio interval."""
+    if low is None or high is None:
+        return None
+    if high < 1:
+        return "faster"
+    if low > 1:
+        return "slower"
+    return "same"
+
+
+def drift(x, p_limit=DRIFT_P, effect=DRIFT_EFFECT):
+    """(last tenth's median / first tenth's, p) when a round's measured samples drift, else None.
+    Needs at least 20 samples in each tenth."""
+    x = np.asarray(x, dtype=np.float64)
+    tenth = x.size // 10
+    if tenth < 20:
+        return None
+    first, last = x[:tenth], x[-tenth:]
+    p = float(_scipy_stats.mannwhitneyu(first, last, alternative="two-sided").pvalue)
+    change = float(np.median(last) / np.median(first)) if np.median(first) > 0 else None
+    if change is None or p >= p_limit or abs(change - 1) <= effect:
+        return None
+    return change, p

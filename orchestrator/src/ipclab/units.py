@@ -37,3 +37,25 @@ def format_ns(ns):
         if abs(ns) < limit:
             return f"{ns / scale:.3g} {unit}" if unit == "ns" else f"{ns / scale:.4g} {unit}"
     return f"{ns / 1e9:.4g} s"
+
+
+def format_ns_interval(value, low, high):
+    """"98.2 µs [97.1–99.0]": a duration with its interval, all in the value's unit."""
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return format_ns(value)
+    text = format_ns(value)
+    unit = text.split()[-1]
+    scale = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}[unit]
+    digits = 3 if unit == "ns" else 4
+    return f"{text} [{low / scale:.{digits}g}–{high / scale:.{digits}g}]"
+
+
+def format_ratio_interval(value, low, high):
+    """"0.93 [0.88–0.97]"."""
+    if value is None:
+        return "-"
+    if low is None or high is None:
+        return f"{value:.2f}"
+    return f"{value:.2f} [{low:.2f}–{high:.2f}]"

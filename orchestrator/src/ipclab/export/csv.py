@@ -7,13 +7,15 @@ from ipclab.analysis import STAT_FIELDS
 CASE_COLUMNS = ["id", "index", "mechanism", "client", "server", "request_size", "response_size",
                 "payload", "sequence_length", "placement", "pattern", "status", "reason", "client_cpus", "server_cpus"]
 RAW_COLUMNS = ["count", "mean", "std", "median", "p99", "max"]
-TAIL_COLUMNS = ["ratio", "baseline_id", "client_runtime", "server_runtime", "seconds",
-                "samples_file", "warnings"]
+ROUND_COLUMNS = ["rounds", "round_spread", "median_ci_low_ns", "median_ci_high_ns", "stable"]
+TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_id",
+                "client_runtime", "server_runtime", "seconds", "samples_file", "warmup_samples",
+                "warnings"]
 
 
 def columns():
     return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
-            + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + TAIL_COLUMNS)
+            + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS + TAIL_COLUMNS)
 
 
 def _stat_name(field):
@@ -30,13 +32,26 @@ def to_csv(records):
 
 
 def _flatten(record):
-    row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + TAIL_COLUMNS}
+    row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + TAIL_COLUMNS
+           if c not in ("samples_file", "warmup_samples", "warnings")}
     trimmed, raw = record.get("trimmed") or {}, record.get("raw") or {}
     for f in STAT_FIELDS:
         row[_stat_name(f)] = _cell(trimmed.get(f))
     for f in RAW_COLUMNS:
         row[f"raw_{_stat_name(f)}"] = _cell(raw.get(f))
     row["outliers_removed"] = _cell(record.get("outliers_removed"))
+    ok_rounds = [r for r in record.get("rounds") or [] if r.get("status") == "ok"]
+    row["rounds"] = len(ok_rounds) if record.get("status") in ("ok", "failed") else ""
+    row["round_spread"] = _cell(record.get("round_spread"))
+    row["median_ci_low_ns"] = _cell(record.get("median_ci_low"))
+    row["median_ci_high_ns"] = _cell(record.get("median_ci_high"))
+    stable = record.get("stable")
+    row["stable"] = "" if stable is None else str(stable).lower()
+    row["samples_file"] = "; ".join(r["samples_file"] for r in ok_rounds if r.get("samples_file"))
+    row["warmup_samples"] = _cell([r["warmup_samples"] for r in ok_rounds
+                                   if r.get("warmup_samples") is not None] or None)
+    row["warnings"] = "; ".join(w["text"] if isinstance(w, dict) else str(w)
+                                for w in record.get("warnings") or [])
     return row
 
 

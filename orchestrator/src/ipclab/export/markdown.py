@@ -1,12 +1,14 @@
-"""table.md: the result table as GitHub-flavoured Markdown."""
+"""table.md: the result table as GitHub-flavoured Markdown, every column and every case."""
 from ipclab.export import rows
 
 
 def to_markdown(records, title, baseline_label, compare, notes=()):
-    head = rows.headers(baseline_label, compare)
+    head = [c.header for c in rows.COLUMNS]
     lines = [f"# {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for record in records:
-        lines.append("| " + " | ".join(_escape(c) for c in rows.row(record)) + " |")
+        lines.append("| " + " | ".join(_escape(c.cell(record)) for c in rows.COLUMNS) + " |")
+    caption = rows.ratio_caption(baseline_label, compare)
+    notes = ([caption] if caption else []) + list(notes)
     if notes:
         lines += ["", *[f"- {n}" for n in notes]]
     return "\n".join(lines) + "\n"

@@ -1,17 +1,127 @@
-"""The result table for the terminal (rich)."""
+"""What `ipclab run` and `ipclab report` print: a table that fits the width, then one line per
+kind of warning, the notes, and one line for the cases that were not run. Pure: records in,
+rich renderables out (the full texts stay in cases.csv; `verbose` prints every warning)."""
+from collections import Counter
+from dataclasses import replace
+
+from rich import box
+from rich.cells import cell_len
 from rich.table import Table
+from rich.text import Text
 
 from ipclab.export import rows
+from ipclab.stats import ADVICE
 
-_RIGHT = {"#", "request", "response", "median", "mean ± 95% CI", "std", "p99", "outliers"}
+_SKIPPED = ("not-applicable", "unavailable")
+_MIN_STATUS = 12
 
 
-def to_table(records, title, baseline_label, compare):
-    table = Table(title=title, show_lines=False)
-    for name in rows.headers(baseline_label, compare):
-        table.add_column(name, justify="right" if name in _RIGHT or name.startswith("×") else "left",
-                         overflow="fold")
+def render(records, title, baseline_label, compare, notes=(), width=120, wide=False,
+           verbose=False):
+    """[(renderable, width to print it at)]: the wide table is as wide as it needs."""
+    shown = [r for r in records if r["status"] not in _SKIPPED]
+    lines = [_table(shown, title, baseline_label, compare, width, wide)] if shown else []
+    lines += _skipped_lines(records, width)
+    lines += [Text(f"note: {n}", style="yellow") for n in notes]
+    lines += _all_warnings(shown) if verbose else _grouped_warnings(shown, width)
+    return [line if isinstance(line, tuple) else (line, None) for line in lines]
+
+
+def _table(records, title, baseline_label, compare, width, wide):
+    placements = sorted({r["placement"] for r in records})
+    fixed = {"placement": placements[0]} if len(placements) == 1 and not wide else {}
+    columns = [c for c in rows.COLUMNS if c.key not in fixed and (wide or c.priority is not None)]
+    if any(r["status"] != "ok" or r.get("stable") is False for r in records):
+        columns = [_urgent(c) for c in columns]  # then the status outranks p99 and the ratio
+    cells = {c.key: [c.cell(r) for r in records] for c in columns}
+    need = {c.key: max([cell_len(c.header), *map(cell_len, cells[c.key])]) for c in columns}
+    chosen = columns if wide else _fit(columns, need, width)
+    rounds = max((r.get("rounds_planned") or 0 for r in records), default=0)
+    heading = [title, *fixed.values(), f"{rounds} round{'s' if rounds != 1 else ''}"]
+    table = Table(title=" · ".join(heading), box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption=rows.ratio_caption(baseline_label, compare) if any(
+                      c.key == "ratio" for c in chosen) else None, caption_justify="left")
+    used = sum(need[c.key] for c in chosen if c.key != "status") + 3 * (len(chosen) - 1) + 2
+    for c in chosen:
+        limit = max(width - used, _MIN_STATUS) if c.key == "status" and not wide else None
+        table.add_column(c.header, justify="right" if c.right else "left", no_wrap=not wide,
+                         overflow="ellipsis" if not wide else "fold", max_width=limit)
+    for i, record in enumerate(records):
+        style = None if record["status"] == "ok" else "red"
+        table.add_row(*(cells[c.key][i] for c in chosen), style=style)
+    return table, (used + need["status"] if wide else None)
+
+
+def _urgent(column):
+    return replace(column, priority=5.5) if column.key == "status" else column
+
+
+def _fit(columns, need, width):
+    """The columns, by priority, that fit in `width` (status counts at its minimum width; it
+    takes what is left and shortens its texts)."""
+    chosen = []
+    for c in sorted(columns, key=lambda c: c.priority):
+        trial = chosen + [c]
+        total = sum(min(need[x.key], _MIN_STATUS) if x.key == "status" else need[x.key]
+                    for x in trial) + 3 * (len(trial) - 1) + 2
+        if total <= width or not chosen:
+            chosen = trial
+    order = {c.key: i for i, c in enumerate(columns)}
+    return sorted(chosen, key=lambda c: order[c.key])
+
+
+def _skipped_lines(records, width):
+    lines = []
+    for status in _SKIPPED:
+        reasons = Counter(r.get("reason") or "?" for r in records if r["status"] == status)
+        if not reasons:
+            continue
+        count = sum(reasons.values())
+        parts = "; ".join(f"{n}× {why}" if n > 1 else why for why, n in reasons.most_common())
+        text = (f"{count} case{'s' if count != 1 else ''} {status.replace('-', ' ')} "
+                f"(listed in cases.csv): {parts}")
+        lines.append(Text(_cut(text, width), style="dim"))
+    return lines
+
+
+def _grouped_warnings(records, width):
+    cases = {}
     for record in records:
-        style = None if record["status"] in ("ok", "not-applicable") else "red"
-        table.add_row(*rows.row(record), style=style)
-    return table
+        for w in record.get("warnings") or []:
+            kind = w.get("kind") if isinstance(w, dict) else "other"
+            cases.setdefault(kind, []).append(record["index"])
+    lines = []
+    for kind in [*ADVICE, *sorted(set(cases) - set(ADVICE))]:
+        if kind not in cases:
+            continue
+        what, todo = ADVICE.get(kind, (kind, "see the warnings column of cases.csv"))
+        numbers = sorted(set(cases[kind]))
+        n = len(numbers)
+        head = f"warning: {what} in {n} case{'s' if n != 1 else ''} ("
+        tail = f"): {todo}"
+        lines.append(Text(head + _numbers(numbers, width - cell_len(head) - cell_len(tail))
+                          + tail, style="yellow"))
+    return lines
+
+
+def _numbers(numbers, room):
+    """"1, 2, 3, …" within `room` characters (at least the first number)."""
+    text = ", ".join(map(str, numbers))
+    if cell_len(text) <= room:
+        return text
+    shown = []
+    for n in numbers:
+        if cell_len(", ".join(map(str, [*shown, n])) + ", …") > room and shown:
+            break
+        shown.append(n)
+    return ", ".join(map(str, shown)) + ", …"
+
+
+def _all_warnings(records):
+    return [Text(f"warning: case {r['index']}: "
+                 f"{w['text'] if isinstance(w, dict) else w}", style="yellow")
+            for r in records for w in r.get("warnings") or []]
+
+
+def _cut(text, width):
+    return text if cell_len(text) <= width else text[:max(width - 1, 1)] + "…"

@@ -1,0 +1,148 @@
+"""Rounds, order and saving, with an injected runner: no processes, no timing."""
+import io
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from ipclab import matrix, results, session
+from ipclab.catalog import Language
+from ipclab.runner import Outcome
+from ipclab.scenario import build_scenario
+
+
+@pytest.fixture
+def fake(catalog):
+    catalog.languages["fake"] = Language(name="fake", display="Fake", command=[sys.executable],
+                                         mechanisms={"tcp": ["drive", "serve"],
+                                                     "pipe": ["drive", "serve"]})
+    yield catalog
+    del catalog.languages["fake"]
+
+
+class ScriptedRunner:
+    """Answers each round of a case with made-up samples; fails or interrupts where told."""
+
+    def __init__(self, scenario, catalog, out, fail=(), interrupt_at=None):
+        self.scenario, self.catalog, self.out = scenario, catalog, out
+        self.workspace = None
+        self.calls, self.fail, self.interrupt_at = [], set(fail), interrupt_at
+        self.saved_before = []  # how many finished rounds run.json held at each call
+
+    def run(self, case, round_index=1):
+        doc = json.loads((self.out / "run.json").read_text())
+        self.saved_before.append(sum(len(r["rounds"]) for r in doc["results"]))
+        self.calls.append((round_index, case.index))
+        if len(self.calls) == self.interrupt_at:
+            raise KeyboardInterrupt
+        if (case.index, round_index) in self.fail:
+            return Outcome(case, "failed", "client: io: boom", round=round_index)
+        samples = np.random.default_rng(0).permutation(np.arange(1000, 1300)) \
+            + 10 * case.index + round_index
+        return Outcome(case, "ok", samples=samples, round=round_index,
+                       cpus={"client_cpus": [0], "server_cpus": [1]},
+                       noise={"wall_s": 1.0, "cpus": [0, 1], "foreign_cpu_s": 0.5,
+                              "foreign_fraction": 0.25 if case.index == 1 else 0.0,
+                              "steal_fraction": 0.0})
+
+
+def setup(catalog, tmp_path, rounds=3, **kw):
+    raw = {"matrix": {"mechanism": ["tcp", "pipe", "uds"], "client": ["fake"], "server": ["fake"],
+                      "request_size": [16, 32], "placement": ["unpinned"]},
+           "run": {"iterations": 300, "rounds": rounds, "preflight": 0, "seed": 5},
+           "statistics": {"baseline": {"mechanism": "tcp"}}}
+    scenario = build_scenario(raw, "t.toml", catalog, {}, "t")
+    cases = matrix.expand(scenario, catalog)
+    store = results.RunStore(tmp_path / "run", scenario, {}, cases).create()
+    runner = ScriptedRunner(scenario, catalog, tmp_path / "run", **kw)
+    console = Console(file=io.StringIO(), width=100)
+    stopped = session.execute(cases, runner, store, console)
+    store.finish(stopped)
+    return runner, store, stopped, console.file.getvalue()
+
+
+def test_round_one_of_every_case_then_round_two_each_in_a_seeded_shuffle(fake, tmp_path):
+    runner, store, stopped, _ = setup(fake, tmp_path)
+    assert not stopped
+    runnable = [1, 2, 3, 4]  # tcp and pipe at two sizes; uds is not applicable to the fake
+    assert [r for r, _ in runner.calls] == [1] * 4 + [2] * 4 + [3] * 4
+    orders = [[i for r, i in runner.calls if r == k] for k in (1, 2, 3)]
+    assert all(sorted(o) == runnable for o in orders) and len({tuple(o) for o in orders}) > 1
+    assert [r["order"] for r in store.document["rounds"]] == orders
+    again, *_ = setup(fake, tmp_path / "again")
+    assert again.calls == runner.calls  # the same seed, the same order
+    assert runner.saved_before == list(range(12))  # saved after every round of every case
+
+
+def test_every_round_is_kept_and_analysed(fake, tmp_path):
+    _, store, _, out = setup(fake, tmp_path)
+    doc = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert doc["schema"] == "ipclab.run/2" and doc["complete"]
+    by_index = {r["index"]: r for r in doc["results"]}
+    assert by_index[5]["status"] == "not-applicable" and by_index[5]["rounds"] == []
+    tcp = by_index[1]
+    assert [r["round"] for r in tcp["rounds"]] == [1, 2, 3]
+    assert all((tmp_path / "run" / r["samples_file"]).exists() for r in tcp["rounds"])
+    assert tcp["round_medians"] == [1160.5, 1161.5, 1162.5] and tcp["stable"] is True
+    assert tcp["median_ci_low"] <= tcp["trimmed"]["median"] <= tcp["median_ci_high"]
+    assert tcp["verdict"] == "baseline" and by_index[3]["ratio"] > 1
+    assert [w["kind"] for w in tcp["warnings"]] == ["busy-cpus"]
+    assert "round 1 of 3: 4 cases" in out
+
+
+def test_a_failed_case_is_not_run_again(fake, tmp_path):
+    runner, store, _, _ = setup(fake, tmp_path, fail={(2, 1)})
+    assert (1, 2) in runner.calls and not any(c == (r, 2) for r in (2, 3) for c in runner.calls)
+    record = next(r for r in store.records if r["index"] == 2)
+    assert record["status"] == "failed" and record["reason"] == "round 1: client: io: boom"
+
+
+def test_ctrl_c_keeps_every_finished_round(fake, tmp_path):
+    runner, store, stopped, _ = setup(fake, tmp_path, interrupt_at=7)
+    assert stopped
+    doc = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert doc["interrupted"] and not doc["complete"]
+    assert sum(len(r["rounds"]) for r in doc["results"]) == 6
+    assert doc["rounds"][1]["finished"] is None
+
+
+def test_report_reproduces_the_intervals(fake, tmp_path):
+    _, store, _, _ = setup(fake, tmp_path)
+    out = tmp_path / "run"
+    before = (out / "cases.csv").read_text()
+    document = results.load(out)
+    settings = store.scenario.statistics
+    kept = results.reanalyse(out, document, settings)
+    results.write_outputs(out, document, settings, kept)
+    assert (out / "cases.csv").read_text() == before
+
+
+def test_a_version_1_run_is_read_as_one_round(fake, tmp_path):
+    _, store, _, _ = setup(fake, tmp_path, rounds=1)
+    out = tmp_path / "run"
+    doc = json.loads((out / "run.json").read_text())
+    doc["schema"] = "ipclab.run/1"  # rewrite it the way 0.1.0 saved it
+    for record in doc["results"]:
+        rounds = record.pop("rounds")
+        record["samples_file"] = rounds[0]["samples_file"] if rounds else None
+        for key in ("rounds_planned", "round_medians", "round_spread", "stable"):
+            record.pop(key, None)
+        record["warnings"] = ["an old warning"]
+    del doc["rounds"], doc["preflight"]
+    (out / "run.json").write_text(json.dumps(doc))
+    document = results.load(out)
+    kept = results.reanalyse(out, document, store.scenario.statistics)
+    tcp = document["results"][0]
+    assert document["schema"] == "ipclab.run/2" and tcp["rounds"][0]["round"] == 1
+    assert tcp["median_ci_low"] is not None and kept[tcp["id"]]
+    results.write_outputs(out, document, store.scenario.statistics, kept)
+    assert json.loads((out / "run.json").read_text())["schema"] == "ipclab.run/2"
+
+
+def test_an_unknown_schema_is_refused(tmp_path):
+    (tmp_path / "run.json").write_text('{"schema": "ipclab.run/9"}')
+    with pytest.raises(Exception, match="ipclab.run/9"):
+        results.load(tmp_path)
