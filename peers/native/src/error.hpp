@@ -33,6 +33,12 @@ class PeerError : public std::runtime_error {
   ErrorKind kind_;
 };
 
+// A bad command line (section 1): exit 2, nothing else done. Thrown while parsing only.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void throw_io(const std::string& what);          // appends strerror(errno)
 [[noreturn]] void throw_io_errno(const std::string& what, int err);
 

@@ -105,7 +105,21 @@ void remove_created_paths() noexcept {
   }
 }
 
-void install_client_lifecycle() { ::signal(SIGPIPE, SIG_IGN); }
+void on_client_terminate(int sig) {
+  remove_created_paths();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+void install_client_lifecycle() {
+  ::signal(SIGPIPE, SIG_IGN);
+  struct sigaction sa {};
+  sa.sa_handler = on_client_terminate;
+  sa.sa_flags = SA_RESTART;  // a receive is never interrupted by it: it does not return
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGINT, &sa, nullptr);
+}
 
 void install_server_lifecycle() {
   ::signal(SIGPIPE, SIG_IGN);

@@ -34,7 +34,8 @@ void remove_created_paths() noexcept;
 // created paths and _exit(0). Call once, before creating anything.
 void install_server_lifecycle();
 
-// Client setup: ignores SIGPIPE.
+// Client setup: ignores SIGPIPE; SIGTERM and SIGINT remove what the client registered (its
+// uds-dgram socket path) and then end it as the signal would.
 void install_client_lifecycle();
 
 [[noreturn]] void exit_process(int code) noexcept;  // remove_created_paths(), then _exit

@@ -1,17 +1,22 @@
 // ipclab-peer: the C++ peer of PROTOCOL.md.
 //
+//   ipclab-peer capabilities
 //   ipclab-peer serve --mechanism M --endpoint E [--seed S] [--fault F] [--poll-interval-us N]
 //   ipclab-peer drive --mechanism M --endpoint E --request-size N --response-size N ...
 //
 // Where things are:
-//   cli.cpp           command line (section 1)          frame.cpp    24-byte header (section 2)
+//   mechanisms.cpp    the table of mechanisms (4, 10)   cli.cpp      command line (section 1)
+//   endpoint.cpp      endpoint grammar (4)              frame.cpp    24-byte header (section 2)
 //   payload.cpp       splitmix64 payloads (section 3)   transport/   one file per mechanism (4);
 //                                                       message.hpp: the 4.1 adapter, file.*: 4.2
-//   lifecycle.cpp     signals, stdin EOF, cleanup (5)   server.cpp   `serve`
-//   client.cpp        `drive`, timing (7)               result.cpp   READY, result, samples (5, 7)
+//   client.cpp        `drive`: drivers, timing (7)      links.hpp    the client's links (4)
+//   patterns.hpp      the table of patterns (11)        server.cpp   `serve`
+//   lifecycle.cpp     signals, stdin EOF, cleanup (5)   result.cpp   READY, result, samples,
+//                                                                    capabilities (1, 5, 7)
 //   record.cpp        structured payloads (10.2)        rpc/         RPC middleware (10): rpc.cpp the
 //                                                       shared client loop and service, one file
 //                                                       per framework
+#include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
@@ -19,8 +24,24 @@
 #include "cli.hpp"
 #include "client.hpp"
 #include "error.hpp"
+#include "result.hpp"
 #include "rpc/rpc.hpp"
 #include "server.hpp"
+
+namespace {
+
+int run(const ipclab::Command& command) {
+  using namespace ipclab;
+  if (const auto* serve = std::get_if<ServeOptions>(&command)) return run_serve(*serve);
+  if (const auto* drive = std::get_if<DriveOptions>(&command)) return run_drive(*drive);
+  const std::string answer = capabilities_json();
+  return std::fwrite(answer.data(), 1, answer.size(), stdout) == answer.size() &&
+                 std::fflush(stdout) == 0
+             ? 0
+             : exit_code(ErrorKind::io);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace ipclab;
@@ -34,8 +55,7 @@ int main(int argc, char** argv) {
     return exit_code(ErrorKind::usage);
   }
   try {
-    if (const auto* serve = std::get_if<ServeOptions>(&command)) return run_serve(*serve);
-    return run_drive(std::get<DriveOptions>(command));
+    return run(command);
   } catch (const std::exception& e) {
     print_line(std::string("internal: ") + e.what());
     return exit_code(ErrorKind::internal);

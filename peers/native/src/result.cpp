@@ -1,5 +1,7 @@
 #include "result.hpp"
 
+#include "mechanisms.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -64,7 +66,7 @@ std::string ready_line(const std::string& endpoint, const std::string& mechanism
   return "READY {\"endpoint\": " + json_string(endpoint) + ", \"mechanism\": " +
          json_string(mechanism) + ", \"language\": " + json_string(kLanguage) +
          ", \"runtime\": " + json_string(runtime_string()) + ", \"pid\": " + std::to_string(pid) +
-         "}\n";
+         ", \"contract\": " + std::to_string(kContract) + "}\n";
 }
 
 void announce_ready(const std::string& endpoint, const std::string& mechanism) {
@@ -93,8 +95,30 @@ std::string result_json(const ClientResult& r) {
   j += ", \"samples\": " + std::to_string(r.samples);
   j += ", \"clock\": " + json_string(kClockName);
   j += ", \"pid\": " + std::to_string(r.pid);
+  j += ", \"contract\": " + std::to_string(kContract);
+  j += ", \"warmup_samples\": " + std::to_string(r.warmup_samples);
   j += "}\n";
   return j;
+}
+
+std::string capabilities_json() {
+  std::string j = "{\"contract\": " + std::to_string(kContract) +
+                  ", \"language\": " + json_string(kLanguage) +
+                  ", \"runtime\": " + json_string(runtime_string()) + ", \"mechanisms\": {";
+  const char* comma = "";
+  for (const Mechanism* m : implemented_mechanisms()) {
+    j += comma + json_string(m->name) + ": {\"roles\": [";
+    j += m->serve != nullptr ? "\"serve\", \"drive\"" : "\"drive\"";
+    j += "], \"patterns\": [";
+    const char* sep = "";
+    for (const std::string_view p : m->patterns) {
+      j += sep + json_string(p);
+      sep = ", ";
+    }
+    j += "], \"max_payload\": " + std::to_string(m->max_payload()) + "}";
+    comma = ", ";
+  }
+  return j + "}}\n";
 }
 
 void write_file_atomically(const std::string& path, const std::string& content) {

@@ -14,6 +14,8 @@ namespace ipclab {
 
 inline constexpr const char* kLanguage = "cpp";
 inline constexpr const char* kClockName = "CLOCK_MONOTONIC";
+// The contract version this peer follows (PROTOCOL.md, "Version").
+inline constexpr int kContract = 2;
 
 // "g++ 12.2.0" (or "clang++ ..."), from the compiler that built this peer.
 std::string runtime_string();
@@ -39,10 +41,13 @@ struct ClientResult {
   long pid = 0;
   std::string payload = "bytes";
   std::optional<std::uint64_t> sequence_length;  // structured payloads only
-
+  std::uint64_t warmup_samples = 0;  // written to the warm-up samples file
 };
 
 std::string result_json(const ClientResult& r);
+
+// The `capabilities` answer (section 1): one JSON line from the table of mechanisms.
+std::string capabilities_json();
 
 // Writes content to path + ".tmp-<pid>", then renames it into place. Throws PeerError(io).
 void write_file_atomically(const std::string& path, const std::string& content);
@@ -72,6 +77,23 @@ class SamplesWriter {
   std::size_t chunk_ = 1;
   std::uint64_t written_ = 0;
   std::string path_;
+};
+
+// Where a validated round trip's time goes (section 7): a measured one to the samples file, a
+// warm-up one to the warm-up samples file when there is one. Called only after validation.
+class Recorder {
+ public:
+  Recorder(SamplesWriter& measured, SamplesWriter* warmup, std::uint64_t warmup_count) noexcept
+      : measured_(measured), warmup_(warmup), warmup_count_(warmup_count) {}
+  void record(std::uint64_t sequence, std::int64_t ns) {
+    if (sequence >= warmup_count_) measured_.add(ns);
+    else if (warmup_ != nullptr) warmup_->add(ns);
+  }
+
+ private:
+  SamplesWriter& measured_;
+  SamplesWriter* warmup_;
+  std::uint64_t warmup_count_;
 };
 
 }  // namespace ipclab

@@ -9,11 +9,8 @@
 #include "error.hpp"
 #include "frame.hpp"
 #include "lifecycle.hpp"
+#include "mechanisms.hpp"
 #include "result.hpp"
-#include "rpc_hooks.hpp"
-#include "transport/file.hpp"
-#include "transport/message.hpp"
-#include "transport/transport.hpp"
 
 namespace ipclab {
 
@@ -64,8 +61,21 @@ void RequestHandler::end_ack(std::uint8_t* out, std::uint64_t sequence,
 // ---- stream connections ---------------------------------------------------------------------
 
 namespace {
+
 constexpr std::size_t kInitialBuffer = 64 * 1024;
+
+// A buffer that keeps its first `keep` bytes and grows to hold at least `need` (only ever after
+// a valid header: a malformed frame never makes it allocate).
+void ensure_capacity(std::unique_ptr<std::uint8_t[]>& buf, std::size_t& capacity,
+                     std::size_t need, std::size_t keep) {
+  if (capacity >= need) return;
+  auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(need);
+  std::memcpy(bigger.get(), buf.get(), keep);
+  buf = std::move(bigger);
+  capacity = need;
 }
+
+}  // namespace
 
 StreamConnectionHandler::StreamConnectionHandler(const ServerConfig& config)
     : handler_(config),
@@ -113,16 +123,10 @@ ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
       // REQUEST: the header is valid, so now the payload may be read (and room made for it).
       const std::size_t total = kHeaderSize + h.length;
       if (capacity_ - start < total) {
-        if (capacity_ < total) {
-          auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(total);
-          std::memcpy(bigger.get(), buf_.get() + start, end - start);
-          buf_ = std::move(bigger);
-          capacity_ = total;
-        } else {
-          std::memmove(buf_.get(), buf_.get() + start, end - start);
-        }
+        std::memmove(buf_.get(), buf_.get() + start, end - start);
         end -= start;
         start = 0;
+        ensure_capacity(buf_, capacity_, total, end);
       }
       while (end - start < total) {
         const std::size_t n = stream.read_some(buf_.get() + end, capacity_ - end);
@@ -147,94 +151,107 @@ ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
   }
 }
 
-// ---- udp ------------------------------------------------------------------------------------
+// ---- the servers ------------------------------------------------------------------------------
 
 namespace {
 
-[[noreturn]] void serve_udp(int fd, const ServerConfig& config) {
-  RequestHandler handler(config);
-  // Any datagram fits (IPv4 and IPv6 payloads are below 65536); MSG_TRUNC reports the real size.
-  constexpr std::size_t kBuffer = 65536;
-  auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(kBuffer);
-  std::map<std::string, std::uint64_t> corrupted;  // per client address, since its last END
-  for (;;) {
-    sockaddr_storage from{};
-    socklen_t from_len = sizeof from;
-    const ssize_t r = ::recvfrom(fd, buf.get(), kBuffer, MSG_TRUNC,
-                                 reinterpret_cast<sockaddr*>(&from), &from_len);
-    if (r < 0) {
-      if (errno == EINTR || errno == ECONNREFUSED) continue;
-      throw_io("recvfrom");
-    }
-    const auto n = static_cast<std::size_t>(r);
-    const auto* to = reinterpret_cast<const sockaddr*>(&from);
-    const char* reason = nullptr;
-    Header h{};
-    if (n < kHeaderSize) {
-      reason = "truncated header";
-    } else {
-      h = decode_header(buf.get());
-      reason = check_request_header(h);
-      if (reason == nullptr && n != kHeaderSize + h.length) reason = "length mismatch";
-      if (reason == nullptr && h.kind == static_cast<std::uint8_t>(FrameKind::request) &&
-          h.wanted > kUdpMaxPayload)
-        reason = "length too large";  // the response could not be one datagram
-    }
-    if (reason != nullptr) {
-      print_line(std::string("rejected frame: ") + reason);
-      continue;
-    }
-    if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
-      const std::string key(reinterpret_cast<const char*>(&from), from_len);
-      std::uint64_t count = 0;
-      if (auto it = corrupted.find(key); it != corrupted.end()) {
-        count = it->second;
-        corrupted.erase(it);
-      }
-      std::uint8_t ack[kEndAckSize];
-      RequestHandler::end_ack(ack, h.sequence, count);
-      if (::sendto(fd, ack, sizeof ack, 0, to, from_len) < 0) print_line("io: sendto failed");
-      continue;
-    }
-    const std::uint8_t* frame = handler.response(h.sequence, h.length, h.wanted);
-    const ssize_t s = ::sendto(fd, frame, kHeaderSize + h.wanted, 0, to, from_len);
-    handler.after_send();
-    if (s < 0) print_line(std::string("io: sendto: ") + std::strerror(errno));
-    if (!handler.request_ok(buf.get() + kHeaderSize, h.length, h.sequence))
-      ++corrupted[std::string(reinterpret_cast<const char*>(&from), from_len)];
-  }
-}
-
-[[noreturn]] void serve_streams(StreamServer& server, const ServerConfig& config) {
-  StreamConnectionHandler handler(config);
-  Stream stream;
-  while (server.next_client(stream)) {
-    const ConnectionOutcome out = handler.serve(stream);
-    stream.close();
-    int code = 0;
-    if (out.end == ConnectionOutcome::End::rejected) {
-      print_line("rejected frame: " + out.detail);
-      code = exit_code(ErrorKind::protocol);
-    } else if (out.end == ConnectionOutcome::End::io_error) {
-      print_line("io: " + out.detail);
-      code = exit_code(ErrorKind::io);
-    }
-    if (server.single_client()) exit_process(code);
-  }
-  exit_process(0);
+ServerConfig config_of(const ServeOptions& o) {
+  ServerConfig config;
+  config.seed = o.seed;
+  config.flip_response_byte = o.fault == Fault::flip_response_byte;
+  return config;
 }
 
 void report_rejected(const char* reason) {
   print_line(std::string("rejected frame: ") + reason);
 }
 
+// Why a received datagram is not a frame this server takes, or nullptr (udp, uds-dgram).
+const char* check_datagram(const std::uint8_t* buf, std::size_t n, std::size_t capacity,
+                           std::uint32_t max_payload, Header& h) {
+  if (n < kHeaderSize) return "truncated header";
+  h = decode_header(buf);
+  if (const char* reason = check_request_header(h)) return reason;
+  if (n != kHeaderSize + h.length) return "length mismatch";
+  if (n > capacity) return "length too large";  // more than this side carries: it was cut
+  if (h.kind == static_cast<std::uint8_t>(FrameKind::request) && h.wanted > max_payload)
+    return "length too large";  // the response could not be one datagram
+  return nullptr;
+}
+
+}  // namespace
+
+// Datagram mechanisms (udp, uds-dgram): one datagram per frame, answered to its source. END and
+// END_ACK count corrupted requests per client address.
+void serve_datagrams(DatagramSocket socket, const ServeOptions& o) {
+  announce_ready(socket.endpoint(), o.mechanism_name);
+  RequestHandler handler(config_of(o));
+  const int fd = socket.fd();
+  const std::size_t capacity = socket.receive_buffer();
+  auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
+  std::map<std::string, std::uint64_t> corrupted;  // per client address, since its last END
+  for (;;) {
+    sockaddr_storage from{};
+    socklen_t from_len = sizeof from;
+    const ssize_t r = ::recvfrom(fd, buf.get(), capacity, MSG_TRUNC,
+                                 reinterpret_cast<sockaddr*>(&from), &from_len);
+    if (r < 0) {
+      if (errno == EINTR || errno == ECONNREFUSED) continue;
+      throw_io("recvfrom");
+    }
+    const auto* to = reinterpret_cast<const sockaddr*>(&from);
+    const auto client = [&] { return std::string(reinterpret_cast<const char*>(&from), from_len); };
+    Header h{};
+    if (const char* reason = check_datagram(buf.get(), static_cast<std::size_t>(r), capacity,
+                                            socket.max_payload(), h)) {
+      report_rejected(reason);
+      continue;
+    }
+    if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
+      std::uint8_t ack[kEndAckSize];
+      const auto it = corrupted.find(client());
+      RequestHandler::end_ack(ack, h.sequence, it == corrupted.end() ? 0 : it->second);
+      if (it != corrupted.end()) corrupted.erase(it);
+      if (::sendto(fd, ack, sizeof ack, 0, to, from_len) < 0)
+        print_line(std::string("io: sendto: ") + std::strerror(errno));
+      continue;
+    }
+    const std::uint8_t* frame = handler.response(h.sequence, h.length, h.wanted);
+    const ssize_t sent = ::sendto(fd, frame, kHeaderSize + h.wanted, 0, to, from_len);
+    handler.after_send();
+    if (sent < 0) print_line(std::string("io: sendto: ") + std::strerror(errno));
+    if (!handler.request_ok(buf.get() + kHeaderSize, h.length, h.sequence)) ++corrupted[client()];
+  }
+}
+
+void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o) {
+  announce_ready(server->endpoint(), o.mechanism_name);
+  StreamConnectionHandler handler(config_of(o));
+  Stream stream;
+  while (server->next_client(stream)) {
+    const ConnectionOutcome out = handler.serve(stream);
+    stream.close();
+    int code = 0;
+    if (out.end == ConnectionOutcome::End::rejected) {
+      report_rejected(out.detail.c_str());
+      code = exit_code(ErrorKind::protocol);
+    } else if (out.end == ConnectionOutcome::End::io_error) {
+      print_line("io: " + out.detail);
+      code = exit_code(ErrorKind::io);
+    }
+    if (server->single_client()) exit_process(code);
+  }
+  exit_process(0);
+}
+
 // Message channels (section 4.1): frames reassembled from direction-1 messages; one client at a
 // time on the same objects. After a rejected frame the next message is taken as the start of the
 // next frame (frames start at message boundaries; nothing is dropped, so a following client's
 // frames are never lost).
-[[noreturn]] void serve_messages(MessageChannel& channel, const ServerConfig& config) {
-  RequestHandler handler(config);
-  MessageStream messages(channel);
+void serve_messages(MessageServer server, const ServeOptions& o) {
+  announce_ready(server.endpoint, o.mechanism_name);
+  RequestHandler handler(config_of(o));
+  MessageStream messages(*server.channel);
   const std::size_t m = messages.max_message();
   std::size_t capacity = 64 * 1024 + m;  // room for a header and any one more message
   auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
@@ -248,13 +265,7 @@ void report_rejected(const char* reason) {
       const std::size_t total = kHeaderSize + h.length;
       if (reason == nullptr && got > total) reason = "length mismatch";
       if (reason == nullptr && got < total) {
-        // The header is valid: now room may be made for the payload.
-        if (capacity < total + m) {
-          auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(total + m);
-          std::memcpy(bigger.get(), buf.get(), got);
-          buf = std::move(bigger);
-          capacity = total + m;
-        }
+        ensure_capacity(buf, capacity, total + m, got);  // the header is valid: room may be made
         got = messages.receive_until(buf.get(), got, total);
         if (got > total) reason = "length mismatch";
       }
@@ -274,7 +285,7 @@ void report_rejected(const char* reason) {
       }
     } catch (const PeerError& e) {
       if (e.kind() != ErrorKind::protocol) throw;
-      print_line(std::string("rejected frame: ") + e.what());
+      report_rejected(e.what());
       corrupted = 0;
       continue;
     }
@@ -284,8 +295,15 @@ void report_rejected(const char* reason) {
 }
 
 // file, file-poll (section 4.2): one file per frame; one client at a time.
-[[noreturn]] void serve_files(FileChannel& files, const ServerConfig& config) {
-  RequestHandler handler(config);
+void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
+  FileChannel::Options fo;
+  fo.directory = dir.path;
+  fo.server = true;
+  fo.poll = poll;
+  fo.poll_interval_us = o.poll_interval_us;
+  FileChannel files(fo);
+  announce_ready(dir.path, o.mechanism_name);
+  RequestHandler handler(config_of(o));
   std::size_t capacity = 64 * 1024;
   auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
   std::uint64_t corrupted = 0;
@@ -317,12 +335,7 @@ void report_rejected(const char* reason) {
       continue;
     }
     if (got < size) {
-      if (capacity < size) {
-        auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(size);
-        std::memcpy(bigger.get(), buf.get(), got);
-        buf = std::move(bigger);
-        capacity = size;
-      }
+      ensure_capacity(buf, capacity, size, got);
       got += files.read(buf.get() + got, size - got);
     }
     files.done();
@@ -338,63 +351,22 @@ void report_rejected(const char* reason) {
   }
 }
 
-}  // namespace
-
-int run_serve(const ServeOptions& options) {
+int run_serve(const ServeOptions& o) {
   // Decided before the lifecycle starts: otherwise an stdin already at end of file could end the
   // server with exit 0 before it reports this.
-  if (options.mechanism == Mechanism::unknown ||
-      (is_rpc(options.mechanism) &&
-       !(rpc_hooks().supports && rpc_hooks().supports(options.mechanism)))) {
-    print_line("unsupported: mechanism '" + options.mechanism_name + "' is not implemented");
+  if (o.mechanism == nullptr) {
+    print_line("unsupported: mechanism '" + o.mechanism_name + "' is not implemented");
     return exit_code(ErrorKind::unsupported);
   }
-  if (is_inproc(options.mechanism)) {
-    print_line("unsupported: mechanism '" + options.mechanism_name +
+  if (o.mechanism->serve == nullptr) {
+    print_line("unsupported: mechanism '" + o.mechanism_name +
                "' is drive only (an in-process call has no server)");
     return exit_code(ErrorKind::unsupported);
   }
   install_server_lifecycle();
   try {
-    ServerConfig config;
-    config.seed = options.seed;
-    config.flip_response_byte = options.fault == Fault::flip_response_byte;
-    const char* mech = mechanism_name(options.mechanism);
-    if (is_rpc(options.mechanism)) rpc_hooks().serve(options);
-    if (options.mechanism == Mechanism::udp) {
-      const BoundUdp bound = bind_udp(options.endpoint);
-      announce_ready(bound.endpoint, mech);
-      serve_udp(bound.fd, config);
-    }
-    if (is_message_channel(options.mechanism)) {
-      MessageServer ms = options.mechanism == Mechanism::sysv_mq    ? create_sysv_mq()
-                         : options.mechanism == Mechanism::posix_mq ? create_posix_mq()
-                         : options.mechanism == Mechanism::sysv_shm
-                             ? create_sysv_shm()
-                             : create_posix_shm(shm_wait(options.mechanism), options.spin_us);
-      announce_ready(ms.endpoint, mech);
-      serve_messages(*ms.channel, config);
-    }
-    if (options.mechanism == Mechanism::file || options.mechanism == Mechanism::file_poll) {
-      FileChannel::Options fo;
-      fo.directory = options.endpoint;
-      fo.server = true;
-      fo.poll = options.mechanism == Mechanism::file_poll;
-      fo.poll_interval_us = options.poll_interval_us;
-      FileChannel files(fo);
-      announce_ready(options.endpoint, mech);
-      serve_files(files, config);
-    }
-    std::unique_ptr<StreamServer> server;
-    switch (options.mechanism) {
-      case Mechanism::tcp: server = listen_tcp(options.endpoint); break;
-      case Mechanism::uds: server = listen_uds(options.endpoint); break;
-      case Mechanism::pipe: server = serve_pipe(options.endpoint); break;
-      case Mechanism::fifo: server = create_fifos(options.endpoint); break;
-      default: throw PeerError(ErrorKind::internal, "unreachable mechanism");
-    }
-    announce_ready(server->endpoint(), mech);
-    serve_streams(*server, config);
+    o.mechanism->serve(o);
+    throw PeerError(ErrorKind::internal, "the server of " + o.mechanism_name + " returned");
   } catch (const PeerError& e) {
     print_line(std::string(kind_name(e.kind())) + ": " + e.what());
     exit_process(exit_code(e.kind()));

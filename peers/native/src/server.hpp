@@ -1,5 +1,7 @@
 // The server side (`serve`): answers REQUESTs with RESPONSEs, ENDs with END_ACKs, rejects
-// malformed frames (PROTOCOL.md sections 2, 3, 6).
+// malformed frames (PROTOCOL.md sections 2, 3, 6). run_serve looks the mechanism up in the table
+// (mechanisms.hpp); the table's rows set the transport up and hand it to one of the servers
+// below, which announce READY and serve until the lifecycle ends the process.
 #pragma once
 
 #include <cstdint>
@@ -7,9 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "options.hpp"
 #include "payload.hpp"
+#include "transport/file.hpp"
+#include "transport/message.hpp"
 #include "transport/stream.hpp"
+#include "transport/transport.hpp"
 
 namespace ipclab {
 
@@ -68,5 +73,12 @@ class StreamConnectionHandler {
 
 // Runs `serve`: returns the exit code (or exits through the lifecycle on signals/stdin EOF).
 int run_serve(const ServeOptions& options);
+
+// The servers, one per family of transports; each announces READY with the transport's
+// endpoint and never returns (a fatal error throws PeerError).
+[[noreturn]] void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o);
+[[noreturn]] void serve_datagrams(DatagramSocket socket, const ServeOptions& o);
+[[noreturn]] void serve_messages(MessageServer server, const ServeOptions& o);
+[[noreturn]] void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o);
 
 }  // namespace ipclab

@@ -1,8 +1,11 @@
 #include "support.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +17,8 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+
+#include "payload.hpp"
 
 namespace ipclab::test {
 
@@ -222,6 +227,17 @@ ChildResult run_peer(const std::vector<std::string>& args, const std::vector<int
   return r;
 }
 
+std::string peer_stdout(const std::vector<std::string>& args, int* exit_code) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+  const pid_t pid = spawn(args, -1, out[1], -1, {});
+  ::close(out[1]);
+  const std::string text = drain(out[0]);
+  ::close(out[0]);
+  *exit_code = wait_for(pid, 20000).exit_code;
+  return text;
+}
+
 std::vector<std::int64_t> read_samples(const std::string& path) {
   const std::string bytes = read_file(path);
   std::vector<std::int64_t> out(bytes.size() / 8);
@@ -232,6 +248,75 @@ std::vector<std::int64_t> read_samples(const std::string& path) {
     out[i] = static_cast<std::int64_t>(v);
   }
   return out;
+}
+
+DriveRun drive(const std::string& mech, const std::string& endpoint, const TempDir& dir,
+               std::uint64_t iterations, const std::vector<std::string>& extra,
+               const std::vector<int>& keep_fds, int timeout_ms) {
+  std::vector<std::string> args = {"drive", "--mechanism", mech, "--endpoint", endpoint,
+                                   "--iterations", std::to_string(iterations),
+                                   "--samples-file", dir.file("samples.bin"),
+                                   "--result-file", dir.file("result.json")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  ::unlink(dir.file("result.json").c_str());
+  DriveRun run;
+  run.child = run_peer(args, keep_fds, timeout_ms);
+  if (exists(dir.file("result.json")))
+    run.result = nlohmann::json::parse(read_file(dir.file("result.json")));
+  run.samples = read_samples(dir.file("samples.bin"));
+  return run;
+}
+
+DriveRun drive_bytes(const std::string& mech, const std::string& endpoint, const TempDir& dir,
+                     std::uint32_t request, std::uint32_t response, std::uint64_t iterations,
+                     const std::vector<std::string>& extra, const std::vector<int>& keep_fds) {
+  std::vector<std::string> args = {"--request-size", std::to_string(request), "--response-size",
+                                   std::to_string(response)};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return drive(mech, endpoint, dir, iterations, args, keep_fds);
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+Loopback bind_loopback(int type) {
+  Loopback out;
+  out.fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (out.fd < 0 || ::bind(out.fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0)
+    throw std::runtime_error("cannot bind a loopback socket");
+  socklen_t len = sizeof sin;
+  ::getsockname(out.fd, reinterpret_cast<sockaddr*>(&sin), &len);
+  out.endpoint = "127.0.0.1:" + std::to_string(ntohs(sin.sin_port));
+  return out;
+}
+
+int connect_loopback(int type, const std::string& endpoint) {
+  const int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  sockaddr_in sin{};
+  sin.sin_family = AF_INET;
+  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  sin.sin_port = htons(static_cast<std::uint16_t>(std::stoi(endpoint.substr(endpoint.rfind(':') + 1))));
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin) != 0)
+    throw std::runtime_error("cannot connect to " + endpoint);
+  return fd;
+}
+
+void expect_payload_vector(const nlohmann::json& v, const std::vector<std::uint8_t>& got) {
+  if (v.contains("hex")) {
+    EXPECT_EQ(to_hex(got.data(), got.size()), v.at("hex").get<std::string>());
+    return;
+  }
+  char hex[19];
+  std::snprintf(hex, sizeof hex, "0x%016llx",
+                static_cast<unsigned long long>(fnv1a64(got.data(), got.size())));
+  EXPECT_EQ(std::string(hex), v.at("fnv1a64").get<std::string>());
 }
 
 }  // namespace ipclab::test

@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -64,6 +66,43 @@ class Server {
 ChildResult run_peer(const std::vector<std::string>& args, const std::vector<int>& keep_fds = {},
                      int timeout_ms = 20000);
 
+// Runs ipclab-peer with args to completion and returns what it wrote to stdout (capabilities).
+std::string peer_stdout(const std::vector<std::string>& args, int* exit_code);
+
 std::vector<std::int64_t> read_samples(const std::string& path);
+
+// A `drive` run to completion: its exit, its result file and its samples.
+struct DriveRun {
+  ChildResult child;
+  nlohmann::json result;
+  std::vector<std::int64_t> samples;
+};
+
+// Runs `drive --mechanism mech --endpoint endpoint --iterations n` with the samples and result
+// files in dir (samples.bin, result.json; a stale result is removed first), then extra.
+DriveRun drive(const std::string& mech, const std::string& endpoint, const TempDir& dir,
+               std::uint64_t iterations, const std::vector<std::string>& extra = {},
+               const std::vector<int>& keep_fds = {}, int timeout_ms = 60000);
+// The same with --request-size and --response-size (a bytes payload).
+DriveRun drive_bytes(const std::string& mech, const std::string& endpoint, const TempDir& dir,
+                     std::uint32_t request, std::uint32_t response, std::uint64_t iterations,
+                     const std::vector<std::string>& extra = {},
+                     const std::vector<int>& keep_fds = {});
+
+// A test name from a mechanism parameter ("sysv-mq" -> "sysv_mq").
+std::string param_name(const ::testing::TestParamInfo<std::string>& info);
+
+// A loopback socket of this type (SOCK_STREAM, SOCK_DGRAM) bound to 127.0.0.1 on a port the
+// kernel chose, and that endpoint ("127.0.0.1:PORT").
+struct Loopback {
+  int fd = -1;
+  std::string endpoint;
+};
+Loopback bind_loopback(int type);
+// A socket of this type connected to "127.0.0.1:PORT".
+int connect_loopback(int type, const std::string& endpoint);
+
+// Checks bytes against a payload vector: its hex, or its FNV-1a 64 for large ones.
+void expect_payload_vector(const nlohmann::json& vector, const std::vector<std::uint8_t>& bytes);
 
 }  // namespace ipclab::test

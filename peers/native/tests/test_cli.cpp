@@ -2,6 +2,11 @@
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
+#include "endpoint.hpp"
+#include "error.hpp"
+#include "frame.hpp"
+#include "mechanisms.hpp"
+#include "numbers.hpp"
 
 namespace ipclab {
 namespace {
@@ -35,8 +40,11 @@ std::vector<std::string> without(std::vector<std::string> args, const std::strin
 
 TEST(Cli, ParsesDriveWithDefaults) {
   const auto o = std::get<DriveOptions>(parse_command_line(drive_args()));
-  EXPECT_EQ(o.mechanism, Mechanism::tcp);
-  EXPECT_EQ(o.endpoint, "127.0.0.1:9");
+  EXPECT_EQ(o.mechanism, find_mechanism("tcp"));
+  EXPECT_EQ(o.endpoint_text, "127.0.0.1:9");
+  EXPECT_EQ(std::get<InetEndpoint>(o.endpoint).host, "127.0.0.1");
+  EXPECT_EQ(std::get<InetEndpoint>(o.endpoint).port, 9);
+  EXPECT_EQ(o.warmup_samples_file, "");
   EXPECT_EQ(o.request_size, 16u);
   EXPECT_EQ(o.response_size, 32u);
   EXPECT_EQ(o.iterations, 100u);
@@ -54,16 +62,26 @@ TEST(Cli, ParsesDriveOptionalFlags) {
   EXPECT_EQ(o.warmup, 5u);
   EXPECT_EQ(o.seed, 18446744073709551615ull);
   EXPECT_EQ(o.io_timeout_ns, 500'000'000);
+  EXPECT_EQ(std::get<DriveOptions>(parse_command_line(with(drive_args(), "--warmup-samples-file", "w.bin")))
+                .warmup_samples_file,
+            "w.bin");
+  EXPECT_THROW(parse_command_line(with(drive_args(), "--warmup-samples-file", "")), UsageError);
 }
 
 TEST(Cli, ParsesServe) {
   const auto o = std::get<ServeOptions>(parse_command_line(
       {"serve", "--mechanism", "pipe", "--endpoint", "fd:3,4", "--fault", "flip-response-byte"}));
-  EXPECT_EQ(o.mechanism, Mechanism::pipe);
+  EXPECT_EQ(o.mechanism, find_mechanism("pipe"));
   EXPECT_EQ(o.fault, Fault::flip_response_byte);
   EXPECT_EQ(o.seed, 1u);
-  EXPECT_EQ(parse_fd_pair(o.endpoint).read_fd, 3);
-  EXPECT_EQ(parse_fd_pair(o.endpoint).write_fd, 4);
+  EXPECT_EQ(std::get<FdEndpoint>(o.endpoint).read_fd, 3);
+  EXPECT_EQ(std::get<FdEndpoint>(o.endpoint).write_fd, 4);
+}
+
+TEST(Cli, CapabilitiesTakesNoArguments) {
+  EXPECT_TRUE(std::holds_alternative<CapabilitiesCommand>(parse_command_line({"capabilities"})));
+  EXPECT_THROW(parse_command_line({"capabilities", "--mechanism"}), UsageError);
+  EXPECT_THROW(parse_command_line({"capabilities", "x", "y"}), UsageError);
 }
 
 TEST(Cli, RejectsBadSubcommands) {
@@ -138,14 +156,18 @@ TEST(Cli, RejectsBadEndpointsOfKnownMechanisms) {
   EXPECT_THROW(parse_command_line(with(pipe, "--endpoint", "3,4")), UsageError);
   EXPECT_THROW(parse_command_line(with(pipe, "--endpoint", "fd:a,4")), UsageError);
   EXPECT_NO_THROW(parse_command_line(with(pipe, "--endpoint", "fd:3,4")));
-  EXPECT_EQ(parse_host_port("[::1]:80").host, "::1");
-  EXPECT_EQ(parse_host_port("localhost:80").port, 80);
+  EXPECT_EQ(parse_inet("[::1]:80").host, "::1");
+  EXPECT_EQ(parse_inet("localhost:80").port, 80);
+  EXPECT_EQ(to_string(parse_inet("[::1]:80")), "[::1]:80");
+  auto dgram = with(drive_args(), "--mechanism", "uds-dgram");
+  EXPECT_EQ(std::get<PathEndpoint>(std::get<DriveOptions>(parse_command_line(with(dgram, "--endpoint", "/d/s"))).endpoint).path, "/d/s");
+  EXPECT_THROW(parse_command_line(with(dgram, "--endpoint", "")), UsageError);
 }
 
 TEST(Cli, ParsesTheMessageAndFileMechanisms) {
-  for (const char* m : {"sysv-mq", "posix-mq", "sysv-shm", "file", "file-poll"}) {
-    EXPECT_NE(parse_mechanism(m), Mechanism::unknown) << m;
-    EXPECT_STREQ(mechanism_name(parse_mechanism(m)), m);
+  for (const char* m : {"sysv-mq", "posix-mq", "sysv-shm", "file", "file-poll", "uds-dgram"}) {
+    ASSERT_NE(find_mechanism(m), nullptr) << m;
+    EXPECT_EQ(find_mechanism(m)->name, m);
   }
   // Servers of message channels take the word auto, nothing else.
   for (const char* m : {"sysv-mq", "posix-mq", "sysv-shm"}) {
@@ -156,12 +178,12 @@ TEST(Cli, ParsesTheMessageAndFileMechanisms) {
   auto sysv = with(drive_args(), "--mechanism", "sysv-mq");
   EXPECT_NO_THROW(parse_command_line(with(sysv, "--endpoint", "sysv:0x1c1a12ab")));
   EXPECT_NO_THROW(parse_command_line(with(sysv, "--endpoint", "sysv:0x1C1A12AB")));
-  EXPECT_EQ(parse_sysv_endpoint("sysv:0x1c1a12ab"), 0x1c1a12ab);
+  EXPECT_EQ(parse_sysv_key("sysv:0x1c1a12ab").key, 0x1c1a12ab);
   for (const char* bad : {"auto", "sysv:1c1a12ab", "sysv:0x", "sysv:0x1c1a12ab0", "sysv:0xg",
                           "sysv:0x0", "posix:/ipclab-1"})
     EXPECT_THROW(parse_command_line(with(sysv, "--endpoint", bad)), UsageError) << bad;
   auto posix = with(drive_args(), "--mechanism", "posix-mq");
-  EXPECT_EQ(parse_posix_endpoint("posix:/ipclab-42"), "/ipclab-42");
+  EXPECT_EQ(parse_posix_name("posix:/ipclab-42").prefix, "/ipclab-42");
   for (const char* bad : {"auto", "posix:ipclab-1", "posix:/", "posix:/a/b", "/ipclab-1"})
     EXPECT_THROW(parse_command_line(with(posix, "--endpoint", bad)), UsageError) << bad;
   EXPECT_THROW(parse_command_line(with(with(drive_args(), "--mechanism", "file"), "--endpoint", "")),
@@ -188,7 +210,8 @@ TEST(Cli, UnknownMechanismOrPatternParsesForUnsupported) {
   // Not a usage error: the peer reports these as unsupported (exit 7) after parsing.
   const auto o = std::get<DriveOptions>(
       parse_command_line(with(with(drive_args(), "--mechanism", "jni"), "--pattern", "stream")));
-  EXPECT_EQ(o.mechanism, Mechanism::unknown);
+  EXPECT_EQ(o.mechanism, nullptr);
+  EXPECT_EQ(o.mechanism_name, "jni");
   EXPECT_EQ(o.pattern, "stream");
   EXPECT_THROW(parse_command_line({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
                                    "--fault", "drop"}),
@@ -200,7 +223,7 @@ TEST(Cli, SpinUsAndNativeLibrary) {
   EXPECT_EQ(std::get<DriveOptions>(parse_command_line(drive_args())).spin_us, 50u);
   const auto serve = std::get<ServeOptions>(parse_command_line(
       {"serve", "--mechanism", "shm", "--endpoint", "auto", "--spin-us", "7"}));
-  EXPECT_EQ(serve.mechanism, Mechanism::shm);
+  EXPECT_EQ(serve.mechanism, find_mechanism("shm"));
   EXPECT_EQ(serve.spin_us, 7u);
   EXPECT_EQ(std::get<ServeOptions>(parse_command_line(
                 {"serve", "--mechanism", "shm-spin", "--endpoint", "auto"}))
@@ -224,7 +247,7 @@ TEST(Cli, SpinUsAndNativeLibrary) {
   EXPECT_THROW(parse_command_line(inproc), UsageError);  // no --native-library
   const auto direct =
       std::get<DriveOptions>(parse_command_line(with(inproc, "--native-library", "/x/lib.so")));
-  EXPECT_EQ(direct.mechanism, Mechanism::direct);
+  EXPECT_EQ(direct.mechanism, find_mechanism("direct"));
   EXPECT_EQ(direct.native_library, "/x/lib.so");
   EXPECT_THROW(parse_command_line(with(inproc, "--native-library", "")), UsageError);
   EXPECT_THROW(parse_command_line(with(with(inproc, "--native-library", "/x/lib.so"),
@@ -232,12 +255,37 @@ TEST(Cli, SpinUsAndNativeLibrary) {
                UsageError);
   const auto none = std::get<DriveOptions>(
       parse_command_line(with(inproc, "--mechanism", "none")));  // no library needed
-  EXPECT_EQ(none.mechanism, Mechanism::none);
+  EXPECT_EQ(none.mechanism, find_mechanism("none"));
   // Not a usage error for a server: unsupported (exit 7) later.
   EXPECT_EQ(std::get<ServeOptions>(parse_command_line(
                 {"serve", "--mechanism", "direct", "--endpoint", "anything"}))
                 .mechanism,
-            Mechanism::direct);
+            find_mechanism("direct"));
+}
+
+}  // namespace
+}  // namespace ipclab
+
+namespace ipclab {
+namespace {
+
+TEST(Mechanisms, EveryRowIsConsistent) {
+  // Names are unique; drive-only rows are the in-process calls; the patterns are rr.
+  const auto all = implemented_mechanisms();
+  ASSERT_GE(all.size(), 16u);  // the kernel and in-process rows; RPC rows need main's hooks
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    SCOPED_TRACE(std::string(all[i]->name));
+    EXPECT_EQ(find_mechanism(all[i]->name), all[i]);
+    for (std::size_t j = 0; j < i; ++j) EXPECT_NE(all[i]->name, all[j]->name);
+    EXPECT_EQ(all[i]->serve == nullptr, all[i]->family == Family::inproc);
+    ASSERT_FALSE(all[i]->patterns.empty());
+    EXPECT_EQ(all[i]->patterns[0], "rr");
+    EXPECT_GT(all[i]->max_payload(), 0u);
+    EXPECT_LE(all[i]->max_payload(), kMaxPayload);
+  }
+  EXPECT_EQ(find_mechanism("udp")->max_payload(), 65483u);
+  EXPECT_EQ(find_mechanism("jni"), nullptr);
+  EXPECT_EQ(find_mechanism("grpc"), nullptr);  // no RPC hooks in this test binary
 }
 
 }  // namespace

@@ -22,7 +22,7 @@
 
 #include <gtest/gtest.h>
 
-#include "cli.hpp"
+#include "endpoint.hpp"
 #include "frame.hpp"
 #include "lifecycle.hpp"
 #include "support.hpp"
@@ -118,15 +118,15 @@ struct Objects {
 Objects objects_of(const std::string& mech, const std::string& endpoint) {
   Objects o;
   if (endpoint.rfind("sysv:", 0) == 0) {
-    const int key = parse_sysv_endpoint(endpoint);
+    const int key = parse_sysv_key(endpoint).key;
     o.msg = sysv_key_listed("msg", key);
     o.shm = sysv_key_listed("shm", key);
     o.sem = sysv_key_listed("sem", key);
   } else if (mech == "posix-mq") {
-    const std::string prefix = parse_posix_endpoint(endpoint);
+    const std::string prefix = parse_posix_name(endpoint).prefix;
     o.queues = posix_queue_exists(prefix + "-1") + posix_queue_exists(prefix + "-2");
   } else if (is_posix_shm(mech)) {
-    o.posix_shm = test::exists("/dev/shm" + parse_posix_endpoint(endpoint) + "-shm");
+    o.posix_shm = test::exists("/dev/shm" + parse_posix_name(endpoint).prefix + "-shm");
   }
   return o;
 }
@@ -135,12 +135,12 @@ Objects objects_of(const std::string& mech, const std::string& endpoint) {
 // (a dead server) and by IpcGuard (a failing test must not leave objects behind).
 void remove_objects(const std::string& endpoint) {
   if (endpoint.rfind("sysv:", 0) == 0) {
-    const int key = parse_sysv_endpoint(endpoint);
+    const int key = parse_sysv_key(endpoint).key;
     if (const int id = ::msgget(key, 0); id >= 0) ::msgctl(id, IPC_RMID, nullptr);
     if (const int id = ::shmget(key, 0, 0); id >= 0) ::shmctl(id, IPC_RMID, nullptr);
     if (const int id = ::semget(key, 0, 0); id >= 0) ::semctl(id, 0, IPC_RMID);
   } else if (endpoint.rfind("posix:", 0) == 0) {
-    const std::string prefix = parse_posix_endpoint(endpoint);
+    const std::string prefix = parse_posix_name(endpoint).prefix;
     ::mq_unlink((prefix + "-1").c_str());
     ::mq_unlink((prefix + "-2").c_str());
     ::shm_unlink((prefix + "-shm").c_str());
@@ -164,29 +164,12 @@ struct Resume {  // declared after the Server: SIGCONT before the Server's destr
 
 // ---- subprocess helpers ---------------------------------------------------------------------
 
-struct DriveRun {
-  ChildResult child;
-  nlohmann::json result;
-  std::vector<std::int64_t> samples;
-};
+using test::DriveRun;
 
 DriveRun drive(const std::string& mech, const std::string& endpoint, const TempDir& dir,
                std::uint32_t request, std::uint32_t response, std::uint64_t iterations,
                const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> args = {"drive", "--mechanism", mech, "--endpoint", endpoint,
-                                   "--request-size", std::to_string(request),
-                                   "--response-size", std::to_string(response),
-                                   "--iterations", std::to_string(iterations),
-                                   "--samples-file", dir.file("samples.bin"),
-                                   "--result-file", dir.file("result.json")};
-  args.insert(args.end(), extra.begin(), extra.end());
-  DriveRun run;
-  ::unlink(dir.file("result.json").c_str());
-  run.child = test::run_peer(args, {}, 60000);
-  if (test::exists(dir.file("result.json")))
-    run.result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
-  run.samples = test::read_samples(dir.file("samples.bin"));
-  return run;
+  return test::drive_bytes(mech, endpoint, dir, request, response, iterations, extra);
 }
 
 // The server's directory for file mechanisms lives inside the test's TempDir (the client's
@@ -328,12 +311,7 @@ TEST_P(NewMechanism, StoppedServerIsATimeout) {
 INSTANTIATE_TEST_SUITE_P(Peer, NewMechanism,
                          ::testing::Values("sysv-mq", "posix-mq", "sysv-shm", "file",
                                            "file-poll", "shm", "shm-spin", "shm-futex"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+                         test::param_name);
 
 // ---- message channels: shutdown, malformed frames, removed objects --------------------------
 
@@ -370,11 +348,13 @@ TEST_P(MessageMechanism, SignalsAndStdinEofRemoveEveryObject) {
 }
 
 std::unique_ptr<MessageChannel> open_client(const std::string& mech, const std::string& ep) {
-  if (mech == "sysv-mq") return open_sysv_mq(ep);
-  if (mech == "posix-mq") return open_posix_mq(ep, 5'000'000'000);
-  if (is_posix_shm(mech))
-    return open_posix_shm(ep, shm_wait(parse_mechanism(mech)), 50, 5'000'000'000);
-  return open_sysv_shm(ep, 5'000'000'000);
+  if (mech == "sysv-mq") return open_sysv_mq(parse_sysv_key(ep));
+  if (mech == "posix-mq") return open_posix_mq(parse_posix_name(ep), 5'000'000'000);
+  const ShmWait wait = mech == "shm-spin"    ? ShmWait::spin
+                       : mech == "shm-futex" ? ShmWait::futex
+                                             : ShmWait::hybrid;
+  if (is_posix_shm(mech)) return open_posix_shm(parse_posix_name(ep), wait, 50, 5'000'000'000);
+  return open_sysv_shm(parse_sysv_key(ep), 5'000'000'000);
 }
 
 TEST_P(MessageMechanism, RejectsMalformedFramesAndServesTheNextClient) {
@@ -422,12 +402,7 @@ TEST_P(MessageMechanism, RejectsMalformedFramesAndServesTheNextClient) {
 INSTANTIATE_TEST_SUITE_P(Peer, MessageMechanism,
                          ::testing::Values("sysv-mq", "posix-mq", "sysv-shm", "shm",
                                            "shm-spin", "shm-futex"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+                         test::param_name);
 
 class SysvMechanism : public ::testing::TestWithParam<std::string> {};
 
@@ -455,12 +430,7 @@ TEST_P(SysvMechanism, RemovedObjectsOfADeadServerAreAnIoError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Peer, SysvMechanism, ::testing::Values("sysv-mq", "sysv-shm"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+                         test::param_name);
 
 TEST(Peer, MissingMessageObjectsAreAnIoError) {
   TempDir dir;
@@ -539,12 +509,7 @@ TEST_P(FileMechanism, ServerRefusesExistingFrames) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Peer, FileMechanism, ::testing::Values("file", "file-poll"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+                         test::param_name);
 
 // ---- shm, shm-spin, shm-futex: a dead server, the hybrid's spin time --------------------------
 
@@ -591,12 +556,7 @@ TEST_P(PosixShmMechanism, AnySpinTimeWorks) {
 
 INSTANTIATE_TEST_SUITE_P(Peer, PosixShmMechanism,
                          ::testing::Values("shm", "shm-spin", "shm-futex"),
-                         [](const auto& info) {
-                           std::string n = info.param;
-                           for (char& c : n)
-                             if (c == '-') c = '_';
-                           return n;
-                         });
+                         test::param_name);
 
 // The offsets of the contract's table (4.3), read back raw through a mapping of our own: each
 // side writes only its own line, messages of at most 48 bytes travel in it, longer ones in the
@@ -606,8 +566,8 @@ TEST(PosixShmLayout, OneLinePerSideAndInlineMessages) {
   struct Remove {
     ~Remove() { remove_created_paths(); }
   } remove;
-  auto client = open_posix_shm(server.endpoint, ShmWait::spin, 0, 1'000'000'000);
-  const std::string name = parse_posix_endpoint(server.endpoint) + "-shm";
+  auto client = open_posix_shm(parse_posix_name(server.endpoint), ShmWait::spin, 0, 1'000'000'000);
+  const std::string name = parse_posix_name(server.endpoint).prefix + "-shm";
   const int fd = ::shm_open(name.c_str(), O_RDONLY, 0);
   ASSERT_GE(fd, 0);
   void* map = ::mmap(nullptr, 2101248, PROT_READ, MAP_SHARED, fd, 0);

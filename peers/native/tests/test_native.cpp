@@ -38,14 +38,7 @@ TEST(IpclabCall, ResponsesMatchEveryResponseVector) {
     int rc = 1;
     const auto got = call(seed, seq, 16, n, &rc);
     EXPECT_EQ(rc, 0);
-    if (v.contains("hex")) {
-      EXPECT_EQ(test::to_hex(got.data(), got.size()), v.at("hex").get<std::string>());
-    } else {
-      char hex[19];
-      std::snprintf(hex, sizeof hex, "0x%016llx",
-                    static_cast<unsigned long long>(fnv1a64(got.data(), got.size())));
-      EXPECT_EQ(std::string(hex), v.at("fnv1a64").get<std::string>());
-    }
+    test::expect_payload_vector(v, got);
     ++checked;
   }
   EXPECT_GE(checked, 3);
@@ -121,28 +114,11 @@ TEST(NativeLibrary, ExportsOnlyTheContractSymbols) {
 
 // ---- none and direct, as subprocesses -------------------------------------------------------
 
-struct InprocRun {
-  ChildResult child;
-  nlohmann::json result;
-  std::vector<std::int64_t> samples;
-};
+using InprocRun = test::DriveRun;
 
 InprocRun drive(const std::string& mech, const TempDir& dir, std::uint32_t req, std::uint32_t resp,
-          std::uint64_t iterations, const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"drive", "--mechanism", mech, "--endpoint", "inproc",
-                                   "--request-size", std::to_string(req),
-                                   "--response-size", std::to_string(resp),
-                                   "--iterations", std::to_string(iterations),
-                                   "--samples-file", dir.file("samples.bin"),
-                                   "--result-file", dir.file("result.json")};
-  args.insert(args.end(), extra.begin(), extra.end());
-  ::unlink(dir.file("result.json").c_str());
-  InprocRun run;
-  run.child = test::run_peer(args, {}, 60000);
-  if (test::exists(dir.file("result.json")))
-    run.result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
-  run.samples = test::read_samples(dir.file("samples.bin"));
-  return run;
+                std::uint64_t iterations, const std::vector<std::string>& extra) {
+  return test::drive_bytes(mech, "inproc", dir, req, resp, iterations, extra);
 }
 
 class Inproc : public ::testing::TestWithParam<std::string> {};

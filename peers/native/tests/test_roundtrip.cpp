@@ -49,33 +49,17 @@ struct Pipes {  // the orchestrator's two anonymous pipes for the pipe mechanism
 // One server endpoint per mechanism, inside dir.
 std::string server_endpoint(const std::string& mech, const TempDir& dir, const Pipes& pipes) {
   if (mech == "tcp" || mech == "udp") return "127.0.0.1:0";
-  if (mech == "uds") return dir.file("peer.sock");
+  if (mech == "uds" || mech == "uds-dgram") return dir.file("peer.sock");
   if (mech == "fifo") return dir.path();
   return pipes.server_endpoint();
 }
 
-struct DriveRun {
-  ChildResult child;
-  nlohmann::json result;
-  std::vector<std::int64_t> samples;
-};
+using test::DriveRun;
 
 DriveRun drive(const std::string& mech, const std::string& endpoint, const TempDir& dir,
                std::uint32_t request, std::uint32_t response, std::uint64_t iterations,
                const std::vector<std::string>& extra = {}, const std::vector<int>& keep = {}) {
-  std::vector<std::string> args = {"drive", "--mechanism", mech, "--endpoint", endpoint,
-                                   "--request-size", std::to_string(request),
-                                   "--response-size", std::to_string(response),
-                                   "--iterations", std::to_string(iterations),
-                                   "--samples-file", dir.file("samples.bin"),
-                                   "--result-file", dir.file("result.json")};
-  args.insert(args.end(), extra.begin(), extra.end());
-  DriveRun run;
-  run.child = test::run_peer(args, keep);
-  if (test::exists(dir.file("result.json")))
-    run.result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
-  run.samples = test::read_samples(dir.file("samples.bin"));
-  return run;
+  return test::drive_bytes(mech, endpoint, dir, request, response, iterations, extra, keep);
 }
 
 class EveryMechanism : public ::testing::TestWithParam<std::string> {};
@@ -93,13 +77,15 @@ TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
   EXPECT_EQ(ready["language"], "cpp");
   EXPECT_EQ(ready["pid"].get<long>(), static_cast<long>(server.pid()));
   EXPECT_TRUE(ready["runtime"].get<std::string>().find(' ') != std::string::npos);
-  if (mech == "uds" || mech == "fifo" || mech == "pipe") {
+  EXPECT_EQ(ready["contract"], 2);
+  const bool local = mech != "tcp" && mech != "udp";
+  if (local) {
     EXPECT_EQ(server.endpoint(), sep);
   } else {
     EXPECT_EQ(server.endpoint().rfind("127.0.0.1:", 0), 0u);
     EXPECT_NE(server.endpoint(), "127.0.0.1:0");
   }
-  if (mech == "uds") {
+  if (mech == "uds" || mech == "uds-dgram") {
     EXPECT_TRUE(test::exists(sep));
   }
   if (mech == "fifo") {
@@ -110,7 +96,10 @@ TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
   const auto keep = mech == "pipe" ? pipes.client_fds() : std::vector<int>{};
   // Asymmetric sizes, larger than one datagram's worth of header for udp.
   const std::uint32_t request = mech == "udp" ? 65483 : 300000;
-  DriveRun run = drive(mech, cep, dir, request, 1000, 40, {"--warmup", "3", "--seed", "77"}, keep);
+  DriveRun run = drive(mech, cep, dir, request, 1000, 40,
+                       {"--warmup", "3", "--seed", "77", "--warmup-samples-file",
+                        dir.file("warmup.bin")},
+                       keep);
   EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
   EXPECT_EQ(run.child.err, "");
   EXPECT_EQ(run.result["schema"], "ipclab.peer-result/1");
@@ -126,8 +115,13 @@ TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
   EXPECT_EQ(run.result["iterations"], 40);
   EXPECT_EQ(run.result["samples"], 40);
   EXPECT_EQ(run.result["clock"], "CLOCK_MONOTONIC");
+  EXPECT_EQ(run.result["contract"], 2);
+  EXPECT_EQ(run.result["warmup_samples"], 3);
   ASSERT_EQ(run.samples.size(), 40u);
   for (auto s : run.samples) EXPECT_GT(s, 0);
+  const auto warm = test::read_samples(dir.file("warmup.bin"));
+  ASSERT_EQ(warm.size(), 3u);
+  for (auto s : warm) EXPECT_GT(s, 0);
   EXPECT_FALSE(test::exists(dir.file("result.json.tmp-" + std::to_string(run.result["pid"].get<long>()))));
 
   if (mech != "pipe") {
@@ -135,13 +129,14 @@ TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
     run = drive(mech, cep, dir, 0, 0, 5, {"--seed", "77"});
     EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
     EXPECT_EQ(run.samples.size(), 5u);
+    EXPECT_EQ(run.result["warmup_samples"], 0);
   }
   pipes.close_all();
   server.close_stdin();
   const ChildResult end = server.wait();
   EXPECT_EQ(end.exit_code, 0) << end.err;
   EXPECT_EQ(end.err, "");
-  if (mech == "uds") {
+  if (mech == "uds" || mech == "uds-dgram") {
     EXPECT_FALSE(test::exists(sep));
   }
   if (mech == "fifo") {
@@ -159,19 +154,23 @@ TEST_P(EveryMechanism, FaultInjectionIsAPayloadMismatch) {
                 mech == "pipe" ? pipes.server_fds() : std::vector<int>{});
   ASSERT_TRUE(server.ready());
   const std::string cep = mech == "pipe" ? pipes.client_endpoint() : server.endpoint();
-  const DriveRun run = drive(mech, cep, dir, 16, 16, 10, {"--warmup", "2"},
+  const DriveRun run = drive(mech, cep, dir, 16, 16, 10,
+                             {"--warmup", "2", "--warmup-samples-file", dir.file("warmup.bin")},
                              mech == "pipe" ? pipes.client_fds() : std::vector<int>{});
   EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
   EXPECT_EQ(run.child.err.rfind("ipclab-peer: payload-mismatch: ", 0), 0u) << run.child.err;
   EXPECT_NE(run.child.err.find("offset 15"), std::string::npos) << run.child.err;
   EXPECT_EQ(run.result["status"], "error");
   EXPECT_EQ(run.result["error_kind"], "payload-mismatch");
-  EXPECT_EQ(run.result["samples"], 0);  // the first round trip is a warm-up one
+  // The first round trip (a warm-up one) fails validation: it is no sample of either file.
+  EXPECT_EQ(run.result["samples"], 0);
+  EXPECT_EQ(run.result["warmup_samples"], 0);
+  EXPECT_EQ(test::read_samples(dir.file("warmup.bin")).size(), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Peer, EveryMechanism,
-                         ::testing::Values("tcp", "udp", "uds", "pipe", "fifo"),
-                         [](const auto& info) { return info.param; });
+                         ::testing::Values("tcp", "udp", "uds", "uds-dgram", "pipe", "fifo"),
+                         test::param_name);
 
 TEST(Peer, ClientDetectsCorruptedRequestsThroughEndAck) {
   // Different seeds: the client's requests are all wrong for the server. The responses are
@@ -193,7 +192,55 @@ TEST(Peer, ClientDetectsWrongResponsePayloads) {
   const DriveRun run = drive("uds", server.endpoint(), dir, 0, 16, 7);
   EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
   EXPECT_NE(run.child.err.find("offset 0 (sequence 0)"), std::string::npos) << run.child.err;
-  EXPECT_EQ(run.samples.size(), 1u);  // measured, then found wrong
+  EXPECT_EQ(run.samples.size(), 0u);  // measured, then found wrong: not a sample
+  EXPECT_EQ(run.result["samples"], 0);
+}
+
+TEST(Peer, OnlyValidatedRoundTripsAreSamples) {
+  // Three good warm-up and two good measured round trips, then a wrong one: 2 samples.
+  TempDir dir;
+  Server server({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0", "--seed", "5"});
+  ASSERT_TRUE(server.ready());
+  DriveRun run = drive("tcp", server.endpoint(), dir, 16, 16, 4,
+                       {"--seed", "5", "--warmup", "3", "--warmup-samples-file",
+                        dir.file("warmup.bin")});
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  EXPECT_EQ(test::read_samples(dir.file("warmup.bin")).size(), 3u);
+  // A zero warm-up with the flag writes an empty file.
+  run = drive("tcp", server.endpoint(), dir, 16, 16, 1,
+              {"--seed", "5", "--warmup-samples-file", dir.file("warmup.bin")});
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  EXPECT_TRUE(test::exists(dir.file("warmup.bin")));
+  EXPECT_EQ(test::read_samples(dir.file("warmup.bin")).size(), 0u);
+  EXPECT_EQ(run.result["warmup_samples"], 0);
+}
+
+TEST(Peer, CapabilitiesDescribesTheTable) {
+  const test::ChildResult bad = test::run_peer({"capabilities", "--mechanism", "tcp"});
+  EXPECT_EQ(bad.exit_code, 2);
+  int code = -1;
+  const std::string text = test::peer_stdout({"capabilities"}, &code);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j["contract"], 2);
+  EXPECT_EQ(j["language"], "cpp");
+  const auto& m = j["mechanisms"];
+  for (const char* name : {"tcp", "udp", "uds", "uds-dgram", "pipe", "fifo", "sysv-mq",
+                           "posix-mq", "sysv-shm", "file", "file-poll", "shm", "shm-spin",
+                           "shm-futex", "none", "direct", "rest", "grpc", "thrift-binary",
+                           "thrift-compact", "ice", "corba"}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(m.contains(name));
+    EXPECT_EQ(m[name]["patterns"], nlohmann::json::array({"rr"}));
+    const bool drive_only = std::string(name) == "none" || std::string(name) == "direct";
+    EXPECT_EQ(m[name]["roles"], drive_only ? nlohmann::json::array({"drive"})
+                                           : nlohmann::json::array({"serve", "drive"}));
+  }
+  EXPECT_EQ(m.size(), 22u);
+  EXPECT_EQ(m["tcp"]["max_payload"], 134217728);
+  EXPECT_EQ(m["udp"]["max_payload"], 65483);
+  EXPECT_FALSE(m.contains("jni"));
 }
 
 TEST(Peer, SigtermRemovesTheSocketAndExitsZero) {
@@ -255,12 +302,7 @@ TEST(Peer, TcpServerGoesOnAfterAMalformedConnection) {
   Server server({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0"});
   ASSERT_TRUE(server.ready());
   const std::string ep = server.endpoint();
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sin{};
-  sin.sin_family = AF_INET;
-  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  sin.sin_port = htons(static_cast<std::uint16_t>(std::stoi(ep.substr(ep.rfind(':') + 1))));
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0);
+  const int fd = test::connect_loopback(SOCK_STREAM, ep);
   send_raw(fd, test::from_hex(test::vectors()["malformed"][5]["hex"]));  // huge length
   char c;
   EXPECT_EQ(::read(fd, &c, 1), 0);  // the server closed the connection without answering
@@ -278,12 +320,7 @@ TEST(Peer, UdpServerDropsBadDatagramsAndGoesOn) {
   Server server({"serve", "--mechanism", "udp", "--endpoint", "127.0.0.1:0"});
   ASSERT_TRUE(server.ready());
   const std::string ep = server.endpoint();
-  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-  sockaddr_in sin{};
-  sin.sin_family = AF_INET;
-  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  sin.sin_port = htons(static_cast<std::uint16_t>(std::stoi(ep.substr(ep.rfind(':') + 1))));
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0);
+  const int fd = test::connect_loopback(SOCK_DGRAM, ep);
   send_raw(fd, test::from_hex(test::vectors()["malformed"][1]["hex"]));  // bad version
   auto short_frame = test::from_hex(test::vectors()["frames"][0]["hex"]);  // 16 B announced
   short_frame.resize(short_frame.size() + 15);
@@ -331,17 +368,9 @@ TEST(Peer, UnsupportedIsExitSevenWithAResult) {
 
 TEST(Peer, ConnectionRefusedIsAnIoError) {
   TempDir dir;
-  // A port nobody listens on: bind one, do not listen.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in sin{};
-  sin.sin_family = AF_INET;
-  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0);
-  socklen_t len = sizeof sin;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &len);
-  const DriveRun run =
-      drive("tcp", "127.0.0.1:" + std::to_string(ntohs(sin.sin_port)), dir, 16, 16, 3);
-  ::close(fd);
+  const test::Loopback port = test::bind_loopback(SOCK_STREAM);  // bound, not listening
+  const DriveRun run = drive("tcp", port.endpoint, dir, 16, 16, 3);
+  ::close(port.fd);
   EXPECT_EQ(run.child.exit_code, 5) << run.child.err;
   EXPECT_EQ(run.result["error_kind"], "io");
   EXPECT_EQ(run.result["samples"], 0);
@@ -350,16 +379,9 @@ TEST(Peer, ConnectionRefusedIsAnIoError) {
 
 TEST(Peer, SilentUdpServerIsATimeout) {
   TempDir dir;
-  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);  // bound, never answers
-  sockaddr_in sin{};
-  sin.sin_family = AF_INET;
-  sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&sin), sizeof sin), 0);
-  socklen_t len = sizeof sin;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&sin), &len);
-  const DriveRun run = drive("udp", "127.0.0.1:" + std::to_string(ntohs(sin.sin_port)), dir, 16,
-                             16, 3, {"--io-timeout", "0.2"});
-  ::close(fd);
+  const test::Loopback silent = test::bind_loopback(SOCK_DGRAM);  // never answers
+  const DriveRun run = drive("udp", silent.endpoint, dir, 16, 16, 3, {"--io-timeout", "0.2"});
+  ::close(silent.fd);
   EXPECT_EQ(run.child.exit_code, 6) << run.child.err;
   EXPECT_EQ(run.result["error_kind"], "timeout");
 }

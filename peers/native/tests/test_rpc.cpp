@@ -15,27 +15,8 @@ namespace {
 using test::Server;
 using test::TempDir;
 
-struct DriveRun {
-  test::ChildResult child;
-  nlohmann::json result;
-  std::vector<std::int64_t> samples;
-};
-
-DriveRun drive(const std::string& mech, const std::string& endpoint, const TempDir& dir,
-               std::uint64_t iterations, const std::vector<std::string>& extra,
-               int timeout_ms = 20000) {
-  std::vector<std::string> args = {"drive", "--mechanism", mech, "--endpoint", endpoint,
-                                   "--iterations", std::to_string(iterations),
-                                   "--samples-file", dir.file("samples.bin"),
-                                   "--result-file", dir.file("result.json")};
-  args.insert(args.end(), extra.begin(), extra.end());
-  DriveRun run;
-  run.child = test::run_peer(args, {}, timeout_ms);
-  if (test::exists(dir.file("result.json")))
-    run.result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
-  run.samples = test::read_samples(dir.file("samples.bin"));
-  return run;
-}
+using test::DriveRun;
+using test::drive;
 
 std::vector<std::string> sizes(std::uint32_t request, std::uint32_t response) {
   return {"--request-size", std::to_string(request), "--response-size", std::to_string(response)};
@@ -162,17 +143,13 @@ TEST_P(EveryRpc, SilentServerIsATimeout) {
 INSTANTIATE_TEST_SUITE_P(Peer, EveryRpc,
                          ::testing::Values("grpc", "thrift-binary", "thrift-compact", "rest", "ice",
                                            "corba"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (auto& c : name) if (c == '-') c = '_';
-                           return name;
-                         });
+                         test::param_name);
 
 TEST(Rpc, MaxPayloadOverGrpc) {
   TempDir dir;
   Server server({"serve", "--mechanism", "grpc", "--endpoint", "127.0.0.1:0"});
   ASSERT_TRUE(server.ready());
-  const DriveRun run = drive("grpc", server.endpoint(), dir, 1, sizes(134217728, 134217728),
+  const DriveRun run = drive("grpc", server.endpoint(), dir, 1, sizes(134217728, 134217728), {},
                              60000);
   EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
   EXPECT_EQ(run.samples.size(), 1u);

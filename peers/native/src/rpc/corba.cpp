@@ -4,10 +4,9 @@
 #include <omniORB4/CORBA.h>
 #include <omniORB4/minorCode.h>
 
-#include <variant>
-
 #include "ipclab_corba.hh"
 #include "result.hpp"
+#include "rpc/echo_session.hpp"
 #include "rpc/fields.hpp"
 #include "rpc/rpc.hpp"
 
@@ -43,32 +42,37 @@ inline std::vector<std::string> from_seq_s(const ic::StringSeq& s) {
   return v;
 }
 
-#define TO_I(f, i) m.f = r.n[i];
-#define TO_S(f, i) m.f = r.s[i].c_str();
-#define TO_B(f, i) m.f = r.b[i];
-#define TO_D(f, i) m.f = r.d[i];
-#define TO_LI(f, i) to_seq(m.f, r.li[i]);
-#define TO_LS(f, i) to_seq(m.f, r.ls[i]);
-#define TO_LD(f, i) to_seq(m.f, r.ld[i]);
-#define FROM_I(f, i) r.n.push_back(m.f);
-#define FROM_S(f, i) r.s.emplace_back(static_cast<const char*>(m.f));
-#define FROM_B(f, i) r.b.push_back(m.f);
-#define FROM_D(f, i) r.d.push_back(m.f);
-#define FROM_LI(f, i) r.li.push_back(from_seq<std::int32_t>(m.f));
-#define FROM_LS(f, i) r.ls.push_back(from_seq_s(m.f));
-#define FROM_LD(f, i) r.ld.push_back(from_seq<double>(m.f));
-#define CONVERT(Type, FIELDS)                                                                 \
-  void to_message(const Record& r, ic::Type& m) {                                             \
-    FIELDS(TO_I, TO_S, TO_B, TO_D, TO_LI, TO_LS, TO_LD)                                       \
-  }                                                                                           \
-  Record from_message(const ic::Type& m) {                                                    \
-    Record r;                                                                                 \
-    FIELDS(FROM_I, FROM_S, FROM_B, FROM_D, FROM_LI, FROM_LS, FROM_LD)                         \
-    return r;                                                                                 \
+#define CORBA_TO_I(f, i) m.f = r.n[i];
+#define CORBA_TO_S(f, i) m.f = r.s[i].c_str();
+#define CORBA_TO_B(f, i) m.f = r.b[i];
+#define CORBA_TO_D(f, i) m.f = r.d[i];
+#define CORBA_TO_LI(f, i) to_seq(m.f, r.li[i]);
+#define CORBA_TO_LS(f, i) to_seq(m.f, r.ls[i]);
+#define CORBA_TO_LD(f, i) to_seq(m.f, r.ld[i]);
+#define CORBA_FROM_I(f, i) r.n.push_back(m.f);
+#define CORBA_FROM_S(f, i) r.s.emplace_back(static_cast<const char*>(m.f));
+#define CORBA_FROM_B(f, i) r.b.push_back(m.f);
+#define CORBA_FROM_D(f, i) r.d.push_back(m.f);
+#define CORBA_FROM_LI(f, i) r.li.push_back(from_seq<std::int32_t>(m.f));
+#define CORBA_FROM_LS(f, i) r.ls.push_back(from_seq_s(m.f));
+#define CORBA_FROM_LD(f, i) r.ld.push_back(from_seq<double>(m.f));
+
+struct CorbaRecords {
+  using Small = ic::Small;
+  using Medium = ic::Medium;
+  using Large = ic::Large;
+  template <class T>
+  using Reply = typename T::_var_type;  // the ORB's reply, owned
+  IPCLAB_CONVERSIONS(ic, CORBA)
+  template <class Var>  // a Reply: converted through the record it holds
+  static auto from_message(const Var& v) -> decltype(from_message(v.in())) {
+    return from_message(v.in());
   }
-CONVERT(Small, IPCLAB_SMALL_FIELDS)
-CONVERT(Medium, IPCLAB_MEDIUM_FIELDS)
-CONVERT(Large, IPCLAB_LARGE_FIELDS)
+  template <class T>
+  static void set_n1(T& m, std::int32_t n1) {
+    m.n1 = n1;
+  }
+};
 
 CORBA::ORB_ptr init_orb(const char* options[][2]) {
   int argc = 1;
@@ -77,50 +81,24 @@ CORBA::ORB_ptr init_orb(const char* options[][2]) {
   return CORBA::ORB_init(argc, argv, "omniORB4", options);
 }
 
-[[noreturn]] void rethrow(const char* what) {
-  try {
-    throw;
-  } catch (const CORBA::TRANSIENT& e) {
-    const std::string text = std::string("corba: ") + what + ": TRANSIENT (" +
-                             (e.NP_minorString() ? e.NP_minorString() : "?") + ")";
-    throw PeerError(e.minor() == omni::TRANSIENT_CallTimedout ? ErrorKind::timeout
-                                                              : ErrorKind::io,
-                    text);
-  } catch (const CORBA::COMM_FAILURE& e) {
-    throw PeerError(ErrorKind::io, std::string("corba: ") + what + ": COMM_FAILURE (" +
-                                       (e.NP_minorString() ? e.NP_minorString() : "?") + ")");
-  } catch (const CORBA::SystemException& e) {
-    throw PeerError(ErrorKind::protocol, std::string("corba: ") + what + ": " + e._name() +
-                                             " (" +
-                                             (e.NP_minorString() ? e.NP_minorString() : "?") +
-                                             ")");
-  } catch (const CORBA::Exception& e) {
-    throw PeerError(ErrorKind::protocol, std::string("corba: ") + what + ": " + e._name());
-  }
-}
-
-class CorbaSession final : public Session {
+class CorbaSession final : public FrameworkSession<CorbaSession, CorbaRecords> {
  public:
   explicit CorbaSession(const DriveOptions& o) {
-    const std::int64_t ms64 = (o.io_timeout_ns + 999'999) / 1'000'000;
-    const std::string ms = std::to_string(ms64 > INT32_MAX ? INT32_MAX : ms64);
+    const std::string ms = std::to_string(timeout_ms(o));
     const char* options[][2] = {{"giopMaxMsgSize", kGiopMaxMsgSize},
                                 {"clientCallTimeOutPeriod", ms.c_str()},
                                 {"clientConnectTimeOutPeriod", ms.c_str()},
                                 {nullptr, nullptr}};
-    try {
+    guarded("connect", [&] {
       orb_ = init_orb(options);
-      CORBA::Object_var obj = orb_->string_to_object(o.endpoint.c_str());
+      CORBA::Object_var obj =
+          orb_->string_to_object(endpoint_as<IorEndpoint>(o.endpoint).ior.c_str());
       bench_ = ic::Bench::_unchecked_narrow(obj);
       if (CORBA::is_nil(bench_)) throw PeerError(ErrorKind::protocol, "corba: nil object");
       // A first request connects, before the warm-up.
       if (bench_->_non_existent())
         throw PeerError(ErrorKind::protocol, "corba: the server says the object does not exist");
-    } catch (const PeerError&) {
-      throw;
-    } catch (...) {
-      rethrow("connect");
-    }
+    });
   }
   ~CorbaSession() override {
     try {
@@ -136,69 +114,44 @@ class CorbaSession final : public Session {
     return request_.get_buffer();
   }
   void call(std::uint64_t seq) override {
-    try {
-      response_ = bench_->call(seq, wanted_, request_);
-    } catch (...) {
-      rethrow("call");
-    }
+    guarded("call", [&] { response_ = bench_->call(seq, wanted_, request_); });
   }
   std::pair<const std::uint8_t*, std::size_t> response() override {
     return {response_->get_buffer(), response_->length()};
   }
-
-  void prepare_echo(PayloadKind kind, const Record& record) override {
-    switch (kind) {
-      case PayloadKind::small: value_.emplace<Echo<ic::Small>>(); break;
-      case PayloadKind::medium: value_.emplace<Echo<ic::Medium>>(); break;
-      default: value_.emplace<Echo<ic::Large>>(); break;
-    }
-    std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) to_message(record, e.in); },
-               value_);
-  }
-  void stamp_echo(std::int32_t n1) override {
-    std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) e.in.n1 = n1; }, value_);
-  }
-  void echo() override {
-    try {
-      std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) invoke(e); }, value_);
-    } catch (...) {
-      rethrow("echo");
-    }
-  }
-  Record echoed() override {
-    Record r;
-    std::visit(
-        [&](auto& e) { if constexpr (has_value<decltype(e)>) r = from_message(e.out.in()); },
-        value_);
-    return r;
-  }
-
   std::uint64_t finish() override {
+    return guarded("finish", [&] { return static_cast<std::uint64_t>(bench_->finish()); });
+  }
+
+  void invoke(const ic::Small& in, ic::Small_var& out) { out = bench_->echoSmall(in); }
+  void invoke(const ic::Medium& in, ic::Medium_var& out) { out = bench_->echoMedium(in); }
+  void invoke(const ic::Large& in, ic::Large_var& out) { out = bench_->echoLarge(in); }
+  [[noreturn]] static void rethrow(const char* what) {
+    const auto minor = [](const CORBA::SystemException& e) {
+      return std::string(" (") + (e.NP_minorString() ? e.NP_minorString() : "?") + ")";
+    };
     try {
-      return bench_->finish();
-    } catch (...) {
-      rethrow("finish");
+      throw;
+    } catch (const CORBA::TRANSIENT& e) {
+      throw PeerError(e.minor() == omni::TRANSIENT_CallTimedout ? ErrorKind::timeout
+                                                                : ErrorKind::io,
+                      std::string("corba: ") + what + ": TRANSIENT" + minor(e));
+    } catch (const CORBA::COMM_FAILURE& e) {
+      throw PeerError(ErrorKind::io, std::string("corba: ") + what + ": COMM_FAILURE" + minor(e));
+    } catch (const CORBA::SystemException& e) {
+      throw PeerError(ErrorKind::protocol,
+                      std::string("corba: ") + what + ": " + e._name() + minor(e));
+    } catch (const CORBA::Exception& e) {
+      throw PeerError(ErrorKind::protocol, std::string("corba: ") + what + ": " + e._name());
     }
   }
 
  private:
-  template <class T>
-  struct Echo {
-    T in;
-    typename T::_var_type out;
-  };
-  template <class E>
-  static constexpr bool has_value = !std::is_same_v<std::decay_t<E>, std::monostate>;
-  void invoke(Echo<ic::Small>& e) { e.out = bench_->echoSmall(e.in); }
-  void invoke(Echo<ic::Medium>& e) { e.out = bench_->echoMedium(e.in); }
-  void invoke(Echo<ic::Large>& e) { e.out = bench_->echoLarge(e.in); }
-
   CORBA::ORB_var orb_;
   ic::Bench_var bench_;
   ic::Bytes request_;
   ic::Bytes_var response_;
   CORBA::ULong wanted_ = 0;
-  std::variant<std::monostate, Echo<ic::Small>, Echo<ic::Medium>, Echo<ic::Large>> value_;
 };
 
 class BenchI final : public POA_ipclab_corba::Bench {
@@ -232,7 +185,7 @@ std::unique_ptr<Session> open_corba(const DriveOptions& o) {
 }
 
 void serve_corba(const ServeOptions& o, Service& service) {
-  const HostPort hp = parse_host_port(o.endpoint);
+  const InetEndpoint& hp = endpoint_as<InetEndpoint>(o.endpoint);
   // An empty port lets the system choose one.
   const std::string endpoint =
       "giop:tcp:" + hp.host + ":" + (hp.port == 0 ? std::string() : std::to_string(hp.port));
@@ -256,7 +209,7 @@ void serve_corba(const ServeOptions& o, Service& service) {
     throw PeerError(ErrorKind::io, std::string("corba: cannot serve on ") + endpoint + ": " +
                                        e._name());
   }
-  announce_ready(ior, mechanism_name(o.mechanism));
+  announce_ready(ior, o.mechanism_name);
   orb->run();
   throw PeerError(ErrorKind::io, "corba: the ORB stopped");
 }

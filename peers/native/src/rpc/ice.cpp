@@ -3,10 +3,9 @@
 // Ice 3.7 reads as "no limit" (its ceiling, 2 GiB); TCP_NODELAY is Ice's default.
 #include <Ice/Ice.h>
 
-#include <variant>
-
 #include "ipclab_ice.h"
 #include "result.hpp"
+#include "rpc/echo_session.hpp"
 #include "rpc/fields.hpp"
 #include "rpc/rpc.hpp"
 
@@ -16,32 +15,18 @@ namespace {
 
 namespace is = ::ipclabice;
 
-#define TO_I(f, i) m.f = r.n[i];
-#define TO_S(f, i) m.f = r.s[i];
-#define TO_B(f, i) m.f = r.b[i];
-#define TO_D(f, i) m.f = r.d[i];
-#define TO_LI(f, i) m.f = r.li[i];
-#define TO_LS(f, i) m.f = r.ls[i];
-#define TO_LD(f, i) m.f = r.ld[i];
-#define FROM_I(f, i) r.n.push_back(m.f);
-#define FROM_S(f, i) r.s.push_back(m.f);
-#define FROM_B(f, i) r.b.push_back(m.f);
-#define FROM_D(f, i) r.d.push_back(m.f);
-#define FROM_LI(f, i) r.li.push_back(m.f);
-#define FROM_LS(f, i) r.ls.push_back(m.f);
-#define FROM_LD(f, i) r.ld.push_back(m.f);
-#define CONVERT(Type, FIELDS)                                                                 \
-  void to_message(const Record& r, is::Type& m) {                                             \
-    FIELDS(TO_I, TO_S, TO_B, TO_D, TO_LI, TO_LS, TO_LD)                                       \
-  }                                                                                           \
-  Record from_message(const is::Type& m) {                                                    \
-    Record r;                                                                                 \
-    FIELDS(FROM_I, FROM_S, FROM_B, FROM_D, FROM_LI, FROM_LS, FROM_LD)                         \
-    return r;                                                                                 \
+struct IceRecords {
+  using Small = is::Small;
+  using Medium = is::Medium;
+  using Large = is::Large;
+  template <class T>
+  using Reply = T;
+  IPCLAB_CONVERSIONS(is, IPCLAB_PLAIN)
+  template <class T>
+  static void set_n1(T& m, std::int32_t n1) {
+    m.n1 = n1;
   }
-CONVERT(Small, IPCLAB_SMALL_FIELDS)
-CONVERT(Medium, IPCLAB_MEDIUM_FIELDS)
-CONVERT(Large, IPCLAB_LARGE_FIELDS)
+};
 
 std::shared_ptr<Ice::Communicator> communicator() {
   Ice::InitializationData init;
@@ -52,28 +37,11 @@ std::shared_ptr<Ice::Communicator> communicator() {
   return Ice::initialize(init);
 }
 
-[[noreturn]] void rethrow(const char* what) {
-  try {
-    throw;
-  } catch (const Ice::InvocationTimeoutException& e) {
-    throw PeerError(ErrorKind::timeout, std::string("ice: ") + what + ": " + e.what());
-  } catch (const Ice::TimeoutException& e) {
-    throw PeerError(ErrorKind::timeout, std::string("ice: ") + what + ": " + e.what());
-  } catch (const Ice::SocketException& e) {  // refused, connection lost, ...
-    throw PeerError(ErrorKind::io, std::string("ice: ") + what + ": " + e.what());
-  } catch (const Ice::DNSException& e) {
-    throw PeerError(ErrorKind::io, std::string("ice: ") + what + ": " + e.what());
-  } catch (const Ice::Exception& e) {
-    throw PeerError(ErrorKind::protocol, std::string("ice: ") + what + ": " + e.what());
-  }
-}
-
-class IceSession final : public Session {
+class IceSession final : public FrameworkSession<IceSession, IceRecords> {
  public:
   explicit IceSession(const DriveOptions& o) {
-    const HostPort hp = parse_host_port(o.endpoint);
-    const std::int64_t ms64 = (o.io_timeout_ns + 999'999) / 1'000'000;
-    const int ms = ms64 > INT32_MAX ? INT32_MAX : static_cast<int>(ms64);
+    const InetEndpoint& hp = endpoint_as<InetEndpoint>(o.endpoint);
+    const int ms = timeout_ms(o);
     try {
       ic_ = communicator();
       proxy_ = Ice::uncheckedCast<is::BenchPrx>(
@@ -95,66 +63,39 @@ class IceSession final : public Session {
     return request_.data();
   }
   void call(std::uint64_t seq) override {
-    try {
-      response_ = proxy_->call(static_cast<long long>(seq), wanted_, request_);
-    } catch (...) {
-      rethrow("call");
-    }
+    guarded("call", [&] { response_ = proxy_->call(static_cast<long long>(seq), wanted_, request_); });
   }
   std::pair<const std::uint8_t*, std::size_t> response() override {
     return {response_.data(), response_.size()};
   }
-
-  void prepare_echo(PayloadKind kind, const Record& record) override {
-    switch (kind) {
-      case PayloadKind::small: value_.emplace<Echo<is::Small>>(); break;
-      case PayloadKind::medium: value_.emplace<Echo<is::Medium>>(); break;
-      default: value_.emplace<Echo<is::Large>>(); break;
-    }
-    std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) to_message(record, e.in); },
-               value_);
-  }
-  void stamp_echo(std::int32_t n1) override {
-    std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) e.in.n1 = n1; }, value_);
-  }
-  void echo() override {
-    try {
-      std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) invoke(e); }, value_);
-    } catch (...) {
-      rethrow("echo");
-    }
-  }
-  Record echoed() override {
-    Record r;
-    std::visit([&](auto& e) { if constexpr (has_value<decltype(e)>) r = from_message(e.out); },
-               value_);
-    return r;
-  }
-
   std::uint64_t finish() override {
+    return guarded("finish", [&] { return static_cast<std::uint64_t>(proxy_->finish()); });
+  }
+
+  void invoke(const is::Small& in, is::Small& out) { out = proxy_->echoSmall(in); }
+  void invoke(const is::Medium& in, is::Medium& out) { out = proxy_->echoMedium(in); }
+  void invoke(const is::Large& in, is::Large& out) { out = proxy_->echoLarge(in); }
+  [[noreturn]] static void rethrow(const char* what) {
     try {
-      return static_cast<std::uint64_t>(proxy_->finish());
-    } catch (...) {
-      rethrow("finish");
+      throw;
+    } catch (const Ice::InvocationTimeoutException& e) {
+      throw PeerError(ErrorKind::timeout, std::string("ice: ") + what + ": " + e.what());
+    } catch (const Ice::TimeoutException& e) {
+      throw PeerError(ErrorKind::timeout, std::string("ice: ") + what + ": " + e.what());
+    } catch (const Ice::SocketException& e) {  // refused, connection lost, ...
+      throw PeerError(ErrorKind::io, std::string("ice: ") + what + ": " + e.what());
+    } catch (const Ice::DNSException& e) {
+      throw PeerError(ErrorKind::io, std::string("ice: ") + what + ": " + e.what());
+    } catch (const Ice::Exception& e) {
+      throw PeerError(ErrorKind::protocol, std::string("ice: ") + what + ": " + e.what());
     }
   }
 
  private:
-  template <class T>
-  struct Echo {
-    T in, out;
-  };
-  template <class E>
-  static constexpr bool has_value = !std::is_same_v<std::decay_t<E>, std::monostate>;
-  void invoke(Echo<is::Small>& e) { e.out = proxy_->echoSmall(e.in); }
-  void invoke(Echo<is::Medium>& e) { e.out = proxy_->echoMedium(e.in); }
-  void invoke(Echo<is::Large>& e) { e.out = proxy_->echoLarge(e.in); }
-
   std::shared_ptr<Ice::Communicator> ic_;
   std::shared_ptr<is::BenchPrx> proxy_;
   is::Bytes request_, response_;
   int wanted_ = 0;
-  std::variant<std::monostate, Echo<is::Small>, Echo<is::Medium>, Echo<is::Large>> value_;
 };
 
 class BenchI final : public is::Bench {
@@ -190,7 +131,7 @@ std::unique_ptr<Session> open_ice(const DriveOptions& o) {
 }
 
 void serve_ice(const ServeOptions& o, Service& service) {
-  const HostPort hp = parse_host_port(o.endpoint);
+  const InetEndpoint& hp = endpoint_as<InetEndpoint>(o.endpoint);
   std::string endpoint;
   try {
     static std::shared_ptr<Ice::Communicator> ic = communicator();
@@ -202,11 +143,11 @@ void serve_ice(const ServeOptions& o, Service& service) {
       if (auto ip = std::dynamic_pointer_cast<Ice::IPEndpointInfo>(e->getInfo()))
         endpoint = hp.host + ":" + std::to_string(ip->port);
   } catch (const Ice::Exception& e) {
-    throw PeerError(ErrorKind::io, std::string("ice: cannot listen on ") + o.endpoint + ": " +
+    throw PeerError(ErrorKind::io, std::string("ice: cannot listen on ") + o.endpoint_text + ": " +
                                        e.what());
   }
   if (endpoint.empty()) throw PeerError(ErrorKind::io, "ice: the adapter has no tcp endpoint");
-  announce_ready(endpoint, mechanism_name(o.mechanism));
+  announce_ready(endpoint, o.mechanism_name);
   wait_forever();
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "numbers.hpp"
 #include "result.hpp"
 #include "rpc/fields.hpp"
 #include "rpc/rpc.hpp"
@@ -112,7 +113,7 @@ constexpr time_t kKeepAliveSeconds = 24 * 3600;
 class RestSession final : public Session {
  public:
   explicit RestSession(const DriveOptions& o) : timeout_ns_(o.io_timeout_ns) {
-    const HostPort hp = parse_host_port(o.endpoint);
+    const InetEndpoint& hp = endpoint_as<InetEndpoint>(o.endpoint);
     client_ = std::make_unique<httplib::Client>(hp.host, hp.port);
     client_->set_keep_alive(true);
     client_->set_tcp_nodelay(true);
@@ -223,7 +224,7 @@ std::unique_ptr<Session> open_rest(const DriveOptions& o) {
 }
 
 void serve_rest(const ServeOptions& o, Service& service) {
-  const HostPort hp = parse_host_port(o.endpoint);
+  const InetEndpoint& hp = endpoint_as<InetEndpoint>(o.endpoint);
   static httplib::Server server;
   server.set_tcp_nodelay(true);
   server.set_keep_alive_max_count(kKeepAliveRequests);
@@ -276,8 +277,8 @@ void serve_rest(const ServeOptions& o, Service& service) {
     res.set_content(json{{"corrupted", service.finish()}}.dump(), "application/json");
   });
   const int port = server.bind_to_any_port(hp.host);
-  if (port < 0) throw PeerError(ErrorKind::io, "rest: cannot listen on " + o.endpoint);
-  announce_ready(hp.host + ":" + std::to_string(port), mechanism_name(o.mechanism));
+  if (port < 0) throw PeerError(ErrorKind::io, "rest: cannot listen on " + o.endpoint_text);
+  announce_ready(hp.host + ":" + std::to_string(port), o.mechanism_name);
   server.listen_after_bind();
   throw PeerError(ErrorKind::io, "rest: the server stopped");
 }

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "patterns.hpp"
 #include "payload.hpp"
 #include "rpc_hooks.hpp"
 
@@ -36,6 +37,11 @@ void Service::call(std::uint64_t seq, std::uint32_t wanted, const std::uint8_t* 
   if (first_difference(request, qb, length, seq) != kNoDifference) ++corrupted_;
 }
 
+int timeout_ms(const DriveOptions& o) noexcept {
+  const std::int64_t ms = (o.io_timeout_ns + 999'999) / 1'000'000;
+  return ms > INT32_MAX ? INT32_MAX : static_cast<int>(ms);
+}
+
 [[noreturn]] void wait_forever() {
   for (;;) ::pause();
 }
@@ -44,36 +50,50 @@ void Service::call(std::uint64_t seq, std::uint32_t wanted, const std::uint8_t* 
 
 namespace {
 
-inline std::int64_t now_ns() noexcept {
-  timespec ts;
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
+// The frameworks this build carries (CMake defines IPCLAB_WITH_*), by the name of their row in
+// the table of mechanisms (mechanisms.cpp).
+struct Framework {
+  std::string_view mechanism;
+  std::unique_ptr<Session> (*open)(const DriveOptions&);
+  void (*serve)(const ServeOptions&, Service&);
+};
 
-std::unique_ptr<Session> open_session(const DriveOptions& o) {
-  switch (o.mechanism) {
+const Framework kFrameworks[] = {
 #ifdef IPCLAB_WITH_GRPC
-    case Mechanism::grpc: return open_grpc(o);
+    {"grpc", open_grpc, serve_grpc},
 #endif
 #ifdef IPCLAB_WITH_THRIFT
-    case Mechanism::thrift_binary: return open_thrift(o, false);
-    case Mechanism::thrift_compact: return open_thrift(o, true);
+    {"thrift-binary", [](const DriveOptions& o) { return open_thrift(o, false); },
+     [](const ServeOptions& o, Service& s) { serve_thrift(o, s, false); }},
+    {"thrift-compact", [](const DriveOptions& o) { return open_thrift(o, true); },
+     [](const ServeOptions& o, Service& s) { serve_thrift(o, s, true); }},
 #endif
 #ifdef IPCLAB_WITH_REST
-    case Mechanism::rest: return open_rest(o);
+    {"rest", open_rest, serve_rest},
 #endif
 #ifdef IPCLAB_WITH_ICE
-    case Mechanism::ice: return open_ice(o);
+    {"ice", open_ice, serve_ice},
 #endif
 #ifdef IPCLAB_WITH_CORBA
-    case Mechanism::corba: return open_corba(o);
+    {"corba", open_corba, serve_corba},
 #endif
-    default: break;
-  }
-  throw PeerError(ErrorKind::unsupported, "mechanism '" + o.mechanism_name + "' is not RPC");
+};
+
+const Framework* find_framework(std::string_view mechanism) {
+  for (const Framework& f : kFrameworks)
+    if (f.mechanism == mechanism) return &f;
+  return nullptr;
 }
 
-void drive_bytes(Session& s, const DriveOptions& o, SamplesWriter& samples, std::uint64_t& seq) {
+const Framework& framework_of(const std::string& mechanism) {
+  const Framework* f = find_framework(mechanism);
+  if (f == nullptr)
+    throw PeerError(ErrorKind::unsupported, "mechanism '" + mechanism + "' is not built in");
+  return *f;
+}
+
+// Every call's time is recorded only after its answer passed validation (section 7).
+void drive_bytes(Session& s, const DriveOptions& o, Recorder& recorder, std::uint64_t& seq) {
   std::uint8_t* req = s.prepare_call(o.request_size, o.response_size);
   fill_base(o.seed, PayloadStream::request, req, o.request_size);
   std::uint8_t head[kStampBytes] = {};
@@ -86,7 +106,6 @@ void drive_bytes(Session& s, const DriveOptions& o, SamplesWriter& samples, std:
     const std::int64_t t0 = now_ns();
     s.call(seq);
     const std::int64_t t1 = now_ns();
-    if (seq >= o.warmup) samples.add(t1 - t0);
     const auto [got, n] = s.response();
     if (n != o.response_size)
       throw PeerError(ErrorKind::payload_mismatch,
@@ -96,11 +115,11 @@ void drive_bytes(Session& s, const DriveOptions& o, SamplesWriter& samples, std:
     if (off != kNoDifference)
       throw PeerError(ErrorKind::payload_mismatch,
                       "payload mismatch at offset " + std::to_string(off));
+    recorder.record(seq, t1 - t0);
   }
 }
 
-void drive_records(Session& s, const DriveOptions& o, SamplesWriter& samples,
-                   std::uint64_t& seq) {
+void drive_records(Session& s, const DriveOptions& o, Recorder& recorder, std::uint64_t& seq) {
   Record want = make_record(o.seed, o.payload, o.sequence_length);
   s.prepare_echo(o.payload, want);
   const std::uint64_t total = o.warmup + o.iterations;
@@ -109,20 +128,20 @@ void drive_records(Session& s, const DriveOptions& o, SamplesWriter& samples,
     const std::int64_t t0 = now_ns();
     s.echo();
     const std::int64_t t1 = now_ns();
-    if (seq >= o.warmup) samples.add(t1 - t0);
     want.n[0] = record_stamp(seq);
     const std::string diff = first_record_difference(want, s.echoed());
     if (!diff.empty())
       throw PeerError(ErrorKind::payload_mismatch, "payload mismatch in field " + diff);
+    recorder.record(seq, t1 - t0);
   }
 }
 
-void drive(const DriveOptions& o, SamplesWriter& samples) {
+void drive(const DriveOptions& o, Recorder& recorder) {
   std::uint64_t seq = 0;
   try {
-    std::unique_ptr<Session> s = open_session(o);
-    if (o.payload == PayloadKind::bytes) drive_bytes(*s, o, samples, seq);
-    else drive_records(*s, o, samples, seq);
+    std::unique_ptr<Session> s = framework_of(o.mechanism_name).open(o);
+    if (o.payload == PayloadKind::bytes) drive_bytes(*s, o, recorder, seq);
+    else drive_records(*s, o, recorder, seq);
     const std::uint64_t corrupted = s->finish();
     if (corrupted != 0)
       throw PeerError(ErrorKind::payload_mismatch,
@@ -139,50 +158,10 @@ void drive(const DriveOptions& o, SamplesWriter& samples) {
 
 void serve(const ServeOptions& o) {
   static Service service(o);
-  switch (o.mechanism) {
-#ifdef IPCLAB_WITH_GRPC
-    case Mechanism::grpc: serve_grpc(o, service);
-#endif
-#ifdef IPCLAB_WITH_THRIFT
-    case Mechanism::thrift_binary: serve_thrift(o, service, false);
-    case Mechanism::thrift_compact: serve_thrift(o, service, true);
-#endif
-#ifdef IPCLAB_WITH_REST
-    case Mechanism::rest: serve_rest(o, service);
-#endif
-#ifdef IPCLAB_WITH_ICE
-    case Mechanism::ice: serve_ice(o, service);
-#endif
-#ifdef IPCLAB_WITH_CORBA
-    case Mechanism::corba: serve_corba(o, service);
-#endif
-    default: break;
-  }
-  throw PeerError(ErrorKind::unsupported, "mechanism '" + o.mechanism_name + "' is not RPC");
+  framework_of(o.mechanism_name).serve(o, service);
 }
 
-// The frameworks built in (CMake defines IPCLAB_WITH_*); the others are unsupported (exit 7).
-bool supports(Mechanism m) {
-  switch (m) {
-#ifdef IPCLAB_WITH_GRPC
-    case Mechanism::grpc: return true;
-#endif
-#ifdef IPCLAB_WITH_THRIFT
-    case Mechanism::thrift_binary:
-    case Mechanism::thrift_compact: return true;
-#endif
-#ifdef IPCLAB_WITH_REST
-    case Mechanism::rest: return true;
-#endif
-#ifdef IPCLAB_WITH_ICE
-    case Mechanism::ice: return true;
-#endif
-#ifdef IPCLAB_WITH_CORBA
-    case Mechanism::corba: return true;
-#endif
-    default: return false;
-  }
-}
+bool supports(std::string_view mechanism) { return find_framework(mechanism) != nullptr; }
 
 }  // namespace
 

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "cli.hpp"
 #include "error.hpp"
+#include "options.hpp"
 #include "record.hpp"
 
 namespace ipclab::rpc {
@@ -72,6 +72,9 @@ std::unique_ptr<Session> open_ice(const DriveOptions& o);
 [[noreturn]] void serve_ice(const ServeOptions& o, Service& service);
 std::unique_ptr<Session> open_corba(const DriveOptions& o);
 [[noreturn]] void serve_corba(const ServeOptions& o, Service& service);
+
+// --io-timeout in whole milliseconds (rounded up, at most INT32_MAX), as the frameworks take it.
+int timeout_ms(const DriveOptions& o) noexcept;
 
 // Blocks the calling thread for good; the lifecycle (signal, stdin EOF) ends the process.
 [[noreturn]] void wait_forever();

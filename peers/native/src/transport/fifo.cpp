@@ -37,8 +37,8 @@ void make_fifo(const std::string& path) {
 
 class FifoServer final : public StreamServer {
  public:
-  explicit FifoServer(const std::string& directory)
-      : directory_(directory), req_(join(directory, "req")), resp_(join(directory, "resp")) {
+  explicit FifoServer(const DirEndpoint& dir)
+      : directory_(dir.path), req_(join(dir.path, "req")), resp_(join(dir.path, "resp")) {
     struct stat st {};
     if (::lstat(req_.c_str(), &st) == 0) throw PeerError(ErrorKind::io, "path exists: " + req_);
     if (::lstat(resp_.c_str(), &st) == 0) throw PeerError(ErrorKind::io, "path exists: " + resp_);
@@ -67,11 +67,12 @@ class FifoServer final : public StreamServer {
 
 }  // namespace
 
-std::unique_ptr<StreamServer> create_fifos(const std::string& directory) {
-  return std::make_unique<FifoServer>(directory);
+std::unique_ptr<StreamServer> create_fifos(const DirEndpoint& dir) {
+  return std::make_unique<FifoServer>(dir);
 }
 
-Stream open_fifo_client(const std::string& directory) {
+Stream open_fifo_client(const DirEndpoint& dir) {
+  const std::string& directory = dir.path;
   const int wr = open_retrying(join(directory, "req"), O_WRONLY);
   int rd;
   try {

@@ -8,14 +8,12 @@
 
 #include <cstring>
 
-#include "../cli.hpp"
 #include "../error.hpp"
 #include "transport.hpp"
 
 namespace ipclab::detail {
 
-ResolvedAddress resolve(const std::string& endpoint, int socktype, bool passive) {
-  const HostPort hp = parse_host_port(endpoint);  // syntax was checked by the CLI already
+ResolvedAddress resolve(const InetEndpoint& hp, int socktype, bool passive) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = socktype;

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "../endpoint.hpp"
+
 namespace ipclab::detail {
 
 struct ResolvedAddress {
@@ -13,7 +15,7 @@ struct ResolvedAddress {
   int family = AF_UNSPEC;
 };
 
-// HOST:PORT (HOST numeric or a name, [v6]:PORT allowed) for the given socket type; io on failure.
-ResolvedAddress resolve(const std::string& endpoint, int socktype, bool passive);
+// HOST (numeric or a name) and PORT for the given socket type; io on failure.
+ResolvedAddress resolve(const InetEndpoint& endpoint, int socktype, bool passive);
 
 }  // namespace ipclab::detail

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "../cli.hpp"
+#include "../endpoint.hpp"
 
 namespace ipclab {
 
@@ -77,19 +77,18 @@ MessageServer create_sysv_shm();
 
 // Section 4.3 (shm, shm-spin, shm-futex): how a side waits for the other.
 enum class ShmWait { spin, futex, hybrid };
-// shm-spin: spin, shm-futex: futex, shm: hybrid.
-ShmWait shm_wait(Mechanism m) noexcept;
 // Creates /ipclab-<pid>-shm (READY endpoint posix:/ipclab-<pid>). spin_us: hybrid only.
 MessageServer create_posix_shm(ShmWait wait, std::uint64_t spin_us);
 
 // Client side: opens the server's objects (sends direction 1, receives direction 2).
 // sysv-mq relies on the ReceiveWatchdog (timeout.hpp) for --io-timeout; the other two wait with
 // mq_timedsend/mq_timedreceive and semtimedop bounded by timeout_ns.
-std::unique_ptr<MessageChannel> open_sysv_mq(const std::string& endpoint);
-std::unique_ptr<MessageChannel> open_posix_mq(const std::string& endpoint, std::int64_t timeout_ns);
-std::unique_ptr<MessageChannel> open_sysv_shm(const std::string& endpoint, std::int64_t timeout_ns);
+std::unique_ptr<MessageChannel> open_sysv_mq(const KeyEndpoint& endpoint);
+std::unique_ptr<MessageChannel> open_posix_mq(const PosixNameEndpoint& endpoint,
+                                              std::int64_t timeout_ns);
+std::unique_ptr<MessageChannel> open_sysv_shm(const KeyEndpoint& endpoint, std::int64_t timeout_ns);
 // Opens <prefix>-shm. Every wait (spinning or on the futex) throws timeout after timeout_ns.
-std::unique_ptr<MessageChannel> open_posix_shm(const std::string& endpoint, ShmWait wait,
+std::unique_ptr<MessageChannel> open_posix_shm(const PosixNameEndpoint& endpoint, ShmWait wait,
                                                std::uint64_t spin_us, std::int64_t timeout_ns);
 
 namespace detail {

@@ -1,5 +1,4 @@
 // pipe: anonymous pipes inherited from the orchestrator, named "fd:R,W". One client, then exit.
-#include "../cli.hpp"
 #include "../error.hpp"
 #include "transport.hpp"
 
@@ -7,8 +6,7 @@ namespace ipclab {
 
 namespace {
 
-Stream adopt(const std::string& endpoint) {
-  const FdPair fds = parse_fd_pair(endpoint);
+Stream adopt(const FdEndpoint& fds) {
   detail::check_fd_open(fds.read_fd);
   detail::check_fd_open(fds.write_fd);
   return Stream(fds.read_fd, fds.write_fd);
@@ -16,7 +14,9 @@ Stream adopt(const std::string& endpoint) {
 
 class PipeServer final : public StreamServer {
  public:
-  explicit PipeServer(const std::string& endpoint) : endpoint_(endpoint), stream_(adopt(endpoint)) {}
+  explicit PipeServer(const FdEndpoint& fds)
+      : endpoint_("fd:" + std::to_string(fds.read_fd) + "," + std::to_string(fds.write_fd)),
+        stream_(adopt(fds)) {}
 
   std::string endpoint() const override { return endpoint_; }
   bool single_client() const override { return true; }
@@ -34,10 +34,10 @@ class PipeServer final : public StreamServer {
 
 }  // namespace
 
-std::unique_ptr<StreamServer> serve_pipe(const std::string& endpoint) {
+std::unique_ptr<StreamServer> serve_pipe(const FdEndpoint& endpoint) {
   return std::make_unique<PipeServer>(endpoint);
 }
 
-Stream open_pipe_client(const std::string& endpoint) { return adopt(endpoint); }
+Stream open_pipe_client(const FdEndpoint& endpoint) { return adopt(endpoint); }
 
 }  // namespace ipclab

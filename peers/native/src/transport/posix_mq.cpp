@@ -7,7 +7,6 @@
 
 #include <cerrno>
 
-#include "../cli.hpp"
 #include "../error.hpp"
 #include "../lifecycle.hpp"
 #include "message.hpp"
@@ -110,9 +109,9 @@ MessageServer create_posix_mq() {
   return {std::make_unique<PosixMqChannel>(q[1], q[0], 0), "posix:" + prefix};
 }
 
-std::unique_ptr<MessageChannel> open_posix_mq(const std::string& endpoint,
+std::unique_ptr<MessageChannel> open_posix_mq(const PosixNameEndpoint& endpoint,
                                               std::int64_t timeout_ns) {
-  const std::string prefix = parse_posix_endpoint(endpoint);
+  const std::string& prefix = endpoint.prefix;
   const mqd_t q1 = open_queue(prefix + "-1", O_RDWR, nullptr);
   mqd_t q2 = static_cast<mqd_t>(-1);
   try {

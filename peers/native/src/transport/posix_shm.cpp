@@ -20,7 +20,6 @@
 #include <immintrin.h>
 #endif
 
-#include "../cli.hpp"
 #include "../error.hpp"
 #include "../lifecycle.hpp"
 #include "message.hpp"
@@ -216,12 +215,6 @@ struct Fd {
 
 }  // namespace
 
-ShmWait shm_wait(Mechanism m) noexcept {
-  return m == Mechanism::shm_spin ? ShmWait::spin
-         : m == Mechanism::shm_futex ? ShmWait::futex
-                                     : ShmWait::hybrid;
-}
-
 MessageServer create_posix_shm(ShmWait wait, std::uint64_t spin_us) {
   const std::string prefix = "/ipclab-" + std::to_string(::getpid());
   const std::string name = prefix + "-shm";
@@ -241,9 +234,9 @@ MessageServer create_posix_shm(ShmWait wait, std::uint64_t spin_us) {
           "posix:" + prefix};
 }
 
-std::unique_ptr<MessageChannel> open_posix_shm(const std::string& endpoint, ShmWait wait,
+std::unique_ptr<MessageChannel> open_posix_shm(const PosixNameEndpoint& endpoint, ShmWait wait,
                                                std::uint64_t spin_us, std::int64_t timeout_ns) {
-  const std::string name = parse_posix_endpoint(endpoint) + "-shm";
+  const std::string name = endpoint.prefix + "-shm";
   const int fd = ::shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
   if (fd < 0) throw_io("shm_open " + name);
   Fd guard{fd};

@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "../cli.hpp"
 #include "../error.hpp"
 #include "../lifecycle.hpp"
 #include "message.hpp"
@@ -89,10 +88,9 @@ MessageServer create_sysv_mq() {
   throw PeerError(ErrorKind::io, "msgget: 100 tagged keys in use");
 }
 
-std::unique_ptr<MessageChannel> open_sysv_mq(const std::string& endpoint) {
-  const int key = parse_sysv_endpoint(endpoint);
-  const int qid = ::msgget(key, 0);
-  if (qid < 0) throw_io("msgget " + endpoint);
+std::unique_ptr<MessageChannel> open_sysv_mq(const KeyEndpoint& endpoint) {
+  const int qid = ::msgget(endpoint.key, 0);
+  if (qid < 0) throw_io("msgget " + detail::describe_sysv_key(endpoint.key));
   return std::make_unique<SysvMqChannel>(qid, 1, 2);
 }
 

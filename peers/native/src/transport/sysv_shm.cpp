@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "../cli.hpp"
 #include "../error.hpp"
 #include "../frame.hpp"
 #include "../lifecycle.hpp"
@@ -126,13 +125,13 @@ MessageServer create_sysv_shm() {
   throw PeerError(ErrorKind::io, "shmget/semget: 100 tagged keys in use");
 }
 
-std::unique_ptr<MessageChannel> open_sysv_shm(const std::string& endpoint,
+std::unique_ptr<MessageChannel> open_sysv_shm(const KeyEndpoint& endpoint,
                                               std::int64_t timeout_ns) {
-  const int key = parse_sysv_endpoint(endpoint);
+  const int key = endpoint.key;
   const int shmid = ::shmget(key, 0, 0);
-  if (shmid < 0) throw_io("shmget " + endpoint);
+  if (shmid < 0) throw_io("shmget " + detail::describe_sysv_key(key));
   const int semid = ::semget(key, 0, 0);
-  if (semid < 0) throw_io("semget " + endpoint);
+  if (semid < 0) throw_io("semget " + detail::describe_sysv_key(key));
   shmid_ds info{};
   if (::shmctl(shmid, IPC_STAT, &info) != 0) throw_io("shmctl(IPC_STAT)");
   if (info.shm_segsz < kSegmentSize)

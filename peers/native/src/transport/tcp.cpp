@@ -20,14 +20,14 @@ void set_nodelay(int fd) {
 
 class TcpServer final : public StreamServer {
  public:
-  explicit TcpServer(const std::string& endpoint) {
+  explicit TcpServer(const InetEndpoint& endpoint) {
     const auto where = detail::resolve(endpoint, SOCK_STREAM, true);
     fd_ = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw_io("socket");
     int one = 1;
     ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (::bind(fd_, reinterpret_cast<const sockaddr*>(&where.addr), where.length) != 0)
-      throw_io("bind " + endpoint);
+      throw_io("bind " + to_string(endpoint));
     if (::listen(fd_, 16) != 0) throw_io("listen");
     sockaddr_storage bound{};
     socklen_t len = sizeof bound;
@@ -59,11 +59,11 @@ class TcpServer final : public StreamServer {
 
 }  // namespace
 
-std::unique_ptr<StreamServer> listen_tcp(const std::string& endpoint) {
+std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint) {
   return std::make_unique<TcpServer>(endpoint);
 }
 
-Stream connect_tcp(const std::string& endpoint) {
+Stream connect_tcp(const InetEndpoint& endpoint) {
   const auto where = detail::resolve(endpoint, SOCK_STREAM, false);
   const int fd = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw_io("socket");
@@ -72,7 +72,7 @@ Stream connect_tcp(const std::string& endpoint) {
   do {
     rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&where.addr), where.length);
   } while (rc != 0 && errno == EINTR);
-  if (rc != 0) throw_io("connect " + endpoint);
+  if (rc != 0) throw_io("connect " + to_string(endpoint));
   set_nodelay(fd);
   return s;
 }

@@ -1,12 +1,17 @@
-// Setting up each mechanism of PROTOCOL.md section 4. Once set up, every stream mechanism is a
-// Stream (stream.hpp) and udp is a socket used with sendto/recvfrom (server) or send/recv
-// (connected client). One source file per mechanism.
+// Setting up each kernel mechanism of PROTOCOL.md section 4, from its typed endpoint
+// (endpoint.hpp). Once set up, every stream mechanism is a Stream (stream.hpp), every datagram
+// mechanism a DatagramSocket, every message channel a MessageChannel (message.hpp) and the
+// file mechanisms a FileChannel (file.hpp). One source file per mechanism.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include <unistd.h>
+
+#include "../endpoint.hpp"
+#include "../frame.hpp"
 #include "stream.hpp"
 
 namespace ipclab {
@@ -24,28 +29,74 @@ class StreamServer {
 };
 
 // Each may throw PeerError (io). Files they create are registered for removal at shutdown.
-std::unique_ptr<StreamServer> listen_tcp(const std::string& endpoint);
-std::unique_ptr<StreamServer> listen_uds(const std::string& path);
-std::unique_ptr<StreamServer> serve_pipe(const std::string& endpoint);
-std::unique_ptr<StreamServer> create_fifos(const std::string& directory);
+std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint);
+std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint);
+std::unique_ptr<StreamServer> serve_pipe(const FdEndpoint& endpoint);
+std::unique_ptr<StreamServer> create_fifos(const DirEndpoint& endpoint);
 
-Stream connect_tcp(const std::string& endpoint);
-Stream connect_uds(const std::string& path);
-Stream open_pipe_client(const std::string& endpoint);
-Stream open_fifo_client(const std::string& directory);
+Stream connect_tcp(const InetEndpoint& endpoint);
+Stream connect_uds(const PathEndpoint& endpoint);
+Stream open_pipe_client(const FdEndpoint& endpoint);
+Stream open_fifo_client(const DirEndpoint& endpoint);
 
-// udp: a bound server socket and its "HOST:PORT"; a client socket connected to the server.
-struct BoundUdp {
-  int fd = -1;
-  std::string endpoint;
+// A datagram socket (udp, uds-dgram): one frame per datagram. A server's is bound and answers
+// each datagram's source address; a client's is connected to the server. Owns the descriptor
+// and, for a uds-dgram client, its own bound path (removed when this is destroyed).
+class DatagramSocket {
+ public:
+  DatagramSocket(int fd, std::string endpoint, std::uint32_t max_payload) noexcept
+      : fd_(fd), endpoint_(std::move(endpoint)), max_payload_(max_payload) {}
+  DatagramSocket(DatagramSocket&& o) noexcept
+      : fd_(o.fd_), endpoint_(std::move(o.endpoint_)), max_payload_(o.max_payload_),
+        own_path_(std::move(o.own_path_)) {
+    o.fd_ = -1;
+    o.own_path_.clear();
+  }
+  DatagramSocket& operator=(DatagramSocket&&) = delete;
+  DatagramSocket(const DatagramSocket&) = delete;
+  ~DatagramSocket() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!own_path_.empty()) ::unlink(own_path_.c_str());
+  }
+
+  int fd() const noexcept { return fd_; }
+  const std::string& endpoint() const noexcept { return endpoint_; }  // as READY names it
+  void set_endpoint(std::string endpoint) { endpoint_ = std::move(endpoint); }
+  // A path this side created for itself, removed when the socket is destroyed.
+  void remove_on_close(std::string path) { own_path_ = std::move(path); }
+  // The largest payload this side sends or answers (udp 65483, uds-dgram section 4.5).
+  std::uint32_t max_payload() const noexcept { return max_payload_; }
+  // Room for any datagram this side accepts (a longer one still shows its real size through
+  // MSG_TRUNC).
+  std::size_t receive_buffer() const noexcept {
+    return kHeaderSize + max_payload_ > 65536 ? kHeaderSize + max_payload_ : 65536;
+  }
+
+ private:
+  int fd_;
+  std::string endpoint_;
+  std::uint32_t max_payload_;
+  std::string own_path_;
 };
-BoundUdp bind_udp(const std::string& endpoint);
-int connect_udp(const std::string& endpoint);
+
+DatagramSocket bind_udp(const InetEndpoint& endpoint);
+DatagramSocket connect_udp(const InetEndpoint& endpoint);
+// uds-dgram (4.5): the server binds the path (0600, refused if it exists, removed at exit); the
+// client binds PATH.<pid> (0600) and connects to PATH. Both raise SO_SNDBUF/SO_RCVBUF.
+DatagramSocket bind_uds_dgram(const PathEndpoint& endpoint);
+DatagramSocket connect_uds_dgram(const PathEndpoint& endpoint);
+// uds-dgram's largest payload on this machine, measured on a probe socket:
+// min(SO_SNDBUF as read back after raising it - 32, 4194304) - 24.
+std::uint32_t uds_dgram_max_payload();
 
 // Helpers shared by the mechanism files.
 namespace detail {
 std::string describe_address(const void* sockaddr_ptr, unsigned length);  // "HOST:PORT"
 void check_fd_open(int fd);                                              // io error if not
+// Unix domain sockets (uds.cpp): binds fd to path with mode 0600 and registers the path for
+// removal at exit; io "path exists" if the path exists. connect_unix retries on EINTR.
+void bind_unix_path(int fd, const std::string& path);
+void connect_unix(int fd, const std::string& path);
 }  // namespace detail
 
 }  // namespace ipclab

@@ -1,4 +1,5 @@
-// uds: Unix domain stream socket at a path, mode 0600, removed when the server exits.
+// uds: Unix domain stream socket at a path, mode 0600, removed when the server exits. Also the
+// path handling every Unix domain socket shares (uds, uds-dgram).
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -12,9 +13,9 @@
 
 namespace ipclab {
 
-namespace {
+namespace detail {
 
-sockaddr_un make_address(const std::string& path) {
+sockaddr_un unix_address(const std::string& path) {
   sockaddr_un sun{};
   sun.sun_family = AF_UNIX;
   if (path.size() >= sizeof sun.sun_path)
@@ -25,34 +26,50 @@ sockaddr_un make_address(const std::string& path) {
   return sun;
 }
 
+void bind_unix_path(int fd, const std::string& path) {
+  const sockaddr_un sun = unix_address(path);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) throw PeerError(ErrorKind::io, "path exists: " + path);
+  SignalBlock block;  // created and registered together, or neither
+  const mode_t old_mask = ::umask(0077);
+  const int rc = ::bind(fd, reinterpret_cast<const sockaddr*>(&sun), sizeof sun);
+  const int err = errno;
+  ::umask(old_mask);
+  if (rc != 0) {
+    if (err == EADDRINUSE) throw PeerError(ErrorKind::io, "path exists: " + path);
+    throw_io_errno("bind " + path, err);
+  }
+  register_created_path(path);
+  ::chmod(path.c_str(), 0600);  // in case the umask was not applied
+}
+
+void connect_unix(int fd, const std::string& path) {
+  const sockaddr_un sun = unix_address(path);
+  int rc;
+  do {
+    rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&sun), sizeof sun);
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) throw_io("connect " + path);
+}
+
+}  // namespace detail
+
+namespace {
+
 class UdsServer final : public StreamServer {
  public:
-  explicit UdsServer(const std::string& path) : path_(path) {
-    const sockaddr_un sun = make_address(path);
-    struct stat st {};
-    if (::lstat(path.c_str(), &st) == 0) throw PeerError(ErrorKind::io, "path exists: " + path);
+  explicit UdsServer(const PathEndpoint& endpoint) : path_(endpoint.path) {
     fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw_io("socket");
-    {
-      SignalBlock block;  // created and registered together, or neither
-      const mode_t old_mask = ::umask(0077);
-      const int rc = ::bind(fd_, reinterpret_cast<const sockaddr*>(&sun), sizeof sun);
-      const int err = errno;
-      ::umask(old_mask);
-      if (rc != 0) {
-        ::close(fd_);
-        fd_ = -1;
-        if (err == EADDRINUSE) throw PeerError(ErrorKind::io, "path exists: " + path);
-        throw_io_errno("bind " + path, err);
-      }
-      register_created_path(path);
+    try {
+      detail::bind_unix_path(fd_, path_);
+      if (::listen(fd_, 16) != 0) throw_io("listen");
+    } catch (...) {
+      ::close(fd_);
+      throw;
     }
-    ::chmod(path.c_str(), 0600);
-    if (::listen(fd_, 16) != 0) throw_io("listen");
   }
-  ~UdsServer() override {
-    if (fd_ >= 0) ::close(fd_);
-  }
+  ~UdsServer() override { ::close(fd_); }
 
   std::string endpoint() const override { return path_; }
 
@@ -75,20 +92,15 @@ class UdsServer final : public StreamServer {
 
 }  // namespace
 
-std::unique_ptr<StreamServer> listen_uds(const std::string& path) {
-  return std::make_unique<UdsServer>(path);
+std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint) {
+  return std::make_unique<UdsServer>(endpoint);
 }
 
-Stream connect_uds(const std::string& path) {
-  const sockaddr_un sun = make_address(path);
+Stream connect_uds(const PathEndpoint& endpoint) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw_io("socket");
   Stream s(fd, fd);
-  int rc;
-  do {
-    rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&sun), sizeof sun);
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) throw_io("connect " + path);
+  detail::connect_unix(fd, endpoint.path);
   return s;
 }
 

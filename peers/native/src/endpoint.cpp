@@ -1,0 +1,103 @@
+#include "endpoint.hpp"
+
+#include <climits>
+
+#include "error.hpp"
+#include "numbers.hpp"
+
+namespace ipclab {
+
+namespace {
+
+UsageError bad(const std::string& text, const std::string& why) {
+  return UsageError("bad value for --endpoint: '" + text + "' " + why);
+}
+
+// The word a side takes instead of an address (auto, inproc).
+void expect_word(const std::string& text, const char* word) {
+  if (text != word) throw bad(text, std::string("(this side takes the word ") + word + ")");
+}
+
+std::string nonempty_path(const std::string& text) {
+  if (text.empty()) throw UsageError("bad value for --endpoint: empty path");
+  return text;
+}
+
+}  // namespace
+
+InetEndpoint parse_inet(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size())
+    throw bad(text, "is not HOST:PORT");
+  InetEndpoint e;
+  e.host = text.substr(0, colon);
+  if (e.host.size() >= 2 && e.host.front() == '[' && e.host.back() == ']')
+    e.host = e.host.substr(1, e.host.size() - 2);  // [::1]:port
+  if (e.host.empty()) throw bad(text, "has an empty host");
+  e.port = static_cast<std::uint16_t>(parse_unsigned("--endpoint port", text.substr(colon + 1), 65535));
+  return e;
+}
+
+std::string to_string(const InetEndpoint& e) {
+  const std::string host = e.host.find(':') == std::string::npos ? e.host : "[" + e.host + "]";
+  return host + ":" + std::to_string(e.port);
+}
+
+FdEndpoint parse_fds(const std::string& text) {
+  const auto comma = text.find(',', 3);
+  if (text.rfind("fd:", 0) != 0 || comma == std::string::npos) throw bad(text, "is not fd:R,W");
+  FdEndpoint e;
+  try {
+    e.read_fd = static_cast<int>(parse_unsigned("--endpoint", text.substr(3, comma - 3), INT_MAX));
+    e.write_fd = static_cast<int>(parse_unsigned("--endpoint", text.substr(comma + 1), INT_MAX));
+  } catch (const UsageError&) {
+    throw bad(text, "is not fd:R,W");
+  }
+  return e;
+}
+
+KeyEndpoint parse_sysv_key(const std::string& text) {
+  if (text.rfind("sysv:0x", 0) != 0 && text.rfind("sysv:0X", 0) != 0)
+    throw bad(text, "is not sysv:0x<hex key>");
+  const std::string hex = text.substr(7);
+  if (hex.empty() || hex.size() > 8) throw bad(text, "is not sysv:0x<hex key>");
+  std::uint32_t key = 0;
+  for (char c : hex) {
+    int d;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else throw bad(text, "is not sysv:0x<hex key>");
+    key = key * 16 + static_cast<std::uint32_t>(d);
+  }
+  if (key == 0) throw bad(text, "is not sysv:0x<hex key> (key 0 is IPC_PRIVATE)");
+  return {static_cast<std::int32_t>(key)};
+}
+
+PosixNameEndpoint parse_posix_name(const std::string& text) {
+  if (text.rfind("posix:/", 0) != 0) throw bad(text, "is not posix:/<name>");
+  std::string name = text.substr(6);
+  // NAME_MAX (255) minus the "-1" suffix; no slash after the first.
+  if (name.size() < 2 || name.size() > 253 || name.find('/', 1) != std::string::npos)
+    throw bad(text, "is not posix:/<name>");
+  return {std::move(name)};
+}
+
+Endpoint parse_endpoint(EndpointKind kind, const std::string& text) {
+  switch (kind) {
+    case EndpointKind::inet: return parse_inet(text);
+    case EndpointKind::path: return PathEndpoint{nonempty_path(text)};
+    case EndpointKind::fds: return parse_fds(text);
+    case EndpointKind::dir: return DirEndpoint{nonempty_path(text)};
+    case EndpointKind::automatic: expect_word(text, "auto"); return AutoEndpoint{};
+    case EndpointKind::sysv_key: return parse_sysv_key(text);
+    case EndpointKind::posix_name: return parse_posix_name(text);
+    case EndpointKind::inproc: expect_word(text, "inproc"); return InprocEndpoint{};
+    case EndpointKind::ior:
+      if (text.rfind("IOR:", 0) != 0) throw bad(text, "is not IOR:...");
+      return IorEndpoint{text};
+  }
+  throw bad(text, "has an unknown kind");
+}
+
+}  // namespace ipclab

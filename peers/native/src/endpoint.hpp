@@ -1,0 +1,73 @@
+// The endpoints of PROTOCOL.md section 4, parsed once (by the command line, for the kind the
+// mechanism table names) into typed values. Transports receive these and never parse strings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+
+namespace ipclab {
+
+// What a side's --endpoint is, per the table of section 4.
+enum class EndpointKind {
+  inet,        // HOST:PORT ([v6]:PORT allowed): tcp, udp, the RPC servers and most RPC clients
+  path,        // a socket path: uds, uds-dgram
+  fds,         // fd:R,W: pipe
+  dir,         // a directory: fifo, file, file-poll
+  automatic,   // the word auto: a message-channel server names its own kernel objects
+  sysv_key,    // sysv:0x<hex key>: sysv-mq, sysv-shm clients
+  posix_name,  // posix:/<name prefix>: posix-mq and shm clients
+  inproc,      // the word inproc: in-process calls (section 4.4)
+  ior,         // IOR:...: the corba client (10.3)
+};
+
+struct InetEndpoint {
+  std::string host;
+  std::uint16_t port = 0;
+};
+struct PathEndpoint {
+  std::string path;
+};
+struct FdEndpoint {
+  int read_fd = -1;
+  int write_fd = -1;
+};
+struct DirEndpoint {
+  std::string path;
+};
+struct AutoEndpoint {};
+struct KeyEndpoint {
+  std::int32_t key = 0;  // never 0 (IPC_PRIVATE)
+};
+struct PosixNameEndpoint {
+  std::string prefix;  // "/ipclab-123": one leading slash, no other
+};
+struct InprocEndpoint {};
+struct IorEndpoint {
+  std::string ior;
+};
+
+using Endpoint = std::variant<std::monostate, InetEndpoint, PathEndpoint, FdEndpoint, DirEndpoint,
+                              AutoEndpoint, KeyEndpoint, PosixNameEndpoint, InprocEndpoint,
+                              IorEndpoint>;
+
+// Parses text as an endpoint of this kind; a mistake is a UsageError ("bad value for
+// --endpoint: ...").
+Endpoint parse_endpoint(EndpointKind kind, const std::string& text);
+
+// The grammar of each kind, for parse_endpoint and the tests.
+InetEndpoint parse_inet(const std::string& text);
+FdEndpoint parse_fds(const std::string& text);
+KeyEndpoint parse_sysv_key(const std::string& text);
+PosixNameEndpoint parse_posix_name(const std::string& text);
+
+// The endpoint of a parsed option, as the kind its mechanism's table row promises.
+template <class E>
+const E& endpoint_as(const Endpoint& e) {
+  return std::get<E>(e);
+}
+
+// "HOST:PORT" ("[v6]:PORT" for a host with a colon), as READY and the RPC frameworks write it.
+std::string to_string(const InetEndpoint& e);
+
+}  // namespace ipclab

@@ -1,0 +1,122 @@
+// The client's links: one per way a frame travels (PROTOCOL.md section 4). Each has the same
+// three members, which the patterns (patterns.hpp) are written against:
+//   capacity_for(frame)       the receive buffer a reply of `frame` bytes needs
+//   send(p, n)                sends one whole frame
+//   receive(buf, cap, expect) receives one frame of `expect` bytes (stopping early only when the
+//                             header announces another length); returns the bytes received
+// The hot-path calls are inline: one send and one receive system call per frame for streams
+// and datagrams.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "error.hpp"
+#include "frame.hpp"
+#include "transport/file.hpp"
+#include "transport/message.hpp"
+#include "transport/stream.hpp"
+#include "transport/transport.hpp"
+
+namespace ipclab {
+
+// Stream mechanisms: send = one write call for the whole frame; receive = read calls into a
+// buffer sized for the whole expected frame, stopping early only if the header announces a
+// different length (checked outside the timed region).
+class StreamLink {
+ public:
+  explicit StreamLink(Stream s) : stream_(std::move(s)) {}
+  static std::size_t capacity_for(std::size_t frame) { return frame; }
+  void send(const std::uint8_t* p, std::size_t n) { stream_.write_all(p, n); }
+  std::size_t receive(std::uint8_t* buf, std::size_t /*capacity*/, std::size_t expected) {
+    std::size_t got = 0;
+    bool header_seen = false;
+    while (got < expected) {
+      const std::size_t n = stream_.read_some(buf + got, expected - got);
+      if (n == 0)
+        throw PeerError(ErrorKind::io, "end of stream after " + std::to_string(got) + " of " +
+                                           std::to_string(expected) + " frame bytes");
+      got += n;
+      if (!header_seen && got >= kHeaderSize) {
+        header_seen = true;
+        if (kHeaderSize + load_le32(buf + kOffLength) != expected) return got;
+      }
+    }
+    return got;
+  }
+
+ private:
+  Stream stream_;
+};
+
+// udp, uds-dgram: one datagram per frame on a connected socket. receive returns the datagram's
+// real size (MSG_TRUNC), so one longer than the buffer is a size mismatch, never cut silently.
+class DatagramLink {
+ public:
+  explicit DatagramLink(DatagramSocket s) : socket_(std::move(s)) {}
+  std::size_t capacity_for(std::size_t) const { return socket_.receive_buffer(); }
+  void send(const std::uint8_t* p, std::size_t n) {
+    for (;;) {
+      if (::send(socket_.fd(), p, n, 0) >= 0) return;
+      if (errno != EINTR) throw_io("send of a " + std::to_string(n) + "-byte datagram");
+    }
+  }
+  std::size_t receive(std::uint8_t* buf, std::size_t capacity, std::size_t /*expected*/) {
+    for (;;) {
+      const ssize_t r = ::recv(socket_.fd(), buf, capacity, MSG_TRUNC);
+      if (r >= 0) return static_cast<std::size_t>(r);
+      if (errno == EINTR) {
+        if (receive_timed_out()) throw_timeout();
+        continue;
+      }
+      throw_io("recv");
+    }
+  }
+
+ private:
+  DatagramSocket socket_;
+};
+
+// Message channels (section 4.1): the frame cut into messages; the reply reassembled into a
+// buffer with room for one message more than the expected frame, so every message is received
+// in place.
+class MessageLink {
+ public:
+  explicit MessageLink(std::unique_ptr<MessageChannel> channel)
+      : channel_(std::move(channel)), messages_(*channel_) {}
+  std::size_t capacity_for(std::size_t frame) const { return frame + messages_.max_message(); }
+  void send(const std::uint8_t* p, std::size_t n) { messages_.send_frame(p, n); }
+  std::size_t receive(std::uint8_t* buf, std::size_t /*capacity*/, std::size_t expected) {
+    const std::size_t got = messages_.receive_until(buf, 0, kHeaderSize);
+    if (kHeaderSize + load_le32(buf + kOffLength) != expected) return got;  // checked later
+    return messages_.receive_until(buf, got, expected);
+  }
+
+ private:
+  std::unique_ptr<MessageChannel> channel_;
+  MessageStream messages_;
+};
+
+// file, file-poll (section 4.2): one file per frame. receive returns the file's size (reading
+// at most capacity bytes of it), so a wrong size shows as a frame size mismatch.
+class FileLink {
+ public:
+  explicit FileLink(const FileChannel::Options& o) : files_(o) {}
+  static std::size_t capacity_for(std::size_t frame) { return frame; }
+  void send(const std::uint8_t* p, std::size_t n) { files_.send(p, n); }
+  std::size_t receive(std::uint8_t* buf, std::size_t capacity, std::size_t /*expected*/) {
+    const std::size_t size = files_.next();
+    files_.read(buf, size < capacity ? size : capacity);
+    files_.done();
+    return size;
+  }
+
+ private:
+  FileChannel files_;
+};
+
+}  // namespace ipclab

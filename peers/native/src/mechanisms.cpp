@@ -1,0 +1,136 @@
+// The table of mechanisms. A row: name, family, the endpoint kind of `serve` and of `drive`,
+// the patterns its client drives, its largest payload, then how a client connects (and which
+// driver of client.hpp runs over it) and how a server sets up (and which server of server.hpp
+// serves it). A kernel mechanism is a transport (transport/) plus one row here.
+#include "mechanisms.hpp"
+
+#include "client.hpp"
+#include "error.hpp"
+#include "frame.hpp"
+#include "options.hpp"
+#include "patterns.hpp"
+#include "rpc_hooks.hpp"
+#include "server.hpp"
+#include "transport/message.hpp"
+#include "transport/transport.hpp"
+
+namespace ipclab {
+
+namespace {
+
+using Kind = EndpointKind;
+using Drive = const DriveOptions&;
+using Serve = const ServeOptions&;
+
+template <class E, class Options>
+const E& at(const Options& o) {
+  return endpoint_as<E>(o.endpoint);
+}
+
+std::uint64_t any_size() { return kMaxPayload; }
+std::uint64_t udp_size() { return kUdpMaxPayload; }
+std::uint64_t uds_dgram_size() { return uds_dgram_max_payload(); }
+
+template <ShmWait wait>
+void drive_shm(Drive o, Recorder& r) {
+  auto channel = open_posix_shm(at<PosixNameEndpoint>(o), wait, o.spin_us, o.io_timeout_ns);
+  drive_messages(std::move(channel), false, o, r);
+}
+template <ShmWait wait>
+void serve_shm(Serve o) {
+  serve_messages(create_posix_shm(wait, o.spin_us), o);
+}
+
+// RPC rows go through the hooks main() installs (rpc_hooks.hpp).
+void drive_rpc(Drive o, Recorder& r) { rpc_hooks().drive(o, r); }
+void serve_rpc(Serve o) { rpc_hooks().serve(o); }
+
+constexpr Family frames = Family::frames;
+constexpr Family rpc = Family::rpc;
+
+constexpr Mechanism kMechanisms[] = {
+    {"tcp", frames, Kind::inet, Kind::inet, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) { drive_stream(connect_tcp(at<InetEndpoint>(o)), o, r); },
+     [](Serve o) { serve_streams(listen_tcp(at<InetEndpoint>(o)), o); }},
+    {"udp", frames, Kind::inet, Kind::inet, kFramePatterns, udp_size,
+     [](Drive o, Recorder& r) { drive_datagrams(connect_udp(at<InetEndpoint>(o)), o, r); },
+     [](Serve o) { serve_datagrams(bind_udp(at<InetEndpoint>(o)), o); }},
+    {"uds", frames, Kind::path, Kind::path, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) { drive_stream(connect_uds(at<PathEndpoint>(o)), o, r); },
+     [](Serve o) { serve_streams(listen_uds(at<PathEndpoint>(o)), o); }},
+    {"uds-dgram", frames, Kind::path, Kind::path, kFramePatterns, uds_dgram_size,
+     [](Drive o, Recorder& r) { drive_datagrams(connect_uds_dgram(at<PathEndpoint>(o)), o, r); },
+     [](Serve o) { serve_datagrams(bind_uds_dgram(at<PathEndpoint>(o)), o); }},
+    {"pipe", frames, Kind::fds, Kind::fds, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) { drive_stream(open_pipe_client(at<FdEndpoint>(o)), o, r); },
+     [](Serve o) { serve_streams(serve_pipe(at<FdEndpoint>(o)), o); }},
+    {"fifo", frames, Kind::dir, Kind::dir, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) { drive_stream(open_fifo_client(at<DirEndpoint>(o)), o, r); },
+     [](Serve o) { serve_streams(create_fifos(at<DirEndpoint>(o)), o); }},
+    // msgrcv has no timeout of its own: --io-timeout through the timer (true).
+    {"sysv-mq", frames, Kind::automatic, Kind::sysv_key, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) { drive_messages(open_sysv_mq(at<KeyEndpoint>(o)), true, o, r); },
+     [](Serve o) { serve_messages(create_sysv_mq(), o); }},
+    {"posix-mq", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) {
+       drive_messages(open_posix_mq(at<PosixNameEndpoint>(o), o.io_timeout_ns), false, o, r);
+     },
+     [](Serve o) { serve_messages(create_posix_mq(), o); }},
+    {"sysv-shm", frames, Kind::automatic, Kind::sysv_key, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) {
+       drive_messages(open_sysv_shm(at<KeyEndpoint>(o), o.io_timeout_ns), false, o, r);
+     },
+     [](Serve o) { serve_messages(create_sysv_shm(), o); }},
+    {"file", frames, Kind::dir, Kind::dir, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) { drive_files(at<DirEndpoint>(o), false, o, r); },
+     [](Serve o) { serve_files(at<DirEndpoint>(o), false, o); }},
+    {"file-poll", frames, Kind::dir, Kind::dir, kFramePatterns, any_size,
+     [](Drive o, Recorder& r) { drive_files(at<DirEndpoint>(o), true, o, r); },
+     [](Serve o) { serve_files(at<DirEndpoint>(o), true, o); }},
+    // Section 4.3: one shared-memory hand-off, three ways to wait.
+    {"shm", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
+     drive_shm<ShmWait::hybrid>, serve_shm<ShmWait::hybrid>},
+    {"shm-spin", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
+     drive_shm<ShmWait::spin>, serve_shm<ShmWait::spin>},
+    {"shm-futex", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
+     drive_shm<ShmWait::futex>, serve_shm<ShmWait::futex>},
+    // Section 4.4: drive only.
+    {"none", Family::inproc, Kind::inproc, Kind::inproc, kRequestResponseOnly, any_size,
+     [](Drive o, Recorder& r) { drive_calls(nullptr, o, r); }, nullptr},
+    {"direct", Family::inproc, Kind::inproc, Kind::inproc, kRequestResponseOnly, any_size,
+     [](Drive o, Recorder& r) { drive_calls(load_ipclab_call(o.native_library), o, r); }, nullptr,
+     /*needs_native_library=*/true},
+    // Section 10: the frameworks' own protocols (rpc/).
+    {"rest", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
+    {"grpc", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
+    {"thrift-binary", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc,
+     serve_rpc},
+    {"thrift-compact", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc,
+     serve_rpc},
+    {"ice", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
+    // The server listens on HOST:PORT; the client takes the server's stringified IOR.
+    {"corba", rpc, Kind::inet, Kind::ior, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
+};
+
+bool implemented(const Mechanism& m) {
+  if (m.family != Family::rpc) return true;
+  const RpcHooks& hooks = rpc_hooks();
+  return hooks.supports != nullptr && hooks.supports(m.name);
+}
+
+}  // namespace
+
+std::vector<const Mechanism*> implemented_mechanisms() {
+  std::vector<const Mechanism*> out;
+  for (const Mechanism& m : kMechanisms)
+    if (implemented(m)) out.push_back(&m);
+  return out;
+}
+
+const Mechanism* find_mechanism(std::string_view name) {
+  for (const Mechanism& m : kMechanisms)
+    if (m.name == name) return implemented(m) ? &m : nullptr;
+  return nullptr;
+}
+
+}  // namespace ipclab

@@ -1,0 +1,49 @@
+// The one table of mechanisms (PROTOCOL.md sections 4 and 10): every mechanism this peer knows,
+// with the endpoint each side takes, the patterns its client drives, its largest payload, and
+// how to drive (client) and serve (server) it. The command line, `drive`, `serve` and
+// `capabilities` all read it; nothing else lists mechanisms. Adding a kernel mechanism is a
+// transport file (transport/) and one row in mechanisms.cpp.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "endpoint.hpp"
+
+namespace ipclab {
+
+struct ServeOptions;
+struct DriveOptions;
+class Recorder;
+
+enum class Family {
+  frames,  // section 2 frames over a kernel transport (section 4)
+  inproc,  // in-process calls, drive only (4.4)
+  rpc,     // RPC middleware with its own protocol; structured payloads allowed (10)
+};
+
+struct Mechanism {
+  std::string_view name;
+  Family family;
+  EndpointKind serve_endpoint;  // what `serve --endpoint` takes (unused without serve)
+  EndpointKind drive_endpoint;  // what `drive --endpoint` takes
+  std::span<const std::string_view> patterns;  // the patterns (section 11) its client drives
+  // The largest request or response payload over it on this machine.
+  std::uint64_t (*max_payload)();
+  // Connects and runs the pattern; throws PeerError.
+  void (*drive)(const DriveOptions&, Recorder&);
+  // Listens, announces READY and serves until the lifecycle ends the process; throws
+  // PeerError. nullptr: drive only.
+  void (*serve)(const ServeOptions&);
+  bool needs_native_library = false;  // drive needs --native-library
+};
+
+// The mechanisms this build implements, in the table's order (RPC rows only where the
+// framework is linked in, see rpc_hooks.hpp).
+std::vector<const Mechanism*> implemented_mechanisms();
+// The row of an implemented mechanism, or nullptr.
+const Mechanism* find_mechanism(std::string_view name);
+
+}  // namespace ipclab
