@@ -3,6 +3,7 @@ import contextlib
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -63,6 +64,15 @@ class Server:
 
     def close_stdin(self):
         self.proc.stdin.close()
+
+    def shut_down(self, how):
+        """Ends the server as the orchestrator may ("stdin EOF", "SIGTERM", "SIGINT");
+        returns its exit code."""
+        if how == "stdin EOF":
+            self.close_stdin()
+        else:
+            self.proc.send_signal(getattr(signal, how))
+        return self.proc.wait(WAIT)
 
     def stop(self):
         """Ends the server by end of stdin and returns its exit code."""
@@ -157,7 +167,7 @@ def _path_server(mechanism, directory, extra):
         return Server(mechanism, "auto", *extra)
     if mechanism in ("tcp", "udp"):
         return Server(mechanism, "127.0.0.1:0", *extra)
-    if mechanism == "uds":
+    if mechanism in ("uds", "uds-dgram"):
         return Server(mechanism, str(directory / "peer.sock"), *extra)
     fifo_dir = directory / "fifo"
     fifo_dir.mkdir(mode=0o700)

@@ -1,11 +1,17 @@
 """The strict command line: every rejection is exit 2 with exactly one line."""
+import json
 import math
 import os
+import tomllib
+from pathlib import Path
 
 import pytest
 from peers import run_peer
 
 from ipclab_peer import cli
+from ipclab_peer.transport import endpoints
+
+PEER_TOML = Path(__file__).resolve().parents[1] / "peer.toml"
 
 SERVE = ["serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0"]
 
@@ -53,6 +59,7 @@ REJECTED_DRIVE = {
     "zero timeout": {"--io-timeout": "0"},
     "timeout with a unit": {"--io-timeout": "30s"},
     "serve flag given to drive": {"--fault": "none"},
+    "warm-up samples file without a value": {"--warmup-samples-file": "--iterations"},
 }
 
 
@@ -96,3 +103,37 @@ def test_unknown_mechanism_is_unsupported_not_usage(mechanism):
     run = run_peer(["serve", "--mechanism", mechanism, "--endpoint", "x"])
     assert run.returncode == 7
     assert run.stderr.startswith("ipclab-peer: unsupported: ")
+
+
+def test_capabilities_answers_what_peer_toml_claims():
+    """One JSON line from the table of mechanisms; peer.toml (the orchestrator's view) must say
+    the same, or the orchestrator refuses the peer."""
+    run = run_peer(["capabilities"])
+    assert run.returncode == 0 and run.stderr == ""
+    assert run.stdout.count("\n") == 1
+    answer = json.loads(run.stdout)
+    assert (answer["contract"], answer["language"]) == (2, "python")
+    assert answer["runtime"].startswith("CPython ")
+    claimed = tomllib.loads(PEER_TOML.read_text())["mechanisms"]
+    assert {name: sorted(got["roles"]) for name, got in answer["mechanisms"].items()} == \
+        {name: sorted(roles) for name, roles in claimed.items()}
+    for name, got in answer["mechanisms"].items():
+        assert got["patterns"] == ["rr"], name
+        assert 0 < got["max_payload"] <= 134217728, name
+    assert answer["mechanisms"]["udp"]["max_payload"] == 65483
+
+
+@pytest.mark.parametrize("args", [["--mechanism", "tcp"], ["tcp"], ["--help"]])
+def test_capabilities_takes_no_arguments(args):
+    assert_usage_error(run_peer(["capabilities", *args]))
+
+
+def test_endpoints_are_parsed_once_into_typed_values(workdir):
+    _, config = cli.parse(drive_args(workdir, **{"--mechanism": "sysv-mq",
+                                                 "--endpoint": "sysv:0x1c1a0001"}))
+    assert config.endpoint == endpoints.SysvKey(0x1C1A0001)
+    _, config = cli.parse(["serve", "--mechanism", "sysv-mq", "--endpoint", "auto"])
+    assert config.endpoint == endpoints.Auto()
+    _, config = cli.parse(SERVE)
+    assert config.endpoint == endpoints.HostPort("127.0.0.1", 0)
+    assert str(config.endpoint) == "127.0.0.1:0"

@@ -1,7 +1,9 @@
 """Client failures: each is one stderr line, an exit code, and still a result file."""
 import contextlib
 import socket
+import struct
 import threading
+from pathlib import Path
 
 import pytest
 from peers import Drive, describe
@@ -87,10 +89,11 @@ def recv_exactly(conn, size):
     return data
 
 
-def response(sequence, size, echo, **changes):
-    fields = dict(sequence=sequence, length=size, wanted=echo)
+def response(number, size, echo, **changes):
+    """The right RESPONSE to request `number`, but for the header fields in `changes`."""
+    fields = dict(sequence=number, length=size, wanted=echo)
     fields.update(changes)
-    body = payload.payload(1, payload.RESPONSE_STREAM, sequence, size)
+    body = payload.payload(1, payload.RESPONSE_STREAM, number, size)
     return frame.encode_header(frame.RESPONSE, fields["sequence"], fields["length"],
                                fields["wanted"]) + body[:fields["length"]]
 
@@ -113,27 +116,44 @@ def test_server_closing_mid_run_is_an_io_error(workdir):
     assert "end of stream" in run.stderr
 
 
-def test_wrong_sequence_is_a_protocol_error_naming_the_field(workdir):
-    def handler(conn):
-        header = read_request(conn)
-        conn.sendall(response(header.sequence + 1, 16, 16))
-
-    with fake_server(handler) as endpoint:
-        run = Drive(workdir, "tcp", endpoint, 16, 16)
-    assert_error(run, 4, "protocol")
-    assert "sequence: expected 0, received 1" in run.stderr
+WRONG_RESPONSES = {
+    "wrong sequence": ({"sequence": 1}, "sequence: expected 0, received 1"),
+    # Shorter than expected: reported at once, not waited for.
+    "short response": ({"length": 8}, "length: expected 16, received 8"),
+}
 
 
-def test_short_response_is_reported_not_waited_for(workdir):
+@pytest.mark.parametrize("changes,message", WRONG_RESPONSES.values(), ids=WRONG_RESPONSES)
+def test_wrong_response_is_a_protocol_error_naming_the_field(changes, message, workdir):
     def handler(conn):
         read_request(conn)
-        conn.sendall(response(0, 16, 16, length=8))
+        conn.sendall(response(0, 16, 16, **changes))
         conn.recv(100)  # holds the connection open until the client gives up
 
     with fake_server(handler) as endpoint:
         run = Drive(workdir, "tcp", endpoint, 16, 16, extra=["--io-timeout", "5"])
     assert_error(run, 4, "protocol")
-    assert "length: expected 16, received 8" in run.stderr
+    assert message in run.stderr
+
+
+def test_only_validated_round_trips_are_samples(workdir):
+    """Warm-up 2, then the third measured response (sequence 4) is corrupt: the two warm-up
+    round trips and the two measured ones before it are written, the failed one is not."""
+    def handler(conn):
+        for sequence in range(5):
+            header = read_request(conn)
+            answer = bytearray(response(header.sequence, header.wanted, header.length))
+            answer[-1] ^= sequence == 4
+            conn.sendall(answer)
+
+    warmup_file = Path(workdir) / "warmup.bin"
+    with fake_server(handler) as endpoint:
+        run = Drive(workdir, "tcp", endpoint, 16, 16, iterations=5,
+                    extra=["--warmup", "2", "--warmup-samples-file", str(warmup_file)])
+    assert_error(run, 3, "payload-mismatch", samples=2)
+    assert "RESPONSE to sequence 4 differs at payload offset 15" in run.stderr
+    assert run.result["warmup_samples"] == 2
+    assert all(0 < t < 10**10 for t in struct.unpack("<2q", warmup_file.read_bytes()))
 
 
 def test_corruption_counted_by_the_server_fails_the_client(workdir):

@@ -8,7 +8,6 @@ our own servers' READY lines are touched: other programs may use the ipclab tag 
 import glob
 import os
 import shutil
-import signal
 import stat
 import subprocess
 import tempfile
@@ -19,7 +18,7 @@ import posix_ipc
 import pytest
 import sysv_ipc
 from peers import PEER, Drive, Server, describe, load_vectors, peer_env, run_peer
-from test_roundtrip import check_ok
+from test_roundtrip import check_ok, check_served
 
 from ipclab_peer import frame
 from ipclab_peer.transport import channels
@@ -136,14 +135,9 @@ def round_trip_cases():
 @pytest.mark.parametrize("mechanism,request_size,response_size", round_trip_cases())
 def test_round_trips(mechanism, request_size, response_size, servers, workdir):
     get, _ = servers
-    server = get(mechanism)
     iterations, warmup = (1, 0) if request_size > MiB + 1 else (3, 1)
-    run = Drive(workdir, mechanism, server.endpoint, request_size, response_size,
-                iterations=iterations,
-                extra=["--warmup", str(warmup), "--seed", "5", "--io-timeout", "20"])
-    check_ok(run, mechanism, request_size, response_size, iterations, warmup=warmup)
-    assert server.proc.poll() is None
-    assert server.drain_stderr() == []
+    check_served(get(mechanism), workdir, mechanism, request_size, response_size, iterations,
+                 warmup)
 
 
 @pytest.mark.parametrize("mechanism", MESSAGE_CHANNELS)
@@ -266,11 +260,7 @@ def test_shutdown_removes_everything(mechanism, how, workdir):
             Path(endpoint, "req.tmp").write_bytes(b"partial")
             Path(endpoint, "resp").write_bytes(b"unread")
         time.sleep(0.05)  # let the server block in its next receive
-        if how == "stdin EOF":
-            server.close_stdin()
-        else:
-            server.proc.send_signal(getattr(signal, how))
-        assert server.proc.wait(10) == 0
+        assert server.shut_down(how) == 0
     finally:
         server.stop()
     # Removing an object under the blocked main thread must not produce an error line.

@@ -198,3 +198,48 @@ def test_rest_server_rejects_malformed_requests_and_goes_on(servers):
     assert post("/finish", None, method="GET")[0] == 405
     status, body = post("/echo/small", json.dumps(good).encode())
     assert (status, json.loads(body)) == (200, good)
+
+
+def test_wrong_length_response_is_a_payload_mismatch(workdir):
+    """PROTOCOL.md 10.1: a well-formed reply of the wrong length is a payload mismatch in every
+    language. A stand-in rest server answers `call` with one byte too many."""
+    import http.server
+    import threading
+
+    from ipclab_peer import payload
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as the client expects
+
+        def _answer(self, status, body):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):  # noqa: N802 - the client's connect before the warm-up
+            self._answer(404, b"")
+
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            sequence = int(self.path.split("/")[2].split("?")[0])
+            self._answer(200, payload.payload(int(SEED), payload.RESPONSE_STREAM, sequence, 16)
+                         + b"\0")
+
+        def log_message(self, *args):
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler) as server:
+        thread = threading.Thread(target=server.serve_forever)
+        thread.start()
+        try:
+            proc, result, samples = drive(workdir, "rest", "127.0.0.1:%d" % server.server_port,
+                                          "--request-size", "16", "--response-size", "16")
+        finally:
+            server.shutdown()
+            thread.join()
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.startswith("ipclab-peer: payload-mismatch: ")
+    assert "17 bytes instead of 16" in proc.stderr
+    assert result["error_kind"] == "payload-mismatch" and samples == b""

@@ -7,6 +7,7 @@ import pytest
 from peers import Drive, describe, load_vectors, serving
 
 from ipclab_peer import frame, payload
+from ipclab_peer.transport import datagram
 
 MALFORMED = load_vectors()["malformed"]
 REJECTED = "ipclab-peer: rejected frame: "
@@ -88,23 +89,48 @@ def test_pipe_server_exits_4_on_a_malformed_frame(workdir):
         assert case.server.stderr_line() == REJECTED + vector["reason"]
 
 
-UDP_CASES = [
-    ("bad magic", bytes.fromhex(MALFORMED[0]["hex"])),
-    ("truncated header", bytes.fromhex("4950434c0101000000")),
-    ("length mismatch", request(0, bytes(16), 16)[:-1]),
-    ("length mismatch", request(0, bytes(16), 16) + b"\0"),
-    ("bad end frame", frame.encode_header(frame.END, 0, 4, 0) + bytes(4)),
-    ("length too large", request(0, bytes(16), 65484)),
-]
+def datagram_cases(limit):
+    """(reason, datagram) a datagram server rejects, for a server whose payload limit is
+    `limit`: PROTOCOL.md section 2 (udp) and 4.5 (uds-dgram)."""
+    return [
+        ("bad magic", bytes.fromhex(MALFORMED[0]["hex"])),
+        ("truncated header", bytes.fromhex("4950434c0101000000")),
+        ("length mismatch", request(0, bytes(16), 16)[:-1]),
+        ("length mismatch", request(0, bytes(16), 16) + b"\0"),
+        ("bad end frame", frame.encode_header(frame.END, 0, 4, 0) + bytes(4)),
+        ("length too large", request(0, bytes(16), limit + 1)),
+    ]
 
 
-def test_udp_server_drops_malformed_datagrams_and_answers_the_next(workdir):
-    with serving("udp", workdir) as case, \
-            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
-        sock.settimeout(10)
-        sock.connect(tcp_address(case.endpoint))
-        for reason, datagram in UDP_CASES:
-            sock.send(datagram)
+def datagram_client(mechanism, endpoint, directory):
+    """A socket connected to a datagram server; for uds-dgram bound to a path of its own
+    (the server answers to it) with the send buffer raised, as a peer's is."""
+    if mechanism == "udp":
+        sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        sock.connect(tcp_address(endpoint))
+    else:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(os.path.join(directory, "client.sock"))
+        datagram.raise_buffers(sock)
+        sock.connect(endpoint)
+    sock.settimeout(10)
+    return sock
+
+
+DATAGRAM_LIMITS = {"udp": datagram.UDP_MAX_PAYLOAD, "uds-dgram": datagram.uds_dgram_max_payload()}
+
+
+@pytest.mark.parametrize("mechanism", DATAGRAM_LIMITS)
+def test_datagram_server_drops_malformed_datagrams_and_answers_the_next(mechanism, workdir):
+    limit = DATAGRAM_LIMITS[mechanism]
+    rejected = datagram_cases(limit)
+    if mechanism == "uds-dgram":
+        # Longer than the server's receive buffer (24 + its limit): seen, not cut to size.
+        rejected.append(("length mismatch", request(0, bytes(limit + 1), 16)))
+    with serving(mechanism, workdir) as case, \
+            datagram_client(mechanism, case.endpoint, workdir) as sock:
+        for reason, data in rejected:
+            sock.send(data)
             assert case.server.stderr_line() == REJECTED + reason
         body = payload.payload(1, payload.REQUEST_STREAM, 9, 16)
         sock.send(request(9, body, 20))
@@ -115,7 +141,7 @@ def test_udp_server_drops_malformed_datagrams_and_answers_the_next(workdir):
         assert sock.recv(65536) == frame.end_ack(10, 0)
 
 
-@pytest.mark.parametrize("mechanism", ["tcp", "udp"])
+@pytest.mark.parametrize("mechanism", ["tcp", "udp", "uds-dgram"])
 def test_server_seed_changes_the_response(mechanism, workdir):
     with serving(mechanism, workdir, "--seed", "18446744073709551615") as case:
         run = Drive(workdir, mechanism, case.endpoint, 16, 16, iterations=1)

@@ -8,7 +8,6 @@ pid) are touched: other programs may use the ipclab tag meanwhile.
 import dataclasses
 import mmap
 import os
-import signal
 import stat
 import struct
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import posix_ipc
 import pytest
 from peers import Drive, Server, describe, run_peer
-from test_roundtrip import check_ok
+from test_roundtrip import check_ok, check_served
 
 from ipclab_peer import frame, inproc
 from ipclab_peer.transport import shm
@@ -64,14 +63,7 @@ def servers():
                          ids=[f"{a}-{b}" for a, b in SIZES])
 @pytest.mark.parametrize("mechanism", SHM)
 def test_shm_round_trips(mechanism, request_size, response_size, servers, workdir):
-    server = servers(mechanism)
-    iterations, warmup = 3, 1
-    run = Drive(workdir, mechanism, server.endpoint, request_size, response_size,
-                iterations=iterations,
-                extra=["--warmup", str(warmup), "--seed", "5", "--io-timeout", "20"])
-    check_ok(run, mechanism, request_size, response_size, iterations, warmup=warmup)
-    assert server.proc.poll() is None
-    assert server.drain_stderr() == []
+    check_served(servers(mechanism), workdir, mechanism, request_size, response_size)
 
 
 @pytest.mark.parametrize("mechanism", SHM)
@@ -124,11 +116,7 @@ def test_shutdown_unlinks_the_object(mechanism, how, workdir):
         assert path.exists()
         check_ok(Drive(workdir, mechanism, server.endpoint, 10, 10, iterations=2),
                  mechanism, 10, 10, 2)
-        if how == "stdin EOF":
-            server.close_stdin()
-        else:
-            server.proc.send_signal(getattr(signal, how))
-        assert server.proc.wait(10) == 0
+        assert server.shut_down(how) == 0
     finally:
         stop_and_remove(server)
     assert server.drain_stderr() == []

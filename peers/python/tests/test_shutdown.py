@@ -46,11 +46,10 @@ def wait_exit(server):
 def test_shutdown_while_waiting_for_a_client(mechanism, how, workdir):
     """The server is blocked in accept() (uds) or open() (fifo) when told to stop."""
     server, paths = start(mechanism, workdir)
-    if how == "stdin EOF":
-        server.close_stdin()
-    else:
-        server.proc.send_signal(getattr(signal, how))
-    assert wait_exit(server) == 0
+    try:
+        assert server.shut_down(how) == 0
+    finally:
+        server.stop()
     assert [path for path in paths if os.path.exists(path)] == []
     assert server.drain_stderr() == []
 
