@@ -134,25 +134,21 @@ final class Libc {
             FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG,
                     JAVA_LONG, JAVA_LONG),
             Linker.Option.firstVariadicArg(1));
-    // Sockets (Unix domain datagrams) and paths; socklen_t is a u32.
-    static final MethodHandle SOCKET = errnoCall("socket",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT));
-    static final MethodHandle BIND = errnoCall("bind",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle CONNECT = errnoCall("connect",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle SENDTO = errnoCall("sendto",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle RECVFROM = errnoCall("recvfrom",
-            FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, ADDRESS, ADDRESS));
-    static final MethodHandle SETSOCKOPT = errnoCall("setsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle GETSOCKOPT = errnoCall("getsockopt",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS, ADDRESS));
-    static final MethodHandle SHUTDOWN = errnoCall("shutdown",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
-    static final MethodHandle CHMOD = errnoCall("chmod", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle UNLINK = errnoCall("unlink", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    // Sockets (Unix domain datagrams) and paths; socklen_t is a u32. Result layout first.
+    static final MethodHandle SOCKET = errnoCall("socket", JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT);
+    static final MethodHandle BIND = errnoCall("bind", JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT);
+    static final MethodHandle CONNECT = errnoCall("connect", JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT);
+    static final MethodHandle SENDTO = errnoCall("sendto", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG,
+            JAVA_INT, ADDRESS, JAVA_INT);
+    static final MethodHandle RECVFROM = errnoCall("recvfrom", JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG,
+            JAVA_INT, ADDRESS, ADDRESS);
+    static final MethodHandle SETSOCKOPT = errnoCall("setsockopt", JAVA_INT, JAVA_INT, JAVA_INT,
+            JAVA_INT, ADDRESS, JAVA_INT);
+    static final MethodHandle GETSOCKOPT = errnoCall("getsockopt", JAVA_INT, JAVA_INT, JAVA_INT,
+            JAVA_INT, ADDRESS, ADDRESS);
+    static final MethodHandle SHUTDOWN = errnoCall("shutdown", JAVA_INT, JAVA_INT, JAVA_INT);
+    static final MethodHandle CHMOD = errnoCall("chmod", JAVA_INT, ADDRESS, JAVA_INT);
+    static final MethodHandle UNLINK = errnoCall("unlink", JAVA_INT, ADDRESS);
     static final MethodHandle UMASK = plainCall("umask", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle CLOCK_GETTIME = plainCall("clock_gettime",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
@@ -284,6 +280,11 @@ final class Libc {
         options[0] = ERRNO_OPTION;
         System.arraycopy(extra, 0, options, 1, extra.length);
         return LINKER.downcallHandle(symbol(name), descriptor, options);
+    }
+
+    /** An errno-capturing handle of a non-variadic function: its result layout, then its arguments. */
+    private static MethodHandle errnoCall(String name, MemoryLayout result, MemoryLayout... arguments) {
+        return errnoCall(name, FunctionDescriptor.of(result, arguments));
     }
 
     private static MethodHandle plainCall(String name, FunctionDescriptor descriptor) {

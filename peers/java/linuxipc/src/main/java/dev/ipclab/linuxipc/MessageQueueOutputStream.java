@@ -4,7 +4,6 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -18,11 +17,7 @@ public final class MessageQueueOutputStream extends OutputStream {
     /** The Linux default {@code msgmax}: the largest message a queue accepts by default. */
     public static final int DEFAULT_MESSAGE_SIZE = 8192;
 
-    private final SysVMessageQueue queue;
-    private final long type;
-    private final int messageSize;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment message;
+    private final QueueDirection direction;
     private boolean closed;
 
     /**
@@ -43,13 +38,7 @@ public final class MessageQueueOutputStream extends OutputStream {
      * @param messageSize the largest message, at least 1 and at most the queue's msgmax
      */
     public MessageQueueOutputStream(SysVMessageQueue queue, long type, int messageSize) {
-        if (type < 1 || messageSize < 1) {
-            throw new IllegalArgumentException("type and messageSize must be positive");
-        }
-        this.queue = queue;
-        this.type = type;
-        this.messageSize = messageSize;
-        this.message = SysVMessageQueue.allocateMessage(arena, messageSize);
+        this.direction = QueueDirection.of(queue, type, messageSize);
     }
 
     /**
@@ -61,8 +50,8 @@ public final class MessageQueueOutputStream extends OutputStream {
     @Override
     public void write(int b) throws IOException {
         ensureOpen();
-        message.set(JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, (byte) b);
-        queue.send(message, type, 1);
+        direction.message().set(JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, (byte) b);
+        direction.send(1);
     }
 
     /**
@@ -78,9 +67,9 @@ public final class MessageQueueOutputStream extends OutputStream {
         ensureOpen();
         Bounds.checkArray(b, off, len);
         while (len > 0) {
-            int n = Math.min(len, messageSize);
-            MemorySegment.copy(b, off, message, JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, n);
-            queue.send(message, type, n);
+            int n = Math.min(len, direction.messageSize());
+            MemorySegment.copy(b, off, direction.message(), JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, n);
+            direction.send(n);
             off += n;
             len -= n;
         }
@@ -98,9 +87,9 @@ public final class MessageQueueOutputStream extends OutputStream {
         }
         closed = true;
         try {
-            queue.send(message, type, 0);
+            direction.send(0);
         } finally {
-            arena.close();
+            direction.arena().close();
         }
     }
 

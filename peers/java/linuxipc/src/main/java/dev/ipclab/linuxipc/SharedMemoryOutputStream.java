@@ -16,12 +16,7 @@ import java.lang.foreign.MemorySegment;
  * {@link SharedMemoryInputStream}). Not thread-safe; closing removes nothing.
  */
 public final class SharedMemoryOutputStream extends OutputStream {
-    private final MemorySegment memory;
-    private final SysVSemaphoreSet semaphores;
-    private final long slotOffset;
-    private final int capacity;
-    private final int emptySem;
-    private final int fullSem;
+    private final Slot slot;
     private final byte[] one = new byte[1];
     private boolean closed;
 
@@ -37,16 +32,7 @@ public final class SharedMemoryOutputStream extends OutputStream {
      */
     public SharedMemoryOutputStream(MemorySegment memory, SysVSemaphoreSet semaphores,
             long slotOffset, int capacity, int emptySem, int fullSem) {
-        Bounds.check(slotOffset, 8L + capacity, memory.byteSize());
-        if (capacity < 1) {
-            throw new IllegalArgumentException("capacity must be positive");
-        }
-        this.memory = memory;
-        this.semaphores = semaphores;
-        this.slotOffset = slotOffset;
-        this.capacity = capacity;
-        this.emptySem = emptySem;
-        this.fullSem = fullSem;
+        this.slot = new Slot(memory, semaphores, slotOffset, capacity, emptySem, fullSem);
     }
 
     /**
@@ -76,7 +62,7 @@ public final class SharedMemoryOutputStream extends OutputStream {
         }
         Bounds.checkArray(b, off, len);
         while (len > 0) {
-            int n = Math.min(len, capacity);
+            int n = Math.min(len, slot.capacity());
             send(b, off, n);
             off += n;
             len -= n;
@@ -84,10 +70,10 @@ public final class SharedMemoryOutputStream extends OutputStream {
     }
 
     private void send(byte[] b, int off, int n) throws LinuxIpcException {
-        semaphores.acquire(emptySem);
-        memory.set(JAVA_LONG_UNALIGNED, slotOffset, n);
-        MemorySegment.copy(b, off, memory, JAVA_BYTE, slotOffset + 8, n);
-        semaphores.release(fullSem);
+        slot.semaphores().acquire(slot.emptySem());
+        slot.memory().set(JAVA_LONG_UNALIGNED, slot.offset(), n);
+        MemorySegment.copy(b, off, slot.memory(), JAVA_BYTE, slot.offset() + 8, n);
+        slot.semaphores().release(slot.fullSem());
     }
 
     /**

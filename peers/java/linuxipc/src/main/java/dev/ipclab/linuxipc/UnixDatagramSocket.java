@@ -9,6 +9,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A Unix domain datagram socket ({@code AF_UNIX}, {@code SOCK_DGRAM}), which the JDK's
@@ -44,7 +45,7 @@ public final class UnixDatagramSocket implements AutoCloseable {
     private static final int MAX_PATH = SOCKADDR_UN_SIZE - PATH_OFFSET - 1;
 
     private final int fd;
-    private boolean closed;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private UnixDatagramSocket(int fd) {
         this.fd = fd;
@@ -329,15 +330,13 @@ public final class UnixDatagramSocket implements AutoCloseable {
      * @throws LinuxIpcException as close reports
      */
     @Override
-    public synchronized void close() throws LinuxIpcException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        try {
-            Libc.check((int) Libc.CLOSE.invokeExact(Libc.state(), fd), "close");
-        } catch (Throwable t) {
-            throw Libc.failure(t);
+    public void close() throws LinuxIpcException {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                Libc.check((int) Libc.CLOSE.invokeExact(Libc.state(), fd), "close");
+            } catch (Throwable t) {
+                throw Libc.failure(t);
+            }
         }
     }
 

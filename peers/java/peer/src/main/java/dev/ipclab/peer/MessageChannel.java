@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.linuxipc.LinuxIpcException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -37,7 +38,39 @@ interface MessageChannel extends Closeable {
      */
     default void wake() throws IOException {}
 
-    /** Client: closes its handles. Server: removes every kernel object it made. Idempotent. */
+    /**
+     * Client: closes its handles. Server: removes every kernel object it made. Called once, by
+     * {@link MessageListener} or the client's {@link MessageStream}.
+     */
     @Override
     void close() throws IOException;
+
+    /** The removal of one kernel object, which may already be gone. */
+    interface Removal {
+        void run() throws LinuxIpcException;
+    }
+
+    /**
+     * Runs every removal even if one fails; an object already gone (ENOENT, EINVAL, EIDRM: the
+     * orchestrator or a second exit path removed it) is no failure.
+     *
+     * @throws LinuxIpcException the first other failure
+     */
+    static void removeAll(Removal... removals) throws LinuxIpcException {
+        LinuxIpcException first = null;
+        for (Removal removal : removals) {
+            try {
+                removal.run();
+            } catch (LinuxIpcException e) {
+                boolean gone = e.errno() == LinuxIpcException.ENOENT
+                        || e.errno() == LinuxIpcException.EINVAL || e.errno() == LinuxIpcException.EIDRM;
+                if (!gone && first == null) {
+                    first = e;
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
 }

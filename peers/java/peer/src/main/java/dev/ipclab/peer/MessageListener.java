@@ -11,6 +11,7 @@ final class MessageListener implements StreamListener {
     private final String endpoint;
     private final MessageChannel channel;
     private volatile boolean stopped;
+    private boolean closed;
     private volatile MessageStream current;
 
     MessageListener(String endpoint, MessageChannel channel) {
@@ -43,9 +44,13 @@ final class MessageListener implements StreamListener {
         channel.wake();
     }
 
+    /** Removes the kernel objects, once. */
     @Override
-    public void close() throws IOException {
-        stopped = true;
-        channel.close();
+    public synchronized void close() throws IOException {
+        if (!closed) {
+            closed = true;
+            stopped = true;
+            channel.close();
+        }
     }
 }

@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  */
 final class MessageStream implements StreamConnection {
     private final MessageChannel channel;
-    private final boolean ownsChannel;
+    private boolean ownsChannel;
     private volatile boolean stopped;
     private int pendingOffset;
     private int pendingLength;
@@ -71,6 +71,7 @@ final class MessageStream implements StreamConnection {
             channel.release();
         }
         if (ownsChannel) {
+            ownsChannel = false;
             channel.close();
         }
     }

@@ -27,7 +27,6 @@ final class PosixMq implements MessageChannel {
     private final MemorySegment receiveBuffer = arena.allocate(M, 8);
     private final ByteBuffer sendView = sendBuffer.asByteBuffer();
     private final ByteBuffer receiveView = receiveBuffer.asByteBuffer();
-    private boolean closed;
 
     private PosixMq(String name, PosixMessageQueue out, PosixMessageQueue in, boolean server,
             long timeoutNanos) {
@@ -119,34 +118,19 @@ final class PosixMq implements MessageChannel {
         }
     }
 
+    /** Server: removes both queues; client: closes its descriptors. Called once. */
     @Override
-    public synchronized void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        IOException first = null;
+    public void close() throws IOException {
         try {
             out.close();
             in.close();
-        } catch (IOException e) {
-            first = e;
-        }
-        if (server) {
-            for (String suffix : new String[] {"-1", "-2"}) {
-                try {
-                    PosixMessageQueue.unlink(name + suffix);
-                } catch (LinuxIpcException e) {
-                    if (e.errno() != LinuxIpcException.ENOENT && first == null) {
-                        first = e;
-                    }
-                }
+        } finally {
+            if (server) {
+                MessageChannel.removeAll(() -> PosixMessageQueue.unlink(name + "-1"),
+                        () -> PosixMessageQueue.unlink(name + "-2"));
+            } else {
+                arena.close();
             }
-        } else {
-            arena.close();
-        }
-        if (first != null) {
-            throw first;
         }
     }
 }

@@ -70,7 +70,6 @@ final class Shm implements MessageChannel {
     /** The ack value to store on release, or -1 after a stop (nothing to release). */
     private int pendingAck;
     private boolean holding;
-    private boolean closed;
 
     /** Package-private for the layout test, which builds both sides on one object. */
     Shm(PosixSharedMemory shm, boolean server, Wait wait, long spinNanos,
@@ -282,22 +281,15 @@ final class Shm implements MessageChannel {
         }
     }
 
+    /**
+     * Server: unlinks the name at once; the mapping stays (the process's end unmaps it): a
+     * serving thread may still be copying, and unmapping under it would crash the JVM. Client:
+     * unmaps. Called once.
+     */
     @Override
-    public synchronized void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    public void close() throws IOException {
         if (server) {
-            // The mapping stays (the process's end unmaps it): a serving thread may still be
-            // copying, and unmapping under it would crash the JVM. The name goes at once.
-            try {
-                PosixSharedMemory.unlink(name);
-            } catch (LinuxIpcException e) {
-                if (e.errno() != LinuxIpcException.ENOENT) {
-                    throw e;
-                }
-            }
+            MessageChannel.removeAll(() -> PosixSharedMemory.unlink(name));
         } else {
             shm.close();
         }

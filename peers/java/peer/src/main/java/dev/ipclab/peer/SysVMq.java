@@ -26,7 +26,6 @@ final class SysVMq implements MessageChannel {
     private final ByteBuffer sendText = sendBuffer.asSlice(SysVMessageQueue.TEXT_OFFSET).asByteBuffer();
     private final ByteBuffer receiveText =
             receiveBuffer.asSlice(SysVMessageQueue.TEXT_OFFSET).asByteBuffer();
-    private boolean closed;
 
     private SysVMq(SysVMessageQueue queue, boolean server) {
         this.queue = queue;
@@ -77,24 +76,16 @@ final class SysVMq implements MessageChannel {
         }
     }
 
+    /**
+     * Server: removes the queue. The native buffers go with the process (a server) or the link
+     * (a client, whose threads are done with them by now); a shared arena cannot close under a
+     * blocked call. Called once.
+     */
     @Override
-    public synchronized void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
+    public void close() throws IOException {
         if (server) {
-            try {
-                queue.remove();
-            } catch (LinuxIpcException e) {
-                if (e.errno() != LinuxIpcException.EINVAL && e.errno() != LinuxIpcException.EIDRM) {
-                    throw e;
-                }
-            }
-        }
-        // The native buffers go with the process (a server) or the link (a client, whose
-        // threads are done with them by now); a shared arena cannot close under a blocked call.
-        if (!server) {
+            MessageChannel.removeAll(queue::remove);
+        } else {
             arena.close();
         }
     }

@@ -32,7 +32,6 @@ final class SysVShm implements MessageChannel {
     private final int receiveFull;
     private final ByteBuffer sendBytes;
     private final ByteBuffer receiveBytes;
-    private boolean closed;
 
     private SysVShm(SysVSharedMemory shm, SysVSemaphoreSet sems, boolean server, long timeoutNanos)
             throws IOException {
@@ -141,40 +140,18 @@ final class SysVShm implements MessageChannel {
         }
     }
 
+    /**
+     * Client: detaches. Server: removes both objects but keeps its attachment (the process's end
+     * detaches): a serving thread may still be copying, and unmapping under it would crash the
+     * JVM. IPC_RMID frees the key at once and the memory when the last process detaches.
+     * Called once.
+     */
     @Override
-    public synchronized void close() throws IOException {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        IOException first = null;
-        if (!server) {
-            try {
-                shm.detach();
-            } catch (LinuxIpcException e) {
-                first = e;
-            }
+    public void close() throws IOException {
+        if (server) {
+            MessageChannel.removeAll(shm::remove, sems::remove);
         } else {
-            // The server keeps its attachment (the process's end detaches): a serving thread may
-            // still be copying, and unmapping under it would crash the JVM. IPC_RMID frees the
-            // key at once and the memory when the last process detaches.
-            for (IpcRemoval removal : new IpcRemoval[] {shm::remove, sems::remove}) {
-                try {
-                    removal.run();
-                } catch (LinuxIpcException e) {
-                    if (e.errno() != LinuxIpcException.EINVAL && e.errno() != LinuxIpcException.EIDRM
-                            && first == null) {
-                        first = e;
-                    }
-                }
-            }
+            shm.detach();
         }
-        if (first != null) {
-            throw first;
-        }
-    }
-
-    private interface IpcRemoval {
-        void run() throws LinuxIpcException;
     }
 }

@@ -14,14 +14,7 @@ final class Udp {
     private Udp() {}
 
     static DatagramPort bind(String endpoint) throws IOException {
-        InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
-        DatagramChannel channel = DatagramChannel.open(Tcp.family(address));
-        try {
-            return new Port(channel.bind(address));
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            throw e;
-        }
+        return new Port(Endpoints.hostPort(endpoint).resolve());
     }
 
     static ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
@@ -42,8 +35,14 @@ final class Udp {
         private final DatagramChannel channel;
         private SocketAddress source;
 
-        Port(DatagramChannel channel) {
-            this.channel = channel;
+        Port(InetSocketAddress address) throws IOException {
+            channel = DatagramChannel.open(Tcp.family(address));
+            try {
+                channel.bind(address);
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
+            }
         }
 
         @Override

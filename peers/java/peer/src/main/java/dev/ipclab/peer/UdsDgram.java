@@ -9,6 +9,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * uds-dgram (PROTOCOL.md section 4.5): a Unix domain datagram socket through linuxipc's
@@ -67,22 +68,25 @@ final class UdsDgram {
             socket.bind(own, OWNER_ONLY);
             bound = true;
             socket.connect(server);
-            return new Link(socket, own, limit, ioTimeoutNanos);
+            return new Link(socket, own, limit, ioTimeoutNanos, new Segments());
         } catch (IOException | RuntimeException e) {
-            release(socket, bound ? own : null, e);
+            try {
+                release(socket, bound ? own : null);
+            } catch (LinuxIpcException suppressed) {
+                e.addSuppressed(suppressed);
+            }
             throw e;
         }
     }
 
-    /** Closes the socket and removes its path (if any), keeping the first failure. */
-    private static void release(UnixDatagramSocket socket, Path path, Exception failure) {
+    /** Closes the socket, then removes its path (if any) even if closing failed. */
+    private static void release(UnixDatagramSocket socket, Path path) throws LinuxIpcException {
         try {
             socket.close();
+        } finally {
             if (path != null) {
                 UnixDatagramSocket.unlink(path);
             }
-        } catch (LinuxIpcException e) {
-            failure.addSuppressed(e);
         }
     }
 
@@ -132,30 +136,13 @@ final class UdsDgram {
         }
     }
 
-    private static final class Port implements DatagramPort {
-        private final UnixDatagramSocket socket;
-        private final String endpoint;
-        private final Path path;
-        private final int maxPayload;
-        private final UnixDatagramSocket.Address source = new UnixDatagramSocket.Address();
-        private final Segments segments = new Segments();
-        private volatile boolean open = true;
-
+    /** The server's socket, bound at its path. */
+    private record Port(UnixDatagramSocket socket, String endpoint, Path path, int maxPayload,
+            UnixDatagramSocket.Address from, Segments segments, AtomicBoolean open)
+            implements DatagramPort {
         Port(UnixDatagramSocket socket, String endpoint, Path path, int maxPayload) {
-            this.socket = socket;
-            this.endpoint = endpoint;
-            this.path = path;
-            this.maxPayload = maxPayload;
-        }
-
-        @Override
-        public String endpoint() {
-            return endpoint;
-        }
-
-        @Override
-        public int maxPayload() {
-            return maxPayload;
+            this(socket, endpoint, path, maxPayload, new UnixDatagramSocket.Address(), new Segments(),
+                    new AtomicBoolean(true));
         }
 
         @Override
@@ -165,22 +152,23 @@ final class UdsDgram {
 
         @Override
         public int receive(ByteBuffer dst) throws IOException {
-            return (int) Math.min(Integer.MAX_VALUE, socket.receiveFrom(segments.of(dst), source));
+            return (int) Math.min(Integer.MAX_VALUE, socket.receiveFrom(segments.of(dst), from));
         }
 
+        /** The client's path (allocates: asked at END and for a corrupted request only). */
         @Override
         public Object source() {
-            return source.path();
+            return from.path();
         }
 
         @Override
         public void reply(ByteBuffer frame) throws IOException {
-            send(socket, segments, frame, source);
+            send(socket, segments, frame, from);
         }
 
         @Override
         public boolean isOpen() {
-            return open;
+            return open.get();
         }
 
         /** shutdown makes a blocked recvfrom return at once, which closing would not. */
@@ -189,35 +177,17 @@ final class UdsDgram {
             socket.shutdown();
         }
 
-        /** The path first: on SIGTERM this runs in a shutdown hook, and removing it is what matters. */
         @Override
-        public synchronized void close() throws IOException {
-            if (open) {
-                open = false;
-                IOException failure = new IOException("cannot release " + endpoint);
-                release(socket, path, failure);
-                if (failure.getSuppressed().length > 0) {
-                    throw failure;
-                }
+        public void close() throws IOException {
+            if (open.compareAndSet(true, false)) {
+                release(socket, path);
             }
         }
     }
 
     /** The client: a bound, connected socket; receives time out through SO_RCVTIMEO. */
-    private static final class Link implements ClientLink {
-        private final UnixDatagramSocket socket;
-        private final Path path;
-        private final int maxPayload;
-        private final long ioTimeoutNanos;
-        private final Segments segments = new Segments();
-
-        Link(UnixDatagramSocket socket, Path path, int maxPayload, long ioTimeoutNanos) {
-            this.socket = socket;
-            this.path = path;
-            this.maxPayload = maxPayload;
-            this.ioTimeoutNanos = ioTimeoutNanos;
-        }
-
+    private record Link(UnixDatagramSocket socket, Path path, int maxPayload, long ioTimeoutNanos,
+            Segments segments) implements ClientLink {
         @Override
         public void send(ByteBuffer frame) throws IOException {
             UdsDgram.send(socket, segments, frame, null);
@@ -239,13 +209,10 @@ final class UdsDgram {
             return Math.max(frameSize, Frame.HEADER_SIZE + maxPayload);
         }
 
+        /** Removes the client's path too, whatever ended the run. */
         @Override
         public void close() throws IOException {
-            IOException failure = new IOException("cannot release " + path);
-            release(socket, path, failure);
-            if (failure.getSuppressed().length > 0) {
-                throw failure;
-            }
+            release(socket, path);
         }
     }
 }

@@ -223,7 +223,7 @@ class NewMechanismsTest {
         }
     }
 
-    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!condition.getAsBoolean()) {
             assertTrue(System.nanoTime() < deadline, "condition not met in 10 s");

@@ -8,6 +8,7 @@ import dev.ipclab.rpc.corba.Large;
 import dev.ipclab.rpc.corba.Medium;
 import dev.ipclab.rpc.corba.Small;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Properties;
 import org.omg.CORBA.COMM_FAILURE;
 import org.omg.CORBA.ORB;
@@ -131,15 +132,11 @@ public final class CorbaBench {
         }
     }
 
+    private static final StubClient.Kinds KINDS = new StubClient.Kinds(List.of(TIMEOUT.class),
+            List.of(TRANSIENT.class, COMM_FAILURE.class, OBJECT_NOT_EXIST.class));
+
     private static PeerException classify(Throwable failure) {
-        String text = "corba: " + failure.getClass().getName() + ": " + failure.getMessage();
-        if (failure instanceof TIMEOUT) {
-            return PeerException.timeout(text, failure);
-        }
-        if (failure instanceof TRANSIENT || failure instanceof COMM_FAILURE
-                || failure instanceof OBJECT_NOT_EXIST) {
-            return PeerException.io(text, failure);
-        }
-        return PeerException.protocol(text, failure);
+        return KINDS.classify("corba: " + failure.getClass().getName() + ": " + failure.getMessage(),
+                failure);
     }
 }

@@ -18,6 +18,7 @@ import dev.ipclab.rpc.ipclabice.Large;
 import dev.ipclab.rpc.ipclabice.Medium;
 import dev.ipclab.rpc.ipclabice.Small;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /** ZeroC Ice 3.7 over tcp, object identity {@code bench}, Ice.MessageSizeMax raised. */
 public final class IceBench {
@@ -96,15 +97,11 @@ public final class IceBench {
         }
     }
 
+    private static final StubClient.Kinds KINDS = new StubClient.Kinds(
+            List.of(InvocationTimeoutException.class),
+            List.of(ConnectFailedException.class, ConnectionLostException.class, SocketException.class));
+
     private static PeerException classify(Throwable failure) {
-        String text = "ice: " + failure.getClass().getName() + ": " + failure;
-        if (failure instanceof InvocationTimeoutException) {
-            return PeerException.timeout(text, failure);
-        }
-        if (failure instanceof ConnectFailedException || failure instanceof ConnectionLostException
-                || failure instanceof SocketException) {
-            return PeerException.io(text, failure);
-        }
-        return PeerException.protocol(text, failure);
+        return KINDS.classify("ice: " + failure.getClass().getName() + ": " + failure, failure);
     }
 }

@@ -3,6 +3,7 @@ package dev.ipclab.peer.rpc;
 import dev.ipclab.peer.PeerException;
 import java.nio.ByteBuffer;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -37,6 +38,19 @@ class StubClient implements RpcClient {
     record Echo<T>(Class<T> type, EchoCall<T> call) {
         Object echo(Object value) throws Exception {
             return call.echo(type.cast(value));
+        }
+    }
+
+    /** How a framework's exception types map to the contract's kinds; anything else is protocol. */
+    record Kinds(List<Class<? extends Throwable>> timeouts, List<Class<? extends Throwable>> io) {
+        PeerException classify(String text, Throwable failure) {
+            if (timeouts.stream().anyMatch(type -> type.isInstance(failure))) {
+                return PeerException.timeout(text, failure);
+            }
+            if (io.stream().anyMatch(type -> type.isInstance(failure))) {
+                return PeerException.io(text, failure);
+            }
+            return PeerException.protocol(text, failure);
         }
     }
 
