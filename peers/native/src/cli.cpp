@@ -52,8 +52,7 @@ std::string nonempty_path(const std::map<std::string, std::string>& flags,
 }
 
 // The flags both roles share; the endpoint is parsed once the rest is known.
-template <class Options>
-void parse_common(const std::map<std::string, std::string>& flags, Options& o) {
+void parse_common(const std::map<std::string, std::string>& flags, PeerOptions& o) {
   o.mechanism_name = required(flags, "--mechanism");
   o.mechanism = find_mechanism(o.mechanism_name);
   o.endpoint_text = required(flags, "--endpoint");

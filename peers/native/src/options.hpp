@@ -15,22 +15,22 @@ struct Mechanism;  // mechanisms.hpp
 
 enum class Fault { none, flip_response_byte };
 
-struct ServeOptions {
+// What both roles take.
+struct PeerOptions {
   std::string mechanism_name;
   const Mechanism* mechanism = nullptr;  // nullptr: not implemented here (unsupported)
   std::string endpoint_text;
   Endpoint endpoint;  // parsed for implemented mechanisms only
   std::uint64_t seed = 1;
-  Fault fault = Fault::none;
   std::uint64_t poll_interval_us = 2000;
   std::uint64_t spin_us = 50;
 };
 
-struct DriveOptions {
-  std::string mechanism_name;
-  const Mechanism* mechanism = nullptr;  // nullptr: not implemented here (unsupported)
-  std::string endpoint_text;
-  Endpoint endpoint;  // parsed for implemented mechanisms only
+struct ServeOptions : PeerOptions {
+  Fault fault = Fault::none;
+};
+
+struct DriveOptions : PeerOptions {
   std::uint32_t request_size = 0;
   std::uint32_t response_size = 0;
   std::uint64_t iterations = 0;
@@ -39,10 +39,7 @@ struct DriveOptions {
   std::string warmup_samples_file;  // empty: not written
   std::string pattern = "rr";
   std::uint64_t warmup = 0;
-  std::uint64_t seed = 1;
   std::int64_t io_timeout_ns = 30'000'000'000;
-  std::uint64_t poll_interval_us = 2000;
-  std::uint64_t spin_us = 50;
   std::string native_library;  // direct: path of libipclab_native.so
   PayloadKind payload = PayloadKind::bytes;
   std::uint32_t sequence_length = 5;  // structured payloads only

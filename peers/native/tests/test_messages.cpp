@@ -198,6 +198,18 @@ std::vector<std::string> client_extra(const std::string& mech) {
   return {};
 }
 
+// A server of mech in a fresh directory; whatever the test does, the kernel objects its READY
+// named are removed after it ends (members are destroyed server first, then guard, then dir).
+struct Served {
+  explicit Served(const std::string& mech, const std::vector<std::string>& extra = {})
+      : server(serve_args(mech, dir, extra)) {
+    if (server.ready()) guard.endpoint = server.endpoint();
+  }
+  TempDir dir;
+  IpcGuard guard;
+  Server server;
+};
+
 bool directory_empty(const std::string& d) {
   return std::filesystem::is_empty(d);
 }
@@ -208,20 +220,17 @@ class NewMechanism : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NewMechanism, RoundTripsEverySizeAndCleansUpOnStdinEof) {
   const std::string mech = GetParam();
-  TempDir dir;
-  IpcGuard guard;
-  Server server(serve_args(mech, dir, {"--seed", "9"}));
-  ASSERT_TRUE(server.ready());
-  const std::string ep = server.endpoint();
-  guard.endpoint = ep;
-  EXPECT_EQ(server.ready_json()["mechanism"], mech);
+  Served served(mech, {"--seed", "9"});
+  ASSERT_TRUE(served.server.ready());
+  const std::string ep = served.server.endpoint();
+  EXPECT_EQ(served.server.ready_json()["mechanism"], mech);
   if (mech == "sysv-mq" || mech == "sysv-shm") {
     EXPECT_TRUE(std::regex_match(ep, std::regex("sysv:0x1c1a[0-9a-f]{4}"))) << ep;
     EXPECT_NE(ep, "sysv:0x1c1a0000");
   } else if (mech == "posix-mq" || is_posix_shm(mech)) {
-    EXPECT_EQ(ep, "posix:/ipclab-" + std::to_string(server.pid()));
+    EXPECT_EQ(ep, "posix:/ipclab-" + std::to_string(served.server.pid()));
   } else {
-    EXPECT_EQ(ep, dir.file("frames"));
+    EXPECT_EQ(ep, served.dir.file("frames"));
   }
   const Objects before = objects_of(mech, ep);
   EXPECT_EQ(before.msg, mech == "sysv-mq");
@@ -235,7 +244,7 @@ TEST_P(NewMechanism, RoundTripsEverySizeAndCleansUpOnStdinEof) {
                                             16 << 20};
   for (std::uint32_t size : sizes) {
     const std::uint64_t iterations = size >= (16u << 20) ? 2 : 5;
-    DriveRun run = drive(mech, ep, dir, size, size, iterations, [&] {
+    DriveRun run = drive(mech, ep, served.dir, size, size, iterations, [&] {
       auto extra = client_extra(mech);
       for (const char* s : {"--warmup", "1", "--seed", "9"}) extra.push_back(s);
       return extra;
@@ -254,12 +263,12 @@ TEST_P(NewMechanism, RoundTripsEverySizeAndCleansUpOnStdinEof) {
     auto extra = client_extra(mech);
     extra.push_back("--seed");
     extra.push_back("9");
-    DriveRun run = drive(mech, ep, dir, req, resp, 3, extra);
+    DriveRun run = drive(mech, ep, served.dir, req, resp, 3, extra);
     EXPECT_EQ(run.child.exit_code, 0) << req << "/" << resp << ": " << run.child.err;
   }
 
-  server.close_stdin();
-  const ChildResult end = server.wait();
+  served.server.close_stdin();
+  const ChildResult end = served.server.wait();
   EXPECT_EQ(end.exit_code, 0) << end.err;
   EXPECT_EQ(end.err, "");
   const Objects after = objects_of(mech, ep);
@@ -271,12 +280,9 @@ TEST_P(NewMechanism, RoundTripsEverySizeAndCleansUpOnStdinEof) {
 
 TEST_P(NewMechanism, FaultInjectionIsAPayloadMismatch) {
   const std::string mech = GetParam();
-  TempDir dir;
-  IpcGuard guard;
-  Server server(serve_args(mech, dir, {"--fault", "flip-response-byte"}));
-  ASSERT_TRUE(server.ready());
-  guard.endpoint = server.endpoint();
-  const DriveRun run = drive(mech, server.endpoint(), dir, 9000, 9000, 3, client_extra(mech));
+  Served served(mech, {"--fault", "flip-response-byte"});
+  ASSERT_TRUE(served.server.ready());
+  const DriveRun run = drive(mech, served.server.endpoint(), served.dir, 9000, 9000, 3, client_extra(mech));
   EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
   EXPECT_NE(run.child.err.find("offset 8999"), std::string::npos) << run.child.err;
   EXPECT_EQ(run.result["error_kind"], "payload-mismatch");
@@ -286,23 +292,20 @@ TEST_P(NewMechanism, StoppedServerIsATimeout) {
   // The server is stopped (SIGSTOP): a request of 1 MiB + 1 makes the client wait in its sends
   // (queues and slots fill up) or, for files, in its receive. Every wait ends at --io-timeout.
   const std::string mech = GetParam();
-  TempDir dir;
-  IpcGuard guard;
-  Server server(serve_args(mech, dir));
-  ASSERT_TRUE(server.ready());
-  guard.endpoint = server.endpoint();
+  Served served(mech);
+  ASSERT_TRUE(served.server.ready());
   Resume resume;
   for (std::uint32_t request : {16u, (1u << 20) + 1}) {
-    server.signal(SIGSTOP);
-    resume.pid = server.pid();
+    served.server.signal(SIGSTOP);
+    resume.pid = served.server.pid();
     auto extra = client_extra(mech);
     extra.push_back("--io-timeout");
     extra.push_back("0.3");
-    const DriveRun run = drive(mech, server.endpoint(), dir, request, 16, 3, extra);
+    const DriveRun run = drive(mech, served.server.endpoint(), served.dir, request, 16, 3, extra);
     EXPECT_EQ(run.child.exit_code, 6) << request << ": " << run.child.err;
     EXPECT_EQ(run.result["error_kind"], "timeout");
     EXPECT_NE(run.child.err.find("(sequence 0)"), std::string::npos) << run.child.err;
-    server.signal(SIGCONT);
+    served.server.signal(SIGCONT);
     resume.pid = -1;
     if (!is_message_mechanism(mech)) break;  // a file frame is written whole: no send wait
   }
@@ -320,26 +323,23 @@ class MessageMechanism : public ::testing::TestWithParam<std::string> {};
 TEST_P(MessageMechanism, SignalsAndStdinEofRemoveEveryObject) {
   const std::string mech = GetParam();
   for (int how : {SIGTERM, SIGINT, 0}) {
-    TempDir dir;
-    IpcGuard guard;
-    Server server(serve_args(mech, dir));
-    ASSERT_TRUE(server.ready());
-    const std::string ep = server.endpoint();
-    guard.endpoint = ep;
+    Served served(mech);
+    ASSERT_TRUE(served.server.ready());
+    const std::string ep = served.server.endpoint();
     const Objects before = objects_of(mech, ep);
     EXPECT_EQ(before.total(), mech == "sysv-mq" || is_posix_shm(mech) ? 1 : 2);
-    const DriveRun run = drive(mech, ep, dir, 100, 100, 3);
+    const DriveRun run = drive(mech, ep, served.dir, 100, 100, 3);
     EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
     if (how != 0) {
-      server.signal(how);
+      served.server.signal(how);
     } else {
-      server.close_stdin();
+      served.server.close_stdin();
     }
-    const ChildResult end = server.wait();
+    const ChildResult end = served.server.wait();
     EXPECT_EQ(end.exit_code, 0) << how << ": " << end.err;
     const Objects after = objects_of(mech, ep);
     EXPECT_EQ(after.total(), 0) << how;
-    const std::string tag = "ipclab-" + std::to_string(server.pid());
+    const std::string tag = "ipclab-" + std::to_string(served.server.pid());
     EXPECT_FALSE(test::exists("/dev/shm/" + tag));
     EXPECT_FALSE(test::exists("/dev/mqueue/" + tag + "-1"));
     EXPECT_FALSE(test::exists("/dev/mqueue/" + tag + "-2"));
@@ -359,14 +359,11 @@ std::unique_ptr<MessageChannel> open_client(const std::string& mech, const std::
 
 TEST_P(MessageMechanism, RejectsMalformedFramesAndServesTheNextClient) {
   const std::string mech = GetParam();
-  TempDir dir;
-  IpcGuard guard;
-  Server server(serve_args(mech, dir));
-  ASSERT_TRUE(server.ready());
-  guard.endpoint = server.endpoint();
+  Served served(mech);
+  ASSERT_TRUE(served.server.ready());
   std::vector<std::string> reasons;
   {
-    auto channel = open_client(mech, server.endpoint());
+    auto channel = open_client(mech, served.server.endpoint());
     MessageStream messages(*channel);
     for (const auto& m : test::vectors()["malformed"]) {
       const std::string reason = m["reason"];
@@ -389,10 +386,10 @@ TEST_P(MessageMechanism, RejectsMalformedFramesAndServesTheNextClient) {
     EXPECT_EQ(load_le64(ack.data() + kOffSequence), 5u);
     EXPECT_EQ(ack[kOffKind], static_cast<std::uint8_t>(FrameKind::end_ack));
   }
-  const DriveRun run = drive(mech, server.endpoint(), dir, 10000, 10000, 5);
+  const DriveRun run = drive(mech, served.server.endpoint(), served.dir, 10000, 10000, 5);
   EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
-  server.close_stdin();
-  const ChildResult end = server.wait();
+  served.server.close_stdin();
+  const ChildResult end = served.server.wait();
   EXPECT_EQ(end.exit_code, 0);
   std::string expected;
   for (const auto& r : reasons) expected += "ipclab-peer: rejected frame: " + r + "\n";
@@ -404,22 +401,26 @@ INSTANTIATE_TEST_SUITE_P(Peer, MessageMechanism,
                                            "shm-spin", "shm-futex"),
                          test::param_name);
 
-class SysvMechanism : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(SysvMechanism, RemovedObjectsOfADeadServerAreAnIoError) {
-  // The server dies without cleaning up (SIGKILL); the client blocks in msgrcv/semop until the
-  // orchestrator (here: the test) removes the objects, then fails with EIDRM as an io error.
+// A server killed (SIGKILL) before the test: nothing it created was removed.
+class DeadServer : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(served.server.ready());
+    served.server.signal(SIGKILL);
+    served.server.wait();
+  }
   const std::string mech = GetParam();
-  TempDir dir;
-  IpcGuard guard;
-  Server server(serve_args(mech, dir));
-  ASSERT_TRUE(server.ready());
-  const std::string ep = server.endpoint();
-  guard.endpoint = ep;
-  server.signal(SIGKILL);
-  server.wait();
+  Served served{mech};
+  const std::string ep = served.server.ready() ? served.server.endpoint() : "";
+};
+
+class SysvDeadServer : public DeadServer {};
+
+TEST_P(SysvDeadServer, RemovedObjectsAreAnIoError) {
+  // The client blocks in msgrcv/semop until the orchestrator (here: the test) removes the
+  // objects, then fails with EIDRM as an io error.
   DriveRun run;
-  std::thread client([&] { run = drive(mech, ep, dir, 16, 16, 3, {"--io-timeout", "20"}); });
+  std::thread client([&] { run = drive(mech, ep, served.dir, 16, 16, 3, {"--io-timeout", "20"}); });
   ::usleep(400000);  // let the client block in its receive (test harness, not a peer)
   remove_objects(ep);
   client.join();
@@ -429,7 +430,7 @@ TEST_P(SysvMechanism, RemovedObjectsOfADeadServerAreAnIoError) {
       << run.child.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(Peer, SysvMechanism, ::testing::Values("sysv-mq", "sysv-shm"),
+INSTANTIATE_TEST_SUITE_P(Peer, SysvDeadServer, ::testing::Values("sysv-mq", "sysv-shm"),
                          test::param_name);
 
 TEST(Peer, MissingMessageObjectsAreAnIoError) {
@@ -515,42 +516,35 @@ INSTANTIATE_TEST_SUITE_P(Peer, FileMechanism, ::testing::Values("file", "file-po
 
 class PosixShmMechanism : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(PosixShmMechanism, DeadServerIsATimeoutAndARemovedNameAnIoError) {
-  // SIGKILL: nothing is cleaned up and nobody ever wakes the client; its waits (spinning or on
-  // the futex) end at --io-timeout. Once the orchestrator removed the name, opening fails.
-  const std::string mech = GetParam();
-  TempDir dir;
-  IpcGuard guard;
-  Server server(serve_args(mech, dir));
-  ASSERT_TRUE(server.ready());
-  const std::string ep = server.endpoint();
-  guard.endpoint = ep;
-  server.signal(SIGKILL);
-  server.wait();
+class ShmDeadServer : public DeadServer {};
+
+TEST_P(ShmDeadServer, IsATimeoutAndARemovedNameAnIoError) {
+  // Nobody ever wakes the client; its waits (spinning or on the futex) end at --io-timeout.
+  // Once the orchestrator removed the name, opening fails.
   ASSERT_EQ(objects_of(mech, ep).posix_shm, 1);
-  DriveRun run = drive(mech, ep, dir, 16, 16, 3, {"--io-timeout", "0.3"});
+  DriveRun run = drive(mech, ep, served.dir, 16, 16, 3, {"--io-timeout", "0.3"});
   EXPECT_EQ(run.child.exit_code, 6) << run.child.err;
   EXPECT_EQ(run.result["error_kind"], "timeout");
   remove_objects(ep);
-  run = drive(mech, ep, dir, 16, 16, 3, {"--io-timeout", "0.3"});
+  run = drive(mech, ep, served.dir, 16, 16, 3, {"--io-timeout", "0.3"});
   EXPECT_EQ(run.child.exit_code, 5) << run.child.err;
 }
+
+INSTANTIATE_TEST_SUITE_P(Peer, ShmDeadServer, ::testing::Values("shm", "shm-spin", "shm-futex"),
+                         test::param_name);
 
 TEST_P(PosixShmMechanism, AnySpinTimeWorks) {
   const std::string mech = GetParam();
   for (const char* spin : {"0", "1", "1000"}) {
-    TempDir dir;
-    IpcGuard guard;
-    Server server(serve_args(mech, dir, {"--spin-us", spin}));
-    ASSERT_TRUE(server.ready());
-    guard.endpoint = server.endpoint();
+    Served served(mech, {"--spin-us", spin});
+    ASSERT_TRUE(served.server.ready());
     const DriveRun run =
-        drive(mech, server.endpoint(), dir, 100, 5000, 200, {"--spin-us", spin, "--warmup", "5"});
+        drive(mech, served.server.endpoint(), served.dir, 100, 5000, 200, {"--spin-us", spin, "--warmup", "5"});
     EXPECT_EQ(run.child.exit_code, 0) << spin << ": " << run.child.err;
     EXPECT_EQ(run.samples.size(), 200u);
-    server.close_stdin();
-    EXPECT_EQ(server.wait().exit_code, 0);
-    EXPECT_EQ(objects_of(mech, server.endpoint()).total(), 0);
+    served.server.close_stdin();
+    EXPECT_EQ(served.server.wait().exit_code, 0);
+    EXPECT_EQ(objects_of(mech, served.server.endpoint()).total(), 0);
   }
 }
 
