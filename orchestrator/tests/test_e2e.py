@@ -57,16 +57,31 @@ def our_scratch_dirs():
     return sorted(Path(os.environ.get("TMPDIR", "/tmp")).glob("ipclab-*"))
 
 
+def quick_run(args):
+    """`run` arguments with one round and no preflight probe unless the test asks for them: the
+    suite's end-to-end tests check peers and files, and one round keeps `make test` short."""
+    args = list(args)
+    if args and args[0] == "run":
+        for flag, value in (("--rounds", "1"), ("--preflight", "0")):
+            if flag not in args:
+                args += [flag, value]
+    return args
+
+
 def ipclab(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "ipclab", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=kw.pop("timeout", 900), **kw)
+    return subprocess.run([sys.executable, "-m", "ipclab", *quick_run(args)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=kw.pop("timeout", 900), **kw)
 
 
-def start_run(seed, out, *args):
-    """`ipclab run ARGS` in the background, as a user would start a long run to interrupt."""
+def start_run(seed, out, *args, sigint=signal.SIG_DFL):
+    """`ipclab run ARGS` in the background, as a user would start a long run to interrupt.
+    The child starts with SIGINT at `sigint`, whatever the shell that started the suite did:
+    a non-interactive shell's `make test &` starts everything with SIGINT ignored."""
     return subprocess.Popen(
-        [sys.executable, "-m", "ipclab", "run", *args, "--seed", str(seed), "--out", str(out)],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [sys.executable, "-m", "ipclab", *quick_run(["run", *args]), "--seed", str(seed),
+         "--out", str(out)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, sigint))
 
 
 def cases_csv(out):
@@ -92,7 +107,7 @@ def test_every_pair_over_every_mechanism(tmp_path, seed):
         samples = np.fromfile(out / r["samples_file"], dtype="<i8")
         assert samples.size == 300 and samples.min() > 0
     doc = json.loads((out / "run.json").read_text())
-    assert doc["schema"] == "ipclab.run/1" and doc["complete"] is True
+    assert doc["schema"] == "ipclab.run/2" and doc["complete"] is True
     assert doc["environment"]["kernel"] and doc["environment"]["git_revision"] is not None
     assert {r["client_runtime"].split()[0] for r in doc["results"]} >= {"g++", "CPython"}
     assert (out / "table.md").read_text().count("| ok |") == 90
@@ -158,11 +173,13 @@ def client_running(seed):
 
 
 def test_ctrl_c_keeps_finished_cases_and_cleans_up(tmp_path, seed):
+    # Started with SIGINT ignored, as a background job of a script is: ipclab installs its own
+    # handling, so Ctrl-C still stops it.
     out = tmp_path / "run"
     before = our_scratch_dirs()
     proc = start_run(seed, out, "--mechanism", "pipe,fifo", "--client", "cpp", "--server", "cpp",
                      "--request-size", "16", "--response-size", "16",
-                     "--iterations", "20000000", "--warmup", "0")
+                     "--iterations", "20000000", "--warmup", "0", sigint=signal.SIG_IGN)
     try:
         wait_for_server(seed, "pipe")
         proc.send_signal(signal.SIGINT)
@@ -251,3 +268,33 @@ def test_report_rerenders_a_saved_run(tmp_path, seed):
     assert (out / "cases.csv").read_text() == original and (out / "table.md").exists()
     assert ipclab("report", str(out), "--outliers", "none").returncode == 0
     assert cases_csv(out)[0]["outliers_removed"] == "0"
+
+
+def test_rounds_interleave_cases_and_report_gives_the_same_intervals(tmp_path, seed):
+    out = tmp_path / "run"
+    done = ipclab("run", "--rounds", "3", "--preflight", "0.2", "--mechanism", "tcp,uds",
+                  "--client", "cpp", "--server", "cpp", "--iterations", "300", "--warmup", "50",
+                  "--placement", "same-core", "--seed", str(seed), "--out", str(out),
+                  env={**os.environ, "COLUMNS": "100"})
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert max(len(line) for line in done.stdout.splitlines()) <= 100
+    rows = cases_csv(out)
+    assert len(rows) == 4 and all(r["status"] == "ok" for r in rows)
+    for r in rows:
+        assert r["rounds"] == "3" and r["stable"] in ("true", "false")
+        low, high = float(r["median_ci_low_ns"]), float(r["median_ci_high_ns"])
+        assert low <= float(r["median_ns"]) <= high and float(r["round_spread"]) >= 1
+        assert float(r["ratio_ci_low"]) <= float(r["ratio"]) <= float(r["ratio_ci_high"])
+    doc = json.loads((out / "run.json").read_text())
+    assert [r["round"] for r in doc["rounds"]] == [1, 2, 3]
+    assert all(sorted(r["order"]) == [1, 2, 3, 4] for r in doc["rounds"])
+    assert doc["preflight"][0]["placement"] == "same-core" and doc["preflight"][0]["median_ns"] > 0
+    for record in doc["results"]:
+        assert [r["round"] for r in record["rounds"]] == [1, 2, 3]
+        for entry in record["rounds"]:
+            assert np.fromfile(out / entry["samples_file"], dtype="<i8").size == 300
+            assert entry["warmup_samples"] == 50 and entry["noise"]["wall_s"] > 0
+            assert np.fromfile(out / entry["warmup_samples_file"], dtype="<i8").size == 50
+    original = (out / "cases.csv").read_text()
+    assert ipclab("report", str(out)).returncode == 0
+    assert (out / "cases.csv").read_text() == original

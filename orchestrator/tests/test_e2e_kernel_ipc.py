@@ -14,7 +14,7 @@ import pytest
 
 from ipclab import ipcobjects
 from ipclab.catalog import load_catalog, repo_root
-from test_e2e import leftovers, start_run, wait_for_server
+from test_e2e import leftovers, quick_run, start_run, wait_for_server
 
 pytestmark = pytest.mark.e2e
 ROOT = repo_root()
@@ -35,8 +35,8 @@ def nothing_of_ours_left():
 
 
 def run(*args, timeout=900):
-    return subprocess.run([sys.executable, "-m", "ipclab", "run", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "ipclab", *quick_run(["run", *args])],
+                          capture_output=True, text=True, cwd=ROOT, timeout=timeout)
 
 
 def rows(out):

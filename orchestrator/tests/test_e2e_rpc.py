@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from ipclab.catalog import load_catalog, repo_root
-from test_e2e import leftovers
+from test_e2e import leftovers, quick_run
 
 pytestmark = pytest.mark.e2e
 ROOT = repo_root()
@@ -49,8 +49,8 @@ def offered(mechanism):
 
 
 def run(*args, timeout=1800):
-    return subprocess.run([sys.executable, "-m", "ipclab", "run", *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "ipclab", *quick_run(["run", *args])],
+                          capture_output=True, text=True, cwd=ROOT, timeout=timeout)
 
 
 def rows(out):

@@ -66,3 +66,10 @@ def test_one_note_for_slow_or_bimodal_cross_cpu_wake_ups():
     modal = probe("cross-core", 120_000, [(100_000, 0.6), (750_000, 0.4)])
     (note,) = preflight.notes([modal, slow])
     assert "two modes" in note and "750 µs" in note and "60%" in note
+
+
+def test_ipclab_own_cpu_time_is_not_foreign():
+    before = noise.Snapshot(10, {1: (0, 0)}, 2, 1.0, 0.2)
+    after = noise.Snapshot(12, {1: (150, 0)}, 2, 1.5, 1.2)
+    record = noise.summarise(before, after, [1], hz=100)
+    assert record["ipclab_cpu_s"] == 1.0 and record["foreign_cpu_s"] == 0.0

@@ -22,6 +22,7 @@ class Snapshot:
     cpus: dict            # cpu number -> (busy ticks: user+nice+system, steal ticks)
     procs_running: int | None
     children_cpu: float   # seconds of user + system time of reaped children
+    self_cpu: float = 0.0  # seconds of user + system time of ipclab itself
 
 
 def parse_proc_stat(text):
@@ -46,8 +47,10 @@ def take():
             cpus, running = parse_proc_stat(f.read())
     except OSError:
         cpus, running = {}, None
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return Snapshot(time.monotonic(), cpus, running, usage.ru_utime + usage.ru_stime)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return Snapshot(time.monotonic(), cpus, running, children.ru_utime + children.ru_stime,
+                    me.ru_utime + me.ru_stime)
 
 
 def ticks_per_second():
@@ -59,16 +62,19 @@ def ticks_per_second():
 
 def summarise(before, after, pinned, hz=100):
     """The round's noise record. `pinned`: the CPUs the peers were confined to (every CPU when
-    unpinned). Foreign time is what the pinned CPUs spent busy beyond the peers' own CPU time."""
+    unpinned). Foreign time is what the pinned CPUs spent busy beyond the peers' CPU time and
+    ipclab's own (which may have run on them)."""
     wall = max(after.when - before.when, 1e-9)
     cpus = [c for c in pinned if c in before.cpus and c in after.cpus]
     busy = sum(after.cpus[c][0] - before.cpus[c][0] for c in cpus) / hz
     steal = sum(after.cpus[c][1] - before.cpus[c][1] for c in cpus) / hz
     peers = after.children_cpu - before.children_cpu
-    foreign = max(0.0, busy - peers)
+    own = after.self_cpu - before.self_cpu
+    foreign = max(0.0, busy - peers - own)
     capacity = wall * max(len(cpus), 1)
     return {
         "wall_s": round(wall, 3), "cpus": cpus, "peers_cpu_s": round(peers, 3),
+        "ipclab_cpu_s": round(own, 3),
         "cpus_busy_s": round(busy, 3), "foreign_cpu_s": round(foreign, 3),
         "foreign_fraction": round(foreign / capacity, 4) if cpus else None,
         "steal_s": round(steal, 3), "steal_fraction": round(steal / capacity, 4) if cpus else None,

@@ -48,7 +48,7 @@ def _probe_one(binary, where, seconds, scratch):
     first, error = _floor(binary, CALIBRATION, CALIBRATION // 4, cpus, scratch)
     if first is None:
         return {**record, "skipped": error}
-    per_round_trip = max(float(np.median(first)), 1.0)
+    per_round_trip = max(float(np.mean(first)), 1.0)  # the mean: tails take time too
     iterations = int(min(max(seconds * 1e9 / per_round_trip, CALIBRATION), 1_000_000))
     started = time.monotonic()
     samples, error = _floor(binary, iterations, iterations // 10, cpus, scratch)

@@ -136,19 +136,13 @@ class Advice:
 
 # kind -> (what it is, what to do): the grouped terminal line is "<what> in N cases (…): <do>".
 ADVICE = {
-    "few-samples": ("few samples", "the interval is wide; raise --iterations to 1000 or more"),
-    "wide-spread": ("wide spread", "the machine may be busy; close other programs, pin with "
-                                   "--placement, raise --warmup"),
-    "many-outliers": ("many outliers", "a long tail or several modes; read the raw figures in "
-                                       "cases.csv, or try --warmup or --placement"),
-    "unstable": ("rounds disagree", "the machine changed speed between rounds; rerun with more "
-                                    "--rounds when it is quiet, and read only the intervals"),
-    "drift": ("drift within a round", "the case was still warming up or slowing down; raise "
-                                      "--warmup (or --iterations)"),
-    "busy-cpus": ("other work on the peers' CPUs", "close other programs or wait for builds to "
-                                                   "end; those figures include the contention"),
-    "steal": ("hypervisor steal time", "the VM's host ran something else on these CPUs; rerun "
-                                       "when the host is quieter"),
+    "few-samples": ("few samples", "raise --iterations to 1000 or more"),
+    "wide-spread": ("wide spread", "a busy machine? close programs, raise --warmup"),
+    "many-outliers": ("many outliers", "a long tail or modes: see the raw columns"),
+    "unstable": ("rounds disagree", "the machine changed; rerun with more --rounds"),
+    "drift": ("drift within a round", "still warming up? raise --warmup"),
+    "busy-cpus": ("other work on the peers' CPUs", "stop other programs, then rerun"),
+    "steal": ("hypervisor steal time", "the VM's host was busy; rerun later"),
 }
 
 

@@ -40,16 +40,16 @@ def format_ns(ns):
 
 
 def format_ns_interval(value, low, high):
-    """"98.2 µs [97.1–99.0]": a duration with its interval, all in the value's unit."""
+    """"98.2 µs [97.1–99.0]": a duration with its interval, in the value's unit and decimals."""
     if value is None:
         return "-"
-    if low is None or high is None:
-        return format_ns(value)
     text = format_ns(value)
-    unit = text.split()[-1]
+    if low is None or high is None:
+        return text
+    number, unit = text.split()
     scale = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}[unit]
-    digits = 3 if unit == "ns" else 4
-    return f"{text} [{low / scale:.{digits}g}–{high / scale:.{digits}g}]"
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    return f"{text} [{low / scale:.{decimals}f}–{high / scale:.{decimals}f}]"
 
 
 def format_ratio_interval(value, low, high):

@@ -99,5 +99,5 @@ COLUMNS = (
 def ratio_caption(baseline_label, compare):
     if not baseline_label:
         return None
-    return (f"× base: {compare} ÷ the {compare} of {baseline_label}, round by round; faster or "
-            f"slower only when the interval excludes 1")
+    return (f"× base: ratio to {baseline_label}'s {compare} in the same round; faster/slower only "
+            f"if the interval excludes 1")
