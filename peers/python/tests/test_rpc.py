@@ -167,6 +167,14 @@ def test_payload_flags_are_checked(args, workdir):
     assert proc.stderr.startswith("ipclab-peer: usage: ")
 
 
+@pytest.mark.parametrize("name,code", [("httpx", 0), ("okhttp", 7)])
+def test_http_client_names_the_one_library_there_is(name, code, servers, workdir):
+    proc, result, _ = drive(workdir, "rest", servers.get("rest").endpoint, "--request-size",
+                            "16", "--response-size", "16", "--http-client", name)
+    assert proc.returncode == code, proc.stderr
+    assert result["status"] == ("ok" if code == 0 else "error")
+
+
 def test_unimplemented_rpc_mechanism_is_unsupported(workdir):
     proc = run_peer(["serve", "--mechanism", "rmi", "--endpoint", "127.0.0.1:0"])
     assert proc.returncode == 7, proc.stderr

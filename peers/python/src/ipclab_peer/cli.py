@@ -101,6 +101,7 @@ class DriveConfig(_MechanismConfig):
     warmup_samples_file: Any
     io_timeout: float
     native_library: Any
+    http_client: Any
     payload: str
     sequence_length: int
 
@@ -133,7 +134,7 @@ COMMANDS = {command.name: command for command in (
                      "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N "
                      "--samples-file PATH --result-file PATH [--pattern rr] [--warmup N] "
                      "[--warmup-samples-file PATH] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
-                     "[--spin-us N] [--native-library PATH]",
+                     "[--spin-us N] [--http-client NAME] [--native-library PATH]",
             COMMON_FLAGS + (
                 # Required for bytes payloads, absent or 0 for structured ones (checked later).
                 Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD), None),
@@ -148,6 +149,8 @@ COMMANDS = {command.name: command for command in (
                 Flag("--warmup-samples-file", "warmup_samples_file", text, None),
                 Flag("--io-timeout", "io_timeout", seconds, 30.0),
                 Flag("--native-library", "native_library", text, None),
+                # rest only: the HTTP client library; this peer has one (httpx).
+                Flag("--http-client", "http_client", text, None),
             ),
             DriveConfig),
 )}

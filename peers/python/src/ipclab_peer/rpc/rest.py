@@ -11,13 +11,14 @@ import orjson
 from aiohttp import web
 
 from .. import structs
-from ..errors import IoError, ProtocolError, ReceiveTimeout
+from ..errors import IoError, ProtocolError, ReceiveTimeout, Unsupported
 from ..frame import MAX_PAYLOAD
 from ..transport.endpoints import format_host_port
 
 U64_MAX = (1 << 64) - 1
 # The contract's minimum for every framework's message limit is 256 MiB.
 MAX_BODY = 1 << 30
+HTTP_CLIENT = "httpx"  # the one --http-client this peer has
 OCTETS = "application/octet-stream"
 JSON = "application/json"
 _UNSIGNED = re.compile(r"[0-9]+")
@@ -122,6 +123,9 @@ class Client:
     """The records are dicts; each operation is a POST (the interface of base.Client)."""
 
     def __init__(self, endpoint, options):
+        if options.http_client not in (None, HTTP_CLIENT):
+            raise Unsupported(f"--http-client {options.http_client}: the Python peer's HTTP "
+                              f"client is {HTTP_CLIENT}")
         transport = httpx.HTTPTransport(
             socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
         self._http = httpx.Client(
