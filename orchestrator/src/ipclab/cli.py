@@ -114,14 +114,8 @@ def peers():
 def peers_build(names):
     """Build NAMES (languages or peers/ directories; default all), then check their capabilities."""
     from ipclab import toolchain
-    catalog = load_catalog(check=False)
-    for lang in toolchain.select(catalog, names):
-        toolchain.build(catalog, lang, echo=click.echo)
-    catalog = load_catalog(check=False)   # artifacts may be new: availability changed
-    for lang in toolchain.select(catalog, names):
-        if lang.unavailable:
-            raise UserError(f"{lang.toml_path}: built, but the peer cannot run: {lang.unavailable}")
-        toolchain.check(catalog, lang, echo=click.echo)
+    _each_peer(names, toolchain.build)
+    _each_peer(names, toolchain.check)   # a fresh catalog: the artifacts may be new
 
 
 @peers.command("test")
@@ -129,9 +123,7 @@ def peers_build(names):
 def peers_test(names):
     """Run the test suites of NAMES (default all)."""
     from ipclab import toolchain
-    catalog = load_catalog(check=False)
-    for lang in toolchain.select(catalog, names):
-        toolchain.test(catalog, lang, echo=click.echo)
+    _each_peer(names, toolchain.test)
 
 
 @peers.command("clean")
@@ -139,9 +131,14 @@ def peers_test(names):
 def peers_clean(names):
     """Remove the build outputs of NAMES (default all)."""
     from ipclab import toolchain
+    _each_peer(names, toolchain.clean)
+
+
+def _each_peer(names, action):
+    from ipclab import toolchain
     catalog = load_catalog(check=False)
     for lang in toolchain.select(catalog, names):
-        toolchain.clean(catalog, lang, echo=click.echo)
+        action(catalog, lang, echo=click.echo)
 
 
 @cli.group()

@@ -56,6 +56,8 @@ def clean(catalog, lang, echo=print):
 
 def check(catalog, lang, echo=print):
     """Asks the freshly built peer for its capabilities and compares them with peer.toml."""
+    if lang.unavailable:
+        raise UserError(f"{lang.toml_path}: built, but the peer cannot run: {lang.unavailable}")
     answer = capabilities.answer_of(lang, catalog.root)
     capabilities.compare(lang, answer, catalog.mechanisms)
     echo(f"{lang.name}: contract {answer['contract']}, {len(answer['mechanisms'])} mechanisms, "
