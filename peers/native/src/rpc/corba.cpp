@@ -57,20 +57,13 @@ inline std::vector<std::string> from_seq_s(const ic::StringSeq& s) {
 #define CORBA_FROM_LS(f, i) r.ls.push_back(from_seq_s(m.f));
 #define CORBA_FROM_LD(f, i) r.ld.push_back(from_seq<double>(m.f));
 
-struct CorbaRecords {
-  using Small = ic::Small;
-  using Medium = ic::Medium;
-  using Large = ic::Large;
+struct CorbaRecords : RecordTypes<ic::Small, ic::Medium, ic::Large> {
   template <class T>
   using Reply = typename T::_var_type;  // the ORB's reply, owned
   IPCLAB_CONVERSIONS(ic, CORBA)
   template <class Var>  // a Reply: converted through the record it holds
   static auto from_message(const Var& v) -> decltype(from_message(v.in())) {
     return from_message(v.in());
-  }
-  template <class T>
-  static void set_n1(T& m, std::int32_t n1) {
-    m.n1 = n1;
   }
 };
 

@@ -10,7 +10,8 @@
 //                                                       exception to a PeerError
 // and its own prepare_call / call / response / finish (calling through guarded()). Records
 // provides the three generated types Small, Medium, Large, Reply<T> (how a reply is held),
-// to_message(const Record&, T&), from_message(const Reply<T>&) and set_n1(T&, std::int32_t).
+// to_message(const Record&, T&), from_message(const Reply<T>&) and set_n1(T&, std::int32_t);
+// RecordTypes below gives the usual ones.
 #pragma once
 
 #include <type_traits>
@@ -21,6 +22,21 @@
 #include "rpc/rpc.hpp"
 
 namespace ipclab::rpc {
+
+// The usual Records: replies held by value, n1 a public field. A framework's Records derives
+// from it, adds its conversions (IPCLAB_CONVERSIONS of fields.hpp) and hides what differs.
+template <class SmallT, class MediumT, class LargeT>
+struct RecordTypes {
+  using Small = SmallT;
+  using Medium = MediumT;
+  using Large = LargeT;
+  template <class T>
+  using Reply = T;
+  template <class T>
+  static void set_n1(T& m, std::int32_t n1) {
+    m.n1 = n1;
+  }
+};
 
 template <class Self, class Records>
 class FrameworkSession : public Session {

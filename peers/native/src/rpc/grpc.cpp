@@ -31,15 +31,10 @@ namespace pb = ::ipclab_grpc;
 #define GRPC_FROM_LS(f, i) r.ls.emplace_back(m.f().begin(), m.f().end());
 #define GRPC_FROM_LD(f, i) r.ld.emplace_back(m.f().begin(), m.f().end());
 
-struct GrpcRecords {
-  using Small = pb::Small;
-  using Medium = pb::Medium;
-  using Large = pb::Large;
-  template <class T>
-  using Reply = T;
+struct GrpcRecords : RecordTypes<pb::Small, pb::Medium, pb::Large> {
   IPCLAB_CONVERSIONS(pb, GRPC)
   template <class T>
-  static void set_n1(T& m, std::int32_t n1) {
+  static void set_n1(T& m, std::int32_t n1) {  // protobuf: a setter
     m.set_n1(n1);
   }
 };

@@ -15,17 +15,8 @@ namespace {
 
 namespace is = ::ipclabice;
 
-struct IceRecords {
-  using Small = is::Small;
-  using Medium = is::Medium;
-  using Large = is::Large;
-  template <class T>
-  using Reply = T;
+struct IceRecords : RecordTypes<is::Small, is::Medium, is::Large> {
   IPCLAB_CONVERSIONS(is, IPCLAB_PLAIN)
-  template <class T>
-  static void set_n1(T& m, std::int32_t n1) {
-    m.n1 = n1;
-  }
 };
 
 std::shared_ptr<Ice::Communicator> communicator() {

@@ -31,17 +31,8 @@ using apache::thrift::protocol::TProtocolFactory;
 using apache::thrift::transport::TTransport;
 using apache::thrift::transport::TTransportException;
 
-struct ThriftRecords {
-  using Small = tt::Small;
-  using Medium = tt::Medium;
-  using Large = tt::Large;
-  template <class T>
-  using Reply = T;
+struct ThriftRecords : RecordTypes<tt::Small, tt::Medium, tt::Large> {
   IPCLAB_CONVERSIONS(tt, IPCLAB_PLAIN)
-  template <class T>
-  static void set_n1(T& m, std::int32_t n1) {
-    m.n1 = n1;
-  }
 };
 
 std::shared_ptr<TConfiguration> configuration() {
