@@ -17,7 +17,7 @@ import pytest
 from peers import Drive, Server, describe, run_peer
 from test_roundtrip import check_ok, check_served
 
-from ipclab_peer import frame, inproc
+from ipclab_peer import frame
 from ipclab_peer.transport import shm
 
 MiB = 1 << 20

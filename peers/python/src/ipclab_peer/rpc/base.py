@@ -1,10 +1,22 @@
 """The glue every framework with generated skeletons and stubs shares (corba, ice, thrift; grpc
 and rest reuse parts): the five operations of PROTOCOL.md 10.1 on the server, and the client
 calls over a stub whose methods carry the IDL's names."""
+import contextlib
+
 from .. import structs
 
 MASK = (1 << 64) - 1
 ECHOES = {"small": "echoSmall", "medium": "echoMedium", "large": "echoLarge"}
+
+
+@contextlib.contextmanager
+def destroyed_on_error(runtime):
+    """Destroys a framework runtime (ORB, Ice communicator) if connecting fails in the block."""
+    try:
+        yield runtime
+    except BaseException:
+        runtime.destroy()
+        raise
 
 
 class Handler:

@@ -55,15 +55,11 @@ class Client(base.Client):
     def __init__(self, endpoint, options):
         self._orb = _orb("-ORBclientCallTimeOutPeriod",
                          str(max(1, round(options.io_timeout * 1000))))
-        try:
+        with base.destroyed_on_error(self._orb):
             stub = self._orb.string_to_object(endpoint.text)._narrow(ipclab_corba.Bench)
             if stub is None:
                 raise ProtocolError("the IOR does not name an ipclab_corba::Bench")
-            # Connects before the warm-up.
-            stub._non_existent()
-        except BaseException:
-            self._orb.destroy()
-            raise
+            stub._non_existent()  # connects before the warm-up
         super().__init__(stub)
 
     def close(self):

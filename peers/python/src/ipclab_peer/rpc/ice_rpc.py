@@ -40,16 +40,12 @@ class Client(base.Client):
 
     def __init__(self, endpoint, options):
         self._ice = communicator()
-        try:
+        with base.destroyed_on_error(self._ice):
             proxy = self._ice.stringToProxy(
                 f"{IDENTITY}:tcp -h {endpoint.host} -p {endpoint.port}")
             stub = ipclabice.BenchPrx.uncheckedCast(
                 proxy.ice_invocationTimeout(max(1, round(options.io_timeout * 1000))))
-            # Connects before the warm-up.
-            stub.ice_ping()
-        except BaseException:
-            self._ice.destroy()
-            raise
+            stub.ice_ping()  # connects before the warm-up
         super().__init__(stub)
 
     def close(self):
