@@ -154,7 +154,7 @@ class Catalog:
         return [lang.name for lang in self.languages.values() if lang.library]
 
 
-def load_catalog(root=None, check=False):  # TRANSITION: True once all peers answer
+def load_catalog(root=None, check=True):
     """Mechanisms and languages; with `check`, every peer that can run here is asked for its
     capabilities (cached per build) and must agree with its peer.toml (capabilities.py)."""
     root = Path(root) if root else repo_root()
