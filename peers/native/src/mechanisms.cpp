@@ -5,7 +5,6 @@
 #include "mechanisms.hpp"
 
 #include "client.hpp"
-#include "error.hpp"
 #include "frame.hpp"
 #include "options.hpp"
 #include "patterns.hpp"
