@@ -19,6 +19,8 @@ def ipclab(*args, cwd=None):
     (["run", "--request-size", "12XB"], "ipclab: error: --request-size: '12XB' is not a size"),
     (["run", "missing.toml"], "ipclab: error: missing.toml: no such scenario file"),
     (["run", "--iterations", "-5"], "ipclab: error: --iterations: '-5' is not a valid iterations"),
+    (["run", "--rounds", "0"], "ipclab: error: --rounds: '0' is not a valid rounds"),
+    (["run", "--rounds", "1.5"], "ipclab: error: --rounds: '1.5' is not a valid rounds"),
     (["report", "/nonexistent"], "ipclab: error: /nonexistent/run.json: cannot read"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, expected):

@@ -117,16 +117,21 @@ def _round_figures(record, rounds, kept):
 
 
 def _round_concerns(record):
-    """One warning per kind over the rounds: drift, other work on the CPUs, steal time."""
-    found = {}
-    for entry in record["rounds"]:
+    """One warning per kind over the rounds. Drift counts when at least half the rounds drift the
+    same way (a warm-up too short shows in every round; a machine's change of mood does not);
+    other work on the CPUs and steal time count in any round."""
+    found, drifts = {}, {"slowed": [], "sped up": []}
+    rounds = [e for e in record["rounds"] if e.get("status") == "ok"]
+    for entry in rounds:
         if entry.get("drift"):
             change = entry["drift"]["last_over_first"]
-            found.setdefault("drift", []).append(
-                f"round {entry['round']} {'slowed' if change > 1 else 'sped up'} to {change:.2f}× "
-                f"from its first tenth to its last")
+            drifts["slowed" if change > 1 else "sped up"].append(f"{entry['round']} ({change:.2f}×)")
         for kind, detail in noise.concerns(entry.get("noise")):
             found.setdefault(kind, []).append(f"round {entry['round']}: {detail}")
+    for way, which in drifts.items():
+        if which and 2 * len(which) >= len(rounds):
+            found.setdefault("drift", []).append(
+                f"{way} from the first tenth to the last in round {', '.join(which)}")
     return [stats.advise(kind, "; ".join(details)) for kind, details in found.items()]
 
 

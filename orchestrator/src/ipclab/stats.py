@@ -140,7 +140,7 @@ ADVICE = {
     "wide-spread": ("wide spread", "a busy machine? close programs, raise --warmup"),
     "many-outliers": ("many outliers", "a long tail or modes: see the raw columns"),
     "unstable": ("rounds disagree", "the machine changed; rerun with more --rounds"),
-    "drift": ("drift within a round", "still warming up? raise --warmup"),
+    "drift": ("drift within rounds", "still warming up? raise --warmup"),
     "busy-cpus": ("other work on the peers' CPUs", "stop other programs, then rerun"),
     "steal": ("hypervisor steal time", "the VM's host was busy; rerun later"),
 }

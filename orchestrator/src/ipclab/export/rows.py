@@ -66,7 +66,7 @@ def status(record):
     if record["status"] != "ok":
         return f"{record['status']}: {record['reason']}" if record.get("reason") else record["status"]
     verdict = record.get("verdict")
-    text = verdict if verdict in ("faster", "slower", "baseline") else "ok"
+    text = {"faster": "faster", "slower": "slower", "baseline": "base"}.get(verdict, "ok")
     return text + (", unstable" if record.get("stable") is False else "")
 
 

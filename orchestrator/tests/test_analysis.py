@@ -1,0 +1,57 @@
+"""Per-case analysis over rounds, from injected samples."""
+import numpy as np
+
+from ipclab import analysis
+from ipclab.matrix import Case
+from ipclab.runner import Outcome
+from ipclab.scenario import StatSettings
+
+CASE = Case(1, "tcp", "cpp", "cpp", 16, 16, "same-core", "rr")
+
+
+def record_of(rounds):
+    record = analysis.case_record(CASE, len(rounds))
+    for r, samples in enumerate(rounds, start=1):
+        analysis.add_round(record, Outcome(CASE, "ok", samples=samples, round=r))
+    analysis.analyse(record, dict(enumerate(rounds, start=1)), StatSettings())
+    return record
+
+
+def steady(median, seed):
+    return np.round(np.random.default_rng(seed).normal(median, median * 0.02, 2000))
+
+
+def warming(median, seed):
+    return steady(median, seed) * np.linspace(1.3, 1.0, 2000)
+
+
+def kinds(record):
+    return [w["kind"] for w in record["warnings"]]
+
+
+def test_drift_in_most_rounds_is_a_warm_up_too_short():
+    record = record_of([warming(100_000, 1), warming(100_000, 2), steady(100_000, 3)])
+    assert "drift" in kinds(record)
+    assert "sped up" in next(w["text"] for w in record["warnings"] if w["kind"] == "drift")
+    assert record["rounds"][2]["drift"] is None and record["rounds"][0]["drift"]
+
+
+def test_drift_in_one_round_of_three_is_left_in_the_round_record():
+    record = record_of([warming(100_000, 1), steady(100_000, 2), steady(100_000, 3)])
+    assert "drift" not in kinds(record) and record["rounds"][0]["drift"]
+
+
+def test_rounds_that_disagree_make_the_case_unstable():
+    record = record_of([steady(100_000, 1), steady(100_000, 2), steady(750_000, 3)])
+    assert record["stable"] is False and "unstable" in kinds(record)
+    assert record["round_spread"] > 7
+    low, high = record["median_ci_low"], record["median_ci_high"]
+    assert low < 110_000 and high > 700_000  # the interval owns up to the disagreement
+    calm = record_of([steady(100_000, 1), steady(101_000, 2), steady(99_000, 3)])
+    assert calm["stable"] is True and calm["warnings"] == []
+
+
+def test_one_round_has_no_verdict_on_stability():
+    record = record_of([steady(100_000, 1)])
+    assert record["stable"] is None and record["round_spread"] == 1.0
+    assert record["median_ci_low"] < record["trimmed"]["median"] < record["median_ci_high"]
