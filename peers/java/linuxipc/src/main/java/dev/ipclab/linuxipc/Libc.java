@@ -149,6 +149,10 @@ final class Libc {
     static final MethodHandle SHUTDOWN = errnoCall("shutdown", JAVA_INT, JAVA_INT, JAVA_INT);
     static final MethodHandle CHMOD = errnoCall("chmod", JAVA_INT, ADDRESS, JAVA_INT);
     static final MethodHandle UNLINK = errnoCall("unlink", JAVA_INT, ADDRESS);
+    // Resource usage and renames without replacing (renameat2 RENAME_NOREPLACE, glibc 2.28+).
+    static final MethodHandle GETRUSAGE = errnoCall("getrusage", JAVA_INT, JAVA_INT, ADDRESS);
+    static final MethodHandle RENAMEAT2 = errnoCall("renameat2", JAVA_INT, JAVA_INT, ADDRESS,
+            JAVA_INT, ADDRESS, JAVA_INT);
     static final MethodHandle UMASK = plainCall("umask", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
     static final MethodHandle CLOCK_GETTIME = plainCall("clock_gettime",
             FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));

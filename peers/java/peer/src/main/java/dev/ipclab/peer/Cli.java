@@ -23,17 +23,23 @@ final class Cli {
     private static final Set<String> DRIVE_FLAGS = Set.of("mechanism", "endpoint", "request-size",
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
             "io-timeout", "poll-interval-us", "spin-us", "native-library", "payload",
-            "sequence-length", "http-client", "warmup-samples-file");
-    /** --request-size and --response-size are required for bytes payloads only (section 1). */
+            "sequence-length", "http-client", "warmup-samples-file", "message-size", "messages",
+            "windows");
+    /**
+     * --iterations for rr and short, --message-size and --messages for stream; --request-size
+     * and --response-size for bytes payloads only (section 1).
+     */
     private static final List<String> DRIVE_REQUIRED = List.of("mechanism", "endpoint",
-            "iterations", "samples-file", "result-file");
+            "samples-file", "result-file");
+    private static final List<String> STREAM_ONLY = List.of("message-size", "messages", "windows");
+    /** Round-trip flags that a stream does not take (section 11.1). */
+    private static final List<String> ROUND_TRIP_ONLY = List.of("request-size", "response-size",
+            "iterations", "payload", "sequence-length", "http-client", "native-library");
     private static final Set<String> PAYLOADS = Set.of(DriveOptions.BYTES, "small", "medium",
             "large");
     /** Java only: rest's client library (okhttp as in the thesis, or java.net.http). */
     private static final Set<String> HTTP_CLIENTS = Set.of(DriveOptions.OKHTTP, "jdk");
 
-    static final String FAULT_NONE = "none";
-    static final String FAULT_FLIP = "flip-response-byte";
     /** Keeps warmup + iterations + 1 sequence numbers well inside a signed long. */
     private static final long MAX_COUNT = 1L << 62;
 
@@ -68,16 +74,29 @@ final class Cli {
     private static ServeOptions serve(Map<String, String> flags) {
         String mechanism = flags.get("mechanism");
         String endpoint = endpoint(mechanism, flags.get("endpoint"), false);
-        String fault = flags.getOrDefault("fault", FAULT_NONE);
-        if (!fault.equals(FAULT_NONE) && !fault.equals(FAULT_FLIP)) {
-            throw new IllegalArgumentException("--fault must be none or flip-response-byte, got '"
-                    + fault + "'");
-        }
-        return new ServeOptions(mechanism, endpoint, seed(flags), fault.equals(FAULT_FLIP),
-                pollInterval(flags), spin(flags));
+        String name = flags.getOrDefault("fault", Fault.NONE.label());
+        Fault fault = Fault.byName(name).orElseThrow(() -> new IllegalArgumentException(
+                "--fault must be none, flip-response-byte, drop-stream-message or flip-stream-byte, "
+                + "got '" + name + "'"));
+        return new ServeOptions(mechanism, endpoint, seed(flags), fault, pollInterval(flags),
+                spin(flags));
     }
 
     private static DriveOptions drive(Map<String, String> flags) {
+        String pattern = flags.getOrDefault("pattern", "rr");
+        boolean stream = pattern.equals(Pattern.STREAM.label());
+        for (String name : stream ? ROUND_TRIP_ONLY : STREAM_ONLY) {
+            if (flags.containsKey(name)) {
+                throw new IllegalArgumentException("--" + name + " is not a flag of --pattern "
+                        + pattern);
+            }
+        }
+        if (stream) {
+            return driveStream(flags);
+        }
+        if (!flags.containsKey("iterations")) {
+            throw new IllegalArgumentException("missing required flag --iterations");
+        }
         String mechanism = flags.get("mechanism");
         String nativeLibrary = flags.get("native-library");
         if (nativeLibrary != null && nativeLibrary.isEmpty()) {
@@ -119,7 +138,37 @@ final class Cli {
                         Integer.toString(DriveOptions.DEFAULT_SEQUENCE_LENGTH)), "--sequence-length",
                         0, Structs.MAX_SEQUENCE_LENGTH),
                 httpClient,
-                flags.containsKey("warmup-samples-file") ? path(flags, "warmup-samples-file") : null);
+                warmupSamplesFile(flags), null);
+    }
+
+    /** {@code --pattern stream}: S, N, W (1 … N, default 10 or N if fewer) and the common flags. */
+    private static DriveOptions driveStream(Map<String, String> flags) {
+        for (String name : List.of("message-size", "messages")) {
+            if (!flags.containsKey(name)) {
+                throw new IllegalArgumentException("missing required flag --" + name
+                        + " (--pattern stream)");
+            }
+        }
+        long messages = Numbers.inRange(flags.get("messages"), "--messages", 1, MAX_COUNT);
+        long windows = flags.containsKey("windows")
+                ? Numbers.inRange(flags.get("windows"), "--windows", 1, messages)
+                : Math.min(DriveOptions.DEFAULT_WINDOWS, messages);
+        if (windows > Samples.MAX) {
+            throw new IllegalArgumentException("--windows is at most " + Samples.MAX);
+        }
+        String mechanism = flags.get("mechanism");
+        return new DriveOptions(mechanism, endpoint(mechanism, flags.get("endpoint"), true),
+                Pattern.STREAM.label(), 0, 0,
+                Numbers.inRange(flags.getOrDefault("warmup", "0"), "--warmup", 0, MAX_COUNT), 0,
+                path(flags, "samples-file"), path(flags, "result-file"), seed(flags),
+                Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"), "--io-timeout"),
+                pollInterval(flags), spin(flags), null, DriveOptions.BYTES,
+                DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, warmupSamplesFile(flags),
+                new DriveOptions.StreamShape(size(flags, "message-size"), messages, windows));
+    }
+
+    private static Path warmupSamplesFile(Map<String, String> flags) {
+        return flags.containsKey("warmup-samples-file") ? path(flags, "warmup-samples-file") : null;
     }
 
     /**

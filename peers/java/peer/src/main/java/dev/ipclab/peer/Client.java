@@ -22,7 +22,8 @@ final class Client {
     int run() {
         Samples measured = new Samples();
         Samples warm = options.warmupSamplesFile() == null ? Samples.discarding() : new Samples();
-        PeerException failure = attempt(warm, measured);
+        StreamDrive.Report[] report = new StreamDrive.Report[1];
+        PeerException failure = attempt(warm, measured, report);
         long written = 0;
         long warmWritten = 0;
         try {
@@ -37,7 +38,7 @@ final class Client {
                     + PeerException.describe(e), e));
         }
         try {
-            Result.of(options, failure, written, warmWritten).writeTo(options.resultFile());
+            Result.of(options, failure, written, warmWritten, report[0]).writeTo(options.resultFile());
         } catch (IOException e) {
             failure = firstOf(failure, PeerException.io("cannot write the result file: "
                     + PeerException.describe(e), e));
@@ -49,18 +50,19 @@ final class Client {
         return failure.kind().exitCode();
     }
 
-    /** @return null on success, else the failure as a contract error */
-    private PeerException attempt(Samples warm, Samples measured) {
+    /**
+     * @param report where a stream's figures go
+     * @return null on success, else the failure as a contract error
+     */
+    private PeerException attempt(Samples warm, Samples measured, StreamDrive.Report[] report) {
         try {
             Mechanism mechanism = supportedMechanism();
             Pattern pattern = supportedPattern(mechanism);
-            if (options.warmupSamplesFile() != null) {
+            if (keepsWarmup()) {
                 warm.reserve(options.warmup());
             }
-            measured.reserve(options.iterations());
-            try (Session session = mechanism.open(options)) {
-                pattern.drive(session, options.warmup(), options.iterations(), warm, measured);
-            }
+            measured.reserve(options.samples());
+            report[0] = pattern.drive(mechanism, options, warm, measured);
             return null;
         } catch (PeerException e) {
             return e;
@@ -86,16 +88,23 @@ final class Client {
                     + ") need an RPC mechanism, not " + mechanism.label());
         }
         int largest = Math.max(options.requestSize(), options.responseSize());
+        if (options.stream() != null) {
+            largest = Math.max(largest, options.stream().messageSize());
+        }
         if (largest > mechanism.maxPayload()) {
             throw PeerException.unsupported(mechanism.label() + " carries at most "
                     + mechanism.maxPayload() + " payload bytes per frame here, asked for " + largest);
         }
-        long kept = Math.max(options.iterations(),
-                options.warmupSamplesFile() == null ? 0 : options.warmup());
+        long kept = Math.max(options.samples(), keepsWarmup() ? options.warmup() : 0);
         if (kept > Samples.MAX) {
             throw PeerException.unsupported("this peer records at most " + Samples.MAX + " samples");
         }
         return mechanism;
+    }
+
+    /** A stream's warm-up messages are not timed one by one: its warm-up samples file stays empty. */
+    private boolean keepsWarmup() {
+        return options.warmupSamplesFile() != null && options.stream() == null;
     }
 
     private Pattern supportedPattern(Mechanism mechanism) throws PeerException {

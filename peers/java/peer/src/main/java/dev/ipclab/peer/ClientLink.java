@@ -19,4 +19,19 @@ interface ClientLink extends Closeable {
 
     /** How large a receive buffer for frames of frameSize must be. */
     int receiveCapacity(int frameSize);
+
+    /** Whether frames may be lost on the way (udp): a stream then counts them (section 11.1). */
+    default boolean lossy() {
+        return false;
+    }
+
+    /**
+     * A lossy link's receive that gives up after timeoutNanos without failing, so the caller can
+     * send again (a stream's MARK and END). Not on the hot path.
+     *
+     * @return the bytes received, or -1 if nothing came in time
+     */
+    default int receiveWithin(ByteBuffer dst, long timeoutNanos) throws IOException {
+        throw new UnsupportedOperationException("only a lossy link receives with a deadline");
+    }
 }

@@ -4,11 +4,16 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
-/** Serves one stream client: REQUEST -> RESPONSE, END -> END_ACK, until it closes. */
+/**
+ * Serves stream clients one after another: REQUEST -> RESPONSE, DATA counted, MARK -> MARK_ACK,
+ * END -> END_ACK, until each closes. The corrupted-request count runs across connections until
+ * END (section 11.2: a short client sends END over a connection of its own).
+ */
 final class ConnectionHandler {
     private final Responder responder;
     private final FrameReader reader = new FrameReader();
     private final PrintStream diagnostics;
+    private long corrupted;
 
     ConnectionHandler(Responder responder, PrintStream diagnostics) {
         this.responder = responder;
@@ -23,7 +28,7 @@ final class ConnectionHandler {
      */
     String serve(StreamConnection connection) throws IOException {
         reader.reset();
-        long corrupted = 0;
+        Responder.Reply reply = connection::write;
         while (true) {
             FrameReader.Status status;
             try {
@@ -40,25 +45,21 @@ final class ConnectionHandler {
                     diagnostics.println("ipclab-peer: rejected frame: " + reader.rejection());
                     return reader.rejection();
                 }
-                case FRAME -> corrupted = answer(connection, reader.frame(), corrupted);
+                case FRAME -> answer(reply);
             }
             reader.consume();
         }
     }
 
-    /** @return the corrupted-request count after this frame */
-    private long answer(StreamConnection connection, ByteBuffer frame, long corrupted)
-            throws IOException {
-        long sequence = Frame.sequence(frame);
-        if (Frame.kind(frame) == Frame.END) {
-            connection.write(responder.endAck(sequence, corrupted));
-            return 0;
+    private void answer(Responder.Reply reply) throws IOException {
+        ByteBuffer frame = reader.frame();
+        int at = reader.start();
+        if (Frame.kind(frame, at) == Frame.END) {
+            responder.answer(frame, at, reply, corrupted);
+            corrupted = 0;
+        } else {
+            corrupted += responder.answer(frame, at, reply, 0);
         }
-        int length = (int) Frame.length(frame);
-        connection.write(responder.response(sequence, (int) Frame.wanted(frame), length));
-        responder.sent();
-        // Checked only now, after the response has left: the check costs the round trip nothing.
-        return responder.intact(frame, length, sequence) ? corrupted : corrupted + 1;
     }
 
     /** The receive buffer's size, so tests can see that no claimed length was allocated. */

@@ -8,7 +8,8 @@ import java.util.Map;
 
 /**
  * udp, uds-dgram: answers each datagram to its source address. A malformed datagram is dropped
- * with a rejection line; the server goes on. Corrupted-request counts are kept per client address.
+ * with a rejection line; the server goes on. Corrupted-request counts are kept per client address;
+ * a stream's counters are the responder's (one client streams at a time).
  */
 final class DatagramServer implements Server {
     private final DatagramPort port;
@@ -16,6 +17,7 @@ final class DatagramServer implements Server {
     private final PrintStream diagnostics;
     private final ByteBuffer in;
     private final Map<Object, Long> corrupted = new HashMap<>();
+    private final Responder.Reply reply;
     private volatile boolean stopping;
 
     DatagramServer(DatagramPort port, Responder responder, PrintStream diagnostics) {
@@ -23,6 +25,7 @@ final class DatagramServer implements Server {
         this.responder = responder;
         this.diagnostics = diagnostics;
         this.in = Frame.allocate(port.receiveCapacity());
+        this.reply = port::reply;
     }
 
     @Override
@@ -60,16 +63,10 @@ final class DatagramServer implements Server {
             diagnostics.println("ipclab-peer: rejected frame: " + problem);
             return;
         }
-        long sequence = Frame.sequence(in);
         if (Frame.kind(in) == Frame.END) {
             Long count = corrupted.remove(port.source());
-            port.reply(responder.endAck(sequence, count == null ? 0 : count));
-            return;
-        }
-        int length = (int) Frame.length(in);
-        port.reply(responder.response(sequence, (int) Frame.wanted(in), length));
-        responder.sent();
-        if (!responder.intact(in, length, sequence)) {
+            responder.answer(in, 0, reply, count == null ? 0 : count);
+        } else if (responder.answer(in, 0, reply, 0) != 0) {
             corrupted.merge(port.source(), 1L, Long::sum);
         }
     }

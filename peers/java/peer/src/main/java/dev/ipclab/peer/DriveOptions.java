@@ -25,8 +25,16 @@ record DriveOptions(
         String payload,
         int sequenceLength,
         String httpClient,
-        Path warmupSamplesFile) implements Command {
+        Path warmupSamplesFile,
+        StreamShape stream) implements Command {
     static final String BYTES = "bytes";
+    static final long DEFAULT_WINDOWS = 10;
+
+    /**
+     * {@code --pattern stream} (section 11.1): S, N and W; then request and response sizes and
+     * iterations are 0 (not given).
+     */
+    record StreamShape(int messageSize, long messages, long windows) {}
     static final int DEFAULT_SEQUENCE_LENGTH = 5;
     static final String OKHTTP = "okhttp";
 
@@ -37,7 +45,7 @@ record DriveOptions(
             String nativeLibrary) {
         this(mechanism, endpoint, pattern, requestSize, responseSize, warmup, iterations,
                 samplesFile, resultFile, seed, ioTimeoutNanos, pollIntervalNanos, spinNanos,
-                nativeLibrary, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP, null);
+                nativeLibrary, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP, null, null);
     }
 
     /** What a link may read. */
@@ -49,6 +57,20 @@ record DriveOptions(
     RpcDrive.Options rpc() {
         return new RpcDrive.Options(mechanism, endpoint, seed, requestSize, responseSize, payload,
                 sequenceLength, ioTimeoutNanos, httpClient);
+    }
+
+    /** A stream client (section 11.1): S bytes per message, N messages, W windows. */
+    static DriveOptions streaming(String mechanism, String endpoint, StreamShape stream, long warmup,
+            Path samplesFile, Path resultFile, long seed, long ioTimeoutNanos) {
+        return new DriveOptions(mechanism, endpoint, Pattern.STREAM.label(), 0, 0, warmup, 0,
+                samplesFile, resultFile, seed, ioTimeoutNanos, Mechanism.DEFAULT_POLL_INTERVAL_NANOS,
+                Mechanism.DEFAULT_SPIN_NANOS, null, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP, null,
+                stream);
+    }
+
+    /** The samples a run keeps: one per window (stream) or per round trip. */
+    long samples() {
+        return stream != null ? stream.windows() : iterations;
     }
 
     /** bytes, or one of the structured payloads of section 10.2. */

@@ -1,15 +1,27 @@
 package dev.ipclab.peer;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A client of section 2's frames over one link. Every buffer is made in the constructor; the
- * timed region is only: clock, one send, the receive of the whole response, clock. Stamping
- * comes before it and every check after it.
+ * A client of section 2's frames: over one link for the whole run (rr), or over a new connection
+ * per round trip (short, section 11.2). Every buffer is made in the constructor; the timed region
+ * is only: clock, (connect,) one send, the receive of the whole response, (close,) clock.
+ * Stamping comes before it and every check after it.
  */
 final class Exchange implements Session {
+    /** short: how a round trip gets its own connection; closing the link ends it. */
+    interface Dial extends Closeable {
+        ClientLink dial() throws IOException;
+
+        /** Releases what the dialer keeps between connections (native buffers); default none. */
+        @Override
+        default void close() throws IOException {}
+    }
+
     private final ClientLink link;
+    private final Dial dial;
     private final int requestSize;
     private final int responseSize;
     private final int responseFrameSize;
@@ -19,37 +31,60 @@ final class Exchange implements Session {
     private final ByteBuffer endAck;
     private final ExpectedPayload.Check expectedResponse;
 
-    Exchange(ClientLink link, long seed, int requestSize, int responseSize) {
+    /** @param link the one link (rr), or null with a dialer (short) */
+    private Exchange(ClientLink link, Dial dial, long seed, int requestSize, int responseSize) {
         this.link = link;
+        this.dial = dial;
         this.requestSize = requestSize;
         this.responseSize = responseSize;
         this.responseFrameSize = Frame.HEADER_SIZE + responseSize;
         this.request = new OutgoingFrame(Frame.REQUEST, seed, Payload.REQUEST_STREAM, requestSize);
         this.end = new OutgoingFrame(Frame.END, seed, Payload.REQUEST_STREAM, 0);
-        this.response = Frame.allocate(link.receiveCapacity(responseFrameSize));
-        this.endAck = Frame.allocate(link.receiveCapacity(Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD));
+        int endAckSize = Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD;
+        // short mechanisms are all streams: a frame needs exactly its own size.
+        this.response = Frame.allocate(link == null ? responseFrameSize
+                : link.receiveCapacity(responseFrameSize));
+        this.endAck = Frame.allocate(link == null ? endAckSize : link.receiveCapacity(endAckSize));
         this.expectedResponse = new ExpectedPayload(seed, Payload.RESPONSE_STREAM, responseSize)
                 .bind(response, Frame.HEADER_SIZE);
     }
 
-    /** Connects the mechanism's link; a failure to connect is an io error naming the endpoint. */
+    /** rr: connects the mechanism's link once; a failure to connect is an io error naming the endpoint. */
     static Exchange open(Mechanism.Connect connect, DriveOptions options) throws PeerException {
-        ClientLink link;
+        ClientLink link = connect(connect, options);
         try {
-            link = connect.connect(options.endpoint(), options.settings());
+            return new Exchange(link, null, options.seed(), options.requestSize(), options.responseSize());
+        } catch (RuntimeException | Error e) {
+            closeOnError(link, e);
+            throw e;
+        }
+    }
+
+    /** short: nothing is connected yet; each round trip dials. */
+    static Exchange dialing(Dial dial, DriveOptions options) {
+        try {
+            return new Exchange(null, dial, options.seed(), options.requestSize(), options.responseSize());
+        } catch (RuntimeException | Error e) {
+            closeOnError(dial, e);
+            throw e;
+        }
+    }
+
+    /** Connects a link, or fails with an io error naming the endpoint. */
+    static ClientLink connect(Mechanism.Connect connect, DriveOptions options) throws PeerException {
+        try {
+            return connect.connect(options.endpoint(), options.settings());
         } catch (IOException e) {
             throw PeerException.io("cannot connect to " + options.endpoint() + ": "
                     + PeerException.describe(e), e);
         }
+    }
+
+    static void closeOnError(Closeable resource, Throwable failure) {
         try {
-            return new Exchange(link, options.seed(), options.requestSize(), options.responseSize());
-        } catch (RuntimeException | Error e) {
-            try {
-                link.close();
-            } catch (IOException suppressed) {
-                e.addSuppressed(suppressed);
-            }
-            throw e;
+            resource.close();
+        } catch (IOException suppressed) {
+            failure.addSuppressed(suppressed);
         }
     }
 
@@ -57,10 +92,22 @@ final class Exchange implements Session {
     @Override
     public long roundTrip(long sequence) throws PeerException, IOException {
         ByteBuffer frame = request.prepare(sequence, responseSize);
-        long start = System.nanoTime();
-        link.send(frame);
-        int received = link.receive(response, responseFrameSize);
-        long stop = System.nanoTime();
+        long start;
+        int received;
+        long stop;
+        if (dial == null) {
+            start = System.nanoTime();
+            link.send(frame);
+            received = link.receive(response, responseFrameSize);
+            stop = System.nanoTime();
+        } else {
+            start = System.nanoTime();
+            try (ClientLink connection = dial.dial()) {
+                connection.send(frame);
+                received = connection.receive(response, responseFrameSize);
+            }
+            stop = System.nanoTime();
+        }
         checkResponse(sequence, received);
         return stop - start;
     }
@@ -75,12 +122,25 @@ final class Exchange implements Session {
         }
     }
 
-    /** END and its END_ACK, which carries how many request payloads the server found corrupted. */
+    /**
+     * END and its END_ACK, which carries how many request payloads the server found corrupted
+     * (short: over one more connection of its own).
+     */
     @Override
     public void finish(long sequence) throws PeerException, IOException {
-        link.send(end.prepare(sequence, 0));
+        if (dial == null) {
+            finishOn(link, sequence);
+        } else {
+            try (ClientLink connection = dial.dial()) {
+                finishOn(connection, sequence);
+            }
+        }
+    }
+
+    private void finishOn(ClientLink connection, long sequence) throws PeerException, IOException {
+        connection.send(end.prepare(sequence, 0));
         int ackSize = Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD;
-        checkSize("end_ack", link.receive(endAck, ackSize), ackSize);
+        checkSize("end_ack", connection.receive(endAck, ackSize), ackSize);
         Frame.checkReply(endAck, Frame.END_ACK, sequence, Frame.END_ACK_PAYLOAD, 0);
         long corrupted = endAck.getLong(Frame.HEADER_SIZE);
         if (corrupted != 0) {
@@ -90,7 +150,7 @@ final class Exchange implements Session {
     }
 
     /** Only a datagram can have the wrong size; a stream read always takes exactly the frame. */
-    private static void checkSize(String what, int received, int expected) throws PeerException {
+    static void checkSize(String what, int received, int expected) throws PeerException {
         if (received != expected) {
             throw new PeerException(ErrorKind.PROTOCOL, what + " datagram size: expected "
                     + expected + ", received " + received);
@@ -99,6 +159,6 @@ final class Exchange implements Session {
 
     @Override
     public void close() throws IOException {
-        link.close();
+        ChannelConnection.closeAll(link != null ? link : dial);
     }
 }

@@ -45,6 +45,10 @@ final class ExpectedPayload {
             return received;
         }
 
+        int offset() {
+            return offset;
+        }
+
         ExpectedPayload expected() {
             return ExpectedPayload.this;
         }

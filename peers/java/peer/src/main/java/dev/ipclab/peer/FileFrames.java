@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.linuxipc.NoReplaceRename;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchEvent;
 import java.nio.file.WatchKey;
 import java.nio.file.WatchService;
 import java.nio.file.attribute.FileAttribute;
@@ -21,6 +23,7 @@ import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * file and file-poll (PROTOCOL.md section 4.2): one file per frame in a private directory. The
@@ -50,40 +53,71 @@ final class FileFrames {
          */
         abstract boolean await(Path file, long timeoutNanos) throws IOException;
 
+        /**
+         * Waits until the file no longer exists (a stream's writer, whose previous frame the
+         * reader has not taken yet).
+         *
+         * @return false if the timeout expired
+         */
+        abstract boolean awaitGone(Path file, long timeoutNanos) throws IOException;
+
         @Override
         public void close() throws IOException {}
     }
 
     /** file: a directory watch; registered when made, so before READY or the first request. */
     static final class Watching extends Waiter {
+        private final Path dir;
         private final WatchService watcher;
+        /** Removals, watched only once a stream's writer has had to wait (not during rr). */
+        private WatchService removals;
 
         Watching(Path dir) throws IOException {
-            watcher = FileSystems.getDefault().newWatchService();
+            this.dir = dir;
+            this.watcher = watch(dir, StandardWatchEventKinds.ENTRY_CREATE);
+        }
+
+        private static WatchService watch(Path dir, WatchEvent.Kind<Path> kind) throws IOException {
+            WatchService service = FileSystems.getDefault().newWatchService();
             try {
-                dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE);
+                dir.register(service, kind);
+                return service;
             } catch (IOException | RuntimeException e) {
-                watcher.close();
+                service.close();
                 throw e;
             }
         }
 
         @Override
         boolean await(Path file, long timeoutNanos) throws IOException {
+            return until(watcher, () -> Files.exists(file), file, timeoutNanos);
+        }
+
+        @Override
+        boolean awaitGone(Path file, long timeoutNanos) throws IOException {
+            if (removals == null) {
+                removals = watch(dir, StandardWatchEventKinds.ENTRY_DELETE);
+            }
+            return until(removals, () -> !Files.exists(file), file, timeoutNanos);
+        }
+
+        /** Re-checks the condition after every event of the service, until it holds. */
+        private static boolean until(WatchService service, BooleanSupplier holds, Path file,
+                long timeoutNanos) throws IOException {
             long deadline = System.nanoTime() + timeoutNanos;
             try {
-                while (!Files.exists(file)) {
+                while (!holds.getAsBoolean()) {
                     WatchKey key;
                     if (timeoutNanos <= 0) {
-                        key = watcher.take();
+                        key = service.take();
                     } else {
                         long left = deadline - System.nanoTime();
                         if (left <= 0) {
                             return false;
                         }
-                        key = watcher.poll(left, TimeUnit.NANOSECONDS);
+                        key = service.poll(left, TimeUnit.NANOSECONDS);
                         if (key == null) {
-                            return Files.exists(file);
+                            return holds.getAsBoolean();
                         }
                     }
                     key.pollEvents();
@@ -100,7 +134,7 @@ final class FileFrames {
 
         @Override
         public void close() throws IOException {
-            watcher.close();
+            ChannelConnection.closeAll(watcher, removals != null ? removals : () -> { });
         }
     }
 
@@ -115,8 +149,17 @@ final class FileFrames {
 
         @Override
         boolean await(Path file, long timeoutNanos) {
+            return until(() -> Files.exists(file), timeoutNanos);
+        }
+
+        @Override
+        boolean awaitGone(Path file, long timeoutNanos) {
+            return until(() -> !Files.exists(file), timeoutNanos);
+        }
+
+        private boolean until(BooleanSupplier holds, long timeoutNanos) {
             long deadline = System.nanoTime() + timeoutNanos;
-            while (!Files.exists(file)) {
+            while (!holds.getAsBoolean()) {
                 if (closed || (timeoutNanos > 0 && System.nanoTime() - deadline >= 0)) {
                     return false;
                 }
@@ -138,12 +181,16 @@ final class FileFrames {
 
     /** Writes frame [position, limit) as name.tmp, then renames it to name. */
     static void write(Path tmp, Path target, ByteBuffer frame) throws IOException {
+        writeTemporary(tmp, frame);
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void writeTemporary(Path tmp, ByteBuffer frame) throws IOException {
         try (FileChannel out = FileChannel.open(tmp, WRITE_OPTIONS, OWNER_ONLY)) {
             while (frame.hasRemaining()) {
                 out.write(frame);
             }
         }
-        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** Opens the file that has appeared and removes its name; the caller reads and closes it. */
@@ -309,11 +356,16 @@ final class FileFrames {
         }
     }
 
-    /** The client: writes req, waits for resp (bounded by --io-timeout), reads it whole. */
+    /**
+     * The client: writes req, waits for resp (bounded by --io-timeout), reads it whole. req is
+     * renamed into place without replacing: a stream's next DATA waits until the server has
+     * taken the previous one (in rr, req is always free by then).
+     */
     private static final class Link implements ClientLink {
         private final Path req;
         private final Path reqTmp;
         private final Path resp;
+        private final NoReplaceRename publish;
         private final Waiter waiter;
         private final long timeoutNanos;
 
@@ -321,13 +373,20 @@ final class FileFrames {
             this.req = dir.resolve(REQUEST);
             this.reqTmp = dir.resolve(REQUEST + ".tmp");
             this.resp = dir.resolve(RESPONSE);
+            this.publish = new NoReplaceRename(reqTmp, req);
             this.waiter = waiter;
             this.timeoutNanos = timeoutNanos;
         }
 
         @Override
         public void send(ByteBuffer frame) throws IOException {
-            write(reqTmp, req, frame);
+            writeTemporary(reqTmp, frame);
+            while (!publish.run()) {
+                if (!waiter.awaitGone(req, timeoutNanos)) {
+                    throw new ReceiveTimeoutException("the server did not take " + REQUEST
+                            + " within --io-timeout (" + timeoutNanos / 1e9 + " s)");
+                }
+            }
         }
 
         /** @return the file's size, so that a file of the wrong size is a protocol error */
@@ -352,7 +411,11 @@ final class FileFrames {
 
         @Override
         public void close() throws IOException {
-            waiter.close();
+            try {
+                waiter.close();
+            } finally {
+                publish.close();
+            }
         }
     }
 }

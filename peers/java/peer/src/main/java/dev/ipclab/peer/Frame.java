@@ -18,6 +18,10 @@ final class Frame {
     static final byte RESPONSE = 2;
     static final byte END = 3;
     static final byte END_ACK = 4;
+    /** Section 11: a stream's message (client to server), its barrier and the barrier's answer. */
+    static final byte DATA = 5;
+    static final byte MARK = 6;
+    static final byte MARK_ACK = 7;
 
     /** The bytes "IPCL" read as a little-endian u32. */
     static final int MAGIC = 0x4C43_5049;
@@ -32,6 +36,8 @@ final class Frame {
 
     /** END_ACK carries the server's corrupted-request counter as a u64. */
     static final int END_ACK_PAYLOAD = 8;
+    /** A stream's END_ACK: seven u64 (section 11.1 step 4). */
+    static final int STREAM_END_ACK_PAYLOAD = 56;
 
     private Frame() {}
 
@@ -51,46 +57,73 @@ final class Frame {
     }
 
     static byte kind(ByteBuffer buf) {
-        return buf.get(OFF_KIND);
+        return kind(buf, 0);
     }
 
     static long sequence(ByteBuffer buf) {
-        return buf.getLong(OFF_SEQUENCE);
+        return sequence(buf, 0);
     }
 
     /** The length field as an unsigned value: a hostile 0xFFFFFFFF must not turn negative. */
     static long length(ByteBuffer buf) {
-        return Integer.toUnsignedLong(buf.getInt(OFF_LENGTH));
+        return length(buf, 0);
     }
 
     static long wanted(ByteBuffer buf) {
-        return Integer.toUnsignedLong(buf.getInt(OFF_WANTED));
+        return wanted(buf, 0);
+    }
+
+    /** The getters for a header at offset {@code at} (a reader holding several frames). */
+    static byte kind(ByteBuffer buf, int at) {
+        return buf.get(at + OFF_KIND);
+    }
+
+    static long sequence(ByteBuffer buf, int at) {
+        return buf.getLong(at + OFF_SEQUENCE);
+    }
+
+    static long length(ByteBuffer buf, int at) {
+        return Integer.toUnsignedLong(buf.getInt(at + OFF_LENGTH));
+    }
+
+    static long wanted(ByteBuffer buf, int at) {
+        return Integer.toUnsignedLong(buf.getInt(at + OFF_WANTED));
+    }
+
+    static String requestProblem(ByteBuffer buf) {
+        return requestProblem(buf, 0);
     }
 
     /**
-     * The server's header checks, in the order and with the reasons of PROTOCOL.md section 2.
+     * The server's header checks, in the order and with the reasons of PROTOCOL.md sections 2
+     * and 11 (DATA and MARK besides REQUEST and END).
      *
-     * @return the rejection reason, or null if the header (at offset 0) is a valid REQUEST or END
+     * @return the rejection reason, or null if the header at offset {@code at} is a valid
+     *     REQUEST, END, DATA or MARK
      */
-    static String requestProblem(ByteBuffer buf) {
-        if (buf.getInt(OFF_MAGIC) != MAGIC) {
+    static String requestProblem(ByteBuffer buf, int at) {
+        if (buf.getInt(at + OFF_MAGIC) != MAGIC) {
             return "bad magic";
         }
-        if (buf.get(OFF_VERSION) != VERSION) {
+        if (buf.get(at + OFF_VERSION) != VERSION) {
             return "bad version";
         }
-        byte kind = buf.get(OFF_KIND);
-        if (kind != REQUEST && kind != END) {
+        byte kind = kind(buf, at);
+        if (kind != REQUEST && kind != END && kind != DATA && kind != MARK) {
             return "unexpected kind";
         }
-        if (buf.getShort(OFF_FLAGS) != 0) {
+        if (buf.getShort(at + OFF_FLAGS) != 0) {
             return "bad flags";
         }
-        if (length(buf) > MAX_PAYLOAD || wanted(buf) > MAX_PAYLOAD) {
+        long length = length(buf, at);
+        if (length > MAX_PAYLOAD || wanted(buf, at) > MAX_PAYLOAD) {
             return "length too large";
         }
-        if (kind == END && length(buf) != 0) {
+        if (kind == END && length != 0) {
             return "bad end frame";
+        }
+        if ((kind == DATA || kind == MARK) && (wanted(buf, at) != 0 || (kind == MARK && length != 0))) {
+            return "bad stream frame";
         }
         return null;
     }
@@ -102,7 +135,11 @@ final class Frame {
      */
     static void checkReply(ByteBuffer buf, byte kind, long sequence, int length, int wanted)
             throws PeerException {
-        String what = kind == RESPONSE ? "response" : "end_ack";
+        String what = switch (kind) {
+            case RESPONSE -> "response";
+            case MARK_ACK -> "mark_ack";
+            default -> "end_ack";
+        };
         if (buf.getInt(OFF_MAGIC) != MAGIC) {
             throw mismatch(what, "magic", magicHex(MAGIC), magicHex(buf.getInt(OFF_MAGIC)));
         }

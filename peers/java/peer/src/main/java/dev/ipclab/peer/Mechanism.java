@@ -18,24 +18,28 @@ import java.util.Set;
 import java.util.function.IntSupplier;
 
 /**
- * The one table of what this peer implements (PROTOCOL.md sections 4 and 10): each mechanism's
- * name, endpoint grammar, how it serves (absent: drive only) and connects, the patterns its
- * client drives and its largest payload. The command line, the server and client dispatch and
+ * The one table of what this peer implements (PROTOCOL.md sections 4, 10 and 11): each
+ * mechanism's name, endpoint grammar, how it serves (absent: drive only), how its client opens
+ * for each pattern it carries (rr always; short and stream where the entry says how) and its
+ * largest payload. The command line, the server and client dispatch and
  * the {@code capabilities} answer all read it; nothing else lists mechanisms.
  */
 enum Mechanism {
-    TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e), (e, s) -> Tcp.connect(e))),
+    TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e), (e, s) -> Tcp.connect(e))
+            .dialing((e, s) -> Tcp.dialer(e))),
     UDP("udp", EndpointKind.INET, datagrams(Udp::bind, (e, s) -> Udp.connect(e, s.ioTimeoutNanos())),
             () -> Udp.MAX_PAYLOAD),
-    UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))),
+    UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))
+            .dialing((e, s) -> () -> Uds.connect(e))),
     UDS_DGRAM("uds-dgram", EndpointKind.PATH, datagrams(UdsDgram::bind,
             (e, s) -> UdsDgram.connect(e, s.ioTimeoutNanos())), UdsDgram::maxPayload),
     PIPE("pipe", EndpointKind.FDS, stream((e, s) -> Pipe.listen(e), (e, s) -> Pipe.connect(e))),
     FIFO("fifo", EndpointKind.DIR, stream((e, s) -> Fifo.listen(e), (e, s) -> Fifo.connect(e))),
     SYSV_MQ("sysv-mq", EndpointKind.SYSV, stream((e, s) -> SysVMq.listen(e),
-            (e, s) -> SysVMq.connect(e))),
+            (e, s) -> SysVMq.connect(e)).dialing((e, s) -> SysVMq.dialer(e))),
     POSIX_MQ("posix-mq", EndpointKind.POSIX, stream((e, s) -> PosixMq.listen(e),
-            (e, s) -> PosixMq.connect(e, s.ioTimeoutNanos()))),
+            (e, s) -> PosixMq.connect(e, s.ioTimeoutNanos()))
+            .dialing((e, s) -> PosixMq.dialer(e, s.ioTimeoutNanos()))),
     SYSV_SHM("sysv-shm", EndpointKind.SYSV, stream((e, s) -> SysVShm.listen(e),
             (e, s) -> SysVShm.connect(e, s.ioTimeoutNanos()))),
     /** file watches the directory (poll interval 0), file-poll polls it. */
@@ -51,12 +55,15 @@ enum Mechanism {
     JNI("jni", EndpointKind.INPROC, inProcess(InProcess::jni, true)),
     FFM("ffm", EndpointKind.INPROC, inProcess(InProcess::ffm, true)),
     /** RPC middleware (section 10): the framework's own protocol, no frames. */
-    GRPC("grpc", EndpointKind.INET, rpc(GrpcBench::serve, GrpcBench::connect)),
+    GRPC("grpc", EndpointKind.INET, rpc(GrpcBench::serve, GrpcBench::connect)
+            .streaming(options -> GrpcBench.stream(options.rpc(), options.stream().messageSize(),
+                    options.warmup()))),
     THRIFT_BINARY("thrift-binary", EndpointKind.INET,
             rpc(ThriftBench::serveBinary, ThriftBench::connectBinary)),
     THRIFT_COMPACT("thrift-compact", EndpointKind.INET,
             rpc(ThriftBench::serveCompact, ThriftBench::connectCompact)),
-    REST("rest", EndpointKind.INET, rpc(RestServer::serve, RestClients::connect)),
+    REST("rest", EndpointKind.INET, rpc(RestServer::serve, RestClients::connect)
+            .withShort(options -> RpcDrive.open(RestClients::connectShort, options.rpc()))),
     RMI("rmi", EndpointKind.INET, rpc(RmiServer::serve, RmiServer::connect)),
     ICE("ice", EndpointKind.INET, rpc(IceBench::serve, IceBench::connect)),
     CORBA("corba", EndpointKind.IOR, rpc(CorbaBench::serve, CorbaBench::connect));
@@ -87,23 +94,52 @@ enum Mechanism {
         Server open(ServeOptions options, PrintStream diagnostics) throws IOException;
     }
 
-    /** How a client of a mechanism connects, ready for its pattern. */
+    /** How a client of a mechanism connects for rr or short. */
     interface Open {
         Session open(DriveOptions options) throws PeerException, IOException;
     }
 
+    /** How a stream client connects (section 11.1). */
+    interface OpenStream {
+        OneWay open(DriveOptions options) throws PeerException, IOException;
+    }
+
+    /** short over frames: how the client dials one connection per round trip (section 11.2). */
+    interface Dialer {
+        Exchange.Dial dialer(String endpoint, Settings settings) throws IOException;
+    }
+
     /**
-     * What a mechanism does: serve (null: drive only), open a client session, carry the
-     * structured records of section 10.2, need --native-library; and, for tests, connect a link.
+     * What a mechanism does: serve (null: drive only), open a client session per pattern (null:
+     * the pattern is not carried), carry the structured records of section 10.2, need
+     * --native-library; and, for tests, connect a link.
      */
-    private record Behaviour(Serve serve, Open open, boolean records, boolean nativeLibrary,
-            Connect link) {}
+    private record Behaviour(Serve serve, Open open, Open shortLived, OpenStream stream,
+            boolean records, boolean nativeLibrary, Connect link) {
+        Behaviour(Serve serve, Open open, boolean records, boolean nativeLibrary, Connect link) {
+            this(serve, open, null, null, records, nativeLibrary, link);
+        }
+
+        Behaviour withShort(Open open) {
+            return new Behaviour(serve, this.open, open, stream, records, nativeLibrary, link);
+        }
+
+        /** short over frames: a connection per round trip, END over one more. */
+        Behaviour dialing(Dialer dialer) {
+            return withShort(options -> Exchange.dialing(
+                    dialer.dialer(options.endpoint(), options.settings()), options));
+        }
+
+        Behaviour streaming(OpenStream stream) {
+            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link);
+        }
+    }
 
     private final String label;
     private final EndpointKind endpoint;
     private final Behaviour behaviour;
     private final IntSupplier maxPayload;
-    private final Set<Pattern> patterns = EnumSet.of(Pattern.RR);
+    private final Set<Pattern> patterns;
 
     Mechanism(String label, EndpointKind endpoint, Behaviour behaviour) {
         this(label, endpoint, behaviour, () -> Frame.MAX_PAYLOAD);
@@ -114,20 +150,34 @@ enum Mechanism {
         this.endpoint = endpoint;
         this.behaviour = behaviour;
         this.maxPayload = maxPayload;
+        this.patterns = EnumSet.of(Pattern.RR);
+        if (behaviour.shortLived != null) {
+            patterns.add(Pattern.SHORT);
+        }
+        if (behaviour.stream != null) {
+            patterns.add(Pattern.STREAM);
+        }
     }
 
-    /** Frames over a byte stream or messages: {@link StreamServer}, {@link Exchange}. */
+    /**
+     * Frames over a byte stream or messages: {@link StreamServer}; {@link Exchange} (rr),
+     * {@link StreamExchange} (stream).
+     */
     private static Behaviour stream(Listen listen, Connect connect) {
-        return new Behaviour((options, diagnostics) -> new StreamServer(
+        return frames((options, diagnostics) -> new StreamServer(
                 listen.listen(options.endpoint(), options.settings()), responder(options), diagnostics),
-                options -> Exchange.open(connect, options), false, false, connect);
+                connect);
     }
 
-    /** One frame per datagram: {@link DatagramServer}, {@link Exchange}. */
+    /** One frame per datagram: {@link DatagramServer}; the same clients. */
     private static Behaviour datagrams(Bind bind, Connect connect) {
-        return new Behaviour((options, diagnostics) -> new DatagramServer(
-                bind.bind(options.endpoint()), responder(options), diagnostics),
-                options -> Exchange.open(connect, options), false, false, connect);
+        return frames((options, diagnostics) -> new DatagramServer(
+                bind.bind(options.endpoint()), responder(options), diagnostics), connect);
+    }
+
+    private static Behaviour frames(Serve serve, Connect connect) {
+        return new Behaviour(serve, options -> Exchange.open(connect, options), false, false, connect)
+                .streaming(options -> StreamExchange.open(connect, options));
     }
 
     private static Behaviour shm(Shm.Wait wait) {
@@ -146,7 +196,7 @@ enum Mechanism {
     }
 
     private static Responder responder(ServeOptions options) {
-        return new Responder(options.seed(), options.flipResponseByte());
+        return new Responder(options.seed(), options.fault());
     }
 
     static Optional<Mechanism> byName(String name) {
@@ -200,9 +250,19 @@ enum Mechanism {
         return behaviour.serve.open(options, diagnostics);
     }
 
-    /** Connects a client, ready for its pattern. */
+    /** Connects an rr client. */
     Session open(DriveOptions options) throws PeerException, IOException {
         return behaviour.open.open(options);
+    }
+
+    /** A short client (section 11.2); only for a mechanism whose patterns have SHORT. */
+    Session openShort(DriveOptions options) throws PeerException, IOException {
+        return behaviour.shortLived.open(options);
+    }
+
+    /** Connects a stream client (section 11.1); only for a mechanism whose patterns have STREAM. */
+    OneWay openStream(DriveOptions options) throws PeerException, IOException {
+        return behaviour.stream.open(options);
     }
 
     /** For tests: the bare link of a frame mechanism. */

@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
@@ -11,7 +12,8 @@ import java.nio.ByteBuffer;
  */
 final class MessageStream implements StreamConnection {
     private final MessageChannel channel;
-    private boolean ownsChannel;
+    /** What closing the stream releases: the channel (client), its queues (short), or nothing. */
+    private Closeable release;
     private volatile boolean stopped;
     private int pendingOffset;
     private int pendingLength;
@@ -19,8 +21,13 @@ final class MessageStream implements StreamConnection {
 
     /** @param ownsChannel close the channel with the stream (client), or not (server) */
     MessageStream(MessageChannel channel, boolean ownsChannel) {
+        this(channel, ownsChannel ? channel : null);
+    }
+
+    /** @param release closed once with the stream, or null */
+    MessageStream(MessageChannel channel, Closeable release) {
         this.channel = channel;
-        this.ownsChannel = ownsChannel;
+        this.release = release;
     }
 
     @Override
@@ -70,9 +77,10 @@ final class MessageStream implements StreamConnection {
             holding = false;
             channel.release();
         }
-        if (ownsChannel) {
-            ownsChannel = false;
-            channel.close();
+        if (release != null) {
+            Closeable once = release;
+            release = null;
+            once.close();
         }
     }
 }

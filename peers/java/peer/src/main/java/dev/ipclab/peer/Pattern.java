@@ -5,17 +5,28 @@ import java.util.Optional;
 
 /**
  * The traffic patterns of PROTOCOL.md section 11, the second table beside {@link Mechanism}:
- * each pattern is one entry and one function that drives a {@link Session}. A later pattern
- * (stream, short, burst) adds an entry here and lists itself in the mechanisms that carry it.
+ * each pattern is one entry and one function that drives what the mechanism opens for it. A
+ * mechanism carries a pattern when its table entry says how to open it.
  */
 enum Pattern {
-    /** Request-response: one sample is one round trip. */
-    RR("rr", Pattern::requestResponse);
+    /** Request-response over one connection: one sample is one round trip. */
+    RR("rr", (mechanism, options, warm, measured) ->
+            roundTrips(mechanism.open(options), options, warm, measured)),
+    /** A one-way stream (11.1): one sample is one window. */
+    STREAM("stream", (mechanism, options, warm, measured) -> {
+        try (OneWay stream = mechanism.openStream(options)) {
+            return StreamDrive.drive(stream, options, measured);
+        }
+    }),
+    /** A new connection per round trip (11.2): the same loop; the session dials each time. */
+    SHORT("short", (mechanism, options, warm, measured) ->
+            roundTrips(mechanism.openShort(options), options, warm, measured));
 
-    /** How a pattern drives a connected client. */
+    /** How a pattern drives a client of a mechanism. */
     interface Driver {
-        void drive(Session session, long warmup, long iterations, Samples warm, Samples measured)
-                throws PeerException, IOException;
+        /** @return what a stream adds to the result, or null */
+        StreamDrive.Report drive(Mechanism mechanism, DriveOptions options, Samples warm,
+                Samples measured) throws PeerException, IOException;
     }
 
     private final String label;
@@ -39,9 +50,9 @@ enum Pattern {
         return label;
     }
 
-    void drive(Session session, long warmup, long iterations, Samples warm, Samples measured)
-            throws PeerException, IOException {
-        driver.drive(session, warmup, iterations, warm, measured);
+    StreamDrive.Report drive(Mechanism mechanism, DriveOptions options, Samples warm,
+            Samples measured) throws PeerException, IOException {
+        return driver.drive(mechanism, options, warm, measured);
     }
 
     /**
@@ -50,15 +61,18 @@ enum Pattern {
      * loop with an "is this measured?" test: the JIT would compile that test during warm-up as
      * never true and deoptimise at the first measured sample.
      */
-    private static void requestResponse(Session session, long warmup, long iterations, Samples warm,
-            Samples measured) throws PeerException, IOException {
-        long sequence = 0;
-        for (; sequence < warmup; sequence++) {
-            warm.add(session.roundTrip(sequence));
+    private static StreamDrive.Report roundTrips(Session session, DriveOptions options,
+            Samples warm, Samples measured) throws PeerException, IOException {
+        try (session) {
+            long sequence = 0;
+            for (long warmup = options.warmup(); sequence < warmup; sequence++) {
+                warm.add(session.roundTrip(sequence));
+            }
+            for (long end = options.warmup() + options.iterations(); sequence < end; sequence++) {
+                measured.add(session.roundTrip(sequence));
+            }
+            session.finish(sequence);
         }
-        for (long end = warmup + iterations; sequence < end; sequence++) {
-            measured.add(session.roundTrip(sequence));
-        }
-        session.finish(sequence);
+        return null;
     }
 }

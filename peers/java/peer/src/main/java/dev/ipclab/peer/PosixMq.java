@@ -16,8 +16,9 @@ final class PosixMq implements MessageChannel {
     static final int MAX_MESSAGES = 10;
     static final String PREFIX = "posix:";
 
-    private final PosixMessageQueue out;
-    private final PosixMessageQueue in;
+    /** Final but for a short client, which opens both queues per round trip. */
+    private PosixMessageQueue out;
+    private PosixMessageQueue in;
     private final PosixMessageQueue wakeHandle;
     private final String name;
     private final boolean server;
@@ -54,19 +55,56 @@ final class PosixMq implements MessageChannel {
     }
 
     static ClientLink connect(String endpoint, long timeoutNanos) throws IOException {
+        PosixMq channel = new PosixMq(name(endpoint), null, null, false, timeoutNanos);
+        try {
+            channel.openQueues();
+        } catch (IOException | RuntimeException e) {
+            channel.arena.close();
+            throw e;
+        }
+        return new StreamLink(new MessageStream(channel, true));
+    }
+
+    /**
+     * short (section 11.2): one set of buffers; each round trip opens both queues and closes
+     * them when its link closes ({@code mq_open} and {@code mq_close} per message).
+     */
+    static Exchange.Dial dialer(String endpoint, long timeoutNanos) {
+        PosixMq channel = new PosixMq(name(endpoint), null, null, false, timeoutNanos);
+        return new Exchange.Dial() {
+            @Override
+            public ClientLink dial() throws IOException {
+                channel.openQueues();
+                return new StreamLink(new MessageStream(channel, channel::closeQueues));
+            }
+
+            @Override
+            public void close() {
+                channel.arena.close();
+            }
+        };
+    }
+
+    private static String name(String endpoint) {
         if (!endpoint.startsWith(PREFIX + "/")) {
             throw new IllegalArgumentException("endpoint must be posix:/NAME, got '" + endpoint + "'");
         }
-        String name = endpoint.substring(PREFIX.length());
-        PosixMessageQueue toServer = PosixMessageQueue.open(name + "-1", PosixMessageQueue.O_WRONLY);
+        return endpoint.substring(PREFIX.length());
+    }
+
+    /** The client's opens: direction 1 for writing, direction 2 for reading. */
+    private void openQueues() throws IOException {
+        out = PosixMessageQueue.open(name + "-1", PosixMessageQueue.O_WRONLY);
         try {
-            PosixMessageQueue toClient = PosixMessageQueue.open(name + "-2", PosixMessageQueue.O_RDONLY);
-            return new StreamLink(new MessageStream(
-                    new PosixMq(name, toServer, toClient, false, timeoutNanos), true));
+            in = PosixMessageQueue.open(name + "-2", PosixMessageQueue.O_RDONLY);
         } catch (IOException | RuntimeException e) {
-            toServer.close();
+            out.close();
             throw e;
         }
+    }
+
+    private void closeQueues() throws IOException {
+        ChannelConnection.closeAll(out::close, in::close);
     }
 
     /** @throws IllegalArgumentException unless auto or posix:/NAME */

@@ -1,5 +1,7 @@
 package dev.ipclab.peer;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+import dev.ipclab.linuxipc.ResourceUsage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,13 +28,32 @@ record Result(
         String clock,
         long pid,
         int contract,
-        long warmupSamples) {
+        long warmupSamples,
+        @JsonUnwrapped Stream stream) {
 
     static final String SCHEMA = "ipclab.peer-result/1";
 
-    /** @param failure null for success */
+    /**
+     * What a stream adds (section 11.1 step 8); absent for other patterns. The figures are null
+     * when the stream did not complete.
+     */
+    record Stream(long messages, long messageSize, long windows, Long streamNs, Long lost,
+            Cpu clientCpu, Cpu serverCpu) {}
+
+    /** One side's CPU time and context switches over the measured stream. */
+    record Cpu(long userNs, long sysNs, long voluntary, long involuntary) {
+        static Cpu of(ResourceUsage usage) {
+            return new Cpu(usage.userNanos(), usage.systemNanos(), usage.voluntary(),
+                    usage.involuntary());
+        }
+    }
+
+    /**
+     * @param failure null for success
+     * @param report a completed stream's figures, else null
+     */
     static Result of(DriveOptions options, PeerException failure, long samples,
-            long warmupSamples) {
+            long warmupSamples, StreamDrive.Report report) {
         return new Result(SCHEMA,
                 failure == null ? "ok" : "error",
                 failure == null ? null : failure.kind().label(),
@@ -42,7 +63,20 @@ record Result(
                 options.requestSize(), options.responseSize(),
                 options.warmup(), options.iterations(),
                 options.payload(), options.structured() ? options.sequenceLength() : null,
-                samples, PeerInfo.CLOCK, PeerInfo.pid(), PeerInfo.CONTRACT, warmupSamples);
+                samples, PeerInfo.CLOCK, PeerInfo.pid(), PeerInfo.CONTRACT, warmupSamples,
+                stream(options, report));
+    }
+
+    private static Stream stream(DriveOptions options, StreamDrive.Report report) {
+        DriveOptions.StreamShape shape = options.stream();
+        if (shape == null) {
+            return null;
+        }
+        return report == null
+                ? new Stream(shape.messages(), shape.messageSize(), shape.windows(), null, null, null, null)
+                : new Stream(shape.messages(), shape.messageSize(), shape.windows(),
+                        report.streamNanos(), report.lost(), Cpu.of(report.client()),
+                        Cpu.of(report.server()));
     }
 
     /** Writes to a temporary name beside the target, then renames, so readers never see half. */

@@ -16,7 +16,7 @@ final class RpcServerAdapter implements Server {
     static Server open(RpcServer.Factory factory, ServeOptions options) throws IOException {
         try {
             return new RpcServerAdapter(factory.serve(RpcServer.address(options.endpoint()),
-                    new BenchState(options.seed(), options.flipResponseByte())));
+                    new BenchState(options.seed(), options.fault())));
         } catch (RuntimeException e) {
             throw new IOException(PeerException.describe(e), e);
         }

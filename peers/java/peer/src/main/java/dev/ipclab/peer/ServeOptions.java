@@ -4,22 +4,29 @@ package dev.ipclab.peer;
  * {@code serve}: the mechanism stays a string, because an unknown one is an unsupported error
  * (exit 7), reported after parsing, not a usage error.
  */
-record ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte,
+record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
         long pollIntervalNanos, long spinNanos) implements Command {
     /** What a listener may read; a server's waits have no timeout. */
     Mechanism.Settings settings() {
         return new Mechanism.Settings(0, pollIntervalNanos, spinNanos);
     }
 
+    boolean flipResponseByte() {
+        return fault == Fault.FLIP_RESPONSE_BYTE;
+    }
+
     /** With the default --spin-us. */
-    ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte,
-            long pollIntervalNanos) {
-        this(mechanism, endpoint, seed, flipResponseByte, pollIntervalNanos,
-                Mechanism.DEFAULT_SPIN_NANOS);
+    ServeOptions(String mechanism, String endpoint, long seed, Fault fault, long pollIntervalNanos) {
+        this(mechanism, endpoint, seed, fault, pollIntervalNanos, Mechanism.DEFAULT_SPIN_NANOS);
     }
 
     /** With the default --poll-interval-us. */
+    ServeOptions(String mechanism, String endpoint, long seed, Fault fault) {
+        this(mechanism, endpoint, seed, fault, Mechanism.DEFAULT_POLL_INTERVAL_NANOS);
+    }
+
+    /** With --fault none or flip-response-byte. */
     ServeOptions(String mechanism, String endpoint, long seed, boolean flipResponseByte) {
-        this(mechanism, endpoint, seed, flipResponseByte, Mechanism.DEFAULT_POLL_INTERVAL_NANOS);
+        this(mechanism, endpoint, seed, flipResponseByte ? Fault.FLIP_RESPONSE_BYTE : Fault.NONE);
     }
 }

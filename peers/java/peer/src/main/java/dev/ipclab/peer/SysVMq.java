@@ -2,6 +2,7 @@ package dev.ipclab.peer;
 
 import dev.ipclab.linuxipc.LinuxIpcException;
 import dev.ipclab.linuxipc.SysVMessageQueue;
+import java.io.Closeable;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -16,7 +17,8 @@ final class SysVMq implements MessageChannel {
     private static final long TO_SERVER = 1;
     private static final long TO_CLIENT = 2;
 
-    private final SysVMessageQueue queue;
+    /** Final but for a short client, which opens the queue again per round trip. */
+    private SysVMessageQueue queue;
     private final boolean server;
     private final long sendType;
     private final long receiveType;
@@ -43,6 +45,27 @@ final class SysVMq implements MessageChannel {
     static ClientLink connect(String endpoint) throws IOException {
         SysVMessageQueue queue = SysVMessageQueue.open(SysVKeys.parse(endpoint));
         return new StreamLink(new MessageStream(new SysVMq(queue, false), true));
+    }
+
+    /**
+     * short (section 11.2): one set of buffers; each round trip opens the queue with
+     * {@code msgget(key, 0)} (System V has no close).
+     */
+    static Exchange.Dial dialer(String endpoint) throws IOException {
+        int key = SysVKeys.parse(endpoint);
+        SysVMq channel = new SysVMq(SysVMessageQueue.open(key), false);
+        return new Exchange.Dial() {
+            @Override
+            public ClientLink dial() throws IOException {
+                channel.queue = SysVMessageQueue.open(key);
+                return new StreamLink(new MessageStream(channel, (Closeable) null));
+            }
+
+            @Override
+            public void close() throws IOException {
+                channel.close();
+            }
+        };
     }
 
     @Override

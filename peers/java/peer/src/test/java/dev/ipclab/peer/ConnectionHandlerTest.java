@@ -33,7 +33,7 @@ class ConnectionHandlerTest {
     @MethodSource("malformedVectors")
     void rejectsMalformedFrameWithTheContractReason(String name, JsonNode vector) throws IOException {
         Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
-        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, false), diagnostics.stream);
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE), diagnostics.stream);
         long directBefore = directMemoryUsed();
         try (Loopback loopback = Loopback.open()) {
             loopback.send(Vectors.hex(vector, "hex"));
@@ -54,7 +54,7 @@ class ConnectionHandlerTest {
     @Test
     void answersRequestsAndCountsCorruptedPayloadsUntilEnd() throws IOException {
         Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
-        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, false), diagnostics.stream);
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE), diagnostics.stream);
         try (Loopback loopback = Loopback.open()) {
             ByteArrayOutputStream frames = new ByteArrayOutputStream();
             frames.write(request(0, 16, 24, false));
@@ -84,7 +84,7 @@ class ConnectionHandlerTest {
 
     @Test
     void growsOnlyForValidLargeRequests() throws IOException {
-        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, false),
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE),
                 new Loopback.Diagnostics().stream);
         int large = 1 << 20;
         try (Loopback loopback = Loopback.open()) {
@@ -109,7 +109,7 @@ class ConnectionHandlerTest {
 
     @Test
     void flipFaultCorruptsTheLastResponseByteOfEveryResponse() throws IOException {
-        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, true),
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.FLIP_RESPONSE_BYTE),
                 new Loopback.Diagnostics().stream);
         try (Loopback loopback = Loopback.open()) {
             loopback.send(request(0, 0, 20, false));

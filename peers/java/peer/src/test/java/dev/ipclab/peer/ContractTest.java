@@ -148,6 +148,6 @@ class ContractTest {
                 o.responseSize(), warmup, o.iterations(), o.samplesFile(), o.resultFile(), o.seed(),
                 o.ioTimeoutNanos(), o.pollIntervalNanos(), o.spinNanos(), o.nativeLibrary(),
                 o.payload(), o.sequenceLength(), o.httpClient(),
-                dir.resolve("warm-" + warmup + ".samples"));
+                dir.resolve("warm-" + warmup + ".samples"), null);
     }
 }

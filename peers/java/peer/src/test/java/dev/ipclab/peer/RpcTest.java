@@ -89,6 +89,37 @@ class RpcTest {
         }
     }
 
+    /** Section 11.3: a client-streaming call per stream; both faults fail the client. */
+    @Test
+    void grpcStreamsWithCpuFiguresAndFailsOnEitherStreamFault() throws Exception {
+        try (Child server = serve("grpc", "none")) {
+            assertEquals(0, drive("grpc", server.endpoint, "--pattern", "stream", "--message-size",
+                    "1000", "--messages", "2000", "--windows", "4", "--warmup", "50"), lastError);
+            JsonNode result = MAPPER.readTree(dir.resolve("r.json").toFile());
+            assertEquals(4, result.get("samples").asInt());
+            assertTrue(result.get("server_cpu").get("user_ns").asLong() > 0, result.toString());
+        }
+        for (String fault : List.of("drop-stream-message", "flip-stream-byte")) {
+            try (Child server = serve("grpc", fault)) {
+                assertEquals(3, drive("grpc", server.endpoint, "--pattern", "stream",
+                        "--message-size", "13", "--messages", "10"), lastError);
+                assertTrue(lastError.contains("payload mismatch"), lastError);
+            }
+        }
+    }
+
+    /** Section 11.3: rest short asks for Connection: close, with either HTTP client. */
+    @Test
+    void restShortConnectionsWithBothClients() throws Exception {
+        try (Child server = serve("rest", "none")) {
+            for (String client : List.of("okhttp", "jdk")) {
+                assertEquals(0, drive("rest", server.endpoint, "--pattern", "short", "--http-client",
+                        client, "--request-size", "100", "--response-size", "1", "--warmup", "3",
+                        "--iterations", "20"), lastError);
+            }
+        }
+    }
+
     @Test
     void thriftCarriesMaxPayloadBothWays() throws Exception {
         try (Child server = serve("thrift-binary", "none")) {

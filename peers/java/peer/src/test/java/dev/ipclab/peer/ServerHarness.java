@@ -37,6 +37,10 @@ final class ServerHarness implements AutoCloseable {
 
     /** @param testDir a directory of the test's own; the endpoint gets a fresh 0700 one inside */
     static ServerHarness start(Mechanism mechanism, Path testDir, boolean flip) throws Exception {
+        return start(mechanism, testDir, flip ? Fault.FLIP_RESPONSE_BYTE : Fault.NONE);
+    }
+
+    static ServerHarness start(Mechanism mechanism, Path testDir, Fault fault) throws Exception {
         Path dir = Files.createTempDirectory(testDir, "endpoint-");
         Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
         NativePipe requests = null;
@@ -62,7 +66,7 @@ final class ServerHarness implements AutoCloseable {
             case FILE, FILE_POLL -> endpoint = dir.toString();
             default -> throw new IllegalArgumentException(mechanism.toString());
         }
-        Server server = Server.open(new ServeOptions(mechanism.label(), endpoint, 1, flip),
+        Server server = Server.open(new ServeOptions(mechanism.label(), endpoint, 1, fault),
                 diagnostics.stream);
         String clientEndpoint = mechanism == Mechanism.PIPE
                 ? "fd:" + responses.read + "," + requests.write : server.endpoint();

@@ -207,7 +207,7 @@ class ShmTest {
 
     @Test
     void hybridWithoutSpinningStillWorks() throws Throwable {
-        ServeOptions serveOptions = new ServeOptions("shm", "auto", 1, false,
+        ServeOptions serveOptions = new ServeOptions("shm", "auto", 1, Fault.NONE,
                 Mechanism.DEFAULT_POLL_INTERVAL_NANOS, 0);
         Loopback.Diagnostics serverErr = new Loopback.Diagnostics();
         try (Server server = Server.open(serveOptions, serverErr.stream)) {

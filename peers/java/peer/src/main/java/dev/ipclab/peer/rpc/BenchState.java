@@ -1,6 +1,8 @@
 package dev.ipclab.peer.rpc;
 
+import dev.ipclab.peer.Fault;
 import dev.ipclab.peer.Payload;
+import dev.ipclab.peer.StreamTally;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -12,12 +14,19 @@ public final class BenchState {
     private final Payloads requests;
     private final Payloads responses;
     private final boolean flip;
+    private final Fault fault;
     private final AtomicLong corrupted = new AtomicLong();
 
-    public BenchState(long seed, boolean flipResponseByte) {
+    public BenchState(long seed, Fault fault) {
         this.requests = new Payloads(seed, Payload.REQUEST_STREAM);
         this.responses = new Payloads(seed, Payload.RESPONSE_STREAM);
-        this.flip = flipResponseByte;
+        this.flip = fault == Fault.FLIP_RESPONSE_BYTE;
+        this.fault = fault;
+    }
+
+    /** The counters of one streaming call (section 11.3), with the stream faults. */
+    StreamTally streamTally() {
+        return new StreamTally(fault);
     }
 
     /**

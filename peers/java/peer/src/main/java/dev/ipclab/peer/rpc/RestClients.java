@@ -32,7 +32,8 @@ import okhttp3.Response;
 
 /**
  * REST clients (--http-client): OkHttp (the default, as in the published comparison) and the
- * JDK's java.net.http forced to HTTP/1.1. Both keep one connection alive for the whole run.
+ * JDK's java.net.http forced to HTTP/1.1. Both keep one connection alive for the whole run, or
+ * (short) ask for {@code Connection: close} so that every call opens its own.
  */
 public final class RestClients {
     private static final MediaType OCTETS = MediaType.get("application/octet-stream");
@@ -41,10 +42,21 @@ public final class RestClients {
     private RestClients() {}
 
     public static RpcClient connect(RpcDrive.Options options) {
+        return connect(options, false);
+    }
+
+    /** short (section 11.3): every call asks for {@code Connection: close}, so each has its own. */
+    public static RpcClient connectShort(RpcDrive.Options options) {
+        // java.net.http refuses to set Connection unless allowed before its first use.
+        System.setProperty("jdk.httpclient.allowRestrictedHeaders", "connection");
+        return connect(options, true);
+    }
+
+    private static RpcClient connect(RpcDrive.Options options, boolean close) {
         InetSocketAddress address = RpcServer.address(options.endpoint());
         String base = "http://" + RpcServer.format(address.getHostString(), address.getPort());
-        return options.httpClient().equals("jdk") ? new Jdk(base, options.ioTimeoutNanos())
-                : new OkHttp(base, options.ioTimeoutNanos());
+        return options.httpClient().equals("jdk") ? new Jdk(base, options.ioTimeoutNanos(), close)
+                : new OkHttp(base, options.ioTimeoutNanos(), close);
     }
 
     /** A response as both clients return it: status and body. */
@@ -161,9 +173,11 @@ public final class RestClients {
 
     private static final class OkHttp extends Rest {
         private final OkHttpClient client;
+        private final boolean close;
 
-        OkHttp(String base, long ioTimeoutNanos) {
+        OkHttp(String base, long ioTimeoutNanos, boolean close) {
             super(base);
+            this.close = close;
             client = new OkHttpClient.Builder()
                     .protocols(List.of(Protocol.HTTP_1_1))
                     .connectionPool(new ConnectionPool(1, 5, TimeUnit.MINUTES))
@@ -182,7 +196,11 @@ public final class RestClients {
 
         @Override
         Reply post(String path, Object body, boolean json) throws IOException {
-            Request request = new Request.Builder().url(base + path).post((RequestBody) body).build();
+            Request.Builder builder = new Request.Builder().url(base + path).post((RequestBody) body);
+            if (close) {
+                builder.header("Connection", "close");
+            }
+            Request request = builder.build();
             try (Response response = client.newCall(request).execute()) {
                 return new Reply(response.code(), response.body().bytes());
             }
@@ -229,9 +247,11 @@ public final class RestClients {
     private static final class Jdk extends Rest {
         private final HttpClient client;
         private final Duration timeout;
+        private final boolean close;
 
-        Jdk(String base, long ioTimeoutNanos) {
+        Jdk(String base, long ioTimeoutNanos, boolean close) {
             super(base);
+            this.close = close;
             timeout = Duration.ofNanos(ioTimeoutNanos);
             client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(timeout).build();
@@ -245,11 +265,14 @@ public final class RestClients {
         @Override
         Reply post(String path, Object body, boolean json) throws IOException, InterruptedException {
             Object[] parts = (Object[]) body;
-            HttpRequest request = HttpRequest.newBuilder(URI.create(base + path))
+            HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(base + path))
                     .timeout(timeout)
                     .header("Content-Type", (String) parts[1])
-                    .POST(HttpRequest.BodyPublishers.ofByteArray((byte[]) parts[0]))
-                    .build();
+                    .POST(HttpRequest.BodyPublishers.ofByteArray((byte[]) parts[0]));
+            if (close) {
+                builder.header("Connection", "close");
+            }
+            HttpRequest request = builder.build();
             HttpResponse<byte[]> response = client.send(request, HttpResponse.BodyHandlers.ofByteArray());
             return new Reply(response.statusCode(), response.body());
         }

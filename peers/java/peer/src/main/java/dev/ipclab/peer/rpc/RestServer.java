@@ -158,10 +158,18 @@ public final class RestServer {
         }
     }
 
-    /** Content-Length always (-1 announces an empty body; 0 would mean chunked). */
+    /**
+     * Content-Length always (-1 announces an empty body; 0 would mean chunked); Connection: close
+     * answered in kind.
+     */
     private static void reply(HttpExchange exchange, int status, String type, byte[] body)
             throws IOException {
         exchange.getResponseHeaders().set("Content-Type", type);
+        // short (section 11.3): say that this connection ends, as HTTP/1.1 wants, so that no
+        // client puts it back into its pool.
+        if ("close".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Connection"))) {
+            exchange.getResponseHeaders().set("Connection", "close");
+        }
         exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
         if (body.length > 0) {
             try (OutputStream out = exchange.getResponseBody()) {
