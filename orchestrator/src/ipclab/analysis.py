@@ -162,6 +162,8 @@ def add_ratios(records, settings, kept, seed=1, cache=None):
         key = (record["id"], base["id"], settings.compare, seed,
                tuple((r, mine[r].size, float(mine[r].sum()), theirs[r].size,
                       float(theirs[r].sum())) for r in common))
+        if base is record:
+            cache[key] = (1.0, 1.0, 1.0)  # itself, round by round
         if key not in cache:
             cache[key] = stats.paired_ratio(
                 [mine[r] for r in common], [theirs[r] for r in common],
