@@ -60,8 +60,8 @@ class CliTest {
 
     @Test
     void unknownMechanismAndPatternAreLeftForUnsupported() throws UsageException {
-        DriveOptions drive = (DriveOptions) Cli.parse(with("--pattern", "stream"));
-        assertEquals("stream", drive.pattern());
+        DriveOptions drive = (DriveOptions) Cli.parse(with("--pattern", "burst"));
+        assertEquals("burst", drive.pattern());
         ServeOptions serve = (ServeOptions) Cli.parse(
                 new String[] {"serve", "--mechanism", "ctypes", "--endpoint", "anything"});
         assertEquals("ctypes", serve.mechanism());

@@ -39,6 +39,12 @@ public final class RestClients {
     private static final MediaType OCTETS = MediaType.get("application/octet-stream");
     private static final MediaType JSON = MediaType.get("application/json");
 
+    static {
+        // java.net.http refuses to set Connection (short's "close") unless allowed before its
+        // first use; the keep-alive clients never set it.
+        System.setProperty("jdk.httpclient.allowRestrictedHeaders", "connection");
+    }
+
     private RestClients() {}
 
     public static RpcClient connect(RpcDrive.Options options) {
@@ -47,8 +53,6 @@ public final class RestClients {
 
     /** short (section 11.3): every call asks for {@code Connection: close}, so each has its own. */
     public static RpcClient connectShort(RpcDrive.Options options) {
-        // java.net.http refuses to set Connection unless allowed before its first use.
-        System.setProperty("jdk.httpclient.allowRestrictedHeaders", "connection");
         return connect(options, true);
     }
 
