@@ -10,26 +10,28 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/** A stream's writer publishes req.tmp as req only once the reader has taken the previous req. */
 class NoReplaceRenameTest {
     @TempDir
     Path dir;
 
     @Test
     void renamesOnlyWhileTheTargetIsFree() throws Exception {
-        Path tmp = dir.resolve("req.tmp");
-        Path req = dir.resolve("req");
-        try (NoReplaceRename rename = new NoReplaceRename(tmp, req)) {
-            Files.writeString(tmp, "first");
-            assertTrue(rename.run());
-            Files.writeString(tmp, "second");
-            assertFalse(rename.run());
-            assertEquals("first", Files.readString(req));
-            assertEquals("second", Files.readString(tmp));
-            Files.delete(req);
-            assertTrue(rename.run());
-            assertEquals("second", Files.readString(req));
-            LinuxIpcException e = assertThrows(LinuxIpcException.class, rename::run);
-            assertEquals(LinuxIpcException.ENOENT, e.errno());
+        try (NoReplaceRename publish = new NoReplaceRename(dir.resolve("req.tmp"), dir.resolve("req"))) {
+            assertTrue(publishes(publish, "first"));
+            assertFalse(publishes(publish, "second"));
+            assertEquals("first", Files.readString(dir.resolve("req")));
+            assertEquals("second", Files.readString(dir.resolve("req.tmp")));
+            Files.delete(dir.resolve("req"));
+            assertTrue(publish.run());
+            assertEquals("second", Files.readString(dir.resolve("req")));
+            assertEquals(LinuxIpcException.ENOENT,
+                    assertThrows(LinuxIpcException.class, publish::run).errno());
         }
+    }
+
+    private boolean publishes(NoReplaceRename publish, String text) throws Exception {
+        Files.writeString(dir.resolve("req.tmp"), text);
+        return publish.run();
     }
 }
