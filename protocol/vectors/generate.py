@@ -104,6 +104,25 @@ def malformed_vectors():
     return [{"name": name, "hex": data.hex(), "reason": reason} for name, data, reason in cases]
 
 
+def word_sum(data):
+    """Section 11.1's checksum of one payload: little-endian u64 words, the last zero-padded."""
+    padded = data + bytes(-len(data) % 8)
+    return sum(struct.unpack(f"<{len(padded) // 8}Q", padded)) & MASK
+
+
+def stream_checksum_vectors():
+    """The END_ACK checksum of a whole stream: messages first … first+count−1 of one size."""
+    cases = [(1, 0, 1, 1), (1, 16, 1, 3), (1, 1024, 11, 100), (7, 13, 0, 5), (42, 1000, 2**32, 4),
+             (0xFFFFFFFFFFFFFFFF, 8, 5, 2)]
+    out = []
+    for seed, size, first, count in cases:
+        total = sum(word_sum(payload(seed, STREAMS["request"], seq, size))
+                    for seq in range(first, first + count)) & MASK
+        out.append({"seed": seed, "message_size": size, "first_sequence": first,
+                    "messages": count, "checksum": f"0x{total:016x}"})
+    return out
+
+
 # Section 10.2: the structured payloads, fields grouped by type in generation order.
 STRUCT_STREAM = 3
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -174,6 +193,7 @@ def main():
         "frames": frame_vectors(),
         "malformed": malformed_vectors(),
         "structs": struct_vectors(),
+        "stream_checksums": stream_checksum_vectors(),
     }
     json.dump(vectors, sys.stdout, indent=1)
     sys.stdout.write("\n")
