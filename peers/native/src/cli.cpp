@@ -72,7 +72,11 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
   if (auto it = flags.find("--fault"); it != flags.end()) {
     if (it->second == "none") o.fault = Fault::none;
     else if (it->second == "flip-response-byte") o.fault = Fault::flip_response_byte;
-    else throw UsageError("bad value for --fault: '" + it->second + "' (none, flip-response-byte)");
+    else if (it->second == "drop-stream-message") o.fault = Fault::drop_stream_message;
+    else if (it->second == "flip-stream-byte") o.fault = Fault::flip_stream_byte;
+    else
+      throw UsageError("bad value for --fault: '" + it->second +
+                       "' (none, flip-response-byte, drop-stream-message, flip-stream-byte)");
   }
   // A mechanism without a server is unsupported later, whatever its endpoint.
   if (o.mechanism != nullptr && o.mechanism->serve != nullptr)
@@ -115,21 +119,50 @@ void parse_counts(const std::map<std::string, std::string>& flags, DriveOptions&
     throw UsageError("bad value for --warmup: warmup + iterations overflows the sequence");
 }
 
+// stream (11.1): its own sizes and counts; the rr ones are a usage error with it.
+void parse_stream(const std::map<std::string, std::string>& flags, DriveOptions& o) {
+  for (const char* flag : {"--request-size", "--response-size", "--iterations", "--payload",
+                           "--sequence-length"})
+    if (flags.count(flag) != 0)
+      throw UsageError(std::string("flag ") + flag + " is not used with --pattern stream");
+  o.message_size = static_cast<std::uint32_t>(
+      parse_unsigned("--message-size", required(flags, "--message-size"), kMaxPayload));
+  o.messages = parse_unsigned("--messages", required(flags, "--messages"), UINT64_MAX);
+  if (o.messages == 0) throw UsageError("bad value for --messages: must be at least 1");
+  if (auto it = flags.find("--windows"); it != flags.end())
+    o.windows = parse_unsigned("--windows", it->second, UINT64_MAX);
+  if (o.windows == 0 || o.windows > o.messages)
+    throw UsageError("bad value for --windows: 1 ... --messages (" + std::to_string(o.messages) +
+                     ")");
+  if (auto it = flags.find("--warmup"); it != flags.end())
+    o.warmup = parse_unsigned("--warmup", it->second, UINT64_MAX);
+  // Sequences run from 0 to warmup + 1 + messages + 1 (MARK, then END).
+  if (o.warmup >= UINT64_MAX - 2 - o.messages)
+    throw UsageError("bad value for --warmup: warmup + messages overflows the sequence");
+}
+
 DriveOptions parse_drive(const std::vector<std::string>& args) {
   const auto flags = collect_flags(
       args, {"--mechanism", "--endpoint", "--request-size", "--response-size", "--iterations",
              "--samples-file", "--result-file", "--pattern", "--warmup", "--warmup-samples-file",
              "--seed", "--io-timeout", "--poll-interval-us", "--spin-us", "--native-library",
-             "--payload", "--sequence-length"});
+             "--payload", "--sequence-length", "--message-size", "--messages", "--windows"});
   DriveOptions o;
   parse_common(flags, o);
-  parse_sizes(flags, o);
-  parse_counts(flags, o);
+  if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;
+  if (o.pattern == "stream") {
+    parse_stream(flags, o);
+  } else {
+    for (const char* flag : {"--message-size", "--messages", "--windows"})
+      if (flags.count(flag) != 0)
+        throw UsageError(std::string("flag ") + flag + " needs --pattern stream");
+    parse_sizes(flags, o);
+    parse_counts(flags, o);
+  }
   o.samples_file = nonempty_path(flags, "--samples-file");
   o.result_file = nonempty_path(flags, "--result-file");
   if (flags.count("--warmup-samples-file") != 0)
     o.warmup_samples_file = nonempty_path(flags, "--warmup-samples-file");
-  if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;
   if (auto it = flags.find("--io-timeout"); it != flags.end())
     o.io_timeout_ns = parse_seconds_ns("--io-timeout", it->second);
   if (flags.count("--native-library") != 0)

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -53,6 +54,44 @@ void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq
                         " corrupted request payloads");
 }
 
+void finish_stream(const std::uint8_t* ack, std::size_t got, std::uint64_t end_sequence,
+                   bool lossy, const DriveOptions& o, StreamReport& report, Recorder& recorder) {
+  if (got < kHeaderSize)
+    throw PeerError(ErrorKind::protocol,
+                    "END_ACK of " + std::to_string(got) + " bytes, shorter than a header");
+  if (auto bad = check_reply_header(decode_header(ack), FrameKind::end_ack, end_sequence,
+                                    kStreamAckPayload, 0))
+    throw PeerError(ErrorKind::protocol, "END_ACK " + *bad);
+  if (got != kStreamAckSize)
+    throw PeerError(ErrorKind::protocol, "END_ACK size: expected " +
+                                             std::to_string(kStreamAckSize) + ", received " +
+                                             std::to_string(got));
+  std::uint64_t field[7];
+  for (int i = 0; i < 7; ++i) field[i] = load_le64(ack + kHeaderSize + 8 * i);
+  const std::uint64_t received = field[0], gaps = field[1], checksum = field[2];
+  report.messages = o.messages;
+  report.message_size = o.message_size;
+  report.windows = o.windows;
+  report.server_cpu = {field[3], field[4], field[5], field[6]};
+  // udp: a lost datagram is counted, not an error; the checksum is checked when none was lost.
+  if (lossy && received < o.messages) report.lost = o.messages - received;
+  recorder.report(report);  // the figures are kept whatever the validation finds
+  if (report.lost != 0) return;
+  if (received != o.messages || gaps != 0)
+    throw PeerError(ErrorKind::payload_mismatch,
+                    "payload mismatch: the server received " + std::to_string(received) + " of " +
+                        std::to_string(o.messages) + " messages, " + std::to_string(gaps) +
+                        (gaps == 1 ? " gap" : " gaps"));
+  const std::uint64_t want = expected_checksum(o.seed, o.message_size, o.warmup + 1, o.messages);
+  if (checksum != want) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "payload mismatch: stream checksum 0x%016llx from the server, 0x%016llx sent",
+                  static_cast<unsigned long long>(checksum), static_cast<unsigned long long>(want));
+    throw PeerError(ErrorKind::payload_mismatch, text);
+  }
+}
+
 // ---- the drivers ------------------------------------------------------------------------------
 
 namespace {
@@ -69,8 +108,9 @@ inline void touch(const void* p) noexcept { asm volatile("" : : "r"(p) : "memory
 
 }  // namespace
 
-void drive_stream(Stream stream, const DriveOptions& o, Recorder& recorder) {
-  StreamLink link(std::move(stream));
+void drive_stream(Stream stream, const DriveOptions& o, Recorder& recorder,
+                  StreamConnector reconnect) {
+  StreamLink link(std::move(stream), std::move(reconnect));
   ReceiveWatchdog watchdog(o.io_timeout_ns);  // after connecting: connect is not interrupted
   run_pattern(link, o, recorder);
 }
@@ -184,18 +224,20 @@ void check_supported(const DriveOptions& o) {
     throw unsupported(std::string("payload '") + payload_kind_name(o.payload) +
                       "' needs an RPC mechanism (section 10.2)");
   const std::uint64_t limit = m->max_payload();
-  if (o.request_size > limit || o.response_size > limit)
+  if (o.request_size > limit || o.response_size > limit || o.message_size > limit)
     throw unsupported(o.mechanism_name + " carries at most " + std::to_string(limit) +
                       " payload bytes here");
 }
 
-void drive(const DriveOptions& o, SamplesWriter& samples, SamplesWriter& warmup) {
-  // Both files exist (maybe empty) whatever happens next.
-  samples.open(o.samples_file, o.iterations);
-  const bool keep_warmup = !o.warmup_samples_file.empty();
-  if (keep_warmup) warmup.open(o.warmup_samples_file, o.warmup);
+bool is_stream(const DriveOptions& o) { return o.pattern == "stream"; }
+
+void drive(const DriveOptions& o, SamplesWriter& samples, SamplesWriter& warmup,
+           Recorder& recorder) {
+  // Both files exist (maybe empty) whatever happens next. A stream's warm-up messages are no
+  // samples: its warm-up file stays empty.
+  samples.open(o.samples_file, is_stream(o) ? o.windows : o.iterations);
+  if (!o.warmup_samples_file.empty()) warmup.open(o.warmup_samples_file, o.warmup);
   check_supported(o);
-  Recorder recorder(samples, keep_warmup ? &warmup : nullptr, o.warmup);
   o.mechanism->drive(o, recorder);
 }
 
@@ -225,8 +267,9 @@ int run_drive(const DriveOptions& o) {
   install_client_lifecycle();
   ClientResult result = result_of(o);
   SamplesWriter samples, warmup;
+  Recorder recorder(samples, o.warmup_samples_file.empty() ? nullptr : &warmup, o.warmup);
   try {
-    drive(o, samples, warmup);
+    drive(o, samples, warmup, recorder);
   } catch (const PeerError& e) {
     note_error(result, e.kind(), e.what());
   } catch (const std::exception& e) {
@@ -241,6 +284,7 @@ int run_drive(const DriveOptions& o) {
   }
   result.samples = samples.written();
   result.warmup_samples = warmup.written();
+  result.stream = recorder.stream_report();
 
   int code = 0;
   if (result.error_kind) {

@@ -20,7 +20,9 @@ int run_drive(const DriveOptions& options);
 
 // The drivers, one per family of transports. Each throws PeerError; the samples of round trips
 // that passed validation stay recorded.
-void drive_stream(Stream stream, const DriveOptions& o, Recorder& recorder);
+// reconnect: how to open connection i for pattern short (tcp, uds); empty: not possible.
+void drive_stream(Stream stream, const DriveOptions& o, Recorder& recorder,
+                  StreamConnector reconnect = {});
 void drive_datagrams(DatagramSocket socket, const DriveOptions& o, Recorder& recorder);
 // timer: the channel's receive has no timeout of its own (sysv-mq), so --io-timeout needs the
 // ReceiveWatchdog.

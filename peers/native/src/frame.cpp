@@ -28,13 +28,16 @@ Header decode_header(const std::uint8_t* in) noexcept {
 const char* check_request_header(const Header& h) noexcept {
   if (std::memcmp(h.magic, kMagic, 4) != 0) return "bad magic";
   if (h.version != kVersion) return "bad version";
-  if (h.kind != static_cast<std::uint8_t>(FrameKind::request) &&
-      h.kind != static_cast<std::uint8_t>(FrameKind::end))
+  const auto kind = static_cast<FrameKind>(h.kind);
+  if (kind != FrameKind::request && kind != FrameKind::end && kind != FrameKind::data &&
+      kind != FrameKind::mark)
     return "unexpected kind";
   if (h.flags != 0) return "bad flags";
   if (h.length > kMaxPayload || h.wanted > kMaxPayload) return "length too large";
-  if (h.kind == static_cast<std::uint8_t>(FrameKind::end) && h.length != 0)
-    return "bad end frame";
+  if (kind == FrameKind::end && h.length != 0) return "bad end frame";
+  if ((kind == FrameKind::data || kind == FrameKind::mark) &&
+      (h.wanted != 0 || (kind == FrameKind::mark && h.length != 0)))
+    return "bad stream frame";
   return nullptr;
 }
 

@@ -14,10 +14,21 @@ inline constexpr std::size_t kHeaderSize = 24;
 inline constexpr std::uint32_t kMaxPayload = 134217728;   // MAX_PAYLOAD, 128 MiB
 inline constexpr std::uint32_t kUdpMaxPayload = 65483;    // 65507 - 24
 inline constexpr std::size_t kEndAckSize = kHeaderSize + 8;  // END_ACK carries a u64
+// A stream's END_ACK (section 11.1 step 4): seven u64.
+inline constexpr std::size_t kStreamAckPayload = 56;
+inline constexpr std::size_t kStreamAckSize = kHeaderSize + kStreamAckPayload;
 inline constexpr std::uint8_t kVersion = 1;
 inline constexpr std::uint8_t kMagic[4] = {0x49, 0x50, 0x43, 0x4C};  // "IPCL"
 
-enum class FrameKind : std::uint8_t { request = 1, response = 2, end = 3, end_ack = 4 };
+enum class FrameKind : std::uint8_t {
+  request = 1,
+  response = 2,
+  end = 3,
+  end_ack = 4,
+  data = 5,      // stream (11.1): client -> server, no answer
+  mark = 6,      // stream: the end of the warm-up
+  mark_ack = 7,  // stream: the server's answer to MARK
+};
 
 struct Header {
   std::uint8_t magic[4];
@@ -64,8 +75,9 @@ void encode_header(std::uint8_t* out, FrameKind kind, std::uint64_t sequence,
 
 Header decode_header(const std::uint8_t* in) noexcept;
 
-// The server's checks of section 2, in the document's order. Returns nullptr if the header is
-// acceptable, else the reason ("bad magic", ...). Does not check udp's datagram size.
+// The server's checks of section 2, in the document's order (REQUEST, END, DATA and MARK are
+// accepted; DATA and MARK as section 11 says). Returns nullptr if the header is acceptable, else
+// the reason ("bad magic", ...). Does not check udp's datagram size.
 const char* check_request_header(const Header& h) noexcept;
 
 // The client's checks of a RESPONSE or END_ACK. Returns nothing if all fields are as expected,

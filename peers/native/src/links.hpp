@@ -4,10 +4,15 @@
 //   send(p, n)                sends one whole frame
 //   receive(buf, cap, expect) receives one frame of `expect` bytes (stopping early only when the
 //                             header announces another length); returns the bytes received
+// Links that can open a new connection per round trip (pattern short, 11.2) also have
+//   close()                   closes the connection (or the queues)
+//   open(i)                   opens connection i (tcp: from its source address)
+// and the datagram link says whether datagrams may be lost (udp: END is resent, 11.1).
 // The hot-path calls are inline: one send and one receive system call per frame for streams
 // and datagrams.
 #pragma once
 
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <cstddef>
@@ -29,8 +34,15 @@ namespace ipclab {
 // different length (checked outside the timed region).
 class StreamLink {
  public:
-  explicit StreamLink(Stream s) : stream_(std::move(s)) {}
+  // reconnect: how to open connection i of pattern short (empty: the mechanism has none).
+  explicit StreamLink(Stream s, StreamConnector reconnect = {})
+      : stream_(std::move(s)), reconnect_(std::move(reconnect)) {}
   static std::size_t capacity_for(std::size_t frame) { return frame; }
+  void close() noexcept { stream_.close(); }
+  void open(std::uint64_t connection) {
+    if (!reconnect_) throw PeerError(ErrorKind::unsupported, "this mechanism cannot reconnect");
+    stream_ = reconnect_(connection);
+  }
   void send(const std::uint8_t* p, std::size_t n) { stream_.write_all(p, n); }
   std::size_t receive(std::uint8_t* buf, std::size_t /*capacity*/, std::size_t expected) {
     std::size_t got = 0;
@@ -51,14 +63,34 @@ class StreamLink {
 
  private:
   Stream stream_;
+  StreamConnector reconnect_;
 };
 
 // udp, uds-dgram: one datagram per frame on a connected socket. receive returns the datagram's
 // real size (MSG_TRUNC), so one longer than the buffer is a size mismatch, never cut silently.
 class DatagramLink {
  public:
-  explicit DatagramLink(DatagramSocket s) : socket_(std::move(s)) {}
+  explicit DatagramLink(DatagramSocket s) : socket_(std::move(s)) {
+    int domain = AF_UNIX;
+    socklen_t len = sizeof domain;
+    ::getsockopt(socket_.fd(), SOL_SOCKET, SO_DOMAIN, &domain, &len);
+    lossy_ = domain != AF_UNIX;
+  }
   std::size_t capacity_for(std::size_t) const { return socket_.receive_buffer(); }
+  // udp may lose datagrams (uds-dgram never does).
+  bool lossy() const noexcept { return lossy_; }
+  // Whether a datagram arrives within ns (false: not yet); a receive overdue past --io-timeout
+  // throws timeout.
+  bool readable_within(std::int64_t ns) {
+    pollfd p{socket_.fd(), POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(ns / 1'000'000));
+    if (r > 0) return true;
+    if (r == 0 || errno == EINTR) {
+      if (receive_timed_out()) throw_timeout();
+      return false;
+    }
+    throw_io("poll");
+  }
   void send(const std::uint8_t* p, std::size_t n) {
     for (;;) {
       if (::send(socket_.fd(), p, n, 0) >= 0) return;
@@ -79,6 +111,7 @@ class DatagramLink {
 
  private:
   DatagramSocket socket_;
+  bool lossy_ = false;
 };
 
 // Message channels (section 4.1): the frame cut into messages; the reply reassembled into a
@@ -90,6 +123,9 @@ class MessageLink {
       : channel_(std::move(channel)), messages_(*channel_) {}
   std::size_t capacity_for(std::size_t frame) const { return frame + messages_.max_message(); }
   void send(const std::uint8_t* p, std::size_t n) { messages_.send_frame(p, n); }
+  // short (11.2): the queues opened per round trip (msgget; mq_open and mq_close).
+  void close() { channel_->close(); }
+  void open(std::uint64_t) { channel_->reopen(); }
   std::size_t receive(std::uint8_t* buf, std::size_t /*capacity*/, std::size_t expected) {
     const std::size_t got = messages_.receive_until(buf, 0, kHeaderSize);
     if (kHeaderSize + load_le32(buf + kOffLength) != expected) return got;  // checked later

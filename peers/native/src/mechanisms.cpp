@@ -49,21 +49,27 @@ constexpr Family rpc = Family::rpc;
 
 constexpr Mechanism kMechanisms[] = {
     {"tcp", frames, Kind::inet, Kind::inet, kFramePatterns, any_size,
-     [](Drive o, Recorder& r) { drive_stream(connect_tcp(at<InetEndpoint>(o)), o, r); },
+     [](Drive o, Recorder& r) {
+       const auto& e = at<InetEndpoint>(o);
+       drive_stream(connect_tcp(e), o, r, tcp_connector(e));
+     },
      [](Serve o) { serve_streams(listen_tcp(at<InetEndpoint>(o)), o); }},
-    {"udp", frames, Kind::inet, Kind::inet, kFramePatterns, udp_size,
+    {"udp", frames, Kind::inet, Kind::inet, kStreamPatterns, udp_size,
      [](Drive o, Recorder& r) { drive_datagrams(connect_udp(at<InetEndpoint>(o)), o, r); },
      [](Serve o) { serve_datagrams(bind_udp(at<InetEndpoint>(o)), o); }},
     {"uds", frames, Kind::path, Kind::path, kFramePatterns, any_size,
-     [](Drive o, Recorder& r) { drive_stream(connect_uds(at<PathEndpoint>(o)), o, r); },
+     [](Drive o, Recorder& r) {
+       const auto& e = at<PathEndpoint>(o);
+       drive_stream(connect_uds(e), o, r, uds_connector(e));
+     },
      [](Serve o) { serve_streams(listen_uds(at<PathEndpoint>(o)), o); }},
-    {"uds-dgram", frames, Kind::path, Kind::path, kFramePatterns, uds_dgram_size,
+    {"uds-dgram", frames, Kind::path, Kind::path, kStreamPatterns, uds_dgram_size,
      [](Drive o, Recorder& r) { drive_datagrams(connect_uds_dgram(at<PathEndpoint>(o)), o, r); },
      [](Serve o) { serve_datagrams(bind_uds_dgram(at<PathEndpoint>(o)), o); }},
-    {"pipe", frames, Kind::fds, Kind::fds, kFramePatterns, any_size,
+    {"pipe", frames, Kind::fds, Kind::fds, kStreamPatterns, any_size,
      [](Drive o, Recorder& r) { drive_stream(open_pipe_client(at<FdEndpoint>(o)), o, r); },
      [](Serve o) { serve_streams(serve_pipe(at<FdEndpoint>(o)), o); }},
-    {"fifo", frames, Kind::dir, Kind::dir, kFramePatterns, any_size,
+    {"fifo", frames, Kind::dir, Kind::dir, kStreamPatterns, any_size,
      [](Drive o, Recorder& r) { drive_stream(open_fifo_client(at<DirEndpoint>(o)), o, r); },
      [](Serve o) { serve_streams(create_fifos(at<DirEndpoint>(o)), o); }},
     // msgrcv has no timeout of its own: --io-timeout through the timer (true).
@@ -75,23 +81,23 @@ constexpr Mechanism kMechanisms[] = {
        drive_messages(open_posix_mq(at<PosixNameEndpoint>(o), o.io_timeout_ns), false, o, r);
      },
      [](Serve o) { serve_messages(create_posix_mq(), o); }},
-    {"sysv-shm", frames, Kind::automatic, Kind::sysv_key, kFramePatterns, any_size,
+    {"sysv-shm", frames, Kind::automatic, Kind::sysv_key, kStreamPatterns, any_size,
      [](Drive o, Recorder& r) {
        drive_messages(open_sysv_shm(at<KeyEndpoint>(o), o.io_timeout_ns), false, o, r);
      },
      [](Serve o) { serve_messages(create_sysv_shm(), o); }},
-    {"file", frames, Kind::dir, Kind::dir, kFramePatterns, any_size,
+    {"file", frames, Kind::dir, Kind::dir, kStreamPatterns, any_size,
      [](Drive o, Recorder& r) { drive_files(at<DirEndpoint>(o), false, o, r); },
      [](Serve o) { serve_files(at<DirEndpoint>(o), false, o); }},
-    {"file-poll", frames, Kind::dir, Kind::dir, kFramePatterns, any_size,
+    {"file-poll", frames, Kind::dir, Kind::dir, kStreamPatterns, any_size,
      [](Drive o, Recorder& r) { drive_files(at<DirEndpoint>(o), true, o, r); },
      [](Serve o) { serve_files(at<DirEndpoint>(o), true, o); }},
     // Section 4.3: one shared-memory hand-off, three ways to wait.
-    {"shm", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
+    {"shm", frames, Kind::automatic, Kind::posix_name, kStreamPatterns, any_size,
      drive_shm<ShmWait::hybrid>, serve_shm<ShmWait::hybrid>},
-    {"shm-spin", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
+    {"shm-spin", frames, Kind::automatic, Kind::posix_name, kStreamPatterns, any_size,
      drive_shm<ShmWait::spin>, serve_shm<ShmWait::spin>},
-    {"shm-futex", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
+    {"shm-futex", frames, Kind::automatic, Kind::posix_name, kStreamPatterns, any_size,
      drive_shm<ShmWait::futex>, serve_shm<ShmWait::futex>},
     // Section 4.4: drive only.
     {"none", Family::inproc, Kind::inproc, Kind::inproc, kRequestResponseOnly, any_size,

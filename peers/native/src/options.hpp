@@ -13,7 +13,8 @@ namespace ipclab {
 
 struct Mechanism;  // mechanisms.hpp
 
-enum class Fault { none, flip_response_byte };
+// Section 6 and 11.1.
+enum class Fault { none, flip_response_byte, drop_stream_message, flip_stream_byte };
 
 // What both roles take.
 struct PeerOptions {
@@ -38,6 +39,10 @@ struct DriveOptions : PeerOptions {
   std::string result_file;
   std::string warmup_samples_file;  // empty: not written
   std::string pattern = "rr";
+  // stream (11.1): --message-size, --messages (warm-up messages: --warmup), --windows.
+  std::uint32_t message_size = 0;
+  std::uint64_t messages = 0;
+  std::uint64_t windows = 10;
   std::uint64_t warmup = 0;
   std::int64_t io_timeout_ns = 30'000'000'000;
   std::string native_library;  // direct: path of libipclab_native.so

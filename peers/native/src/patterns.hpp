@@ -1,7 +1,7 @@
 // The traffic patterns of PROTOCOL.md section 11 over the links of links.hpp: the second table.
 // A pattern is one struct with its name and one function template `run(link, options,
-// recorder)`, and one entry in `Patterns` below; every frame mechanism then drives it (its row
-// in mechanisms.cpp names kFramePatterns). Version 2 has only rr.
+// recorder)`, and one entry in `Patterns` below; a mechanism's row in mechanisms.cpp names the
+// patterns its client drives (kFramePatterns: all of them). rr, stream and short.
 #pragma once
 
 #include <time.h>
@@ -19,6 +19,7 @@
 #include "options.hpp"
 #include "payload.hpp"
 #include "result.hpp"
+#include "tally.hpp"
 #include "transport/timeout.hpp"
 
 namespace ipclab {
@@ -39,6 +40,70 @@ void check_response(const std::uint8_t* reply, std::size_t got, std::uint64_t se
 // END, then END_ACK carrying the number of corrupted requests the server saw (section 2).
 void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq);
 
+// The client's buffers of a request-response pattern (rr, short): the REQUEST frame with its
+// base payload (only the sequence and the stamp change per round trip), the expected RESPONSE
+// payload and a reply buffer the link can receive any answer into.
+template <class Link>
+struct RoundTripFrames {
+  RoundTripFrames(Link& link, const DriveOptions& o)
+      : request_total(kHeaderSize + o.request_size),
+        response_total(kHeaderSize + o.response_size),
+        capacity(link.capacity_for(response_total > kEndAckSize ? response_total : kEndAckSize)),
+        request(request_total),
+        expected(make_base(o.seed, PayloadStream::response, o.response_size)),
+        reply(capacity),
+        size_(o.request_size) {
+    encode_header(request.data(), FrameKind::request, 0, o.request_size, o.response_size);
+    fill_base(o.seed, PayloadStream::request, request.data() + kHeaderSize, o.request_size);
+    std::memcpy(head_, request.data() + kHeaderSize, size_ < kStampBytes ? size_ : kStampBytes);
+  }
+  // The request of round trip seq, ready to send.
+  std::uint8_t* stamped(std::uint64_t seq) noexcept {
+    std::uint8_t* const req = request.data();
+    store_le64(req + kOffSequence, seq);
+    stamp_from(req + kHeaderSize, head_, size_, seq);
+    return req;
+  }
+
+  const std::size_t request_total, response_total, capacity;
+  std::vector<std::uint8_t> request;
+  const std::vector<std::uint8_t> expected;
+  std::vector<std::uint8_t> reply;
+
+ private:
+  std::size_t size_;
+  std::uint8_t head_[kStampBytes] = {};
+};
+
+// Sends a control frame (MARK or END, no payload) and receives its answer of `expect` bytes
+// within --io-timeout. On a link that may lose datagrams (udp) the frame is sent again every
+// 100 ms until the answer comes (11.1 step 5), and a late duplicate MARK_ACK is skipped.
+template <class Link>
+std::size_t exchange_control(Link& link, FrameKind kind, std::uint64_t seq, std::uint8_t* reply,
+                             std::size_t capacity, std::size_t expect, const DriveOptions& o) {
+  constexpr std::int64_t kResendNs = 100'000'000;
+  std::uint8_t frame[kHeaderSize];
+  encode_header(frame, kind, seq, 0, 0);
+  const std::int64_t deadline = now_ns() + o.io_timeout_ns;
+  arm_receive_deadline(deadline);
+  link.send(frame, sizeof frame);
+  for (;;) {
+    if constexpr (requires { link.readable_within(kResendNs); }) {
+      if (link.lossy() && !link.readable_within(kResendNs)) {
+        if (now_ns() >= deadline) throw_timeout();
+        link.send(frame, sizeof frame);
+        continue;
+      }
+    }
+    const std::size_t got = link.receive(reply, capacity, expect);
+    if (kind != FrameKind::mark && got == kHeaderSize &&
+        reply[kOffKind] == static_cast<std::uint8_t>(FrameKind::mark_ack))
+      continue;
+    disarm_receive_deadline();
+    return got;
+  }
+}
+
 // rr: request-response round trips (sections 2 and 7). A round trip's time is recorded only
 // after it passed validation.
 struct RequestResponse {
@@ -46,48 +111,148 @@ struct RequestResponse {
 
   template <class Link>
   static void run(Link& link, const DriveOptions& o, Recorder& recorder) {
-    const std::int64_t timeout_ns = o.io_timeout_ns;
-    const std::size_t req_total = kHeaderSize + o.request_size;
-    const std::size_t resp_total = kHeaderSize + o.response_size;
-
-    std::vector<std::uint8_t> request(req_total);
-    encode_header(request.data(), FrameKind::request, 0, o.request_size, o.response_size);
-    fill_base(o.seed, PayloadStream::request, request.data() + kHeaderSize, o.request_size);
-    std::uint8_t head[kStampBytes] = {};
-    std::memcpy(head, request.data() + kHeaderSize,
-                o.request_size < kStampBytes ? o.request_size : kStampBytes);
-
-    const std::vector<std::uint8_t> expected =
-        make_base(o.seed, PayloadStream::response, o.response_size);
-    const std::size_t capacity =
-        link.capacity_for(resp_total > kEndAckSize ? resp_total : kEndAckSize);
-    std::vector<std::uint8_t> reply(capacity);
-
-    std::uint8_t* const req = request.data();
-    std::uint8_t* const rep = reply.data();
+    RoundTripFrames<Link> f(link, o);
+    std::uint8_t* const rep = f.reply.data();
     const std::uint64_t total = o.warmup + o.iterations;
     std::uint64_t seq = 0;
     try {
       for (; seq < total; ++seq) {
-        store_le64(req + kOffSequence, seq);
-        stamp_from(req + kHeaderSize, head, o.request_size, seq);
-
+        const std::uint8_t* req = f.stamped(seq);
         const std::int64_t t0 = now_ns();
-        arm_receive_deadline(t0 + timeout_ns);
-        link.send(req, req_total);
-        const std::size_t got = link.receive(rep, capacity, resp_total);
+        arm_receive_deadline(t0 + o.io_timeout_ns);
+        link.send(req, f.request_total);
+        const std::size_t got = link.receive(rep, f.capacity, f.response_total);
         const std::int64_t t1 = now_ns();
 
-        check_response(rep, got, seq, o, expected.data());
+        check_response(rep, got, seq, o, f.expected.data());
         recorder.record(seq, t1 - t0);
       }
-      std::uint8_t end[kHeaderSize];
-      encode_header(end, FrameKind::end, seq, 0, 0);
-      arm_receive_deadline(now_ns() + timeout_ns);
-      link.send(end, sizeof end);
-      const std::size_t got = link.receive(rep, capacity, kEndAckSize);
-      disarm_receive_deadline();
+      const std::size_t got =
+          exchange_control(link, FrameKind::end, seq, rep, f.capacity, kEndAckSize, o);
       check_end_ack(rep, got, seq);
+    } catch (const PeerError& e) {
+      disarm_receive_deadline();
+      throw PeerError(e.kind(), at_sequence(e.what(), seq));
+    }
+  }
+};
+
+// short (11.2): a new connection per round trip (tcp, uds: socket and connect, tcp from
+// 127.1.b.c; sysv-mq: msgget; posix-mq: mq_open and mq_close). The sample is the whole of it,
+// from before the open to after the close. END goes over one more connection. The link's first
+// connection (made by the mechanism's row) is closed before the first round trip, untimed.
+struct ShortConnections {
+  static constexpr std::string_view name = "short";
+
+  template <class Link>
+  static void run(Link& link, const DriveOptions& o, Recorder& recorder) {
+    if constexpr (!requires { link.open(std::uint64_t{}); }) {
+      throw PeerError(ErrorKind::unsupported, "pattern short needs connections");
+    } else {
+      RoundTripFrames<Link> f(link, o);
+      std::uint8_t* const rep = f.reply.data();
+      const std::uint64_t total = o.warmup + o.iterations;
+      std::uint64_t seq = 0;
+      try {
+        link.close();
+        for (; seq < total; ++seq) {
+          const std::uint8_t* req = f.stamped(seq);
+          const std::int64_t t0 = now_ns();
+          arm_receive_deadline(t0 + o.io_timeout_ns);
+          link.open(seq);
+          link.send(req, f.request_total);
+          const std::size_t got = link.receive(rep, f.capacity, f.response_total);
+          link.close();
+          const std::int64_t t1 = now_ns();
+
+          check_response(rep, got, seq, o, f.expected.data());
+          recorder.record(seq, t1 - t0);
+        }
+        link.open(seq);
+        const std::size_t got =
+            exchange_control(link, FrameKind::end, seq, rep, f.capacity, kEndAckSize, o);
+        link.close();
+        check_end_ack(rep, got, seq);
+      } catch (const PeerError& e) {
+        disarm_receive_deadline();
+        throw PeerError(e.kind(), at_sequence(e.what(), seq));
+      }
+    }
+  }
+};
+
+// What the client checks in a stream's END_ACK and reports (11.1 steps 4, 5, 8).
+// Reports the figures to the recorder, then validates (a mismatch throws).
+void finish_stream(const std::uint8_t* ack, std::size_t got, std::uint64_t end_sequence,
+                   bool lossy, const DriveOptions& o, StreamReport& report, Recorder& recorder);
+
+// stream (11.1): warm-up DATA, MARK / MARK_ACK, N DATA frames as fast as the link takes them
+// (one send per frame from one preallocated frame, stamped in place: nothing allocated or
+// computed per message but the stamp), END / END_ACK. W windows of the stream are the samples,
+// recorded only after the END_ACK passed validation.
+struct OneWayStream {
+  static constexpr std::string_view name = "stream";
+
+  template <class Link>
+  static void run(Link& link, const DriveOptions& o, Recorder& recorder) {
+    const std::size_t size = o.message_size;
+    const std::size_t total = kHeaderSize + size;
+    std::vector<std::uint8_t> frame(total);
+    encode_header(frame.data(), FrameKind::data, 0, o.message_size, 0);
+    fill_base(o.seed, PayloadStream::request, frame.data() + kHeaderSize, size);
+    std::uint8_t head[kStampBytes] = {};
+    std::memcpy(head, frame.data() + kHeaderSize, size < kStampBytes ? size : kStampBytes);
+    const std::size_t capacity = link.capacity_for(kStreamAckSize);
+    std::vector<std::uint8_t> reply(capacity);
+    std::vector<std::int64_t> windows(o.windows);
+    std::uint8_t* const f = frame.data();
+    std::uint8_t* const rep = reply.data();
+    bool lossy = false;
+    if constexpr (requires { link.lossy(); }) lossy = link.lossy();
+
+    std::uint64_t seq = 0;
+    try {
+      for (; seq < o.warmup; ++seq) {
+        store_le64(f + kOffSequence, seq);
+        stamp_from(f + kHeaderSize, head, size, seq);
+        link.send(f, total);
+      }
+      std::size_t got = exchange_control(link, FrameKind::mark, seq, rep, capacity, kHeaderSize, o);
+      const CpuFigures cpu_start = CpuFigures::now();
+      const std::int64_t start = now_ns();
+      if (got < kHeaderSize)
+        throw PeerError(ErrorKind::protocol, "MARK_ACK of " + std::to_string(got) + " bytes");
+      if (auto bad = check_reply_header(decode_header(rep), FrameKind::mark_ack, seq, 0, 0))
+        throw PeerError(ErrorKind::protocol, "MARK_ACK " + *bad);
+
+      const std::uint64_t per_window = o.messages / o.windows;
+      std::int64_t last = start;
+      for (std::uint64_t w = 0; w < o.windows; ++w) {
+        const std::uint64_t end =
+            seq + (w + 1 == o.windows ? o.messages - per_window * (o.windows - 1) : per_window);
+        while (seq < end) {
+          ++seq;
+          store_le64(f + kOffSequence, seq);
+          stamp_from(f + kHeaderSize, head, size, seq);
+          link.send(f, total);
+        }
+        if (w + 1 < o.windows) {
+          const std::int64_t t = now_ns();
+          windows[w] = t - last;
+          last = t;
+        }
+      }
+      ++seq;  // END
+      got = exchange_control(link, FrameKind::end, seq, rep, capacity, kStreamAckSize, o);
+      const std::int64_t stop = now_ns();
+      const CpuFigures cpu_stop = CpuFigures::now();
+      windows.back() = stop - last;
+
+      StreamReport report;
+      report.stream_ns = static_cast<std::uint64_t>(stop - start);
+      report.client_cpu = cpu_stop.since(cpu_start);
+      finish_stream(rep, got, seq, lossy, o, report, recorder);
+      for (const std::int64_t ns : windows) recorder.record_measured(ns);
     } catch (const PeerError& e) {
       disarm_receive_deadline();
       throw PeerError(e.kind(), at_sequence(e.what(), seq));
@@ -107,10 +272,14 @@ struct PatternTable {
   }
 };
 
-using Patterns = PatternTable<RequestResponse>;
+using Patterns = PatternTable<RequestResponse, OneWayStream, ShortConnections>;
 
-// What a frame mechanism's client drives: every pattern of the table.
+// What the rows of mechanisms.cpp name (section 11's table). Connections (tcp, uds) and the
+// queues opened per message (sysv-mq, posix-mq): every pattern of the table.
 inline constexpr std::span<const std::string_view> kFramePatterns = Patterns::names;
+// Every other frame mechanism: no connection to open per round trip.
+inline constexpr std::array<std::string_view, 2> kStreamPatterns = {RequestResponse::name,
+                                                                    OneWayStream::name};
 // What the in-process calls and the RPC frameworks drive: their own rr loops.
 inline constexpr std::array<std::string_view, 1> kRequestResponseOnly = {RequestResponse::name};
 

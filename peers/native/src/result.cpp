@@ -97,6 +97,21 @@ std::string result_json(const ClientResult& r) {
   j += ", \"pid\": " + std::to_string(r.pid);
   j += ", \"contract\": " + std::to_string(kContract);
   j += ", \"warmup_samples\": " + std::to_string(r.warmup_samples);
+  if (r.stream) {
+    const StreamReport& s = *r.stream;
+    const auto cpu = [](const CpuFigures& c) {
+      return "{\"user_ns\": " + std::to_string(c.user_ns) + ", \"sys_ns\": " +
+             std::to_string(c.sys_ns) + ", \"voluntary\": " + std::to_string(c.voluntary) +
+             ", \"involuntary\": " + std::to_string(c.involuntary) + "}";
+    };
+    j += ", \"messages\": " + std::to_string(s.messages);
+    j += ", \"message_size\": " + std::to_string(s.message_size);
+    j += ", \"windows\": " + std::to_string(s.windows);
+    j += ", \"stream_ns\": " + std::to_string(s.stream_ns);
+    j += ", \"lost\": " + std::to_string(s.lost);
+    j += ", \"client_cpu\": " + cpu(s.client_cpu);
+    j += ", \"server_cpu\": " + cpu(s.server_cpu);
+  }
   j += "}\n";
   return j;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "tally.hpp"
 
 namespace ipclab {
 
@@ -28,6 +29,17 @@ std::string ready_line(const std::string& endpoint, const std::string& mechanism
 // Writes the READY line to stdout with one write call.
 void announce_ready(const std::string& endpoint, const std::string& mechanism);
 
+// What a stream run adds to the result file (section 11.1 step 8).
+struct StreamReport {
+  std::uint64_t messages = 0;
+  std::uint64_t message_size = 0;
+  std::uint64_t windows = 0;
+  std::uint64_t stream_ns = 0;  // MARK_ACK -> END_ACK
+  std::uint64_t lost = 0;       // udp; else 0
+  CpuFigures client_cpu;
+  CpuFigures server_cpu;        // from END_ACK
+};
+
 struct ClientResult {
   std::optional<ErrorKind> error_kind;  // empty: status ok
   std::string error;
@@ -42,6 +54,7 @@ struct ClientResult {
   std::string payload = "bytes";
   std::optional<std::uint64_t> sequence_length;  // structured payloads only
   std::uint64_t warmup_samples = 0;  // written to the warm-up samples file
+  std::optional<StreamReport> stream;  // pattern stream, once END_ACK has come
 };
 
 std::string result_json(const ClientResult& r);
@@ -89,8 +102,14 @@ class Recorder {
     if (sequence >= warmup_count_) measured_.add(ns);
     else if (warmup_ != nullptr) warmup_->add(ns);
   }
+  // A measured sample that is no round trip (a stream's window).
+  void record_measured(std::int64_t ns) { measured_.add(ns); }
+  // stream: the run's figures for the result file (reported before validation).
+  void report(const StreamReport& r) { stream_ = r; }
+  const std::optional<StreamReport>& stream_report() const noexcept { return stream_; }
 
  private:
+  std::optional<StreamReport> stream_;
   SamplesWriter& measured_;
   SamplesWriter* warmup_;
   std::uint64_t warmup_count_;

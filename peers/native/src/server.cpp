@@ -58,6 +58,53 @@ void RequestHandler::end_ack(std::uint8_t* out, std::uint64_t sequence,
   store_le64(out + kHeaderSize, corrupted);
 }
 
+// ---- Responder ------------------------------------------------------------------------------
+
+namespace {
+constexpr auto kind_of(const Header& h) noexcept { return static_cast<FrameKind>(h.kind); }
+}  // namespace
+
+Responder::Responder(const ServerConfig& config)
+    : requests_(config), tally_(config.stream_fault) {}
+
+Responder::Answer Responder::answer(const Header& h, const std::uint8_t* payload,
+                                    std::uint64_t& corrupted) {
+  switch (kind_of(h)) {
+    case FrameKind::data:
+      tally_.add(h.sequence, payload, h.length);
+      return {nullptr, 0};
+    case FrameKind::request:
+      streaming_ = repeat_end_ = false;
+      return {requests_.response(h.sequence, h.length, h.wanted), kHeaderSize + h.wanted};
+    case FrameKind::mark:
+      // Every frame before it has been received: the measured stream starts here.
+      tally_.restart(h.sequence);
+      streaming_ = true;
+      repeat_end_ = false;
+      encode_header(control_, FrameKind::mark_ack, h.sequence, 0, 0);
+      return {control_, kHeaderSize};
+    default:  // END
+      if (streaming_) {
+        encode_header(control_, FrameKind::end_ack, h.sequence, kStreamAckPayload, 0);
+        tally_.write_ack(control_ + kHeaderSize);
+        streaming_ = false;
+        repeat_end_ = true;
+        end_sequence_ = h.sequence;
+      }
+      if (repeat_end_ && end_sequence_ == h.sequence) return {control_, kStreamAckSize};
+      repeat_end_ = false;
+      RequestHandler::end_ack(control_, h.sequence, corrupted);
+      corrupted = 0;
+      return {control_, kEndAckSize};
+  }
+}
+
+bool Responder::after_send(const Header& h, const std::uint8_t* payload) {
+  if (kind_of(h) != FrameKind::request) return false;
+  requests_.after_send();
+  return !requests_.request_ok(payload, h.length, h.sequence);
+}
+
 // ---- stream connections ---------------------------------------------------------------------
 
 namespace {
@@ -78,17 +125,18 @@ void ensure_capacity(std::unique_ptr<std::uint8_t[]>& buf, std::size_t& capacity
 }  // namespace
 
 StreamConnectionHandler::StreamConnectionHandler(const ServerConfig& config)
-    : handler_(config),
+    : responder_(config),
       buf_(std::make_unique_for_overwrite<std::uint8_t[]>(kInitialBuffer)),
       capacity_(kInitialBuffer) {}
 
 ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
   ConnectionOutcome out;
-  std::uint64_t corrupted = 0;
   std::size_t start = 0, end = 0;  // unconsumed bytes are buf_[start, end)
-  const auto reject = [&out](const char* reason) {
+  const auto reject = [this, &out](const char* reason) {
     out.end = ConnectionOutcome::End::rejected;
     out.detail = reason;
+    corrupted_ = 0;
+    responder_.stream_over();
     return out;
   };
   try {
@@ -102,25 +150,17 @@ ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
         }
         const std::size_t n = stream.read_some(buf_.get() + end, capacity_ - end);
         if (n == 0) {
-          if (end == start) return out;  // clean close between frames
-          return reject("truncated header");
+          if (end != start) return reject("truncated header");
+          responder_.stream_over();
+          return out;  // clean close between frames
         }
         end += n;
       }
       const Header h = decode_header(buf_.get() + start);
       if (const char* reason = check_request_header(h)) return reject(reason);
 
-      if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
-        std::uint8_t ack[kEndAckSize];
-        RequestHandler::end_ack(ack, h.sequence, corrupted);
-        stream.write_all(ack, sizeof ack);
-        corrupted = 0;
-        start += kHeaderSize;
-        if (start == end) start = end = 0;
-        continue;
-      }
-
-      // REQUEST: the header is valid, so now the payload may be read (and room made for it).
+      // The header is valid, so now the payload may be read (and room made for it): a frame is
+      // always read completely into the buffer.
       const std::size_t total = kHeaderSize + h.length;
       if (capacity_ - start < total) {
         std::memmove(buf_.get(), buf_.get() + start, end - start);
@@ -134,19 +174,18 @@ ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
         end += n;
       }
 
-      const std::uint8_t* frame = handler_.response(h.sequence, h.length, h.wanted);
-      stream.write_all(frame, kHeaderSize + h.wanted);
-      handler_.after_send();
-      // The request is checked only now, so the check costs the round trip nothing.
-      if (!handler_.request_ok(buf_.get() + start + kHeaderSize, h.length, h.sequence))
-        ++corrupted;
-      ++out.requests;
+      const std::uint8_t* payload = buf_.get() + start + kHeaderSize;
+      const Responder::Answer a = responder_.answer(h, payload, corrupted_);
+      if (a.size != 0) stream.write_all(a.data, a.size);
+      if (responder_.after_send(h, payload)) ++corrupted_;
+      if (kind_of(h) == FrameKind::request) ++out.requests;
       start += total;
       if (start == end) start = end = 0;
     }
   } catch (const PeerError& e) {
     out.end = ConnectionOutcome::End::io_error;
     out.detail = e.what();
+    responder_.stream_over();
     return out;
   }
 }
@@ -159,6 +198,8 @@ ServerConfig config_of(const ServeOptions& o) {
   ServerConfig config;
   config.seed = o.seed;
   config.flip_response_byte = o.fault == Fault::flip_response_byte;
+  if (o.fault == Fault::drop_stream_message) config.stream_fault = StreamTally::Fault::drop_message;
+  if (o.fault == Fault::flip_stream_byte) config.stream_fault = StreamTally::Fault::flip_byte;
   return config;
 }
 
@@ -185,7 +226,7 @@ const char* check_datagram(const std::uint8_t* buf, std::size_t n, std::size_t c
 // END_ACK count corrupted requests per client address.
 void serve_datagrams(DatagramSocket socket, const ServeOptions& o) {
   announce_ready(socket.endpoint(), o.mechanism_name);
-  RequestHandler handler(config_of(o));
+  Responder responder(config_of(o));
   const int fd = socket.fd();
   const std::size_t capacity = socket.receive_buffer();
   auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
@@ -207,20 +248,16 @@ void serve_datagrams(DatagramSocket socket, const ServeOptions& o) {
       report_rejected(reason);
       continue;
     }
-    if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
-      std::uint8_t ack[kEndAckSize];
-      const auto it = corrupted.find(client());
-      RequestHandler::end_ack(ack, h.sequence, it == corrupted.end() ? 0 : it->second);
-      if (it != corrupted.end()) corrupted.erase(it);
-      if (::sendto(fd, ack, sizeof ack, 0, to, from_len) < 0)
-        print_line(std::string("io: sendto: ") + std::strerror(errno));
-      continue;
-    }
-    const std::uint8_t* frame = handler.response(h.sequence, h.length, h.wanted);
-    const ssize_t sent = ::sendto(fd, frame, kHeaderSize + h.wanted, 0, to, from_len);
-    handler.after_send();
-    if (sent < 0) print_line(std::string("io: sendto: ") + std::strerror(errno));
-    if (!handler.request_ok(buf.get() + kHeaderSize, h.length, h.sequence)) ++corrupted[client()];
+    // The count per address is looked up only for END (no string per DATA or REQUEST).
+    std::uint64_t count = 0;
+    const auto it = kind_of(h) == FrameKind::end ? corrupted.find(client()) : corrupted.end();
+    if (it != corrupted.end()) count = it->second;
+    const std::uint8_t* payload = buf.get() + kHeaderSize;
+    const Responder::Answer a = responder.answer(h, payload, count);
+    if (it != corrupted.end()) corrupted.erase(it);
+    if (a.size != 0 && ::sendto(fd, a.data, a.size, 0, to, from_len) < 0)
+      print_line(std::string("io: sendto: ") + std::strerror(errno));
+    if (responder.after_send(h, payload)) ++corrupted[client()];
   }
 }
 
@@ -250,7 +287,7 @@ void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o) 
 // frames are never lost).
 void serve_messages(MessageServer server, const ServeOptions& o) {
   announce_ready(server.endpoint, o.mechanism_name);
-  RequestHandler handler(config_of(o));
+  Responder responder(config_of(o));
   MessageStream messages(*server.channel);
   const std::size_t m = messages.max_message();
   std::size_t capacity = 64 * 1024 + m;  // room for a header and any one more message
@@ -270,27 +307,20 @@ void serve_messages(MessageServer server, const ServeOptions& o) {
         if (got > total) reason = "length mismatch";
       }
       if (reason == nullptr) {
-        if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
-          std::uint8_t ack[kEndAckSize];
-          RequestHandler::end_ack(ack, h.sequence, corrupted);
-          messages.send_frame(ack, sizeof ack);
-          corrupted = 0;
-          continue;
-        }
-        const std::uint8_t* frame = handler.response(h.sequence, h.length, h.wanted);
-        messages.send_frame(frame, kHeaderSize + h.wanted);
-        handler.after_send();
-        if (!handler.request_ok(buf.get() + kHeaderSize, h.length, h.sequence)) ++corrupted;
+        const std::uint8_t* payload = buf.get() + kHeaderSize;
+        const Responder::Answer a = responder.answer(h, payload, corrupted);
+        if (a.size != 0) messages.send_frame(a.data, a.size);
+        if (responder.after_send(h, payload)) ++corrupted;
         continue;
       }
     } catch (const PeerError& e) {
       if (e.kind() != ErrorKind::protocol) throw;
+      reason = nullptr;
       report_rejected(e.what());
-      corrupted = 0;
-      continue;
     }
-    report_rejected(reason);
+    if (reason != nullptr) report_rejected(reason);
     corrupted = 0;
+    responder.stream_over();
   }
 }
 
@@ -303,7 +333,7 @@ void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
   fo.poll_interval_us = o.poll_interval_us;
   FileChannel files(fo);
   announce_ready(dir.path, o.mechanism_name);
-  RequestHandler handler(config_of(o));
+  Responder responder(config_of(o));
   std::size_t capacity = 64 * 1024;
   auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
   std::uint64_t corrupted = 0;
@@ -324,14 +354,7 @@ void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
       files.done();
       report_rejected(reason);
       corrupted = 0;
-      continue;
-    }
-    if (h.kind == static_cast<std::uint8_t>(FrameKind::end)) {
-      files.done();
-      std::uint8_t ack[kEndAckSize];
-      RequestHandler::end_ack(ack, h.sequence, corrupted);
-      files.send(ack, sizeof ack);
-      corrupted = 0;
+      responder.stream_over();
       continue;
     }
     if (got < size) {
@@ -342,12 +365,13 @@ void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
     if (got != size) {  // the file shrank under us
       report_rejected("truncated payload");
       corrupted = 0;
+      responder.stream_over();
       continue;
     }
-    const std::uint8_t* frame = handler.response(h.sequence, h.length, h.wanted);
-    files.send(frame, kHeaderSize + h.wanted);
-    handler.after_send();
-    if (!handler.request_ok(buf.get() + kHeaderSize, h.length, h.sequence)) ++corrupted;
+    const std::uint8_t* payload = buf.get() + kHeaderSize;
+    const Responder::Answer a = responder.answer(h, payload, corrupted);
+    if (a.size != 0) files.send(a.data, a.size);
+    if (responder.after_send(h, payload)) ++corrupted;
   }
 }
 

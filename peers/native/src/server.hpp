@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "frame.hpp"
 #include "options.hpp"
 #include "payload.hpp"
+#include "tally.hpp"
 #include "transport/file.hpp"
 #include "transport/message.hpp"
 #include "transport/stream.hpp"
@@ -21,6 +23,7 @@ namespace ipclab {
 struct ServerConfig {
   std::uint64_t seed = 1;
   bool flip_response_byte = false;
+  StreamTally::Fault stream_fault = StreamTally::Fault::none;
 };
 
 // What both the stream and the udp server do with a valid frame. Keeps the response frame and
@@ -50,6 +53,35 @@ class RequestHandler {
   BaseCache request_base_;
 };
 
+// What every server answers to one whole, valid frame of any kind (sections 2 and 11): a
+// RESPONSE to a REQUEST, nothing to DATA (counted and summed), MARK_ACK to MARK, END_ACK to END
+// (a stream's seven figures after a MARK, else the corrupted count). The servers of each family
+// only move the bytes.
+class Responder {
+ public:
+  explicit Responder(const ServerConfig& config);
+
+  struct Answer {
+    const std::uint8_t* data;
+    std::size_t size;  // 0: nothing to send (DATA)
+  };
+  // The frame to send back, valid until the next call. corrupted: what an rr END_ACK carries;
+  // END resets it to 0.
+  Answer answer(const Header& h, const std::uint8_t* payload, std::uint64_t& corrupted);
+  // After the answer went out: whether a REQUEST's payload was corrupted (checked only now, so
+  // the check costs the round trip nothing); false for the other kinds.
+  bool after_send(const Header& h, const std::uint8_t* payload);
+  // The client went away (end of connection) or a frame was rejected: no stream goes on.
+  void stream_over() noexcept { streaming_ = false; }
+
+ private:
+  RequestHandler requests_;
+  StreamTally tally_;
+  bool streaming_ = false;            // a MARK came and its END has not
+  bool repeat_end_ = false;           // control_ holds the stream END_ACK of end_sequence_
+  std::uint64_t end_sequence_ = 0;    // (a udp client resends END until it has the answer)
+  std::uint8_t control_[kStreamAckSize] = {};  // MARK_ACK or END_ACK
+};
 
 struct ConnectionOutcome {
   enum class End { closed, rejected, io_error };
@@ -59,14 +91,16 @@ struct ConnectionOutcome {
 };
 
 // Serves one stream connection until a clean end of stream, a malformed frame or an io error.
-// Never throws PeerError (io and timeouts become the outcome).
+// Never throws PeerError (io and timeouts become the outcome). The corrupted count runs across
+// connections until an END (pattern short sends END over a connection of its own, 11.2).
 class StreamConnectionHandler {
  public:
   explicit StreamConnectionHandler(const ServerConfig& config);
   ConnectionOutcome serve(Stream& stream);
 
  private:
-  RequestHandler handler_;
+  Responder responder_;
+  std::uint64_t corrupted_ = 0;
   std::unique_ptr<std::uint8_t[]> buf_;
   std::size_t capacity_;
 };

@@ -308,6 +308,40 @@ int connect_loopback(int type, const std::string& endpoint) {
   return fd;
 }
 
+Pipes::Pipes() {
+  EXPECT_EQ(::pipe2(req, O_CLOEXEC), 0);
+  EXPECT_EQ(::pipe2(resp, O_CLOEXEC), 0);
+}
+
+std::string Pipes::server_endpoint() const {
+  return "fd:" + std::to_string(req[0]) + "," + std::to_string(resp[1]);
+}
+
+std::string Pipes::client_endpoint() const {
+  return "fd:" + std::to_string(resp[0]) + "," + std::to_string(req[1]);
+}
+
+void Pipes::close_all() {
+  for (int* fd : {&req[0], &req[1], &resp[0], &resp[1]})
+    if (*fd >= 0) {
+      ::close(*fd);
+      *fd = -1;
+    }
+}
+
+std::string server_endpoint(const std::string& mech, const TempDir& dir, const Pipes& pipes) {
+  if (mech == "tcp" || mech == "udp") return "127.0.0.1:0";
+  if (mech == "uds" || mech == "uds-dgram") return dir.file("peer.sock");
+  if (mech == "fifo") return dir.path();
+  if (mech == "pipe") return pipes.server_endpoint();
+  if (mech == "file" || mech == "file-poll") {
+    const std::string d = dir.file("frames");
+    ::mkdir(d.c_str(), 0700);
+    return d;
+  }
+  return "auto";
+}
+
 void expect_payload_vector(const nlohmann::json& v, const std::vector<std::uint8_t>& got) {
   if (v.contains("hex")) {
     EXPECT_EQ(to_hex(got.data(), got.size()), v.at("hex").get<std::string>());

@@ -102,6 +102,23 @@ Loopback bind_loopback(int type);
 // A socket of this type connected to "127.0.0.1:PORT".
 int connect_loopback(int type, const std::string& endpoint);
 
+// The orchestrator's two anonymous pipes for the pipe mechanism.
+struct Pipes {
+  int req[2];
+  int resp[2];
+  Pipes();
+  ~Pipes() { close_all(); }
+  std::string server_endpoint() const;
+  std::string client_endpoint() const;
+  std::vector<int> server_fds() const { return {req[0], resp[1]}; }
+  std::vector<int> client_fds() const { return {resp[0], req[1]}; }
+  void close_all();
+};
+
+// A server endpoint for any frame mechanism, inside dir (file: its "frames" directory, made
+// here; message channels and shared memory: auto).
+std::string server_endpoint(const std::string& mech, const TempDir& dir, const Pipes& pipes);
+
 // Checks bytes against a payload vector: its hex, or its FNV-1a 64 for large ones.
 void expect_payload_vector(const nlohmann::json& vector, const std::vector<std::uint8_t>& bytes);
 

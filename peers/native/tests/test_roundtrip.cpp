@@ -21,38 +21,8 @@ using test::ChildResult;
 using test::Server;
 using test::TempDir;
 
-struct Pipes {  // the orchestrator's two anonymous pipes for the pipe mechanism
-  int req[2];
-  int resp[2];
-  Pipes() {
-    EXPECT_EQ(::pipe2(req, O_CLOEXEC), 0);
-    EXPECT_EQ(::pipe2(resp, O_CLOEXEC), 0);
-  }
-  ~Pipes() { close_all(); }
-  std::string server_endpoint() const {
-    return "fd:" + std::to_string(req[0]) + "," + std::to_string(resp[1]);
-  }
-  std::string client_endpoint() const {
-    return "fd:" + std::to_string(resp[0]) + "," + std::to_string(req[1]);
-  }
-  std::vector<int> server_fds() const { return {req[0], resp[1]}; }
-  std::vector<int> client_fds() const { return {resp[0], req[1]}; }
-  void close_all() {
-    for (int* fd : {&req[0], &req[1], &resp[0], &resp[1]})
-      if (*fd >= 0) {
-        ::close(*fd);
-        *fd = -1;
-      }
-  }
-};
-
-// One server endpoint per mechanism, inside dir.
-std::string server_endpoint(const std::string& mech, const TempDir& dir, const Pipes& pipes) {
-  if (mech == "tcp" || mech == "udp") return "127.0.0.1:0";
-  if (mech == "uds" || mech == "uds-dgram") return dir.file("peer.sock");
-  if (mech == "fifo") return dir.path();
-  return pipes.server_endpoint();
-}
+using test::Pipes;
+using test::server_endpoint;
 
 using test::DriveRun;
 
@@ -226,13 +196,22 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
   EXPECT_EQ(j["contract"], 2);
   EXPECT_EQ(j["language"], "cpp");
   const auto& m = j["mechanisms"];
+  const auto all = nlohmann::json::array({"rr", "stream", "short"});
+  const auto stream = nlohmann::json::array({"rr", "stream"});
+  const auto rr = nlohmann::json::array({"rr"});
   for (const char* name : {"tcp", "udp", "uds", "uds-dgram", "pipe", "fifo", "sysv-mq",
                            "posix-mq", "sysv-shm", "file", "file-poll", "shm", "shm-spin",
                            "shm-futex", "none", "direct", "rest", "grpc", "thrift-binary",
                            "thrift-compact", "ice", "corba"}) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(m.contains(name));
-    EXPECT_EQ(m[name]["patterns"], nlohmann::json::array({"rr"}));
+    const std::string n = name;
+    // Section 11's table.
+    const bool shorts = n == "tcp" || n == "uds" || n == "sysv-mq" || n == "posix-mq";
+    const bool streams = shorts || n == "udp" || n == "uds-dgram" || n == "pipe" ||
+                         n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
+                         n.rfind("shm", 0) == 0;
+    EXPECT_EQ(m[name]["patterns"], shorts ? all : streams ? stream : rr);
     const bool drive_only = std::string(name) == "none" || std::string(name) == "direct";
     EXPECT_EQ(m[name]["roles"], drive_only ? nlohmann::json::array({"drive"})
                                            : nlohmann::json::array({"serve", "drive"}));
@@ -361,7 +340,9 @@ TEST(Peer, UnsupportedIsExitSevenWithAResult) {
   EXPECT_EQ(run.result["mechanism"], "jni");
   run = drive("udp", "127.0.0.1:9", dir, 65484, 16, 1);
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
-  run = drive("tcp", "127.0.0.1:9", dir, 16, 16, 1, {"--pattern", "stream"});
+  run = drive("udp", "127.0.0.1:9", dir, 16, 16, 1, {"--pattern", "short"});
+  EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
+  run = drive("tcp", "127.0.0.1:9", dir, 16, 16, 1, {"--pattern", "burst"});
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
   EXPECT_EQ(test::run_peer({"serve", "--mechanism", "jni", "--endpoint", "x"}).exit_code, 7);
 }

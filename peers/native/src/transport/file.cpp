@@ -1,6 +1,7 @@
 #include "file.hpp"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -25,13 +26,15 @@ std::string join(const std::string& dir, const char* name) {
 }  // namespace
 
 FileChannel::FileChannel(const Options& o)
-    : poll_(o.poll),
+    : server_(o.server),
+      poll_(o.poll),
       poll_interval_us_(o.poll_interval_us),
       timeout_ns_(o.timeout_ns),
       send_tmp_(join(o.directory, o.server ? "resp.tmp" : "req.tmp")),
       send_name_(join(o.directory, o.server ? "resp" : "req")),
       receive_path_(join(o.directory, o.server ? "req" : "resp")),
-      receive_name_(o.server ? "req" : "resp") {
+      receive_name_(o.server ? "req" : "resp"),
+      directory_(o.directory) {
   struct stat st {};
   if (::stat(o.directory.c_str(), &st) != 0) throw_io("stat " + o.directory);
   if (!S_ISDIR(st.st_mode)) throw PeerError(ErrorKind::io, "not a directory: " + o.directory);
@@ -59,6 +62,7 @@ FileChannel::FileChannel(const Options& o)
 FileChannel::~FileChannel() {
   done();
   if (inotify_ >= 0) ::close(inotify_);
+  if (deletions_ >= 0) ::close(deletions_);
 }
 
 void FileChannel::send(const std::uint8_t* p, std::size_t n) {
@@ -79,8 +83,40 @@ void FileChannel::send(const std::uint8_t* p, std::size_t n) {
     n -= static_cast<std::size_t>(w);
   }
   if (::close(fd) != 0 && errno != EINTR) throw_io("close " + send_tmp_);
-  if (::rename(send_tmp_.c_str(), send_name_.c_str()) != 0)
-    throw_io("rename " + send_tmp_ + " to " + send_name_);
+  if (server_) {
+    if (::rename(send_tmp_.c_str(), send_name_.c_str()) != 0)
+      throw_io("rename " + send_tmp_ + " to " + send_name_);
+    return;
+  }
+  // The client never replaces a req the server has not taken yet (a stream sends DATA without
+  // waiting for answers; in rr req is always gone by then).
+  while (::renameat2(AT_FDCWD, send_tmp_.c_str(), AT_FDCWD, send_name_.c_str(),
+                     RENAME_NOREPLACE) != 0) {
+    if (errno == EINTR) continue;
+    if (errno != EEXIST) throw_io("rename " + send_tmp_ + " to " + send_name_);
+    wait_until_taken();
+  }
+}
+
+// The previous req is still there: waits until the server removes it (file: an IN_DELETE watch
+// of its own, made at the first need, so rr never sees those events; file-poll: a check every
+// --poll-interval-us). Returns when it may be gone; the caller tries again.
+void FileChannel::wait_until_taken() {
+  if (poll_) {
+    timespec ts{static_cast<time_t>(poll_interval_us_ / 1'000'000),
+                static_cast<long>(poll_interval_us_ % 1'000'000) * 1000};
+    ::nanosleep(&ts, nullptr);
+    return;
+  }
+  if (deletions_ < 0) {
+    deletions_ = ::inotify_init1(IN_CLOEXEC);
+    if (deletions_ < 0) throw_io("inotify_init1");
+    if (::inotify_add_watch(deletions_, directory_.c_str(), IN_DELETE) < 0)
+      throw_io("inotify_add_watch " + directory_);
+    return;  // made after the failed rename: try again before waiting
+  }
+  const ssize_t r = ::read(deletions_, events_, sizeof events_);
+  if (r < 0 && errno != EINTR) throw_io("read (inotify)");
 }
 
 // Blocks until the watch reports a rename to the receiving name (or the event queue overflowed).

@@ -27,7 +27,8 @@ class FileChannel {
   FileChannel(const FileChannel&) = delete;
   FileChannel& operator=(const FileChannel&) = delete;
 
-  // Writes the frame to the .tmp name and renames it into place.
+  // Writes the frame to the .tmp name and renames it into place (the client: without replacing
+  // a req the server has not taken yet; it waits for that).
   void send(const std::uint8_t* p, std::size_t n);
 
   // Waits for the receiving name, opens and removes it. Returns its size; read it with read()
@@ -39,13 +40,17 @@ class FileChannel {
 
  private:
   void wait_for_event();
+  void wait_until_taken();
 
+  bool server_;
   bool poll_;
   std::uint64_t poll_interval_us_;
   std::int64_t timeout_ns_;
   std::string send_tmp_, send_name_, receive_path_;
   const char* receive_name_;
+  std::string directory_;
   int inotify_ = -1;
+  int deletions_ = -1;  // client: IN_DELETE watch, made when a req was not taken yet
   int current_ = -1;
   alignas(8) char events_[4096];
 };

@@ -6,6 +6,14 @@
 
 #include "../error.hpp"
 
+namespace ipclab {
+
+void MessageChannel::reopen() {
+  throw PeerError(ErrorKind::unsupported, "this channel is not opened per message");
+}
+
+}  // namespace ipclab
+
 namespace ipclab::detail {
 
 int draw_sysv_key() {

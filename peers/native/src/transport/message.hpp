@@ -27,6 +27,11 @@ class MessageChannel {
   // bytes; returns its size. Client channels throw timeout after --io-timeout; all throw io when
   // the kernel object was removed (EIDRM).
   virtual std::size_t receive(std::uint8_t* dst) = 0;
+  // Pattern short (11.2), client side: opens the server's objects again (sysv-mq: msgget;
+  // posix-mq: mq_open of both queues) after close() (posix-mq: mq_close of both; System V has
+  // no close). The others: unsupported.
+  virtual void reopen();
+  virtual void close() {}
 
  protected:
   explicit MessageChannel(std::size_t max) noexcept : max_(max) {}

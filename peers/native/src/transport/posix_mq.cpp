@@ -22,11 +22,18 @@ constexpr long kPosixMqDepth = 10;
 class PosixMqChannel final : public MessageChannel {
  public:
   // timeout_ns 0: wait without limit (server).
-  PosixMqChannel(mqd_t send_q, mqd_t receive_q, std::int64_t timeout_ns)
-      : MessageChannel(kPosixMqMessage), send_(send_q), receive_(receive_q), timeout_ns_(timeout_ns) {}
-  ~PosixMqChannel() override {
-    ::mq_close(send_);
-    ::mq_close(receive_);
+  // prefix: the client's, for reopen(); empty for the server.
+  PosixMqChannel(mqd_t send_q, mqd_t receive_q, std::int64_t timeout_ns, std::string prefix = {})
+      : MessageChannel(kPosixMqMessage), send_(send_q), receive_(receive_q),
+        timeout_ns_(timeout_ns), send_name_(prefix + "-1"), receive_name_(prefix + "-2") {}
+  ~PosixMqChannel() override { close(); }
+
+  // short (11.2): mq_open of both queues per message, mq_close after it.
+  void reopen() override;
+  void close() override {
+    if (send_ != kClosed) ::mq_close(send_);
+    if (receive_ != kClosed) ::mq_close(receive_);
+    send_ = receive_ = kClosed;
   }
 
   void send(const std::uint8_t* p, std::size_t n) override {
@@ -78,8 +85,10 @@ class PosixMqChannel final : public MessageChannel {
     throw_io(call);
   }
 
+  static constexpr mqd_t kClosed = static_cast<mqd_t>(-1);
   mqd_t send_, receive_;
   std::int64_t timeout_ns_;
+  std::string send_name_, receive_name_;
 };
 
 mqd_t open_queue(const std::string& name, int flags, mq_attr* attr) {
@@ -90,6 +99,12 @@ mqd_t open_queue(const std::string& name, int flags, mq_attr* attr) {
     throw_io("mq_open " + name);
   }
   return q;
+}
+
+void PosixMqChannel::reopen() {
+  close();
+  send_ = open_queue(send_name_, O_RDWR, nullptr);
+  receive_ = open_queue(receive_name_, O_RDWR, nullptr);
 }
 
 }  // namespace
@@ -126,7 +141,7 @@ std::unique_ptr<MessageChannel> open_posix_mq(const PosixNameEndpoint& endpoint,
     if (q2 != static_cast<mqd_t>(-1)) ::mq_close(q2);
     throw;
   }
-  return std::make_unique<PosixMqChannel>(q1, q2, timeout_ns);
+  return std::make_unique<PosixMqChannel>(q1, q2, timeout_ns, prefix);
 }
 
 }  // namespace ipclab

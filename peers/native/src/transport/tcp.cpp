@@ -63,11 +63,32 @@ std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint) {
   return std::make_unique<TcpServer>(endpoint);
 }
 
-Stream connect_tcp(const InetEndpoint& endpoint) {
-  const auto where = detail::resolve(endpoint, SOCK_STREAM, false);
+namespace {
+
+bool is_127_0_0_1(const detail::ResolvedAddress& where) {
+  if (where.family != AF_INET) return false;
+  const auto* sin = reinterpret_cast<const sockaddr_in*>(&where.addr);
+  return sin->sin_addr.s_addr == htonl(INADDR_LOOPBACK);
+}
+
+// One connection to a resolved address; from 127.1.b.c when source is given.
+Stream connect_to(const detail::ResolvedAddress& where, const InetEndpoint& endpoint,
+                  const std::optional<std::uint64_t>& source) {
   const int fd = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw_io("socket");
   Stream s(fd, fd);
+  if (source) {
+    int one = 1;
+    if (::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
+      throw_io("setsockopt(IP_BIND_ADDRESS_NO_PORT)");
+    sockaddr_in from{};
+    from.sin_family = AF_INET;
+    from.sin_addr.s_addr =
+        htonl((127u << 24) | (1u << 16) | static_cast<std::uint32_t>(*source % 65536));
+    if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0)
+      throw_io("bind to source 127.1." + std::to_string(*source / 256 % 256) + "." +
+               std::to_string(*source % 256));
+  }
   int rc;
   do {
     rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&where.addr), where.length);
@@ -75,6 +96,20 @@ Stream connect_tcp(const InetEndpoint& endpoint) {
   if (rc != 0) throw_io("connect " + to_string(endpoint));
   set_nodelay(fd);
   return s;
+}
+
+}  // namespace
+
+Stream connect_tcp(const InetEndpoint& endpoint) {
+  return connect_to(detail::resolve(endpoint, SOCK_STREAM, false), endpoint, std::nullopt);
+}
+
+StreamConnector tcp_connector(const InetEndpoint& endpoint) {
+  const auto where = detail::resolve(endpoint, SOCK_STREAM, false);
+  const bool rotate = is_127_0_0_1(where);
+  return [where, endpoint, rotate](std::uint64_t i) {
+    return connect_to(where, endpoint, rotate ? std::optional<std::uint64_t>(i) : std::nullopt);
+  };
 }
 
 }  // namespace ipclab

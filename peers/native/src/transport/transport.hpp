@@ -5,9 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "../endpoint.hpp"
@@ -36,6 +39,15 @@ std::unique_ptr<StreamServer> create_fifos(const DirEndpoint& endpoint);
 
 Stream connect_tcp(const InetEndpoint& endpoint);
 Stream connect_uds(const PathEndpoint& endpoint);
+
+// Pattern short (11.2): opens connection i to the same server. Everything per connection that
+// does not depend on i (name resolution, the address) is done once, when the connector is made.
+using StreamConnector = std::function<Stream(std::uint64_t connection)>;
+// tcp: when the server is 127.0.0.1, connection i is bound first to source address 127.1.b.c
+// (b = i / 256 mod 256, c = i mod 256), port 0, with IP_BIND_ADDRESS_NO_PORT: TIME_WAIT (kept
+// by the client, which closes first) is spread over 65536 addresses.
+StreamConnector tcp_connector(const InetEndpoint& endpoint);
+StreamConnector uds_connector(const PathEndpoint& endpoint);
 Stream open_pipe_client(const FdEndpoint& endpoint);
 Stream open_fifo_client(const DirEndpoint& endpoint);
 
@@ -97,6 +109,8 @@ void check_fd_open(int fd);                                              // io e
 // removal at exit; io "path exists" if the path exists. connect_unix retries on EINTR.
 void bind_unix_path(int fd, const std::string& path);
 void connect_unix(int fd, const std::string& path);
+void connect_unix(int fd, const sockaddr_un& address, const std::string& path);
+sockaddr_un unix_address(const std::string& path);  // io if the path is too long
 }  // namespace detail
 
 }  // namespace ipclab

@@ -43,8 +43,9 @@ void bind_unix_path(int fd, const std::string& path) {
   ::chmod(path.c_str(), 0600);  // in case the umask was not applied
 }
 
-void connect_unix(int fd, const std::string& path) {
-  const sockaddr_un sun = unix_address(path);
+void connect_unix(int fd, const std::string& path) { connect_unix(fd, unix_address(path), path); }
+
+void connect_unix(int fd, const sockaddr_un& sun, const std::string& path) {
   int rc;
   do {
     rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&sun), sizeof sun);
@@ -96,12 +97,25 @@ std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint) {
   return std::make_unique<UdsServer>(endpoint);
 }
 
-Stream connect_uds(const PathEndpoint& endpoint) {
+namespace {
+
+Stream connect_uds_at(const sockaddr_un& sun, const std::string& path) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw_io("socket");
   Stream s(fd, fd);
-  detail::connect_unix(fd, endpoint.path);
+  detail::connect_unix(fd, sun, path);
   return s;
+}
+
+}  // namespace
+
+Stream connect_uds(const PathEndpoint& endpoint) {
+  return connect_uds_at(detail::unix_address(endpoint.path), endpoint.path);
+}
+
+StreamConnector uds_connector(const PathEndpoint& endpoint) {
+  const sockaddr_un sun = detail::unix_address(endpoint.path);
+  return [sun, path = endpoint.path](std::uint64_t) { return connect_uds_at(sun, path); };
 }
 
 }  // namespace ipclab

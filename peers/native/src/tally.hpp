@@ -1,0 +1,89 @@
+// The arithmetic of pattern stream (PROTOCOL.md 11.1): the payload checksum (the sum mod 2^64 of
+// the payload read as little-endian u64 words, the last one zero-padded), the one the client
+// expects for a run of stamped payloads, each side's CPU figures (getrusage of itself), and the
+// server's tally of the DATA frames since MARK with the two stream faults.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ipclab {
+
+static_assert(std::endian::native == std::endian::little, "the word sum reads words natively");
+
+// The checksum of one payload. A plain loop over whole words (the compiler vectorises it), then
+// the zero-padded tail.
+inline std::uint64_t word_sum(const std::uint8_t* p, std::size_t n) noexcept {
+  std::uint64_t sum = 0;
+  const std::size_t whole = n & ~static_cast<std::size_t>(7);
+  for (std::size_t i = 0; i < whole; i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    sum += w;
+  }
+  if (whole < n) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p + whole, n - whole);
+    sum += w;
+  }
+  return sum;
+}
+
+// What the server must report for the payloads payload(seed, 1, s, size), s = first ... first +
+// count - 1: the base's word sum with its first word replaced by each stamped first word.
+std::uint64_t expected_checksum(std::uint64_t seed, std::size_t size, std::uint64_t first,
+                                std::uint64_t count);
+
+// A process's own CPU time and context switches (getrusage(RUSAGE_SELF): all its threads).
+struct CpuFigures {
+  std::uint64_t user_ns = 0;
+  std::uint64_t sys_ns = 0;
+  std::uint64_t voluntary = 0;
+  std::uint64_t involuntary = 0;
+
+  static CpuFigures now() noexcept;
+  // The figures from `start` to this one.
+  CpuFigures since(const CpuFigures& start) const noexcept;
+};
+
+// The server's side of a stream: DATA frames since MARK, their gaps, the checksum, the CPU
+// figures from MARK to END, and the stream faults (section 11.1 "Faults").
+class StreamTally {
+ public:
+  enum class Fault { none, drop_message, flip_byte };
+  explicit StreamTally(Fault fault) noexcept : fault_(fault) {}
+
+  // MARK with this sequence: the counts start again; the CPU figures are taken now.
+  void restart(std::uint64_t mark_sequence) noexcept;
+  // One DATA frame, read completely.
+  void add(std::uint64_t sequence, const std::uint8_t* payload, std::size_t n) noexcept {
+    if (received_ == 1 && fault_ != Fault::none && !fault_done_) {
+      fault_done_ = true;
+      if (fault_ == Fault::drop_message) return;  // as if it was lost
+      if (n > 0) sum_ += flipped_low_bit(payload, n);
+    }
+    if (sequence != next_) ++gaps_;
+    next_ = sequence + 1;
+    ++received_;
+    sum_ += word_sum(payload, n);
+  }
+  // END_ACK's 56-byte payload (received, gaps, checksum, user_ns, sys_ns, voluntary,
+  // involuntary), the CPU figures taken now.
+  void write_ack(std::uint8_t* out) const noexcept;
+
+ private:
+  // What flipping the low bit of the payload's last byte adds to its word sum (mod 2^64).
+  static std::uint64_t flipped_low_bit(const std::uint8_t* p, std::size_t n) noexcept {
+    const std::uint64_t bit = std::uint64_t{1} << (8 * ((n - 1) % 8));
+    return (p[n - 1] & 1) != 0 ? 0 - bit : bit;
+  }
+
+  Fault fault_;
+  bool fault_done_ = false;
+  std::uint64_t received_ = 0, gaps_ = 0, sum_ = 0, next_ = 0;
+  CpuFigures start_;
+};
+
+}  // namespace ipclab
