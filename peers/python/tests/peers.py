@@ -93,21 +93,40 @@ class Server:
         self.stop()
 
 
-class Drive:
-    """One finished `drive` run: exit code, stderr, result JSON, raw samples."""
+class Run:
+    """One finished `drive` run with `args` and its output files in `directory`: exit code,
+    stderr, result JSON, raw samples."""
 
-    def __init__(self, directory, mechanism, endpoint, request_size, response_size,
-                 iterations=5, extra=(), pass_fds=()):
+    def __init__(self, directory, args, pass_fds=()):
         samples, result = Path(directory) / "samples.bin", Path(directory) / "result.json"
-        self.proc = run_peer([
-            "drive", "--mechanism", mechanism, "--endpoint", endpoint,
-            "--request-size", str(request_size), "--response-size", str(response_size),
-            "--iterations", str(iterations), "--samples-file", str(samples),
-            "--result-file", str(result), *extra], pass_fds=pass_fds)
+        self.proc = run_peer(["drive", *args, "--samples-file", str(samples),
+                              "--result-file", str(result)], pass_fds=pass_fds)
         self.returncode = self.proc.returncode
         self.stderr = self.proc.stderr
         self.result = json.loads(result.read_text()) if result.exists() else None
         self.samples = samples.read_bytes() if samples.exists() else None
+
+
+class Drive(Run):
+    """Round trips (pattern rr unless `extra` says otherwise)."""
+
+    def __init__(self, directory, mechanism, endpoint, request_size, response_size,
+                 iterations=5, extra=(), pass_fds=()):
+        super().__init__(directory, [
+            "--mechanism", mechanism, "--endpoint", endpoint,
+            "--request-size", str(request_size), "--response-size", str(response_size),
+            "--iterations", str(iterations), *extra], pass_fds)
+
+
+class Stream(Run):
+    """Pattern stream (PROTOCOL.md 11.1)."""
+
+    def __init__(self, directory, mechanism, endpoint, message_size, messages, extra=(),
+                 pass_fds=()):
+        super().__init__(directory, [
+            "--pattern", "stream", "--mechanism", mechanism, "--endpoint", endpoint,
+            "--message-size", str(message_size), "--messages", str(messages), *extra],
+            pass_fds)
 
 
 def describe(run):
@@ -159,13 +178,15 @@ def serving(mechanism, directory, *extra):
         case.release_client_fds()
 
 
-MESSAGE_CHANNELS = ("sysv-mq", "posix-mq", "sysv-shm")
+# Servers that create their own kernel objects, and those on a host and port.
+AUTO = ("sysv-mq", "posix-mq", "sysv-shm", "shm", "shm-spin", "shm-futex")
+INET = ("tcp", "udp", "grpc", "rest")
 
 
 def _path_server(mechanism, directory, extra):
-    if mechanism in MESSAGE_CHANNELS:
+    if mechanism in AUTO:
         return Server(mechanism, "auto", *extra)
-    if mechanism in ("tcp", "udp"):
+    if mechanism in INET:
         return Server(mechanism, "127.0.0.1:0", *extra)
     if mechanism in ("uds", "uds-dgram"):
         return Server(mechanism, str(directory / "peer.sock"), *extra)

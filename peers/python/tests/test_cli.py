@@ -114,12 +114,18 @@ def test_capabilities_answers_what_peer_toml_claims():
     answer = json.loads(run.stdout)
     assert (answer["contract"], answer["language"]) == (2, "python")
     assert answer["runtime"].startswith("CPython ")
-    claimed = tomllib.loads(PEER_TOML.read_text())["mechanisms"]
+    claimed = {name: spec if isinstance(spec, dict) else {"roles": spec}
+               for name, spec in tomllib.loads(PEER_TOML.read_text())["mechanisms"].items()}
     assert {name: sorted(got["roles"]) for name, got in answer["mechanisms"].items()} == \
-        {name: sorted(roles) for name, roles in claimed.items()}
+        {name: sorted(spec["roles"]) for name, spec in claimed.items()}
     for name, got in answer["mechanisms"].items():
-        assert got["patterns"] == ["rr"], name
+        assert got["patterns"] == claimed[name].get("patterns", ["rr"]), name
         assert 0 < got["max_payload"] <= 134217728, name
+    patterns = {name: got["patterns"] for name, got in answer["mechanisms"].items()}
+    assert [name for name, names in patterns.items() if "short" in names] == \
+        ["tcp", "uds", "sysv-mq", "posix-mq", "rest"]
+    assert [name for name, names in patterns.items() if "stream" not in names] == \
+        ["none", "ctypes", "rest", "thrift-binary", "thrift-compact", "ice", "corba"]
     assert answer["mechanisms"]["udp"]["max_payload"] == 65483
 
 

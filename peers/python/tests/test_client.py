@@ -26,9 +26,12 @@ def test_udp_sizes_over_a_datagram_are_unsupported(sizes, workdir):
     assert_error(run, 7, "unsupported")
 
 
-@pytest.mark.parametrize("extra", [["--pattern", "stream"]])
-def test_unknown_pattern_is_unsupported(extra, workdir):
-    assert_error(Drive(workdir, "tcp", "127.0.0.1:9", 16, 16, extra=extra), 7, "unsupported")
+@pytest.mark.parametrize("mechanism,pattern", [("tcp", "burst"), ("udp", "short"),
+                                               ("pipe", "short"), ("grpc", "short")])
+def test_pattern_the_mechanism_lacks_is_unsupported(mechanism, pattern, workdir):
+    run = Drive(workdir, mechanism, "127.0.0.1:9" if mechanism != "pipe" else "fd:8,9", 16, 16,
+                extra=["--pattern", pattern])
+    assert_error(run, 7, "unsupported")
 
 
 def test_unknown_mechanism_is_unsupported(workdir):

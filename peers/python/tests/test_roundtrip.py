@@ -31,20 +31,21 @@ def cases():
                                id=f"{mechanism}-{request_size}-{response_size}")
 
 
-def check_ok(run, mechanism, request_size, response_size, iterations, warmup=0):
+def check_ok(run, mechanism, request_size, response_size, iterations, warmup=0, pattern="rr"):
     assert run.returncode == 0, describe(run)
     assert run.stderr == ""
     result = run.result
     assert result["schema"] == "ipclab.peer-result/1"
     assert (result["status"], result["error_kind"], result["error"]) == ("ok", None, None)
     assert result["language"] == "python" and result["runtime"].startswith("CPython ")
-    assert result["mechanism"] == mechanism and result["pattern"] == "rr"
+    assert result["mechanism"] == mechanism and result["pattern"] == pattern
     assert (result["request_size"], result["response_size"]) == (request_size, response_size)
     assert (result["warmup"], result["iterations"]) == (warmup, iterations)
     assert result["samples"] == iterations and result["clock"] == "CLOCK_MONOTONIC"
     assert (result["contract"], result["warmup_samples"]) == (2, 0)
     samples = struct.unpack(f"<{iterations}q", run.samples)
     assert all(0 < sample < 10**10 for sample in samples)
+    return result
 
 
 def check_served(server, workdir, mechanism, request_size, response_size, iterations=3,

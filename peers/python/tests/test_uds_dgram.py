@@ -28,7 +28,7 @@ def test_the_limit_follows_the_send_buffer():
         sndbuf = datagram.raise_buffers(probe)
     assert LIMIT == min(sndbuf - 32, 4194304) - HEADER_SIZE
     capabilities = run_peer(["capabilities"])
-    assert f'"uds-dgram": {{"roles": ["serve", "drive"], "patterns": ["rr"], ' \
+    assert f'"uds-dgram": {{"roles": ["serve", "drive"], "patterns": ["rr", "stream"], ' \
            f'"max_payload": {LIMIT}}}' in capabilities.stdout
 
 

@@ -6,7 +6,7 @@ rejects, so the parser is written out: `--name value` pairs, each known flag at 
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from .errors import UsageError
 from .frame import MAX_PAYLOAD
@@ -16,7 +16,10 @@ U64_MAX = 2**64 - 1
 # Warm-up and iteration counts are int64 in the Java peer; both together must leave room for
 # END's sequence number in a u64.
 COUNT_MAX = 2**63 - 1
-FAULTS = ("none", "flip-response-byte")
+FAULTS = ("none", "flip-response-byte", "drop-stream-message", "flip-stream-byte")
+# The pattern with its own drive flags (PROTOCOL.md 11.1); every other name takes rr's.
+STREAM = "stream"
+DEFAULT_WINDOWS = 10
 # --poll-interval-us: at least 1 us; at most a u32 (over an hour), a value over it is bad.
 POLL_INTERVAL_MAX = 2**32 - 1
 SPIN_MAX = 2**32 - 1
@@ -63,10 +66,18 @@ def one_of(*choices):
 
 @dataclass(frozen=True)
 class Flag:
+    """`stream`: None for a flag of every pattern, True for one of pattern stream only,
+    False for one that stream does not take; where a flag does not belong, giving it is a
+    usage error and its field is `absent`."""
     name: str
     field: str
     parse: Callable[[str], Any]
     default: Any = REQUIRED
+    stream: Optional[bool] = None
+    absent: Any = 0
+
+    def belongs(self, pattern):
+        return self.stream is None or self.stream == (pattern == STREAM)
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,9 @@ class DriveConfig(_MechanismConfig):
     http_client: Any
     payload: str
     sequence_length: int
+    message_size: int
+    messages: int
+    windows: int
 
 
 COMMON_FLAGS = (
@@ -132,21 +146,30 @@ COMMANDS = {command.name: command for command in (
             ServeConfig),
     Command("drive", "drive --mechanism M --endpoint E [--request-size N --response-size N] "
                      "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N "
-                     "--samples-file PATH --result-file PATH [--pattern rr] [--warmup N] "
+                     "--samples-file PATH --result-file PATH [--pattern rr|short] [--warmup N] "
                      "[--warmup-samples-file PATH] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
-                     "[--spin-us N] [--http-client NAME] [--native-library PATH]",
+                     "[--spin-us N] [--http-client NAME] [--native-library PATH]; or "
+                     "drive --pattern stream --mechanism M --endpoint E --message-size N "
+                     "--messages N --samples-file PATH --result-file PATH [--windows N] "
+                     "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
+                     "[--spin-us N]",
             COMMON_FLAGS + (
                 # Required for bytes payloads, absent or 0 for structured ones (checked later).
-                Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD), None),
-                Flag("--response-size", "response_size", unsigned(MAX_PAYLOAD), None),
-                Flag("--payload", "payload", one_of(*PAYLOADS), "bytes"),
-                Flag("--sequence-length", "sequence_length", unsigned(SEQUENCE_LENGTH_MAX), 5),
-                Flag("--iterations", "iterations", unsigned(COUNT_MAX, minimum=1)),
+                Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD), None, False),
+                Flag("--response-size", "response_size", unsigned(MAX_PAYLOAD), None, False),
+                Flag("--payload", "payload", one_of(*PAYLOADS), "bytes", False, "bytes"),
+                Flag("--sequence-length", "sequence_length", unsigned(SEQUENCE_LENGTH_MAX), 5,
+                     False),
+                Flag("--iterations", "iterations", unsigned(COUNT_MAX, minimum=1), stream=False),
+                Flag("--message-size", "message_size", unsigned(MAX_PAYLOAD), stream=True),
+                Flag("--messages", "messages", unsigned(COUNT_MAX, minimum=1), stream=True),
+                # Default: DEFAULT_WINDOWS, or one per message in a shorter stream.
+                Flag("--windows", "windows", unsigned(COUNT_MAX, minimum=1), None, True),
                 Flag("--samples-file", "samples_file", text),
                 Flag("--result-file", "result_file", text),
                 Flag("--pattern", "pattern", text, "rr"),
                 Flag("--warmup", "warmup", unsigned(COUNT_MAX), 0),
-                Flag("--warmup-samples-file", "warmup_samples_file", text, None),
+                Flag("--warmup-samples-file", "warmup_samples_file", text, None, False, None),
                 Flag("--io-timeout", "io_timeout", seconds, 30.0),
                 Flag("--native-library", "native_library", text, None),
                 # rest only: the HTTP client library; this peer has one (httpx).
@@ -168,6 +191,7 @@ def parse(argv):
             _check_mechanism(command, values)
         if command.name == "drive":
             _check_sizes(values)
+            _check_windows(values)
     except ValueError as err:
         raise UsageError(f"{err}; usage: ipclab-peer {command.synopsis}") from None
     return command.name, command.config(**values)
@@ -195,8 +219,13 @@ def _flag_values(command, args):
 
 
 def _with_defaults(flags, values):
+    pattern = values.get("pattern", "rr")
     for flag in flags:
-        if flag.field not in values:
+        if not flag.belongs(pattern):
+            if flag.field in values:
+                raise ValueError(f"flag {flag.name} is not used with --pattern {pattern}")
+            values[flag.field] = flag.absent
+        elif flag.field not in values:
             if flag.default is REQUIRED:
                 raise ValueError(f"missing required flag {flag.name}")
             values[flag.field] = flag.default
@@ -213,6 +242,17 @@ def _check_sizes(values):
             raise ValueError(f"{flag} must be absent or 0 with --payload {values['payload']}")
         else:
             values[field] = 0
+
+
+def _check_windows(values):
+    """At most one window per message (stream)."""
+    if values["pattern"] != STREAM:
+        return
+    if values["windows"] is None:
+        values["windows"] = min(DEFAULT_WINDOWS, values["messages"])
+    elif values["windows"] > values["messages"]:
+        raise ValueError(f"--windows {values['windows']} is more than --messages "
+                         f"{values['messages']}")
 
 
 def _check_mechanism(command, values):

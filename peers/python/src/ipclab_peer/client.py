@@ -4,7 +4,7 @@ mechanisms.py, the pattern's driver for its family from patterns.py."""
 from . import result
 from .errors import IoError, PeerError, Unsupported, describe_os_error, report, report_error
 from .mechanisms import MECHANISMS, RPC
-from .patterns import PATTERNS
+from .patterns import PATTERNS, driver_of
 
 
 def drive(config):
@@ -30,15 +30,16 @@ def supported(config):
     if config.payload != "bytes" and mechanism.family != RPC:
         raise Unsupported(f"structured payload {config.payload!r} needs an RPC mechanism, "
                           f"not {config.mechanism!r}")
-    pattern = PATTERNS.get(config.pattern)
-    if pattern is None or mechanism.family not in pattern.drivers:
+    run_pattern = driver_of(mechanism, config.pattern)
+    if run_pattern is None:
         raise Unsupported(f"pattern {config.pattern!r} is not implemented for "
                           f"{config.mechanism!r}")
-    largest, limit = max(config.request_size, config.response_size), mechanism.max_payload()
+    largest = max(config.request_size, config.response_size, config.message_size)
+    limit = mechanism.max_payload()
     if largest > limit:
         raise Unsupported(f"{config.mechanism} carries at most {limit} payload bytes here, "
                           f"not {largest}")
-    return mechanism, pattern.drivers[mechanism.family]
+    return mechanism, run_pattern
 
 
 class Driver:
@@ -49,7 +50,8 @@ class Driver:
     def run(self):
         config = self.config
         mechanism, run_pattern = supported(config)
-        self.recorder = result.Recorder(config.warmup, config.iterations,
+        warmup, measured = PATTERNS[config.pattern].samples(config)
+        self.recorder = result.Recorder(warmup, measured,
                                         keep_warmup=config.warmup_samples_file is not None)
         run_pattern(config, mechanism, self.recorder)
 
@@ -64,7 +66,7 @@ class Driver:
             if config.warmup_samples_file is not None:
                 result.write_samples(config.warmup_samples_file, warmup_samples)
             result.write_result(config.result_file, result.record(
-                config, len(samples), len(warmup_samples), error))
+                config, len(samples), len(warmup_samples), error, self.recorder.fields))
         except OSError as err:
             report("io", f"cannot write the outputs: {describe_os_error(err)}")
             return error.code if error is not None else IoError.code

@@ -10,18 +10,26 @@ HEADER_SIZE = HEADER.size
 MAGIC = b"IPCL"
 VERSION = 1
 REQUEST, RESPONSE, END, END_ACK = 1, 2, 3, 4
-KIND_NAMES = {REQUEST: "REQUEST", RESPONSE: "RESPONSE", END: "END", END_ACK: "END_ACK"}
+# Pattern stream (PROTOCOL.md 11.1).
+DATA, MARK, MARK_ACK = 5, 6, 7
+KIND_NAMES = {REQUEST: "REQUEST", RESPONSE: "RESPONSE", END: "END", END_ACK: "END_ACK",
+              DATA: "DATA", MARK: "MARK", MARK_ACK: "MARK_ACK"}
+INCOMING = (REQUEST, END, DATA, MARK)
 MAX_PAYLOAD = 134217728
 END_ACK_LENGTH = 8
 LENGTH_OFFSET = 16
 COUNTER = struct.Struct("<Q")
+# A stream's END_ACK payload: received, gaps, checksum, user_ns, sys_ns, voluntary, involuntary.
+STREAM_ACK = struct.Struct("<7Q")
+STREAM_ACK_LENGTH = STREAM_ACK.size
 
 Header = namedtuple("Header", "magic version kind flags sequence length wanted")
 
 # The fast path reads magic, version, kind and flags as one integer: a well-formed REQUEST
-# is then recognised with one comparison and two bounds checks.
+# (or DATA) is then recognised with one comparison and two bounds checks.
 HEADER_WORDS = struct.Struct("<QQII")
 REQUEST_PREFIX = int.from_bytes(MAGIC + bytes([VERSION, REQUEST, 0, 0]), "little")
+DATA_PREFIX = int.from_bytes(MAGIC + bytes([VERSION, DATA, 0, 0]), "little")
 
 # What a template rewrites per frame, from offset 8: sequence, length, wanted, stamp word.
 _PATCH_WITH_STAMP = struct.Struct("<QIIQ")
@@ -52,6 +60,8 @@ def check_incoming(data, offset=0):
     prefix, sequence, length, wanted = HEADER_WORDS.unpack_from(data, offset)
     if prefix == REQUEST_PREFIX and length <= MAX_PAYLOAD and wanted <= MAX_PAYLOAD:
         return REQUEST, sequence, length, wanted
+    if prefix == DATA_PREFIX and length <= MAX_PAYLOAD and wanted == 0:
+        return DATA, sequence, length, wanted
     header = decode_header(data, offset)
     raise_if_malformed(header)
     return header.kind, header.sequence, header.length, header.wanted
@@ -62,7 +72,7 @@ def raise_if_malformed(header):
         raise Rejected("bad magic")
     if header.version != VERSION:
         raise Rejected("bad version")
-    if header.kind not in (REQUEST, END):
+    if header.kind not in INCOMING:
         raise Rejected("unexpected kind")
     if header.flags != 0:
         raise Rejected("bad flags")
@@ -70,6 +80,9 @@ def raise_if_malformed(header):
         raise Rejected("length too large")
     if header.kind == END and header.length != 0:
         raise Rejected("bad end frame")
+    if header.kind in (DATA, MARK) and (header.wanted != 0 or
+                                        header.kind == MARK and header.length != 0):
+        raise Rejected("bad stream frame")
 
 
 def declared_size(data):
@@ -97,6 +110,15 @@ def _show(field, value):
 
 def end_ack(sequence, corrupted):
     return encode_header(END_ACK, sequence, END_ACK_LENGTH, 0) + COUNTER.pack(corrupted)
+
+
+def stream_end_ack(sequence, fields):
+    """END_ACK of a stream (PROTOCOL.md 11.1 step 4): `fields` are STREAM_ACK's seven u64."""
+    return encode_header(END_ACK, sequence, STREAM_ACK_LENGTH, 0) + STREAM_ACK.pack(*fields)
+
+
+def mark_ack(sequence):
+    return encode_header(MARK_ACK, sequence, 0, 0)
 
 
 class FrameTemplate:

@@ -9,36 +9,10 @@
 Both validate the whole response after the clock, like every client.
 """
 import ctypes
-import struct
 import time
 
 from .errors import IoError, PayloadMismatch
-from .payload import REQUEST_STREAM, RESPONSE_STREAM, fill_base, first_difference, first_word
-
-_WORD = struct.Struct("<Q")
-
-
-class _Payload:
-    """A preallocated payload with its base and an in-place stamp."""
-
-    def __init__(self, seed, stream, size):
-        self.size = size
-        self.buf = bytearray(size)
-        fill_base(self.buf, seed, stream)
-        self.base = bytes(self.buf)
-        self.word = first_word(self.base)
-        self.stamp = _stamper(self.buf, size, self.word)
-
-
-def _stamper(buf, size, word):
-    if size >= 8:
-        pack = _WORD.pack_into
-        return lambda sequence: pack(buf, 0, word ^ sequence)
-    if size > 0:
-        def stamp_short(sequence):
-            buf[:size] = (word ^ sequence).to_bytes(8, "little")[:size]
-        return stamp_short
-    return lambda sequence: None
+from .payload import REQUEST_STREAM, RESPONSE_STREAM, Stamped, first_difference, stamper
 
 
 def no_call(endpoint, options):
@@ -68,8 +42,8 @@ def rr(config, mechanism, recorder):
     """Pattern rr: the round trips, each recorded once its response is validated."""
     call = mechanism.connect(config.endpoint, config)
     seed = config.seed
-    request = _Payload(seed, REQUEST_STREAM, config.request_size)
-    expected = _Payload(seed, RESPONSE_STREAM, config.response_size)
+    request = Stamped(seed, REQUEST_STREAM, config.request_size)
+    expected = Stamped(seed, RESPONSE_STREAM, config.response_size)
     # bytearray == bytearray is one memcmp (a memoryview comparison goes byte by byte).
     response = bytearray(config.response_size)
     if call is None:
@@ -96,7 +70,7 @@ def _rr_call(call, config, recorder, request, expected, response):
 
 def _rr_none(config, recorder, request, expected, response):
     base, size = expected.base, expected.size
-    stamp = _stamper(response, size, expected.word)
+    stamp = stamper(response, size, expected.word)
     received = memoryview(response)
     clock, record = time.perf_counter_ns, recorder.add
     for sequence in range(config.warmup + config.iterations):

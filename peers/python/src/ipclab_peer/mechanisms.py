@@ -11,6 +11,9 @@ mechanism. The patterns each family supports are in patterns.py.
                                        an RPC session); None: the mechanism cannot drive
     listen(endpoint, serve config, cleanup) -> a listener with `endpoint` (for READY);
                                        None: the mechanism cannot serve
+    patterns                           the patterns (patterns.py) its client drives
+    connect_short(endpoint, drive config, i) -> the link of connection i of pattern short,
+                                       where it differs from connect (tcp: its source address)
 
 Adding a kernel mechanism: a transport (a connector and a listener in transport/) and one
 entry here.
@@ -46,6 +49,8 @@ class Mechanism:
     max_payload: Callable[[], int] = _everything
     # Drive flags (config fields) this mechanism cannot do without.
     requires: tuple = ()
+    patterns: tuple = ("rr",)
+    connect_short: Optional[Callable] = None
 
     @property
     def roles(self):
@@ -53,8 +58,15 @@ class Mechanism:
                      if how is not None)
 
 
-def _kernel(name, grammar, client, server, **more):
-    return Mechanism(name, FRAMES, grammar, client, server, **more)
+# Pattern sets (PROTOCOL.md section 11's table).
+RR = ("rr",)
+STREAM = ("rr", "stream")
+SHORT = ("rr", "short")
+ALL = ("rr", "stream", "short")
+
+
+def _kernel(name, grammar, client, server, patterns=STREAM, **more):
+    return Mechanism(name, FRAMES, grammar, client, server, patterns=patterns, **more)
 
 
 def _shm(name, mode):
@@ -68,25 +80,26 @@ def _files(name, waiter):
 
 
 def _datagrams(name, grammar, client, server, max_payload):
-    return Mechanism(name, DATAGRAMS, grammar, client, server, max_payload)
+    return Mechanism(name, DATAGRAMS, grammar, client, server, max_payload, patterns=STREAM)
 
 
-def _rpc(name, module, grammar=endpoints.INET, **variant):
+def _rpc(name, module, grammar=endpoints.INET, patterns=RR, **variant):
     framework = Framework(module, **variant)
-    return Mechanism(name, RPC, grammar, framework.connect, framework.listen)
+    return Mechanism(name, RPC, grammar, framework.connect, framework.listen, patterns=patterns)
 
 
 MECHANISMS = {mechanism.name: mechanism for mechanism in (
-    _kernel("tcp", endpoints.INET, connect.tcp, listeners.TcpListener),
+    _kernel("tcp", endpoints.INET, connect.tcp, listeners.TcpListener, ALL,
+            connect_short=connect.tcp_from_source),
     _datagrams("udp", endpoints.INET, datagram.connect_udp, datagram.listen_udp,
                datagram.udp_max_payload),
-    _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener),
+    _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener, ALL),
     _datagrams("uds-dgram", endpoints.SOCKET_PATH, datagram.connect_uds, datagram.listen_uds,
                datagram.uds_dgram_max_payload),
     _kernel("pipe", endpoints.FDS, connect.pipe, listeners.PipeListener),
     _kernel("fifo", endpoints.DIRECTORY, connect.fifo, listeners.FifoListener),
-    _kernel("sysv-mq", endpoints.SYSV, connect.sysv_mq, listeners.sysv_mq),
-    _kernel("posix-mq", endpoints.POSIX, connect.posix_mq, listeners.posix_mq),
+    _kernel("sysv-mq", endpoints.SYSV, connect.sysv_mq, listeners.sysv_mq, ALL),
+    _kernel("posix-mq", endpoints.POSIX, connect.posix_mq, listeners.posix_mq, ALL),
     _kernel("sysv-shm", endpoints.SYSV, connect.sysv_shm, listeners.sysv_shm),
     _files("file", files.InotifyWaiter),
     _files("file-poll", files.PollWaiter),
@@ -96,8 +109,8 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
     Mechanism("none", INPROC, endpoints.INPROC, inproc.no_call, None),
     Mechanism("ctypes", INPROC, endpoints.INPROC, inproc.load_library, None,
               requires=("native_library",)),
-    _rpc("rest", "rest"),
-    _rpc("grpc", "grpc_rpc"),
+    _rpc("rest", "rest", patterns=SHORT),
+    _rpc("grpc", "grpc_rpc", patterns=STREAM),
     _rpc("thrift-binary", "thrift_rpc", protocol="binary"),
     _rpc("thrift-compact", "thrift_rpc", protocol="compact"),
     _rpc("ice", "ice_rpc"),

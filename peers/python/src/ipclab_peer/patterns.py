@@ -2,15 +2,25 @@
 
 A pattern names, per mechanism family (mechanisms.py), the function that drives it:
 `driver(config, mechanism, recorder)` connects through `mechanism.connect`, runs the traffic
-and hands each validated sample to `recorder.add(sequence, nanoseconds)` (result.Recorder).
-A family without an entry does not do the pattern (unsupported, exit 7). Adding a pattern is
-one entry here and its driver function(s).
+and hands each validated sample to `recorder.add(index, nanoseconds)` (result.Recorder).
+`samples(config)` says how many warm-up and measured samples it makes. A mechanism drives the
+patterns its table entry lists (`Mechanism.patterns`) for which its family has a driver.
+Adding a pattern is one entry here and its driver function(s).
 """
 from dataclasses import dataclass
+from typing import Callable
 
-from . import inproc, rr
+from . import inproc, rr, short, stream
 from .mechanisms import DATAGRAMS, FRAMES, INPROC, RPC
 from .rpc import drive as rpc_drive
+
+
+def _round_trips(config):
+    return config.warmup, config.iterations
+
+
+def _windows(config):
+    return 0, config.windows
 
 
 @dataclass(frozen=True)
@@ -18,16 +28,28 @@ class Pattern:
     name: str
     sample: str  # what one sample is
     drivers: dict  # family -> driver
+    samples: Callable = _round_trips  # config -> (warm-up samples, measured samples)
 
 
 PATTERNS = {pattern.name: pattern for pattern in (
     Pattern("rr", "one request-response round trip",
             {FRAMES: rr.run, DATAGRAMS: rr.run, INPROC: inproc.rr, RPC: rpc_drive.rr}),
+    Pattern("stream", "the time of one window of a one-way stream",
+            {FRAMES: stream.run, DATAGRAMS: stream.run, RPC: rpc_drive.stream}, _windows),
+    # RPC: the client opens a connection per call itself (rest: Connection: close).
+    Pattern("short", "one whole connection: open, request, response, close",
+            {FRAMES: short.run, RPC: rpc_drive.rr}),
 )}
+
+
+def driver_of(mechanism, name):
+    """The driver of pattern `name` for `mechanism`, or None where it does not do it."""
+    pattern = PATTERNS.get(name)
+    if pattern is None or name not in mechanism.patterns or mechanism.connect is None:
+        return None
+    return pattern.drivers.get(mechanism.family)
 
 
 def patterns_of(mechanism):
     """The names of the patterns a mechanism's client drives."""
-    if mechanism.connect is None:
-        return []
-    return [name for name, pattern in PATTERNS.items() if mechanism.family in pattern.drivers]
+    return [name for name in mechanism.patterns if driver_of(mechanism, name)]

@@ -4,6 +4,8 @@ The base is produced with numpy over uint64 arrays, whose arithmetic wraps mod 2
 the spec's; a 128 MiB base takes well under a second. numpy is imported lazily so that peers
 that never need a payload (or only an empty one) start quickly.
 """
+import struct
+
 GOLDEN = 0x9E3779B97F4A7C15
 MIX1 = 0xBF58476D1CE4E5B9
 MIX2 = 0x94D049BB133111EB
@@ -16,6 +18,7 @@ RESPONSE_STREAM = 2
 # enough that the temporaries stay in cache and memory does not double for 128 MiB payloads.
 _CHUNK_WORDS = 1 << 17
 _COMPARE_CHUNK = 1 << 22
+_WORD = struct.Struct("<Q")
 
 
 def start_state(seed, stream):
@@ -73,6 +76,31 @@ def stamp(data, sequence):
     data[:count] = (first_word(data) ^ sequence).to_bytes(8, "little")[:count]
 
 
+class Stamped:
+    """A preallocated payload holding its base, stamped in place per sequence."""
+
+    def __init__(self, seed, stream, size):
+        self.size = size
+        self.buf = bytearray(size)
+        fill_base(self.buf, seed, stream)
+        self.base = bytes(self.buf)
+        self.word = first_word(self.base)
+        self.stamp = stamper(self.buf, size, self.word)
+
+
+def stamper(buf, size, word):
+    """stamp(sequence) for a buffer of `size` bytes whose base's first word is `word`: one
+    pack_into (sizes under 8: a slice assignment), whatever the previous stamp was."""
+    if size >= 8:
+        pack = _WORD.pack_into
+        return lambda sequence: pack(buf, 0, word ^ sequence)
+    if size > 0:
+        def stamp_short(sequence):
+            buf[:size] = (word ^ sequence).to_bytes(8, "little")[:size]
+        return stamp_short
+    return lambda sequence: None
+
+
 def payload(seed, stream, sequence, size):
     data = bytearray(base(seed, stream, size))
     stamp(data, sequence)
@@ -93,4 +121,46 @@ def first_difference(received, expected):
     if len(got) != len(want):
         return min(len(got), len(want))
     return None
+
+
+# ---- the stream checksum (PROTOCOL.md 11.1 step 3) ---------------------------------------------
+
+
+def word_sum(data):
+    """The checksum of one payload: the sum mod 2^64 of its bytes read as little-endian u64
+    words, the last word zero-padded. numpy sums the whole words; the tail is one int."""
+    import numpy as np
+
+    whole = len(data) & ~7
+    total = int(np.frombuffer(data, dtype="<u8", count=whole // 8).sum(dtype=np.uint64)) \
+        if whole else 0
+    if whole < len(data):
+        total += int.from_bytes(data[whole:], "little")
+    return total & MASK
+
+
+def stream_checksum(seed, size, first, count):
+    """The checksum the server must report for DATA frames `first` ... `first + count - 1` of
+    `size` bytes: count times the base's word sum, with the first word of each payload
+    replaced by its stamped value. The stamped first words are summed bit by bit in closed
+    form, so this costs the same for any count."""
+    if size == 0 or count == 0:
+        return 0
+    data = base(seed, REQUEST_STREAM, size)
+    word = first_word(data)
+    bits = 8 * min(8, size)
+    stamped = sum(_xor_ones(word, bit, first, first + count) << bit for bit in range(bits))
+    return (count * (word_sum(data) - word) + stamped) & MASK
+
+
+def _xor_ones(word, bit, low, high):
+    """How many sequences s in [low, high) have bit `bit` of (word XOR s) set."""
+    ones = _ones_below(high, bit) - _ones_below(low, bit)
+    return (high - low) - ones if word >> bit & 1 else ones
+
+
+def _ones_below(n, bit):
+    """How many x in [0, n) have bit `bit` set."""
+    period = 1 << (bit + 1)
+    return (n // period) * (period >> 1) + max(0, n % period - (period >> 1))
 

@@ -18,6 +18,8 @@ class Recorder:
     in order from 0, so what was added so far is always a prefix."""
 
     def __init__(self, warmup=0, iterations=0, keep_warmup=False):
+        # Result fields a pattern adds (PROTOCOL.md 11.1 item 8), set by its driver.
+        self.fields = {}
         # _times[i] is the time of sequence _first + i; the first _kept are warm-up ones.
         self._kept = warmup if keep_warmup else 0
         self._first = warmup - self._kept
@@ -36,7 +38,7 @@ class Recorder:
         return self._times[self._kept:max(self._kept, self._validated - self._first)]
 
 
-def record(config, samples, warmup_samples, error=None):
+def record(config, samples, warmup_samples, error=None, fields=None):
     return {
         "schema": SCHEMA,
         "status": "ok" if error is None else "error",
@@ -57,6 +59,7 @@ def record(config, samples, warmup_samples, error=None):
         "pid": os.getpid(),
         "contract": CONTRACT,
         "warmup_samples": warmup_samples,
+        **(fields or {}),
     }
 
 

@@ -9,12 +9,13 @@ import sys
 from . import shutdown
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
                      report, report_error)
-from .frame import (END, HEADER_SIZE, REQUEST, RESPONSE, FrameTemplate, Rejected,
-                    check_incoming, end_ack)
+from .frame import (DATA, END, HEADER_SIZE, MARK, REQUEST, RESPONSE, FrameTemplate, Rejected,
+                    check_incoming, end_ack, mark_ack, stream_end_ack)
 from .mechanisms import DATAGRAMS, FRAMES, MECHANISMS, RPC
 from .payload import REQUEST_STREAM, RESPONSE_STREAM
 from .reader import FrameReader
 from .runtime import CONTRACT, LANGUAGE, runtime
+from .tally import StreamTally
 from .transport.datagram import size_error
 
 # How a connection ended, and what that means for a pipe server, whose only client it was.
@@ -76,12 +77,21 @@ def announce_ready(endpoint, mechanism):
 class Responder:
     """The server's preallocated frames: the last response frame built (per wanted size)
     and the last expected request (per length). Callers patch them in place per round trip;
-    they are rebuilt only when a client changes sizes."""
+    they are rebuilt only when a client changes sizes.
+
+    `corrupted` counts bad REQUEST payloads of the connections that ended since the last
+    END: pattern short sends its END over a connection of its own (PROTOCOL.md 11.2)."""
 
     def __init__(self, config):
         self._seed = config.seed
         self._flip = config.fault == "flip-response-byte"
+        self._fault = config.fault
         self._response = self._request = None
+        self.corrupted = 0
+
+    def tally(self):
+        """A new stream's counters (PROTOCOL.md 11.1)."""
+        return StreamTally(self._fault)
 
     def response_for(self, wanted):
         if self._response is None or self._response.length != wanted:
@@ -139,28 +149,54 @@ def serve_connection(link, reader, responder):
 
 
 def answer_frames(link, reader, responder):
-    """The server's hot loop; the request is checked only after the response is sent."""
+    """The server's hot loop; the request is checked only after the response is sent.
+    The first DATA or MARK hands the connection to the stream loop until its END."""
     send, next_frame = link.send_all, reader.next_frame
     response, expected = responder.response_for(0), responder.expected_request_for(0)
     corrupted = 0
-    while True:
+    try:
+        while True:
+            frame = next_frame()
+            if frame is None:
+                return
+            kind, sequence, length, wanted, received = frame
+            if kind == REQUEST:
+                if response.length != wanted:
+                    response = responder.response_for(wanted)
+                response.patch(sequence, length)
+                send(response.buf)
+                if expected.length != length:
+                    expected = responder.expected_request_for(length)
+                expected.patch(sequence, wanted)
+                if expected.buf != received:
+                    corrupted += 1
+            elif kind == END:
+                send(end_ack(sequence, responder.corrupted + corrupted))
+                responder.corrupted = corrupted = 0
+            elif not receive_stream(frame, next_frame, send, responder.tally()):
+                return
+    finally:
+        responder.corrupted += corrupted
+
+
+def receive_stream(frame, next_frame, send, tally):
+    """A stream (PROTOCOL.md 11.1) from its first DATA or MARK: counts DATA, answers MARK,
+    and answers END with the stream's END_ACK. True after END, False at end of stream."""
+    add = tally.add
+    while frame is not None:
+        kind, sequence, _, _, received = frame
+        if kind == DATA:
+            add(sequence, received[HEADER_SIZE:])
+        elif kind == MARK:
+            tally.restart(sequence + 1)
+            send(mark_ack(sequence))
+        elif kind == END:
+            send(stream_end_ack(sequence, tally.ack_fields()))
+            return True
+        else:
+            raise Rejected("unexpected kind")  # a REQUEST inside a stream
         frame = next_frame()
-        if frame is None:
-            return
-        kind, sequence, length, wanted, received = frame
-        if kind == END:
-            send(end_ack(sequence, corrupted))
-            corrupted = 0
-            continue
-        if response.length != wanted:
-            response = responder.response_for(wanted)
-        response.patch(sequence, length)
-        send(response.buf)
-        if expected.length != length:
-            expected = responder.expected_request_for(length)
-        expected.patch(sequence, wanted)
-        if expected.buf != received:
-            corrupted += 1
+    return False
 
 
 def serve_datagrams(listener, config):
@@ -168,7 +204,7 @@ def serve_datagrams(listener, config):
     responder, sock = Responder(config), listener.sock
     buf = bytearray(listener.capacity)
     view = memoryview(buf)
-    corrupted = {}
+    clients = Clients()
     while True:
         try:
             size, peer = sock.recvfrom_into(buf, 0, socket.MSG_TRUNC)
@@ -177,7 +213,7 @@ def serve_datagrams(listener, config):
             return IoError.code
         try:
             answer_datagram(sock, view[:size], size, peer, listener.max_payload, responder,
-                            corrupted)
+                            clients)
         except Rejected as rejected:
             report_rejection(rejected.reason)
         except OSError as err:
@@ -185,16 +221,51 @@ def serve_datagrams(listener, config):
                          f"{describe_os_error(err)}")
 
 
-def answer_datagram(sock, datagram, size, peer, max_payload, responder, corrupted):
-    """Answers one datagram of `size` bytes (`datagram` holds those that fitted the buffer);
-    `corrupted` counts bad REQUEST payloads per client address."""
+class Clients:
+    """What a datagram server keeps per client address: bad REQUEST payloads since END, and
+    the stream in progress, or the END_ACK of the last one (udp: a client resends END until
+    an END_ACK arrives, and every END is answered, PROTOCOL.md 11.1 step 5)."""
+
+    def __init__(self):
+        self.corrupted = {}
+        self.streams = {}  # address -> StreamTally, or (END sequence, END_ACK) once ended
+
+    def stream(self, peer, responder):
+        tally = self.streams.get(peer)
+        if tally is None or type(tally) is tuple:
+            tally = self.streams[peer] = responder.tally()
+        return tally
+
+    def end_ack(self, peer, sequence):
+        tally = self.streams.get(peer)
+        if tally is None:
+            return end_ack(sequence, self.corrupted.pop(peer, 0))
+        if type(tally) is tuple:
+            if tally[0] == sequence:
+                return tally[1]
+            del self.streams[peer]
+            return end_ack(sequence, self.corrupted.pop(peer, 0))
+        ack = stream_end_ack(sequence, tally.ack_fields())
+        self.streams[peer] = (sequence, ack)
+        return ack
+
+
+def answer_datagram(sock, datagram, size, peer, max_payload, responder, clients):
+    """Answers one datagram of `size` bytes (`datagram` holds those that fitted the buffer)."""
     if size < HEADER_SIZE:
         raise Rejected("truncated header")
     kind, sequence, length, wanted = check_incoming(datagram)
     if size != HEADER_SIZE + length or size > len(datagram):
         raise Rejected("length mismatch")
+    if kind == DATA:
+        clients.stream(peer, responder).add(sequence, datagram[HEADER_SIZE:])
+        return
     if kind == END:
-        sock.sendto(end_ack(sequence, corrupted.pop(peer, 0)), peer)
+        sock.sendto(clients.end_ack(peer, sequence), peer)
+        return
+    if kind == MARK:
+        clients.stream(peer, responder).restart(sequence + 1)
+        sock.sendto(mark_ack(sequence), peer)
         return
     if wanted > max_payload:
         raise Rejected("length too large")  # the response would not fit in one datagram
@@ -207,7 +278,7 @@ def answer_datagram(sock, datagram, size, peer, max_payload, responder, corrupte
     expected = responder.expected_request_for(length)
     expected.patch(sequence, wanted)
     if expected.buf != datagram:
-        corrupted[peer] = corrupted.get(peer, 0) + 1
+        clients.corrupted[peer] = clients.corrupted.get(peer, 0) + 1
 
 
 def serve_rpc(listener, config):

@@ -63,5 +63,5 @@ class Framework:
         from .service import Bench
 
         module = self.load()
-        bench = Bench(options.seed, options.fault == "flip-response-byte")
+        bench = Bench(options.seed, options.fault)
         return Listener(*module.start(endpoint, options, bench, **self.variant))

@@ -5,31 +5,74 @@ The client is a framework module's Client (the interface of base.Client), reache
 the mechanism's connect (rpc.Framework.connect), which also gives the framework's error
 translation.
 """
+import contextlib
 import time
 
-from .. import structs
+from .. import cpu, structs
 from ..errors import PayloadMismatch, PeerError
-from ..payload import REQUEST_STREAM, RESPONSE_STREAM, base, first_difference, stamp
+from ..payload import (REQUEST_STREAM, RESPONSE_STREAM, Stamped, base, first_difference,
+                       stamp)
+from ..stream import Plan, finish
 
 
 def rr(config, mechanism, recorder):
-    """Pattern rr over an RPC mechanism, bytes or a structured payload."""
-    client, error = mechanism.connect(config.endpoint, config)
-    try:
+    """Pattern rr over an RPC mechanism, bytes or a structured payload; also pattern short,
+    whose client (rest) opens a connection per call."""
+    with _session(mechanism, config) as client:
         if config.payload == "bytes":
             _bytes_round_trips(config, recorder, client)
         else:
             _struct_round_trips(config, recorder, client)
         corrupted = client.finish()
+    if corrupted:
+        raise PayloadMismatch(f"payload mismatch: server received {corrupted} "
+                              "corrupted request payloads")
+
+
+def stream(config, mechanism, recorder):
+    """Pattern stream (PROTOCOL.md 11.3): the warm-up as one client-streaming call of M
+    messages, the measured stream as another of N, whose answer has END_ACK's fields.
+    A window ends when the framework takes the window's last message."""
+    plan = Plan(config)
+    recorder.fields.update(plan.fields())
+    data = Stamped(config.seed, REQUEST_STREAM, plan.size)
+    with _session(mechanism, config) as client:
+        if plan.warmup:
+            # Its figures are not checked, as a frame server's warm-up counts are dropped at
+            # MARK (and a server's fault hits the second message of every call).
+            client.stream(_chunks(client, data, [(0, plan.warmup)], []))
+        ends = []
+        start, start_cpu = time.perf_counter_ns(), cpu.now()
+        fields = client.stream(_chunks(client, data, plan.windows, ends))
+        stop = time.perf_counter_ns()
+        client_cpu = cpu.since(start_cpu)
+    finish(recorder, plan, [start] + ends[:-1] + [stop], client_cpu, fields)
+
+
+def _chunks(client, data, windows, ends):
+    """The messages of `windows`, stamped as they are asked for; the clock is read when the
+    framework asks for the message after a window's last."""
+    chunk, stamp_in, buf, clock = client.chunk, data.stamp, data.buf, time.perf_counter_ns
+    for first, stop in windows:
+        for sequence in range(first, stop):
+            stamp_in(sequence)
+            yield chunk(sequence, bytes(buf))
+        ends.append(clock())
+
+
+@contextlib.contextmanager
+def _session(mechanism, config):
+    """A connected client, closed at the end; the framework's exceptions become the
+    contract's kinds."""
+    client, error = mechanism.connect(config.endpoint, config)
+    try:
+        yield client
     except PeerError:
         raise
     except Exception as err:  # noqa: BLE001 - the framework's exceptions, in contract kinds
         raise error(err) from None
     finally:
         client.close()
-    if corrupted:
-        raise PayloadMismatch(f"payload mismatch: server received {corrupted} "
-                              "corrupted request payloads")
 
 
 def _bytes_round_trips(config, recorder, client):

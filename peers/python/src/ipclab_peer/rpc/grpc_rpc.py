@@ -17,6 +17,9 @@ OPTIONS = [("grpc.max_send_message_length", MESSAGE_LIMIT),
            ("grpc.max_receive_message_length", MESSAGE_LIMIT)]
 # A benchmark client makes one call at a time; a few threads leave room for a second client.
 SERVER_THREADS = 4
+# StreamAck's fields, in END_ACK's order (frame.STREAM_ACK).
+STREAM_ACK_FIELDS = ("received", "gaps", "checksum", "user_ns", "sys_ns", "voluntary",
+                     "involuntary")
 
 
 class Servicer(pb_grpc.BenchServicer):
@@ -34,6 +37,10 @@ class Servicer(pb_grpc.BenchServicer):
 
     def Finish(self, request, context):
         return pb.FinishReply(corrupted=self._bench.finish())
+
+    def Stream(self, request_iterator, context):
+        fields = self._bench.stream((chunk.seq, chunk.data) for chunk in request_iterator)
+        return pb.StreamAck(**dict(zip(STREAM_ACK_FIELDS, fields)))
 
 
 def start(endpoint, options, bench):
@@ -98,6 +105,15 @@ class Client(base.Client):
 
     def finish(self):
         return self._stub.Finish(pb.FinishRequest(), timeout=self._timeout).corrupted
+
+    chunk = staticmethod(lambda sequence, data: pb.Chunk(seq=sequence, data=data))
+
+    def stream(self, chunks):
+        """One client-streaming call -> END_ACK's seven fields. No deadline: --io-timeout
+        bounds one wait, and a deadline would bound the whole stream (a lost connection
+        still ends the call, as UNAVAILABLE)."""
+        ack = self._stub.Stream(chunks)
+        return tuple(getattr(ack, name) for name in STREAM_ACK_FIELDS)
 
     def close(self):
         self._channel.close()

@@ -120,7 +120,9 @@ def start(endpoint, options, bench):
 
 
 class Client:
-    """The records are dicts; each operation is a POST (the interface of base.Client)."""
+    """The records are dicts; each operation is a POST (the interface of base.Client).
+    Pattern short (PROTOCOL.md 11.3): every request says `Connection: close`, so each call
+    opens its own connection and the server closes it after the response."""
 
     def __init__(self, endpoint, options):
         if options.http_client not in (None, HTTP_CLIENT):
@@ -128,15 +130,19 @@ class Client:
                               f"client is {HTTP_CLIENT}")
         transport = httpx.HTTPTransport(
             socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+        short = options.pattern == "short"
+        self._headers = {"Connection": "close"} if short else {}
         self._http = httpx.Client(
             base_url=f"http://{endpoint}", transport=transport,
             timeout=options.io_timeout,
             limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
-        # Opens the one kept-alive connection before the warm-up; any answer (404) will do.
-        self._http.get("/")
+        if not short:
+            # Opens the one kept-alive connection before the warm-up; any answer (404) will do.
+            self._http.get("/")
 
     def _post(self, path, body, content_type):
-        response = self._http.post(path, content=body, headers={"Content-Type": content_type})
+        response = self._http.post(path, content=body,
+                                   headers={"Content-Type": content_type, **self._headers})
         if response.status_code != 200:
             raise ProtocolError(f"HTTP {response.status_code} from POST {path}: "
                                 f"{response.text[:200]}")

@@ -1,14 +1,17 @@
 """What every RPC server does (PROTOCOL.md 10.1), whatever the framework: `call`'s payloads,
-the corrupted-request count that `finish` returns and resets, and the fault injection."""
+the corrupted-request count that `finish` returns and resets, the fault injection, and the
+counters of a stream (11.3)."""
 import threading
 
 from ..payload import REQUEST_STREAM, RESPONSE_STREAM, base, stamp
+from ..tally import StreamTally
 
 
 class Bench:
-    def __init__(self, seed, flip_response_byte):
+    def __init__(self, seed, fault="none"):
         self._seed = seed
-        self._flip = flip_response_byte
+        self._fault = fault
+        self._flip = fault == "flip-response-byte"
         self._lock = threading.Lock()
         self._corrupted = 0
         # (size, base) of the last response and request: a client keeps its sizes, so one
@@ -52,3 +55,12 @@ class Bench:
         with self._lock:
             corrupted, self._corrupted = self._corrupted, 0
         return corrupted
+
+    def stream(self, sequences_and_payloads):
+        """A client-streaming call's messages -> END_ACK's seven fields (frame.STREAM_ACK):
+        the counts start with the call, gaps from its first message's sequence."""
+        tally = StreamTally(self._fault)
+        add = tally.add
+        for sequence, payload in sequences_and_payloads:
+            add(sequence, payload)
+        return tally.ack_fields()

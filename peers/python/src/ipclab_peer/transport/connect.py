@@ -3,6 +3,7 @@
 configuration (io_timeout, poll_interval_us, spin_us). mechanisms.py says which mechanism uses
 which connector; OSError propagates for the caller to report as io.
 """
+import functools
 import os
 import socket
 
@@ -17,6 +18,37 @@ def tcp(endpoint, options):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         set_receive_timeout(sock, options.io_timeout)
     return SocketStream(sock, options.io_timeout)
+
+
+# Linux's IP_BIND_ADDRESS_NO_PORT: bind() takes the address now and the port at connect(), so
+# one source address can reuse a port towards another destination.
+IP_BIND_ADDRESS_NO_PORT = getattr(socket, "IP_BIND_ADDRESS_NO_PORT", 24)
+LOOPBACK = "127.0.0.1"
+
+
+def tcp_from_source(endpoint, options, index):
+    """Connection `index` of pattern short (PROTOCOL.md 11.2): a server on 127.0.0.1 is
+    reached from source address 127.1.b.c (b = index / 256 mod 256, c = index mod 256, port
+    chosen at connect), so 100 000 connections in a row do not run out of ephemeral ports
+    while the earlier ones sit in TIME_WAIT."""
+    family, address = _resolved(endpoint)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    with closing_on_error(sock):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if endpoint.host == LOOPBACK:
+            sock.setsockopt(socket.IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1)
+            sock.bind((f"127.1.{index >> 8 & 255}.{index & 255}", 0))
+        set_receive_timeout(sock, options.io_timeout)
+        sock.connect(address)
+    return SocketStream(sock, options.io_timeout)
+
+
+@functools.cache
+def _resolved(endpoint):
+    """(family, socket address) of a tcp endpoint, looked up once per run."""
+    family, _, _, _, address = socket.getaddrinfo(endpoint.host, endpoint.port,
+                                                  type=socket.SOCK_STREAM)[0]
+    return family, address
 
 
 def uds(endpoint, options):
@@ -72,5 +104,6 @@ def file(endpoint, options, waiter):
     directory = endpoint.path
     files.check_directory(directory)
     watch = waiter(directory, files.RESPONSE_NAME, options.poll_interval_us)
-    return files.FileLink(files.FileWriter(directory, files.REQUEST_NAME), watch,
-                          options.io_timeout)
+    writer = files.FileWriter(directory, files.REQUEST_NAME, waiter, options.poll_interval_us,
+                              options.io_timeout)
+    return files.FileLink(writer, watch, options.io_timeout)

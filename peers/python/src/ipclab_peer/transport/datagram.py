@@ -14,6 +14,8 @@ from .endpoints import format_host_port
 from .sockets import bind_private, closing_on_error, set_receive_timeout
 
 UDP_MAX_PAYLOAD = 65483  # 65507 - 24
+# A udp client sends MARK and END again after this long without an answer (PROTOCOL.md 11.1).
+UDP_RESEND_SECONDS = 0.1
 # Larger than any udp datagram (65507 over IPv4).
 UDP_CAPACITY = 65536
 INT_MAX = 2**31 - 1
@@ -46,15 +48,23 @@ def udp_max_payload():
 
 class Datagram:
     """A client's datagram socket connected to its server: send_all sends one datagram,
-    recv_frame(view) receives one and returns its real size (which may exceed len(view))."""
+    recv_frame(view) receives one and returns its real size (which may exceed len(view)).
+    `resend`: seconds after which a lost request is sent again (udp), None where nothing is
+    lost (uds-dgram)."""
 
-    def __init__(self, sock, timeout, capacity, own_path=None):
+    def __init__(self, sock, timeout, capacity, own_path=None, resend=None):
         self.sock = sock
         self.timeout = timeout
         self.capacity = capacity
+        self.resend = resend
         self.send_all = sock.send
         self._recv_into = sock.recv_into
         self._own_path = own_path
+
+    def set_timeout(self, seconds):
+        """How long the next receives wait (SO_RCVTIMEO)."""
+        set_receive_timeout(self.sock, seconds)
+        self.timeout = seconds
 
     def recv_frame(self, view):
         try:
@@ -94,7 +104,7 @@ def connect_udp(endpoint, options):
     with closing_on_error(sock):
         sock.connect(sockaddr)
         set_receive_timeout(sock, options.io_timeout)
-    return Datagram(sock, options.io_timeout, UDP_CAPACITY)
+    return Datagram(sock, options.io_timeout, UDP_CAPACITY, resend=UDP_RESEND_SECONDS)
 
 
 def connect_uds(endpoint, options):

@@ -3,6 +3,10 @@ client) in the endpoint directory, written as `*.tmp` and renamed into place.
 
 The reader waits for its name with a Waiter: InotifyWaiter (`file`: IN_MOVED_TO on the
 directory, through ctypes) or PollWaiter (`file-poll`: try to open, sleep --poll-interval-us).
+
+A writer never replaces a file its reader has not taken yet (a stream writes frames back to
+back): it renames with RENAME_NOREPLACE and, while the name is still there, waits with the
+same kind of Waiter for its removal (IN_DELETE, or polling).
 """
 import ctypes
 import errno
@@ -21,13 +25,17 @@ PRIVATE = 0o600
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_CLOEXEC
 
-IN_MOVED_TO, IN_Q_OVERFLOW, IN_CLOEXEC = 0x80, 0x4000, 0o2000000
+IN_MOVED_TO, IN_DELETE, IN_Q_OVERFLOW, IN_CLOEXEC = 0x80, 0x200, 0x4000, 0o2000000
+AT_FDCWD, RENAME_NOREPLACE = -100, 1
 _EVENT = struct.Struct("iIII")
 _EVENTS_BUFFER = 64 * 1024
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.inotify_init1.argtypes = [ctypes.c_int]
 _libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
+_renameat2 = _libc.renameat2
+_renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                       ctypes.c_uint]
 
 
 def leftovers(directory):
@@ -49,16 +57,17 @@ def remove_leftovers(directory):
 
 class InotifyWaiter:
     """Waits for IN_MOVED_TO of one name in a directory (the watch exists from construction,
-    so a rename that happens before wait() is still seen)."""
+    so a rename that happens before wait() is still seen); with `removal`, for IN_DELETE."""
 
-    def __init__(self, directory, name, interval_us=None):
+    def __init__(self, directory, name, interval_us=None, removal=False):
         self.path = os.path.join(directory, name)
         self._name = os.fsencode(name)
+        self._events = IN_DELETE if removal else IN_MOVED_TO
         fd = _libc.inotify_init1(IN_CLOEXEC)
         if fd < 0:
             err = ctypes.get_errno()
             raise OSError(err, f"inotify_init1: {os.strerror(err)}")
-        if _libc.inotify_add_watch(fd, os.fsencode(directory), IN_MOVED_TO) < 0:
+        if _libc.inotify_add_watch(fd, os.fsencode(directory), self._events) < 0:
             err = ctypes.get_errno()
             os.close(fd)
             raise OSError(err, f"{directory}: inotify_add_watch: {os.strerror(err)}")
@@ -78,6 +87,11 @@ class InotifyWaiter:
                     continue  # a stale event (an overflow guess): wait for the next
             self._wait(timeout)
 
+    def wait_removed(self, timeout=None):
+        """Blocks until the file is gone (a waiter made with `removal`)."""
+        while os.path.lexists(self.path):
+            self._wait(timeout)
+
     def _wait(self, timeout):
         if timeout is not None and not self._poll.poll(max(1, round(timeout * 1000))):
             raise ReceiveTimeout(f"no {os.path.basename(self.path)} file within {timeout:g} s")
@@ -87,7 +101,7 @@ class InotifyWaiter:
             _, mask, _, length = _EVENT.unpack_from(data, offset)
             name = data[offset + _EVENT.size:offset + _EVENT.size + length].rstrip(b"\0")
             offset += _EVENT.size + length
-            if mask & IN_Q_OVERFLOW or (mask & IN_MOVED_TO and name == self._name):
+            if mask & IN_Q_OVERFLOW or (mask & self._events and name == self._name):
                 self._arrived += 1
 
     def close(self):
@@ -95,22 +109,38 @@ class InotifyWaiter:
 
 
 class PollWaiter:
-    """Tries to open the file, sleeping --poll-interval-us between tries."""
+    """Tries to open the file (or, `wait_removed`, looks whether it is gone), sleeping
+    --poll-interval-us between tries."""
 
-    def __init__(self, directory, name, interval_us):
+    def __init__(self, directory, name, interval_us, removal=False):
         self.path = os.path.join(directory, name)
         self._interval = interval_us / 1e6
 
     def open(self, timeout=None):
-        path, sleep, interval = self.path, time.sleep, self._interval
+        return self._until(self._try_open, timeout, "no {} file")
+
+    def wait_removed(self, timeout=None):
+        self._until(self._gone, timeout, "{} still there")
+
+    def _try_open(self):
+        try:
+            return os.open(self.path, _READ_FLAGS)
+        except FileNotFoundError:
+            return None
+
+    def _gone(self):
+        return None if os.path.lexists(self.path) else True
+
+    def _until(self, attempt, timeout, what):
+        sleep, interval = time.sleep, self._interval
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
-            try:
-                return os.open(path, _READ_FLAGS)
-            except FileNotFoundError:
-                pass
+            outcome = attempt()
+            if outcome is not None:
+                return outcome
             if deadline is not None and time.monotonic() >= deadline:
-                raise ReceiveTimeout(f"no {os.path.basename(path)} file within {timeout:g} s")
+                name = os.path.basename(self.path)
+                raise ReceiveTimeout(f"{what.format(name)} within {timeout:g} s")
             sleep(interval)
 
     def close(self):
@@ -118,11 +148,17 @@ class PollWaiter:
 
 
 class FileWriter:
-    """Writes one frame as `<name>.tmp`, closes it, renames it to `<name>`."""
+    """Writes one frame as `<name>.tmp`, closes it, renames it to `<name>` once the reader
+    has taken the previous one: `waiter` (a Waiter class) watches for that removal, made on
+    the first wait; a client waits at most `timeout` seconds."""
 
-    def __init__(self, directory, name):
+    def __init__(self, directory, name, waiter, interval_us, timeout=None):
         self.path = os.path.join(directory, name)
         self.temporary = self.path + TEMPORARY_SUFFIX
+        self._removal = lambda: waiter(directory, name, interval_us, removal=True)
+        self._removed = None
+        self._timeout = timeout
+        self._names = os.fsencode(self.temporary), os.fsencode(self.path)
 
     def send_all(self, data):
         fd = os.open(self.temporary, _WRITE_FLAGS, PRIVATE)
@@ -134,7 +170,25 @@ class FileWriter:
                     written += os.write(fd, view[written:])
         finally:
             os.close(fd)
-        os.rename(self.temporary, self.path)
+        while not self._rename():
+            if self._removed is None:
+                self._removed = self._removal()
+            self._removed.wait_removed(self._timeout)
+
+    def _rename(self):
+        """rename(2) unless the name is taken: True, or False while the reader's file is
+        still there."""
+        if _renameat2(AT_FDCWD, self._names[0], AT_FDCWD, self._names[1],
+                      RENAME_NOREPLACE) == 0:
+            return True
+        err = ctypes.get_errno()
+        if err == errno.EEXIST:
+            return False
+        raise OSError(err, f"renameat2: {os.strerror(err)}", self.path)
+
+    def close(self):
+        if self._removed is not None:
+            self._removed.close()
 
 
 def _read_exactly(fd, view):
@@ -196,6 +250,7 @@ class FileLink:
     def close(self):
         if self._owns_waiter:
             self.waiter.close()
+            self.writer.close()
 
 
 class FileFrameReader:

@@ -186,7 +186,8 @@ class FileListener:
         self.directory = directory
         # The watch on req exists before READY.
         self.waiter = waiter(directory, files.REQUEST_NAME, options.poll_interval_us)
-        self.writer = files.FileWriter(directory, files.RESPONSE_NAME)
+        self.writer = files.FileWriter(directory, files.RESPONSE_NAME, waiter,
+                                       options.poll_interval_us)
 
     def accept(self):
         files.check_directory(self.directory)
@@ -198,3 +199,4 @@ class FileListener:
 
     def close(self):
         self.waiter.close()
+        self.writer.close()

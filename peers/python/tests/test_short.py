@@ -1,0 +1,101 @@
+"""Pattern short (PROTOCOL.md 11.2, 11.3): a connection per round trip, tcp's source address
+rotation, END over a connection of its own with the server's count across connections."""
+import socket
+import struct
+import threading
+import types
+
+import pytest
+from peers import Drive, serving
+from test_client import assert_error, read_request, recv_exactly, response
+from test_roundtrip import check_ok
+from test_server import request, tcp_address
+
+from ipclab_peer import frame
+from ipclab_peer.transport import connect, endpoints
+
+SHORT = ["--pattern", "short"]
+
+
+def check_short_ok(run, mechanism, request_size, response_size, iterations, warmup=0):
+    result = check_ok(run, mechanism, request_size, response_size, iterations, warmup,
+                      pattern="short")
+    assert "messages" not in result
+    return result
+
+
+@pytest.mark.parametrize("mechanism", ["tcp", "uds", "sysv-mq", "posix-mq", "rest"])
+def test_short_round_trips(mechanism, workdir):
+    with serving(mechanism, workdir, "--seed", "4") as case:
+        run = Drive(workdir, mechanism, case.endpoint, 1024, 1, iterations=20,
+                    extra=SHORT + ["--warmup", "2", "--seed", "4", "--io-timeout", "20"])
+        check_short_ok(run, mechanism, 1024, 1, 20, warmup=2)
+        assert case.server.drain_stderr() == []
+
+
+def test_short_tcp_connections_come_from_rotating_source_addresses(workdir):
+    """A stand-in server records where each connection comes from: connection i (warm-up
+    first, END last) from 127.1.(i / 256 mod 256).(i mod 256)."""
+    sources = []
+
+    def serve(listener):
+        for _ in range(2 + 300 + 1):
+            conn, address = listener.accept()
+            with conn:
+                sources.append(address[0])
+                header = read_request(conn)
+                if header.kind == frame.END:
+                    conn.sendall(frame.end_ack(header.sequence, 0))
+                else:
+                    conn.sendall(response(header.sequence, header.wanted, header.length))
+                assert conn.recv(1) == b""  # the client closes first
+
+    with socket.create_server(("127.0.0.1", 0), backlog=64) as listener:
+        listener.settimeout(20)
+        thread = threading.Thread(target=serve, args=(listener,))
+        thread.start()
+        endpoint = "127.0.0.1:%d" % listener.getsockname()[1]
+        run = Drive(workdir, "tcp", endpoint, 16, 16, iterations=300,
+                    extra=SHORT + ["--warmup", "2"])
+        thread.join()
+    check_short_ok(run, "tcp", 16, 16, 300, warmup=2)
+    assert sources == [f"127.1.{i // 256}.{i % 256}" for i in range(303)]
+
+
+def test_the_source_address_wraps_after_65536_connections():
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        endpoint = endpoints.HostPort("127.0.0.1", listener.getsockname()[1])
+        options = types.SimpleNamespace(io_timeout=5)
+        for index, source in [(65536 + 257, "127.1.1.1"), (0xFFFF, "127.1.255.255")]:
+            link = connect.tcp_from_source(endpoint, options, index)
+            conn, address = listener.accept()
+            assert address[0] == source
+            assert link.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+            link.close()
+            conn.close()
+
+
+def test_the_end_ack_counts_corrupted_requests_across_connections(workdir):
+    """Two connections with a bad request each, then END on a third: the count is 2; a
+    second END (nothing since) says 0."""
+    bad = request(0, b"\x00" * 16, 4)
+    with serving("tcp", workdir) as case:
+        address = tcp_address(case.endpoint)
+        for _ in range(2):
+            with socket.create_connection(address, timeout=10) as sock:
+                sock.sendall(bad)
+                recv_exactly(sock, frame.HEADER_SIZE + 4)
+        for expected in (2, 0):
+            with socket.create_connection(address, timeout=10) as sock:
+                sock.sendall(frame.encode_header(frame.END, 1, 0, 0))
+                ack = recv_exactly(sock, frame.HEADER_SIZE + 8)
+            assert struct.unpack_from("<Q", ack, frame.HEADER_SIZE)[0] == expected
+
+
+def test_short_against_nothing_is_an_io_error(workdir):
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        endpoint = "127.0.0.1:%d" % unused.getsockname()[1]
+        run = Drive(workdir, "tcp", endpoint, 16, 16, extra=SHORT)
+    assert_error(run, 5, "io")
+    assert "connection 0" in run.stderr

@@ -1,0 +1,317 @@
+"""Pattern stream (PROTOCOL.md 11.1, 11.3): our client against our server over every mechanism
+that streams, the checksum, the window samples, the stream faults, udp's losses and resends,
+the server's rejections and the command line."""
+import contextlib
+import socket
+import struct
+import threading
+
+import pytest
+from peers import Drive, Stream, describe, run_peer, serving
+from test_client import assert_error
+from test_server import exchange_and_close, tcp_address
+
+from ipclab_peer import frame, payload
+from ipclab_peer.tally import STAGE_BYTES, StreamTally
+
+MiB = 1 << 20
+REJECTED = "ipclab-peer: rejected frame: "
+# (message size, messages, extra flags): an odd size (a zero-padded last word) everywhere;
+# fewer messages where one costs a file or a poll interval.
+FAST = (1027, 300, ())
+CASES = {
+    "tcp": FAST, "uds": FAST, "uds-dgram": FAST, "pipe": FAST, "fifo": FAST,
+    "sysv-mq": (9000, 100, ()),  # two queue messages per frame
+    "posix-mq": FAST, "sysv-shm": (MiB + 3, 5, ()),  # two slots per frame
+    "shm": FAST, "shm-spin": (16, 100, ()), "shm-futex": FAST,
+    "file": (1027, 40, ()), "file-poll": (1027, 40, ("--poll-interval-us", "200")),
+    "grpc": FAST,
+}
+
+
+def stream(workdir, case, mechanism, size, messages, *extra):
+    return Stream(workdir, mechanism, case.endpoint, size, messages,
+                  extra=["--io-timeout", "20", *extra], pass_fds=case.client_fds)
+
+
+def check_stream_ok(run, mechanism, size, messages, windows=None, warmup=0, lost=0):
+    windows = windows or min(10, messages)
+    assert run.returncode == 0, describe(run)
+    assert run.stderr == ""
+    result = run.result
+    assert (result["status"], result["pattern"], result["mechanism"]) == \
+        ("ok", "stream", mechanism)
+    assert (result["messages"], result["message_size"], result["windows"]) == \
+        (messages, size, windows)
+    assert (result["warmup"], result["samples"], result["lost"]) == (warmup, windows, lost)
+    assert (result["request_size"], result["response_size"], result["iterations"]) == (0, 0, 0)
+    samples = struct.unpack(f"<{windows}q", run.samples)
+    assert all(sample > 0 for sample in samples)
+    # The windows cut the stream from MARK_ACK to END_ACK without a gap or an overlap.
+    assert sum(samples) == result["stream_ns"]
+    for side in ("client_cpu", "server_cpu"):
+        figures = result[side]
+        assert set(figures) == {"user_ns", "sys_ns", "voluntary", "involuntary"}, side
+        assert all(type(value) is int and value >= 0 for value in figures.values()), side
+    return result
+
+
+@pytest.mark.parametrize("mechanism", CASES)
+def test_stream_over_each_mechanism(mechanism, workdir):
+    size, messages, extra = CASES[mechanism]
+    with serving(mechanism, workdir, "--seed", "9", *extra) as case:
+        run = stream(workdir, case, mechanism, size, messages, "--warmup", "3", "--windows",
+                     "4", "--seed", "9", *extra)
+        check_stream_ok(run, mechanism, size, messages, windows=4, warmup=3)
+        assert case.server.drain_stderr() == []
+
+
+def test_udp_stream_counts_what_it_loses(workdir):
+    with serving("udp", workdir) as case:
+        run = stream(workdir, case, "udp", 100, 300)
+        result = run.result
+        check_stream_ok(run, "udp", 100, 300, lost=result["lost"])
+        assert 0 <= result["lost"] < 300
+
+
+@pytest.mark.parametrize("size", [0, 1, 8, 9, MiB])
+def test_stream_sizes(size, workdir):
+    with serving("tcp", workdir) as case:
+        check_stream_ok(stream(workdir, case, "tcp", size, 20), "tcp", size, 20)
+
+
+@pytest.mark.parametrize("messages,windows", [(50, 7), (5, 5), (3, 1)])
+def test_one_sample_per_window(messages, windows, workdir):
+    with serving("uds", workdir) as case:
+        run = stream(workdir, case, "uds", 64, messages, "--windows", str(windows))
+        check_stream_ok(run, "uds", 64, messages, windows=windows)
+
+
+@pytest.mark.parametrize("mechanism", ["tcp", "udp", "posix-mq"])
+def test_the_server_serves_round_trips_and_streams_alike(mechanism, workdir):
+    with serving(mechanism, workdir) as case:
+        for _ in range(2):
+            run = stream(workdir, case, mechanism, 16, 10)
+            check_stream_ok(run, mechanism, 16, 10, lost=run.result["lost"])
+            run = Drive(workdir, mechanism, case.endpoint, 16, 16, iterations=5)
+            assert run.returncode == 0, describe(run)
+        assert case.server.drain_stderr() == []
+
+
+FAULTS = {"drop-stream-message": "the server received 19 of 20 messages, 1 gap",
+          "flip-stream-byte": "the server's checksum is 0x"}
+
+
+@pytest.mark.parametrize("mechanism", ["tcp", "uds-dgram", "sysv-shm", "grpc"])
+@pytest.mark.parametrize("fault", FAULTS)
+def test_stream_faults_are_a_payload_mismatch(fault, mechanism, workdir):
+    with serving(mechanism, workdir, "--fault", fault) as case:
+        run = stream(workdir, case, mechanism, 24, 20, "--warmup", "2")
+    assert_error(run, 3, "payload-mismatch")
+    assert FAULTS[fault] in run.stderr
+    assert run.result["pattern"] == "stream" and run.result["stream_ns"] is None
+
+
+def test_a_udp_server_that_drops_a_message_is_a_loss_not_a_failure(workdir):
+    with serving("udp", workdir, "--fault", "drop-stream-message") as case:
+        run = stream(workdir, case, "udp", 24, 20)
+    check_stream_ok(run, "udp", 24, 20, lost=run.result["lost"])
+    assert run.result["lost"] >= 1
+
+
+@contextlib.contextmanager
+def udp_server(handler):
+    """A udp socket served by `handler(sock)` in a thread."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.settimeout(10)
+        thread = threading.Thread(target=handler, args=(sock,))
+        thread.start()
+        try:
+            yield "127.0.0.1:%d" % sock.getsockname()[1]
+        finally:
+            thread.join()
+
+
+def test_udp_client_resends_mark_and_end_until_answered(workdir):
+    """The server ignores the first MARK and the first END, and claims two DATA frames lost:
+    the client sends each again and records the loss."""
+    seen = []
+
+    def handler(sock):
+        while True:
+            data, peer = sock.recvfrom(65536)
+            header = frame.decode_header(data)
+            seen.append(header.kind)
+            if header.kind == frame.MARK and seen.count(frame.MARK) == 2:
+                sock.sendto(frame.mark_ack(header.sequence), peer)
+            if header.kind == frame.END and seen.count(frame.END) == 2:
+                sock.sendto(frame.stream_end_ack(header.sequence, (8, 1, 5, 0, 0, 0, 0)), peer)
+                return
+
+    with udp_server(handler) as endpoint:
+        run = Stream(workdir, "udp", endpoint, 32, 10, extra=["--io-timeout", "5"])
+    result = check_stream_ok(run, "udp", 32, 10, lost=2)
+    assert seen == [frame.MARK] * 2 + [frame.DATA] * 10 + [frame.END] * 2
+    assert result["server_cpu"] == {"user_ns": 0, "sys_ns": 0, "voluntary": 0,
+                                    "involuntary": 0}
+
+
+def test_udp_client_gives_up_after_the_io_timeout(workdir):
+    with udp_server(lambda sock: sock.recvfrom(100)) as endpoint:
+        run = Stream(workdir, "udp", endpoint, 32, 10, extra=["--io-timeout", "0.35"])
+    assert_error(run, 6, "timeout")
+    assert "no answer to MARK within 0.35 s" in run.stderr
+
+
+def test_an_end_ack_without_the_stream_fields_is_a_protocol_error(workdir):
+    """A server that answers END with the 8-byte END_ACK of rr."""
+    def handler(sock):
+        while True:
+            data, peer = sock.recvfrom(65536)
+            header = frame.decode_header(data)
+            if header.kind == frame.MARK:
+                sock.sendto(frame.mark_ack(header.sequence), peer)
+            if header.kind == frame.END:
+                sock.sendto(frame.end_ack(header.sequence, 0), peer)
+                return
+
+    with udp_server(handler) as endpoint:
+        run = Stream(workdir, "udp", endpoint, 32, 3, extra=["--io-timeout", "5"])
+    assert_error(run, 4, "protocol")
+    assert "length: expected 56, received 8" in run.stderr
+
+
+# ---- the checksum --------------------------------------------------------------------------
+
+
+def padded_words(data):
+    data = bytes(data) + bytes(-len(data) % 8)
+    return [int.from_bytes(data[at:at + 8], "little") for at in range(0, len(data), 8)]
+
+
+def test_word_sum_by_hand():
+    # 01..08 is the word 0x0807060504030201; 09 0a 0b is zero-padded to 0x0b0a09.
+    assert payload.word_sum(bytes(range(1, 12))) == 0x0807060504030201 + 0x0B0A09
+    assert payload.word_sum(b"\xff" * 16) == 2**64 - 2  # wraps mod 2^64
+    assert payload.word_sum(b"") == 0
+
+
+@pytest.mark.parametrize("size", [0, 1, 7, 8, 9, 1027])
+@pytest.mark.parametrize("first,count", [(0, 1), (3, 40), (2**40 - 5, 9)])
+def test_the_expected_checksum_is_the_sum_of_what_is_sent(size, first, count):
+    want = sum(sum(padded_words(payload.payload(11, payload.REQUEST_STREAM, sequence, size)))
+               for sequence in range(first, first + count)) % 2**64
+    assert payload.stream_checksum(11, size, first, count) == want
+
+
+def test_the_server_tally_stages_payloads_and_sums_them_like_word_sum():
+    size = 100
+    slots = STAGE_BYTES // 104
+    payloads = [payload.payload(3, 1, sequence, size) for sequence in range(2 * slots + 5)]
+    payloads[7] = payload.payload(3, 1, 7, 33)  # another size: summed in place
+    tally = StreamTally()
+    tally.restart(0)
+    for sequence, data in enumerate(payloads):
+        tally.add(sequence, memoryview(data))
+    fields = tally.ack_fields()
+    assert fields[:3] == (len(payloads), 0,
+                          sum(payload.word_sum(data) for data in payloads) % 2**64)
+
+
+def test_the_tally_counts_gaps_and_injects_the_faults():
+    tally = StreamTally("drop-stream-message")
+    tally.restart(5)
+    for sequence in (5, 6, 7, 9):
+        tally.add(sequence, b"abcdefgh")
+    # 6 is dropped (a gap at 7), 8 is missing (a gap at 9).
+    assert tally.ack_fields()[:3] == (3, 2, 3 * int.from_bytes(b"abcdefgh", "little") % 2**64)
+    tally = StreamTally("flip-stream-byte")
+    tally.restart(0)
+    for sequence in range(3):
+        tally.add(sequence, b"\x00\x01")
+    # Each payload is the word 0x0100; the second one's last byte flipped makes it 0.
+    assert tally.ack_fields()[:3] == (3, 0, 0x0100 + 0 + 0x0100)
+
+
+# ---- the server's checks ---------------------------------------------------------------------
+
+
+STREAM_REJECTIONS = {
+    "data wanting a response": (frame.encode_header(frame.DATA, 0, 4, 1) + bytes(4),
+                                "bad stream frame"),
+    "mark with a payload": (frame.encode_header(frame.MARK, 0, 4, 0) + bytes(4),
+                            "bad stream frame"),
+    "mark_ack sent to a server": (frame.mark_ack(0), "unexpected kind"),
+    "a request inside a stream": (frame.encode_header(frame.DATA, 0, 0, 0)
+                                  + frame.encode_header(frame.REQUEST, 1, 0, 0),
+                                  "unexpected kind"),
+}
+
+
+@pytest.mark.parametrize("data,reason", STREAM_REJECTIONS.values(), ids=STREAM_REJECTIONS)
+def test_malformed_stream_frames_are_rejected(data, reason, workdir):
+    with serving("tcp", workdir) as case:
+        assert exchange_and_close(tcp_address(case.endpoint), data) == b""
+        assert case.server.stderr_line() == REJECTED + reason
+        check_stream_ok(stream(workdir, case, "tcp", 8, 5), "tcp", 8, 5)
+
+
+def test_mark_and_end_are_answered_with_the_stream_figures(workdir):
+    data = [payload.payload(1, payload.REQUEST_STREAM, sequence, 10) for sequence in range(4)]
+    frames = [frame.encode_header(frame.DATA, 0, 10, 0) + data[0],
+              frame.encode_header(frame.MARK, 1, 0, 0)]
+    frames += [frame.encode_header(frame.DATA, sequence, 10, 0) + data[sequence]
+               for sequence in (2, 3)]
+    frames.append(frame.encode_header(frame.END, 4, 0, 0))
+    with serving("tcp", workdir) as case:
+        received = exchange_and_close(tcp_address(case.endpoint), b"".join(frames))
+    assert received[:24] == frame.mark_ack(1)
+    header = frame.decode_header(received, 24)
+    assert (header.kind, header.sequence, header.length) == (frame.END_ACK, 4, 56)
+    fields = frame.STREAM_ACK.unpack_from(received, 48)
+    assert fields[:3] == (2, 0, payload.stream_checksum(1, 10, 2, 2))
+
+
+# ---- the command line ------------------------------------------------------------------------
+
+
+def stream_args(workdir, **overrides):
+    flags = {"--pattern": "stream", "--mechanism": "tcp", "--endpoint": "127.0.0.1:9",
+             "--message-size": "16", "--messages": "10",
+             "--samples-file": f"{workdir}/s", "--result-file": f"{workdir}/r"}
+    flags.update(overrides)
+    return ["drive"] + [item for name, value in flags.items() if value is not None
+                        for item in (name, value)]
+
+
+USAGE = {
+    "iterations": {"--iterations": "5"},
+    "request size": {"--request-size": "16"},
+    "warm-up samples file": {"--warmup-samples-file": "w"},
+    "structured payload": {"--payload": "small"},
+    "no messages": {"--messages": None},
+    "no message size": {"--message-size": None},
+    "zero messages": {"--messages": "0"},
+    "zero windows": {"--windows": "0"},
+    "more windows than messages": {"--windows": "11"},
+    "messages without stream": {"--pattern": "rr", "--request-size": "1",
+                                "--response-size": "1", "--iterations": "1"},
+}
+
+
+@pytest.mark.parametrize("overrides", USAGE.values(), ids=USAGE)
+def test_stream_usage_errors(overrides, workdir):
+    run = run_peer(stream_args(workdir, **overrides))
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith("ipclab-peer: usage: ") and run.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("mechanism,endpoint,size", [
+    ("thrift-binary", "127.0.0.1:9", "16"), ("none", "inproc", "16"),
+    ("udp", "127.0.0.1:9", "65484")])
+def test_stream_a_mechanism_cannot_carry_is_unsupported(mechanism, endpoint, size, workdir):
+    run = run_peer(stream_args(workdir, **{"--mechanism": mechanism, "--endpoint": endpoint,
+                                           "--message-size": size}))
+    assert run.returncode == 7, run.stderr
+    assert run.stderr.startswith("ipclab-peer: unsupported: ")
