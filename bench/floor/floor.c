@@ -7,6 +7,12 @@
  *   ipclab-floor cacheline --iterations N --warmup N --samples-file PATH
  *                [--client-cpu C] [--server-cpu C]
  *
+ *   ipclab-floor MECH --pattern stream --size N --messages N --warmup N --samples-file PATH
+ *                [--client-cpu C] [--server-cpu C]
+ *
+ *   ipclab-floor tcp --pattern short --size N --response-size N --iterations N --warmup N
+ *                --samples-file PATH [--client-cpu C] [--server-cpu C]
+ *
  * MECH is tcp, udp, uds, pipe or fifo. The program sets up the channel, forks an echo server
  * (the child: read N bytes, write them back) and times, in the parent, each round trip
  * (CLOCK_MONOTONIC around one write and the reads of the echo). The samples go to PATH as raw
@@ -18,6 +24,20 @@
  * stores an odd value with release ordering and spins (acquire loads, pause hint) until the
  * server has stored the next even value; the server spins for the odd value and answers. One
  * sample is one such round trip: two cache-line transfers each way, no system call.
+ *
+ * stream (MECH tcp, uds, pipe, fifo, sysv-mq, posix-mq) is the floor of PROTOCOL.md 11.1: the
+ * parent sends --warmup messages of N bytes, waits for the child's 1-byte acknowledgement, takes
+ * the clock, sends --messages messages as fast as the mechanism takes them (one write, msgsnd or
+ * mq_send each), waits for the second acknowledgement and takes the clock again. The child reads
+ * everything (byte streams: greedy reads into a 64 KiB buffer, as the peers' servers read;
+ * queues: one receive per message) and acknowledges after the warm-up and after the last message.
+ * The samples file holds one sample: the nanoseconds of the measured stream.
+ *
+ * short (tcp only) is the floor of PROTOCOL.md 11.2: per iteration the parent opens a socket,
+ * binds it to 127.1.b.c (b = i / 256 mod 256, c = i mod 256) port 0 with
+ * IP_BIND_ADDRESS_NO_PORT, connects, sets TCP_NODELAY, writes the request, reads the response and
+ * closes (first, so TIME_WAIT stays with it); the child accepts, reads the request, answers, reads
+ * the end of stream and closes. One sample per connection, the whole of it.
  *
  * Output: nothing on stdout; on error one line on stderr (exit 2: bad command line, exit 1:
  * anything else).
@@ -37,7 +57,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdatomic.h>
+#include <mqueue.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,11 +74,20 @@
 #define MAX_STREAM_SIZE 134217728u /* PROTOCOL.md MAX_PAYLOAD */
 #define MAX_UDP_SIZE 65507u        /* largest IPv4 UDP payload */
 
-enum mech { MECH_TCP, MECH_UDP, MECH_UDS, MECH_PIPE, MECH_FIFO, MECH_CACHELINE };
+#define MAX_QUEUE_SIZE 8192u      /* one message of a queue: the peers' M (PROTOCOL.md 4.1) */
+
+enum mech {
+    MECH_TCP, MECH_UDP, MECH_UDS, MECH_PIPE, MECH_FIFO, MECH_CACHELINE, MECH_SYSV_MQ,
+    MECH_POSIX_MQ
+};
+enum pattern { PATTERN_RR, PATTERN_STREAM, PATTERN_SHORT };
 
 struct options {
     enum mech mech;
+    enum pattern pattern;
     size_t size;
+    size_t response_size; /* short */
+    uint64_t messages;    /* stream */
     uint64_t iterations;
     uint64_t warmup;
     const char *samples_file;
@@ -68,6 +100,8 @@ static char g_dir[PATH_MAX];     /* mkdtemp directory, "" if none */
 static char g_paths[2][PATH_MAX]; /* files inside it */
 static pid_t g_child = -1;
 static int g_is_child = 0;
+static int g_msqid = -1;              /* sysv-mq: the private queue, removed at the end */
+static char g_mq_names[2][64];        /* posix-mq: the two queues, unlinked at the end */
 
 static void cleanup(void) {
     if (g_is_child) return;
@@ -80,6 +114,15 @@ static void cleanup(void) {
         if (g_paths[i][0]) {
             unlink(g_paths[i]);
             g_paths[i][0] = '\0';
+        }
+    if (g_msqid >= 0) {
+        msgctl(g_msqid, IPC_RMID, NULL);
+        g_msqid = -1;
+    }
+    for (int i = 0; i < 2; i++)
+        if (g_mq_names[i][0]) {
+            mq_unlink(g_mq_names[i]);
+            g_mq_names[i][0] = '\0';
         }
     if (g_dir[0]) {
         rmdir(g_dir);
@@ -103,7 +146,11 @@ static void fail(int code, const char *fmt, ...) {
     "usage: ipclab-floor tcp|udp|uds|pipe|fifo --size N --iterations N --warmup N "    \
     "--samples-file PATH [--client-cpu C] [--server-cpu C]; "                          \
     "ipclab-floor cacheline --iterations N --warmup N --samples-file PATH "            \
-    "[--client-cpu C] [--server-cpu C]"
+    "[--client-cpu C] [--server-cpu C]; "                                              \
+    "ipclab-floor tcp|uds|pipe|fifo|sysv-mq|posix-mq --pattern stream --size N "       \
+    "--messages N --warmup N --samples-file PATH [--client-cpu C] [--server-cpu C]; "  \
+    "ipclab-floor tcp --pattern short --size N --response-size N --iterations N "      \
+    "--warmup N --samples-file PATH [--client-cpu C] [--server-cpu C]"
 
 /* Unsigned decimal, digits only, no overflow. */
 static int parse_u64(const char *s, uint64_t *out) {
@@ -128,10 +175,30 @@ static void parse_options(int argc, char **argv, struct options *o) {
     else if (strcmp(m, "pipe") == 0) o->mech = MECH_PIPE;
     else if (strcmp(m, "fifo") == 0) o->mech = MECH_FIFO;
     else if (strcmp(m, "cacheline") == 0) o->mech = MECH_CACHELINE;
+    else if (strcmp(m, "sysv-mq") == 0) o->mech = MECH_SYSV_MQ;
+    else if (strcmp(m, "posix-mq") == 0) o->mech = MECH_POSIX_MQ;
     else fail(2, "unknown mechanism '%s'; " USAGE_HINT, m);
 
+    /* The pattern first: it decides which flags belong. */
+    o->pattern = PATTERN_RR;
+    for (int i = 2; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--pattern") != 0) continue;
+        const char *p = argv[i + 1];
+        if (strcmp(p, "rr") == 0) o->pattern = PATTERN_RR;
+        else if (strcmp(p, "stream") == 0) o->pattern = PATTERN_STREAM;
+        else if (strcmp(p, "short") == 0) o->pattern = PATTERN_SHORT;
+        else fail(2, "bad value for --pattern: '%s' (rr, stream, short)", p);
+    }
+    const int queue = o->mech == MECH_SYSV_MQ || o->mech == MECH_POSIX_MQ;
+    if (o->pattern == PATTERN_RR && queue)
+        fail(2, "%s has only --pattern stream here; " USAGE_HINT, m);
+    if (o->pattern == PATTERN_STREAM && (o->mech == MECH_UDP || o->mech == MECH_CACHELINE))
+        fail(2, "--pattern stream: tcp, uds, pipe, fifo, sysv-mq or posix-mq; " USAGE_HINT);
+    if (o->pattern == PATTERN_SHORT && o->mech != MECH_TCP)
+        fail(2, "--pattern short: tcp only; " USAGE_HINT);
+
     int have_size = 0, have_iter = 0, have_warm = 0, have_samples = 0, have_ccpu = 0,
-        have_scpu = 0;
+        have_scpu = 0, have_pattern = 0, have_messages = 0, have_resp = 0;
     o->client_cpu = o->server_cpu = -1;
     for (int i = 2; i < argc; i += 2) {
         const char *flag = argv[i];
@@ -145,9 +212,13 @@ static void parse_options(int argc, char **argv, struct options *o) {
         else if (strcmp(flag, "--samples-file") == 0) seen = &have_samples;
         else if (strcmp(flag, "--client-cpu") == 0) seen = &have_ccpu;
         else if (strcmp(flag, "--server-cpu") == 0) seen = &have_scpu;
+        else if (strcmp(flag, "--pattern") == 0) seen = &have_pattern;
+        else if (strcmp(flag, "--messages") == 0) seen = &have_messages;
+        else if (strcmp(flag, "--response-size") == 0) seen = &have_resp;
         else fail(2, "unknown flag '%s'; " USAGE_HINT, flag);
         if (*seen) fail(2, "flag %s given twice", flag);
         *seen = 1;
+        if (seen == &have_pattern) continue; /* parsed above */
         if (seen == &have_samples) {
             if (*val == '\0') fail(2, "bad value for --samples-file: empty path");
             o->samples_file = val;
@@ -157,12 +228,25 @@ static void parse_options(int argc, char **argv, struct options *o) {
         if (seen == &have_size) {
             if (o->mech == MECH_CACHELINE)
                 fail(2, "cacheline takes no --size (it bounces one counter); " USAGE_HINT);
-            uint64_t max = o->mech == MECH_UDP ? MAX_UDP_SIZE : MAX_STREAM_SIZE;
+            uint64_t max = o->mech == MECH_UDP ? MAX_UDP_SIZE
+                         : queue               ? MAX_QUEUE_SIZE
+                                               : MAX_STREAM_SIZE;
             if (n < 1 || n > max)
                 fail(2, "bad value for --size: %s (1 ... %llu for this mechanism)", val,
                      (unsigned long long)max);
             o->size = (size_t)n;
+        } else if (seen == &have_resp) {
+            if (o->pattern != PATTERN_SHORT) fail(2, "--response-size needs --pattern short");
+            if (n < 1 || n > MAX_STREAM_SIZE)
+                fail(2, "bad value for --response-size: %s (1 ... %u)", val, MAX_STREAM_SIZE);
+            o->response_size = (size_t)n;
+        } else if (seen == &have_messages) {
+            if (o->pattern != PATTERN_STREAM) fail(2, "--messages needs --pattern stream");
+            if (n < 1) fail(2, "bad value for --messages: must be at least 1");
+            o->messages = n;
         } else if (seen == &have_iter) {
+            if (o->pattern == PATTERN_STREAM)
+                fail(2, "--iterations is not used with --pattern stream (--messages is)");
             if (n < 1) fail(2, "bad value for --iterations: must be at least 1");
             o->iterations = n;
         } else if (seen == &have_warm) {
@@ -174,10 +258,17 @@ static void parse_options(int argc, char **argv, struct options *o) {
         }
     }
     if (!have_size && o->mech != MECH_CACHELINE) fail(2, "missing --size; " USAGE_HINT);
-    if (!have_iter) fail(2, "missing --iterations; " USAGE_HINT);
+    if (o->pattern == PATTERN_STREAM) {
+        if (!have_messages) fail(2, "missing --messages; " USAGE_HINT);
+        o->iterations = 1; /* one sample: the stream */
+    } else if (!have_iter) {
+        fail(2, "missing --iterations; " USAGE_HINT);
+    }
+    if (o->pattern == PATTERN_SHORT && !have_resp) fail(2, "missing --response-size; " USAGE_HINT);
     if (!have_warm) fail(2, "missing --warmup; " USAGE_HINT);
     if (!have_samples) fail(2, "missing --samples-file; " USAGE_HINT);
     if (o->warmup > UINT64_MAX - o->iterations) fail(2, "--warmup + --iterations overflows");
+    if (o->warmup > UINT64_MAX - o->messages) fail(2, "--warmup + --messages overflows");
     if (o->iterations > SIZE_MAX / sizeof(int64_t)) fail(2, "--iterations too large");
 }
 
@@ -274,7 +365,7 @@ static void setup_channel(const struct options *o, struct channel *c) {
         if (getsockname(fd, (struct sockaddr *)&c->addr, &c->addr_len) != 0)
             fail(1, "getsockname: %s", strerror(errno));
         if (o->mech == MECH_TCP) {
-            if (listen(fd, 1) != 0) fail(1, "listen: %s", strerror(errno));
+            if (listen(fd, 16) != 0) fail(1, "listen: %s", strerror(errno));
             c->listen_fd = fd;
         } else {
             c->server_rd = c->server_wr = fd;
@@ -318,6 +409,69 @@ static void setup_channel(const struct options *o, struct channel *c) {
         if (mkfifo(g_paths[0], 0600) != 0 || mkfifo(g_paths[1], 0600) != 0)
             fail(1, "mkfifo: %s", strerror(errno));
         break;
+    case MECH_SYSV_MQ:
+        /* One private queue, the peers' default capacity (msgmnb); type 1 there, 2 back. */
+        if ((g_msqid = msgget(IPC_PRIVATE, IPC_CREAT | 0600)) < 0)
+            fail(1, "msgget: %s", strerror(errno));
+        break;
+    case MECH_POSIX_MQ: {
+        /* Two queues as the peers make them: 10 messages of 8192 bytes. */
+        struct mq_attr attr;
+        memset(&attr, 0, sizeof attr);
+        attr.mq_maxmsg = 10;
+        attr.mq_msgsize = MAX_QUEUE_SIZE;
+        for (int i = 0; i < 2; i++) {
+            snprintf(g_mq_names[i], sizeof g_mq_names[i], "/ipclab-floor-%ld-%d", (long)getpid(),
+                     i + 1);
+            mqd_t q = mq_open(g_mq_names[i], O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600, &attr);
+            if (q == (mqd_t)-1) {
+                int e = errno;
+                g_mq_names[i][0] = '\0';
+                fail(1, "mq_open: %s", strerror(e));
+            }
+            if (i == 0) c->client_wr = c->server_rd = q; /* direction 1 */
+            else c->server_wr = c->client_rd = q;        /* direction 2 */
+        }
+        break;
+    }
+    }
+}
+
+/* The child's ends of the channel (tcp, uds: after accepting one client). */
+static void open_server_side(const struct options *o, struct channel *c, int *rd, int *wr) {
+    switch (o->mech) {
+    case MECH_TCP:
+    case MECH_UDS: {
+        int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) fail(1, "accept: %s", strerror(errno));
+        close(c->listen_fd);
+        if (o->mech == MECH_TCP) set_nodelay(fd);
+        *rd = *wr = fd;
+        break;
+    }
+    case MECH_UDP:
+        *rd = *wr = c->server_rd;
+        break;
+    case MECH_PIPE:
+        close(c->client_rd);
+        close(c->client_wr);
+        *rd = c->server_rd;
+        *wr = c->server_wr;
+        break;
+    case MECH_FIFO:
+        /* Same order as the client, so neither blocks forever: req, then resp. */
+        if ((*rd = open(g_paths[0], O_RDONLY | O_CLOEXEC)) < 0)
+            fail(1, "open %s: %s", g_paths[0], strerror(errno));
+        if ((*wr = open(g_paths[1], O_WRONLY | O_CLOEXEC)) < 0)
+            fail(1, "open %s: %s", g_paths[1], strerror(errno));
+        break;
+    case MECH_POSIX_MQ:
+        *rd = c->server_rd;
+        *wr = c->server_wr;
+        break;
+    case MECH_SYSV_MQ:
+    case MECH_CACHELINE: /* no descriptors */
+        break;
     }
 }
 
@@ -326,35 +480,7 @@ static void run_server(const struct options *o, struct channel *c) {
     g_is_child = 1;
     pin(o->server_cpu, "server");
     int rd = -1, wr = -1;
-    switch (o->mech) {
-    case MECH_TCP:
-    case MECH_UDS: {
-        int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) fail(1, "accept: %s", strerror(errno));
-        close(c->listen_fd);
-        if (o->mech == MECH_TCP) set_nodelay(fd);
-        rd = wr = fd;
-        break;
-    case MECH_CACHELINE: /* handled by run_cacheline */
-        break;
-    }
-    case MECH_UDP:
-        rd = wr = c->server_rd;
-        break;
-    case MECH_PIPE:
-        close(c->client_rd);
-        close(c->client_wr);
-        rd = c->server_rd;
-        wr = c->server_wr;
-        break;
-    case MECH_FIFO:
-        /* Same order as the client, so neither blocks forever: req, then resp. */
-        if ((rd = open(g_paths[0], O_RDONLY | O_CLOEXEC)) < 0)
-            fail(1, "open %s: %s", g_paths[0], strerror(errno));
-        if ((wr = open(g_paths[1], O_WRONLY | O_CLOEXEC)) < 0)
-            fail(1, "open %s: %s", g_paths[1], strerror(errno));
-        break;
-    }
+    open_server_side(o, c, &rd, &wr);
     unsigned char *buf = malloc(o->size);
     if (buf == NULL) fail(1, "out of memory");
     if (o->mech == MECH_UDP) {
@@ -450,6 +576,219 @@ static void write_samples(int fd, const char *path, const int64_t *samples, uint
     if (close(fd) != 0) fail(1, "close %s: %s", path, strerror(errno));
 }
 
+/* The parent's ends of the channel (tcp, uds: after connecting). */
+static void open_client_side(const struct options *o, struct channel *c, int *rd, int *wr) {
+    switch (o->mech) {
+    case MECH_TCP:
+    case MECH_UDS: {
+        close(c->listen_fd);
+        int fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        if (connect(fd, (struct sockaddr *)&c->addr, c->addr_len) != 0)
+            fail(1, "connect: %s", strerror(errno));
+        if (o->mech == MECH_TCP) set_nodelay(fd);
+        *rd = *wr = fd;
+        break;
+    }
+    case MECH_UDP: {
+        close(c->server_rd);
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        if (connect(fd, (struct sockaddr *)&c->addr, c->addr_len) != 0)
+            fail(1, "connect: %s", strerror(errno));
+        /* Loopback does not lose datagrams in practice; if it does, fail instead of hanging. */
+        struct timeval tv = {10, 0};
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+            fail(1, "setsockopt(SO_RCVTIMEO): %s", strerror(errno));
+        *rd = *wr = fd;
+        break;
+    }
+    case MECH_PIPE:
+        close(c->server_rd);
+        close(c->server_wr);
+        *rd = c->client_rd;
+        *wr = c->client_wr;
+        break;
+    case MECH_FIFO:
+        if ((*wr = open(g_paths[0], O_WRONLY | O_CLOEXEC)) < 0)
+            fail(1, "open %s: %s", g_paths[0], strerror(errno));
+        if ((*rd = open(g_paths[1], O_RDONLY | O_CLOEXEC)) < 0)
+            fail(1, "open %s: %s", g_paths[1], strerror(errno));
+        break;
+    case MECH_POSIX_MQ:
+        *rd = c->client_rd;
+        *wr = c->client_wr;
+        break;
+    case MECH_SYSV_MQ:
+    case MECH_CACHELINE: /* no descriptors */
+        break;
+    }
+}
+
+/* ---- stream: one way, as fast as the mechanism takes it ---------------------------------- */
+
+struct sysv_msg {
+    long mtype;
+    unsigned char mtext[MAX_QUEUE_SIZE];
+};
+
+/* The child: receives `count` messages (all their bytes), then acknowledges with one byte. */
+static void stream_receive(const struct options *o, int rd, int wr, uint64_t count,
+                           unsigned char *buf, struct sysv_msg *msg) {
+    if (o->mech == MECH_SYSV_MQ) {
+        for (uint64_t i = 0; i < count; i++) {
+            ssize_t r = msgrcv(g_msqid, msg, MAX_QUEUE_SIZE, 1, 0);
+            if (r < 0 && errno == EINTR) { i--; continue; }
+            if (r != (ssize_t)o->size) fail(1, "msgrcv: %s", r < 0 ? strerror(errno) : "size");
+        }
+        msg->mtype = 2;
+        while (msgsnd(g_msqid, msg, 1, 0) != 0)
+            if (errno != EINTR) fail(1, "msgsnd: %s", strerror(errno));
+        return;
+    }
+    if (o->mech == MECH_POSIX_MQ) {
+        for (uint64_t i = 0; i < count; i++) {
+            ssize_t r = mq_receive((mqd_t)rd, (char *)buf, MAX_QUEUE_SIZE, NULL);
+            if (r < 0 && errno == EINTR) { i--; continue; }
+            if (r != (ssize_t)o->size) fail(1, "mq_receive: %s", r < 0 ? strerror(errno) : "size");
+        }
+        while (mq_send((mqd_t)wr, (const char *)buf, 1, 0) != 0)
+            if (errno != EINTR) fail(1, "mq_send: %s", strerror(errno));
+        return;
+    }
+    /* Byte streams: as much as the kernel has, into 64 KiB, never past this phase's bytes. */
+    uint64_t left = count * (uint64_t)o->size;
+    while (left > 0) {
+        size_t want = left < 65536 ? (size_t)left : 65536;
+        ssize_t r = read(rd, buf, want);
+        if (r > 0) left -= (uint64_t)r;
+        else if (r == 0) fail(1, "end of stream with %llu bytes to come", (unsigned long long)left);
+        else if (errno != EINTR) fail(1, "read: %s", strerror(errno));
+    }
+    write_all(wr, buf, 1);
+}
+
+static void run_stream_receiver(const struct options *o, struct channel *c) {
+    g_is_child = 1;
+    pin(o->server_cpu, "server");
+    int rd = -1, wr = -1;
+    open_server_side(o, c, &rd, &wr);
+    unsigned char *buf = malloc(65536);
+    struct sysv_msg *msg = malloc(sizeof *msg);
+    if (buf == NULL || msg == NULL) fail(1, "out of memory");
+    memset(buf, 0, 65536);
+    stream_receive(o, rd, wr, o->warmup, buf, msg);
+    stream_receive(o, rd, wr, o->messages, buf, msg);
+    _exit(0);
+}
+
+/* The parent: `count` messages of --size bytes, one call each. */
+static void stream_send(const struct options *o, int wr, uint64_t count, const unsigned char *out,
+                        struct sysv_msg *msg) {
+    for (uint64_t i = 0; i < count; i++) {
+        if (o->mech == MECH_SYSV_MQ) {
+            while (msgsnd(g_msqid, msg, o->size, 0) != 0)
+                if (errno != EINTR) fail(1, "msgsnd: %s", strerror(errno));
+        } else if (o->mech == MECH_POSIX_MQ) {
+            while (mq_send((mqd_t)wr, (const char *)out, o->size, 0) != 0)
+                if (errno != EINTR) fail(1, "mq_send: %s", strerror(errno));
+        } else {
+            write_all(wr, out, o->size);
+        }
+    }
+}
+
+static void stream_wait_ack(const struct options *o, int rd, unsigned char *in,
+                            struct sysv_msg *ack) {
+    ssize_t r;
+    if (o->mech == MECH_SYSV_MQ) {
+        while ((r = msgrcv(g_msqid, ack, MAX_QUEUE_SIZE, 2, 0)) < 0)
+            if (errno != EINTR) fail(1, "msgrcv: %s", strerror(errno));
+    } else if (o->mech == MECH_POSIX_MQ) {
+        while ((r = mq_receive((mqd_t)rd, (char *)in, MAX_QUEUE_SIZE, NULL)) < 0)
+            if (errno != EINTR) fail(1, "mq_receive: %s", strerror(errno));
+    } else if (read_all(rd, in, 1) != 0) {
+        fail(1, "the receiver closed the channel");
+    }
+}
+
+/* Warm-up, acknowledgement, then the measured stream up to the second acknowledgement. */
+static int64_t run_stream_sender(const struct options *o, int rd, int wr,
+                                 const unsigned char *out) {
+    struct sysv_msg *msg = malloc(sizeof *msg), *ack = malloc(sizeof *ack);
+    unsigned char *in = malloc(MAX_QUEUE_SIZE);
+    if (msg == NULL || ack == NULL || in == NULL) fail(1, "out of memory");
+    msg->mtype = 1;
+    memcpy(msg->mtext, out, o->size <= MAX_QUEUE_SIZE ? o->size : MAX_QUEUE_SIZE);
+    memset(in, 0, MAX_QUEUE_SIZE);
+    stream_send(o, wr, o->warmup, out, msg);
+    stream_wait_ack(o, rd, in, ack);
+    int64_t t0 = now_ns();
+    stream_send(o, wr, o->messages, out, msg);
+    stream_wait_ack(o, rd, in, ack);
+    int64_t t1 = now_ns();
+    free(msg);
+    free(ack);
+    free(in);
+    return t1 - t0;
+}
+
+/* ---- short: a tcp connection per round trip ----------------------------------------------- */
+
+/* The child: accept, read the request, answer, read the end of stream, close; until stopped. */
+static void run_short_server(const struct options *o, struct channel *c) {
+    g_is_child = 1;
+    pin(o->server_cpu, "server");
+    unsigned char *req = malloc(o->size), *resp = malloc(o->response_size);
+    if (req == NULL || resp == NULL) fail(1, "out of memory");
+    memset(resp, 0x5a, o->response_size);
+    for (;;) {
+        int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            fail(1, "accept: %s", strerror(errno));
+        }
+        set_nodelay(fd);
+        if (read_all(fd, req, o->size) != 0) fail(1, "a client closed before its request");
+        write_all(fd, resp, o->response_size);
+        unsigned char end;
+        ssize_t r;
+        while ((r = read(fd, &end, 1)) < 0 && errno == EINTR) {
+        }
+        if (r != 0) fail(1, "a client sent more than its request");
+        close(fd);
+    }
+}
+
+/* The parent: connection i from 127.1.b.c (PROTOCOL.md 11.2), whole connections timed. */
+static void run_short_client(const struct options *o, struct channel *c, const unsigned char *out,
+                             unsigned char *in, int64_t *samples) {
+    close(c->listen_fd);
+    const uint64_t total = o->warmup + o->iterations;
+    for (uint64_t i = 0; i < total; i++) {
+        struct sockaddr_in from;
+        memset(&from, 0, sizeof from);
+        from.sin_family = AF_INET;
+        from.sin_addr.s_addr = htonl((127u << 24) | (1u << 16) | (uint32_t)(i % 65536));
+        int64_t t0 = now_ns();
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        int one = 1;
+        if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
+            fail(1, "setsockopt(IP_BIND_ADDRESS_NO_PORT): %s", strerror(errno));
+        if (bind(fd, (struct sockaddr *)&from, sizeof from) != 0)
+            fail(1, "bind to a 127.1.b.c source: %s", strerror(errno));
+        if (connect(fd, (struct sockaddr *)&c->addr, c->addr_len) != 0)
+            fail(1, "connect: %s", strerror(errno));
+        set_nodelay(fd);
+        write_all(fd, out, o->size);
+        if (read_all(fd, in, o->response_size) != 0) fail(1, "the server closed the connection");
+        close(fd);
+        int64_t t1 = now_ns();
+        if (i >= o->warmup) samples[i - o->warmup] = t1 - t0;
+    }
+}
+
 int main(int argc, char **argv) {
     struct options o;
     memset(&o, 0, sizeof o);
@@ -469,11 +808,12 @@ int main(int argc, char **argv) {
         free(samples);
         return 0;
     }
-    unsigned char *out = malloc(o.size), *in = malloc(o.size);
+    const size_t in_size = o.response_size > o.size ? o.response_size : o.size;
+    unsigned char *out = malloc(o.size), *in = malloc(in_size);
     if (samples == NULL || out == NULL || in == NULL) fail(1, "out of memory");
     for (size_t i = 0; i < o.size; i++) out[i] = (unsigned char)(i * 131 + 7);
     /* Touch the pages now, not in the first timed round trip. */
-    memset(in, 0, o.size);
+    memset(in, 0, in_size);
     memset(samples, 0, (size_t)o.iterations * sizeof *samples);
 
     struct channel c;
@@ -481,50 +821,40 @@ int main(int argc, char **argv) {
 
     pid_t pid = fork();
     if (pid < 0) fail(1, "fork: %s", strerror(errno));
-    if (pid == 0) run_server(&o, &c);
+    if (pid == 0) {
+        if (o.pattern == PATTERN_STREAM) run_stream_receiver(&o, &c);
+        if (o.pattern == PATTERN_SHORT) run_short_server(&o, &c);
+        run_server(&o, &c);
+    }
     g_child = pid;
 
     pin(o.client_cpu, "client");
+    if (o.pattern == PATTERN_SHORT) {
+        run_short_client(&o, &c, out, in, samples);
+        write_samples(samples_fd, o.samples_file, samples, o.iterations);
+        cleanup(); /* stops the accept loop */
+        free(samples);
+        free(out);
+        free(in);
+        return 0;
+    }
     int rd = -1, wr = -1;
-    switch (o.mech) {
-    case MECH_TCP:
-    case MECH_UDS: {
-        close(c.listen_fd);
-        int fd = socket(c.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0) fail(1, "socket: %s", strerror(errno));
-        if (connect(fd, (struct sockaddr *)&c.addr, c.addr_len) != 0)
-            fail(1, "connect: %s", strerror(errno));
-        if (o.mech == MECH_TCP) set_nodelay(fd);
-        rd = wr = fd;
-        break;
-    case MECH_CACHELINE: /* handled by run_cacheline */
-        break;
-    }
-    case MECH_UDP: {
-        close(c.server_rd);
-        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0) fail(1, "socket: %s", strerror(errno));
-        if (connect(fd, (struct sockaddr *)&c.addr, c.addr_len) != 0)
-            fail(1, "connect: %s", strerror(errno));
-        /* Loopback does not lose datagrams in practice; if it does, fail instead of hanging. */
-        struct timeval tv = {10, 0};
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
-            fail(1, "setsockopt(SO_RCVTIMEO): %s", strerror(errno));
-        rd = wr = fd;
-        break;
-    }
-    case MECH_PIPE:
-        close(c.server_rd);
-        close(c.server_wr);
-        rd = c.client_rd;
-        wr = c.client_wr;
-        break;
-    case MECH_FIFO:
-        if ((wr = open(g_paths[0], O_WRONLY | O_CLOEXEC)) < 0)
-            fail(1, "open %s: %s", g_paths[0], strerror(errno));
-        if ((rd = open(g_paths[1], O_RDONLY | O_CLOEXEC)) < 0)
-            fail(1, "open %s: %s", g_paths[1], strerror(errno));
-        break;
+    open_client_side(&o, &c, &rd, &wr);
+    if (o.pattern == PATTERN_STREAM) {
+        samples[0] = run_stream_sender(&o, rd, wr, out);
+        int status = 0;
+        if (waitpid(pid, &status, 0) == pid) g_child = -1; /* it ends after its last ack */
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail(1, "the receiver failed");
+        if (o.mech != MECH_SYSV_MQ) {
+            close(rd);
+            if (wr != rd) close(wr);
+        }
+        write_samples(samples_fd, o.samples_file, samples, 1);
+        cleanup(); /* removes the queues or the temporary directory */
+        free(samples);
+        free(out);
+        free(in);
+        return 0;
     }
 
     const uint64_t total = o.warmup + o.iterations;
