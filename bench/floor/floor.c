@@ -81,6 +81,7 @@ enum mech {
     MECH_POSIX_MQ
 };
 enum pattern { PATTERN_RR, PATTERN_STREAM, PATTERN_SHORT };
+enum side { SERVER = 0, CLIENT = 1 };
 
 struct options {
     enum mech mech;
@@ -337,17 +338,15 @@ static void path_in_dir(int slot, const char *name) {
 /* The channel: what each side reads from and writes to, set up before the fork. */
 struct channel {
     int listen_fd;    /* tcp, uds: listening socket (child accepts) */
-    int server_rd;    /* pipe: child's read end; udp: the child's bound socket */
-    int server_wr;
-    int client_rd;    /* after connect/open in the parent */
-    int client_wr;
+    int rd[2];        /* [SERVER], [CLIENT]: pipe ends, posix-mq queues; udp: rd[SERVER] is */
+    int wr[2];        /* the child's bound socket */
     struct sockaddr_storage addr; /* tcp, udp: the bound server address; uds: path */
     socklen_t addr_len;
 };
 
 static void setup_channel(const struct options *o, struct channel *c) {
     memset(c, 0, sizeof *c);
-    c->listen_fd = c->server_rd = c->server_wr = c->client_rd = c->client_wr = -1;
+    c->listen_fd = c->rd[SERVER] = c->wr[SERVER] = c->rd[CLIENT] = c->wr[CLIENT] = -1;
     switch (o->mech) {
     case MECH_TCP:
     case MECH_UDP: {
@@ -368,7 +367,7 @@ static void setup_channel(const struct options *o, struct channel *c) {
             if (listen(fd, 16) != 0) fail(1, "listen: %s", strerror(errno));
             c->listen_fd = fd;
         } else {
-            c->server_rd = c->server_wr = fd;
+            c->rd[SERVER] = c->wr[SERVER] = fd;
         }
         break;
     case MECH_CACHELINE: /* handled by run_cacheline */
@@ -396,10 +395,10 @@ static void setup_channel(const struct options *o, struct channel *c) {
         int req[2], resp[2];
         if (pipe2(req, O_CLOEXEC) != 0 || pipe2(resp, O_CLOEXEC) != 0)
             fail(1, "pipe: %s", strerror(errno));
-        c->server_rd = req[0];
-        c->client_wr = req[1];
-        c->client_rd = resp[0];
-        c->server_wr = resp[1];
+        c->rd[SERVER] = req[0];
+        c->wr[CLIENT] = req[1];
+        c->rd[CLIENT] = resp[0];
+        c->wr[SERVER] = resp[1];
         break;
     }
     case MECH_FIFO:
@@ -429,46 +428,70 @@ static void setup_channel(const struct options *o, struct channel *c) {
                 g_mq_names[i][0] = '\0';
                 fail(1, "mq_open: %s", strerror(e));
             }
-            if (i == 0) c->client_wr = c->server_rd = q; /* direction 1 */
-            else c->server_wr = c->client_rd = q;        /* direction 2 */
+            if (i == 0) c->wr[CLIENT] = c->rd[SERVER] = q; /* direction 1 */
+            else c->wr[SERVER] = c->rd[CLIENT] = q;        /* direction 2 */
         }
         break;
     }
     }
 }
 
-/* The child's ends of the channel (tcp, uds: after accepting one client). */
-static void open_server_side(const struct options *o, struct channel *c, int *rd, int *wr) {
+/* One side's ends of the channel: the child (SERVER) accepts, the parent (CLIENT) connects or
+ * opens; each closes the other side's pipe ends. */
+static void open_side(const struct options *o, struct channel *c, int side, int *rd, int *wr) {
     switch (o->mech) {
     case MECH_TCP:
     case MECH_UDS: {
-        int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0) fail(1, "accept: %s", strerror(errno));
+        int fd;
+        if (side == SERVER) {
+            fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+            if (fd < 0) fail(1, "accept: %s", strerror(errno));
+        } else {
+            fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+            if (fd < 0) fail(1, "socket: %s", strerror(errno));
+            if (connect(fd, (struct sockaddr *)&c->addr, c->addr_len) != 0)
+                fail(1, "connect: %s", strerror(errno));
+        }
         close(c->listen_fd);
         if (o->mech == MECH_TCP) set_nodelay(fd);
         *rd = *wr = fd;
         break;
     }
-    case MECH_UDP:
-        *rd = *wr = c->server_rd;
+    case MECH_UDP: {
+        if (side == SERVER) {
+            *rd = *wr = c->rd[SERVER];
+            break;
+        }
+        close(c->rd[SERVER]);
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        if (connect(fd, (struct sockaddr *)&c->addr, c->addr_len) != 0)
+            fail(1, "connect: %s", strerror(errno));
+        /* Loopback does not lose datagrams in practice; if it does, fail instead of hanging. */
+        struct timeval tv = {10, 0};
+        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
+            fail(1, "setsockopt(SO_RCVTIMEO): %s", strerror(errno));
+        *rd = *wr = fd;
         break;
+    }
     case MECH_PIPE:
-        close(c->client_rd);
-        close(c->client_wr);
-        *rd = c->server_rd;
-        *wr = c->server_wr;
+        close(c->rd[!side]);
+        close(c->wr[!side]);
+        /* fall through */
+    case MECH_POSIX_MQ: /* both sides use both queues */
+        *rd = c->rd[side];
+        *wr = c->wr[side];
         break;
-    case MECH_FIFO:
-        /* Same order as the client, so neither blocks forever: req, then resp. */
-        if ((*rd = open(g_paths[0], O_RDONLY | O_CLOEXEC)) < 0)
-            fail(1, "open %s: %s", g_paths[0], strerror(errno));
-        if ((*wr = open(g_paths[1], O_WRONLY | O_CLOEXEC)) < 0)
-            fail(1, "open %s: %s", g_paths[1], strerror(errno));
+    case MECH_FIFO: {
+        /* Both open req first, then resp, so neither blocks forever. */
+        int req = open(g_paths[0], (side == SERVER ? O_RDONLY : O_WRONLY) | O_CLOEXEC);
+        if (req < 0) fail(1, "open %s: %s", g_paths[0], strerror(errno));
+        int resp = open(g_paths[1], (side == SERVER ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+        if (resp < 0) fail(1, "open %s: %s", g_paths[1], strerror(errno));
+        *rd = side == SERVER ? req : resp;
+        *wr = side == SERVER ? resp : req;
         break;
-    case MECH_POSIX_MQ:
-        *rd = c->server_rd;
-        *wr = c->server_wr;
-        break;
+    }
     case MECH_SYSV_MQ:
     case MECH_CACHELINE: /* no descriptors */
         break;
@@ -480,7 +503,7 @@ static void run_server(const struct options *o, struct channel *c) {
     g_is_child = 1;
     pin(o->server_cpu, "server");
     int rd = -1, wr = -1;
-    open_server_side(o, c, &rd, &wr);
+    open_side(o, c, SERVER, &rd, &wr);
     unsigned char *buf = malloc(o->size);
     if (buf == NULL) fail(1, "out of memory");
     if (o->mech == MECH_UDP) {
@@ -576,55 +599,6 @@ static void write_samples(int fd, const char *path, const int64_t *samples, uint
     if (close(fd) != 0) fail(1, "close %s: %s", path, strerror(errno));
 }
 
-/* The parent's ends of the channel (tcp, uds: after connecting). */
-static void open_client_side(const struct options *o, struct channel *c, int *rd, int *wr) {
-    switch (o->mech) {
-    case MECH_TCP:
-    case MECH_UDS: {
-        close(c->listen_fd);
-        int fd = socket(c->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0) fail(1, "socket: %s", strerror(errno));
-        if (connect(fd, (struct sockaddr *)&c->addr, c->addr_len) != 0)
-            fail(1, "connect: %s", strerror(errno));
-        if (o->mech == MECH_TCP) set_nodelay(fd);
-        *rd = *wr = fd;
-        break;
-    }
-    case MECH_UDP: {
-        close(c->server_rd);
-        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-        if (fd < 0) fail(1, "socket: %s", strerror(errno));
-        if (connect(fd, (struct sockaddr *)&c->addr, c->addr_len) != 0)
-            fail(1, "connect: %s", strerror(errno));
-        /* Loopback does not lose datagrams in practice; if it does, fail instead of hanging. */
-        struct timeval tv = {10, 0};
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0)
-            fail(1, "setsockopt(SO_RCVTIMEO): %s", strerror(errno));
-        *rd = *wr = fd;
-        break;
-    }
-    case MECH_PIPE:
-        close(c->server_rd);
-        close(c->server_wr);
-        *rd = c->client_rd;
-        *wr = c->client_wr;
-        break;
-    case MECH_FIFO:
-        if ((*wr = open(g_paths[0], O_WRONLY | O_CLOEXEC)) < 0)
-            fail(1, "open %s: %s", g_paths[0], strerror(errno));
-        if ((*rd = open(g_paths[1], O_RDONLY | O_CLOEXEC)) < 0)
-            fail(1, "open %s: %s", g_paths[1], strerror(errno));
-        break;
-    case MECH_POSIX_MQ:
-        *rd = c->client_rd;
-        *wr = c->client_wr;
-        break;
-    case MECH_SYSV_MQ:
-    case MECH_CACHELINE: /* no descriptors */
-        break;
-    }
-}
-
 /* ---- stream: one way, as fast as the mechanism takes it ---------------------------------- */
 
 struct sysv_msg {
@@ -672,7 +646,7 @@ static void run_stream_receiver(const struct options *o, struct channel *c) {
     g_is_child = 1;
     pin(o->server_cpu, "server");
     int rd = -1, wr = -1;
-    open_server_side(o, c, &rd, &wr);
+    open_side(o, c, SERVER, &rd, &wr);
     unsigned char *buf = malloc(65536);
     struct sysv_msg *msg = malloc(sizeof *msg);
     if (buf == NULL || msg == NULL) fail(1, "out of memory");
@@ -839,7 +813,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     int rd = -1, wr = -1;
-    open_client_side(&o, &c, &rd, &wr);
+    open_side(&o, &c, CLIENT, &rd, &wr);
     if (o.pattern == PATTERN_STREAM) {
         samples[0] = run_stream_sender(&o, rd, wr, out);
         int status = 0;
