@@ -46,18 +46,18 @@ def run(config, mechanism, recorder):
     plan = Plan(config)
     recorder.fields.update(plan.fields())
     data = FrameTemplate(DATA, plan.size, 0, config.seed, REQUEST_STREAM)
+    mark, mark_ack = (encode_header(kind, plan.mark, 0, 0) for kind in (MARK, MARK_ACK))
+    end = encode_header(END, plan.end, 0, 0)
+    end_ack = encode_header(END_ACK, plan.end, STREAM_ACK_LENGTH, 0)
     ack = bytearray(HEADER_SIZE + STREAM_ACK_LENGTH)
     link = connect(mechanism, config)
     try:
         try:
             send_frames(link, data, range(plan.warmup))
-            start = request(link, encode_header(MARK, plan.mark, 0, 0),
-                            encode_header(MARK_ACK, plan.mark, 0, 0), config.io_timeout)
+            start = request(link, mark, mark_ack, config.io_timeout)
             start_cpu = cpu.now()
             ends = [send_frames(link, data, range(first, stop)) for first, stop in plan.windows]
-            stop = request(link, encode_header(END, plan.end, 0, 0),
-                           encode_header(END_ACK, plan.end, STREAM_ACK_LENGTH, 0),
-                           config.io_timeout, ack)
+            stop = request(link, end, end_ack, config.io_timeout, ack)
             client_cpu = cpu.since(start_cpu)
         except OSError as err:
             raise size_error(err, len(data.buf)) or err

@@ -17,6 +17,8 @@ FAULTY = 1  # the fault hits the DATA frame found when this many were received: 
 
 class StreamTally:
     def __init__(self, fault="none"):
+        import numpy  # noqa: F401 - loaded now, not inside the CPU figures of the stream
+
         self._drop = fault == "drop-stream-message"
         self._fault = fault in ("drop-stream-message", "flip-stream-byte")
         self._size = None  # the payload size the stage holds (None: no stage yet)
