@@ -35,7 +35,7 @@ def test_short_round_trips(mechanism, workdir):
 
 def test_short_tcp_connections_come_from_rotating_source_addresses(workdir):
     """A stand-in server records where each connection comes from: connection i (warm-up
-    first, END last) from 127.1.(i / 256 mod 256).(i mod 256)."""
+    first, END last) from 127.1.b.c, k = i mod 65280, b = k / 255, c = k mod 255."""
     sources = []
 
     def serve(listener):
@@ -59,14 +59,14 @@ def test_short_tcp_connections_come_from_rotating_source_addresses(workdir):
                     extra=SHORT + ["--warmup", "2"])
         thread.join()
     check_short_ok(run, "tcp", 16, 16, 300, warmup=2)
-    assert sources == [f"127.1.{i // 256}.{i % 256}" for i in range(303)]
+    assert sources == [f"127.1.{i // 255}.{i % 255}" for i in range(303)]
 
 
-def test_the_source_address_wraps_after_65536_connections():
+def test_the_source_address_wraps_after_65280_connections():
     with socket.create_server(("127.0.0.1", 0)) as listener:
         endpoint = endpoints.HostPort("127.0.0.1", listener.getsockname()[1])
         options = types.SimpleNamespace(io_timeout=5)
-        for index, source in [(65536 + 257, "127.1.1.1"), (0xFFFF, "127.1.255.255")]:
+        for index, source in [(65280 + 256, "127.1.1.1"), (65279, "127.1.255.254")]:
             link = connect.tcp_from_source(endpoint, options, index)
             conn, address = listener.accept()
             assert address[0] == source

@@ -28,16 +28,18 @@ LOOPBACK = "127.0.0.1"
 
 def tcp_from_source(endpoint, options, index):
     """Connection `index` of pattern short (PROTOCOL.md 11.2): a server on 127.0.0.1 is
-    reached from source address 127.1.b.c (b = index / 256 mod 256, c = index mod 256, port
-    chosen at connect), so 100 000 connections in a row do not run out of ephemeral ports
-    while the earlier ones sit in TIME_WAIT."""
+    reached from source address 127.1.b.c (k = index mod 65280, b = k / 255, c = k mod 255:
+    the contract keeps c below 255 because the JDK refuses .255; port chosen at connect), so
+    100 000 connections in a row do not run out of ephemeral ports while the earlier ones sit
+    in TIME_WAIT."""
     family, address = _resolved(endpoint)
     sock = socket.socket(family, socket.SOCK_STREAM)
     with closing_on_error(sock):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if endpoint.host == LOOPBACK:
             sock.setsockopt(socket.IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1)
-            sock.bind((f"127.1.{index >> 8 & 255}.{index & 255}", 0))
+            k = index % 65280
+            sock.bind((f"127.1.{k // 255}.{k % 255}", 0))
         set_receive_timeout(sock, options.io_timeout)
         sock.connect(address)
     return SocketStream(sock, options.io_timeout)
