@@ -72,13 +72,13 @@ constexpr Mechanism kMechanisms[] = {
     {"fifo", frames, Kind::dir, Kind::dir, kStreamPatterns, any_size,
      [](Drive o, Recorder& r) { drive_stream(open_fifo_client(at<DirEndpoint>(o)), o, r); },
      [](Serve o) { serve_streams(create_fifos(at<DirEndpoint>(o)), o); }},
-    // msgrcv has no timeout of its own: --io-timeout through the timer (true).
+    // Untimed queue calls: --io-timeout through the timer (true).
     {"sysv-mq", frames, Kind::automatic, Kind::sysv_key, kFramePatterns, any_size,
      [](Drive o, Recorder& r) { drive_messages(open_sysv_mq(at<KeyEndpoint>(o)), true, o, r); },
      [](Serve o) { serve_messages(create_sysv_mq(), o); }},
     {"posix-mq", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
      [](Drive o, Recorder& r) {
-       drive_messages(open_posix_mq(at<PosixNameEndpoint>(o), o.io_timeout_ns), false, o, r);
+       drive_messages(open_posix_mq(at<PosixNameEndpoint>(o)), true, o, r);
      },
      [](Serve o) { serve_messages(create_posix_mq(), o); }},
     {"sysv-shm", frames, Kind::automatic, Kind::sysv_key, kStreamPatterns, any_size,

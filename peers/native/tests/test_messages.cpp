@@ -349,7 +349,7 @@ TEST_P(MessageMechanism, SignalsAndStdinEofRemoveEveryObject) {
 
 std::unique_ptr<MessageChannel> open_client(const std::string& mech, const std::string& ep) {
   if (mech == "sysv-mq") return open_sysv_mq(parse_sysv_key(ep));
-  if (mech == "posix-mq") return open_posix_mq(parse_posix_name(ep), 5'000'000'000);
+  if (mech == "posix-mq") return open_posix_mq(parse_posix_name(ep));
   const ShmWait wait = mech == "shm-spin"    ? ShmWait::spin
                        : mech == "shm-futex" ? ShmWait::futex
                                              : ShmWait::hybrid;

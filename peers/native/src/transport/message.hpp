@@ -86,11 +86,10 @@ enum class ShmWait { spin, futex, hybrid };
 MessageServer create_posix_shm(ShmWait wait, std::uint64_t spin_us);
 
 // Client side: opens the server's objects (sends direction 1, receives direction 2).
-// sysv-mq relies on the ReceiveWatchdog (timeout.hpp) for --io-timeout; the other two wait with
-// mq_timedsend/mq_timedreceive and semtimedop bounded by timeout_ns.
+// sysv-mq and posix-mq rely on the ReceiveWatchdog (timeout.hpp) for --io-timeout; sysv-shm
+// waits with semtimedop bounded by timeout_ns.
 std::unique_ptr<MessageChannel> open_sysv_mq(const KeyEndpoint& endpoint);
-std::unique_ptr<MessageChannel> open_posix_mq(const PosixNameEndpoint& endpoint,
-                                              std::int64_t timeout_ns);
+std::unique_ptr<MessageChannel> open_posix_mq(const PosixNameEndpoint& endpoint);
 std::unique_ptr<MessageChannel> open_sysv_shm(const KeyEndpoint& endpoint, std::int64_t timeout_ns);
 // Opens <prefix>-shm. Every wait (spinning or on the futex) throws timeout after timeout_ns.
 std::unique_ptr<MessageChannel> open_posix_shm(const PosixNameEndpoint& endpoint, ShmWait wait,
