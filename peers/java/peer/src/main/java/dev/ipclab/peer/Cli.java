@@ -34,7 +34,8 @@ final class Cli {
     private static final List<String> STREAM_ONLY = List.of("message-size", "messages", "windows");
     /** Round-trip flags that a stream does not take (section 11.1). */
     private static final List<String> ROUND_TRIP_ONLY = List.of("request-size", "response-size",
-            "iterations", "payload", "sequence-length", "http-client", "native-library");
+            "iterations", "payload", "sequence-length", "http-client", "native-library",
+            "warmup-samples-file");
     private static final Set<String> PAYLOADS = Set.of(DriveOptions.BYTES, "small", "medium",
             "large");
     /** Java only: rest's client library (okhttp as in the thesis, or java.net.http). */
