@@ -114,9 +114,10 @@ class Runner:
         else:
             what = ["--payload", case.payload, "--sequence-length", str(case.sequence_length)]
         warmup = effective_warmup(case, run)
-        # Only with a warm-up: a peer older than contract 2 refuses the flag, and there is
-        # nothing to record without one.
-        keep_warmup = ["--warmup-samples-file", str(case_dir / "warmup.i64")] if warmup else []
+        # Only with a warm-up (nothing to record without one) and only for round trips: the
+        # stream pattern refuses the flag (PROTOCOL.md 11.1).
+        keep_warmup = (["--warmup-samples-file", str(case_dir / "warmup.i64")]
+                       if warmup and case.pattern == "rr" else [])
         return ["--pattern", case.pattern, *what,
                 "--warmup", str(warmup), "--iterations", str(run.iterations),
                 "--io-timeout", f"{run.io_timeout:g}",
