@@ -13,12 +13,24 @@ namespace ipclab {
 
 static_assert(std::endian::native == std::endian::little, "the word sum reads words natively");
 
-// The checksum of one payload. A plain loop over whole words (the compiler vectorises it), then
-// the zero-padded tail.
+// The checksum of one payload: 32-byte blocks summed as two vectors of two u64 (GCC's vector
+// extension: -O2 does not vectorise a loop of unknown length itself), then the remaining whole
+// words, then the zero-padded tail.
 inline std::uint64_t word_sum(const std::uint8_t* p, std::size_t n) noexcept {
-  std::uint64_t sum = 0;
+  using u64x2 = std::uint64_t __attribute__((vector_size(16)));
+  u64x2 a = {0, 0}, b = {0, 0};
+  const std::size_t blocks = n & ~static_cast<std::size_t>(31);
+  for (std::size_t i = 0; i < blocks; i += 32) {
+    u64x2 x, y;
+    std::memcpy(&x, p + i, 16);
+    std::memcpy(&y, p + i + 16, 16);
+    a += x;
+    b += y;
+  }
+  a += b;
+  std::uint64_t sum = a[0] + a[1];
   const std::size_t whole = n & ~static_cast<std::size_t>(7);
-  for (std::size_t i = 0; i < whole; i += 8) {
+  for (std::size_t i = blocks; i < whole; i += 8) {
     std::uint64_t w;
     std::memcpy(&w, p + i, 8);
     sum += w;

@@ -42,6 +42,16 @@ TEST(StreamChecksum, IsTheWordSumOfThePayloadZeroPadded) {
   EXPECT_EQ(word_sum(ones, 16), 1u);  // mod 2^64
 }
 
+TEST(StreamChecksum, BlocksWordsAndTailAgreeWithAByteByByteSum) {
+  std::vector<std::uint8_t> bytes(200);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 37 + 250);
+  for (std::size_t n = 0; n <= bytes.size(); ++n) {
+    std::uint64_t want = 0;
+    for (std::size_t i = 0; i < n; ++i) want += static_cast<std::uint64_t>(bytes[i]) << (8 * (i % 8));
+    EXPECT_EQ(word_sum(bytes.data(), n), want) << n;
+  }
+}
+
 TEST(StreamChecksum, ExpectedSumMatchesTheStampedPayloads) {
   for (std::size_t size : {0u, 1u, 5u, 8u, 9u, 1024u, 1027u}) {
     std::uint64_t sum = 0;
