@@ -34,7 +34,7 @@
  * The samples file holds one sample: the nanoseconds of the measured stream.
  *
  * short (tcp only) is the floor of PROTOCOL.md 11.2: per iteration the parent opens a socket,
- * binds it to 127.1.b.c (b = i / 256 mod 256, c = i mod 256) port 0 with
+ * binds it to 127.1.b.c (k = i mod 65280, b = k / 255, c = k mod 255) port 0 with
  * IP_BIND_ADDRESS_NO_PORT, connects, sets TCP_NODELAY, writes the request, reads the response and
  * closes (first, so TIME_WAIT stays with it); the child accepts, reads the request, answers, reads
  * the end of stream and closes. One sample per connection, the whole of it.
@@ -743,7 +743,8 @@ static void run_short_client(const struct options *o, struct channel *c, const u
         struct sockaddr_in from;
         memset(&from, 0, sizeof from);
         from.sin_family = AF_INET;
-        from.sin_addr.s_addr = htonl((127u << 24) | (1u << 16) | (uint32_t)(i % 65536));
+        const uint32_t k = (uint32_t)(i % 65280); /* 127.1.(k / 255).(k mod 255): never .255 */
+        from.sin_addr.s_addr = htonl((127u << 24) | (1u << 16) | ((k / 255) << 8) | (k % 255));
         int64_t t0 = now_ns();
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) fail(1, "socket: %s", strerror(errno));

@@ -122,13 +122,14 @@ void parse_counts(const std::map<std::string, std::string>& flags, DriveOptions&
 // stream (11.1): its own sizes and counts; the rr ones are a usage error with it.
 void parse_stream(const std::map<std::string, std::string>& flags, DriveOptions& o) {
   for (const char* flag : {"--request-size", "--response-size", "--iterations", "--payload",
-                           "--sequence-length"})
+                           "--sequence-length", "--warmup-samples-file"})
     if (flags.count(flag) != 0)
       throw UsageError(std::string("flag ") + flag + " is not used with --pattern stream");
   o.message_size = static_cast<std::uint32_t>(
       parse_unsigned("--message-size", required(flags, "--message-size"), kMaxPayload));
   o.messages = parse_unsigned("--messages", required(flags, "--messages"), UINT64_MAX);
   if (o.messages == 0) throw UsageError("bad value for --messages: must be at least 1");
+  o.windows = o.messages < 10 ? o.messages : 10;  // min(10, N)
   if (auto it = flags.find("--windows"); it != flags.end())
     o.windows = parse_unsigned("--windows", it->second, UINT64_MAX);
   if (o.windows == 0 || o.windows > o.messages)

@@ -233,8 +233,7 @@ bool is_stream(const DriveOptions& o) { return o.pattern == "stream"; }
 
 void drive(const DriveOptions& o, SamplesWriter& samples, SamplesWriter& warmup,
            Recorder& recorder) {
-  // Both files exist (maybe empty) whatever happens next. A stream's warm-up messages are no
-  // samples: its warm-up file stays empty.
+  // Both files exist (maybe empty) whatever happens next (stream has no warm-up file).
   samples.open(o.samples_file, is_stream(o) ? o.windows : o.iterations);
   if (!o.warmup_samples_file.empty()) warmup.open(o.warmup_samples_file, o.warmup);
   check_supported(o);

@@ -77,9 +77,12 @@ Responder::Answer Responder::answer(const Header& h, const std::uint8_t* payload
       streaming_ = repeat_end_ = false;
       return {requests_.response(h.sequence, h.length, h.wanted), kHeaderSize + h.wanted};
     case FrameKind::mark:
-      // Every frame before it has been received: the measured stream starts here.
-      tally_.restart(h.sequence);
+      // Every frame before it has been received: the measured stream starts here (a repeated
+      // MARK with no DATA since only gets its answer again).
+      if (!streaming_ || h.sequence != mark_sequence_ || tally_.received() != 0)
+        tally_.restart(h.sequence);
       streaming_ = true;
+      mark_sequence_ = h.sequence;
       repeat_end_ = false;
       encode_header(control_, FrameKind::mark_ack, h.sequence, 0, 0);
       return {control_, kHeaderSize};

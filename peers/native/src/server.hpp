@@ -78,6 +78,7 @@ class Responder {
   RequestHandler requests_;
   StreamTally tally_;
   bool streaming_ = false;            // a MARK came and its END has not
+  std::uint64_t mark_sequence_ = 0;   // (a udp client resends MARK until it has the answer)
   bool repeat_end_ = false;           // control_ holds the stream END_ACK of end_sequence_
   std::uint64_t end_sequence_ = 0;    // (a udp client resends END until it has the answer)
   std::uint8_t control_[kStreamAckSize] = {};  // MARK_ACK or END_ACK

@@ -81,6 +81,7 @@ class StreamTally {
     ++received_;
     sum_ += word_sum(payload, n);
   }
+  std::uint64_t received() const noexcept { return received_; }
   // END_ACK's 56-byte payload (received, gaps, checksum, user_ns, sys_ns, voluntary,
   // involuntary), the CPU figures taken now.
   void write_ack(std::uint8_t* out) const noexcept;

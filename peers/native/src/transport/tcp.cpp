@@ -81,13 +81,13 @@ Stream connect_to(const detail::ResolvedAddress& where, const InetEndpoint& endp
     int one = 1;
     if (::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
       throw_io("setsockopt(IP_BIND_ADDRESS_NO_PORT)");
+    // k = i mod 65280, 127.1.(k / 255).(k mod 255): c stays below 255 (11.2).
+    const auto k = static_cast<std::uint32_t>(*source % 65280);
     sockaddr_in from{};
     from.sin_family = AF_INET;
-    from.sin_addr.s_addr =
-        htonl((127u << 24) | (1u << 16) | static_cast<std::uint32_t>(*source % 65536));
+    from.sin_addr.s_addr = htonl((127u << 24) | (1u << 16) | ((k / 255) << 8) | (k % 255));
     if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0)
-      throw_io("bind to source 127.1." + std::to_string(*source / 256 % 256) + "." +
-               std::to_string(*source % 256));
+      throw_io("bind to source 127.1." + std::to_string(k / 255) + "." + std::to_string(k % 255));
   }
   int rc;
   do {

@@ -44,8 +44,8 @@ Stream connect_uds(const PathEndpoint& endpoint);
 // does not depend on i (name resolution, the address) is done once, when the connector is made.
 using StreamConnector = std::function<Stream(std::uint64_t connection)>;
 // tcp: when the server is 127.0.0.1, connection i is bound first to source address 127.1.b.c
-// (b = i / 256 mod 256, c = i mod 256), port 0, with IP_BIND_ADDRESS_NO_PORT: TIME_WAIT (kept
-// by the client, which closes first) is spread over 65536 addresses.
+// (k = i mod 65280, b = k / 255, c = k mod 255), port 0, with IP_BIND_ADDRESS_NO_PORT:
+// TIME_WAIT (kept by the client, which closes first) is spread over 65280 addresses.
 StreamConnector tcp_connector(const InetEndpoint& endpoint);
 StreamConnector uds_connector(const PathEndpoint& endpoint);
 Stream open_pipe_client(const FdEndpoint& endpoint);
