@@ -37,7 +37,7 @@ def test_unknown_scenario_key_names_the_file_and_key(tmp_path):
     out = ipclab("run", str(bad))
     assert out.returncode == 2
     assert out.stderr.strip() == (f"ipclab: error: {bad}: unknown key 'matrix.colour' (known: "
-                                  "client, mechanism, pattern, payload, placement, request_size, "
+                                  "client, mechanism, message_size, pattern, payload, placement, request_size, "
                                   "response_size, sequence_length, server, sizes)")
 
 

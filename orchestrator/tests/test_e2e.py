@@ -107,7 +107,7 @@ def test_every_pair_over_every_mechanism(tmp_path, seed):
         samples = np.fromfile(out / r["samples_file"], dtype="<i8")
         assert samples.size == 300 and samples.min() > 0
     doc = json.loads((out / "run.json").read_text())
-    assert doc["schema"] == "ipclab.run/2" and doc["complete"] is True
+    assert doc["schema"] == "ipclab.run/3" and doc["complete"] is True
     assert doc["environment"]["kernel"] and doc["environment"]["git_revision"] is not None
     assert {r["client_runtime"].split()[0] for r in doc["results"]} >= {"g++", "CPython"}
     assert (out / "table.md").read_text().count("| ok |") == 90

@@ -80,7 +80,7 @@ def test_round_one_of_every_case_then_round_two_each_in_a_seeded_shuffle(fake, t
 def test_every_round_is_kept_and_analysed(fake, tmp_path):
     _, store, _, out = setup(fake, tmp_path)
     doc = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert doc["schema"] == "ipclab.run/2" and doc["complete"]
+    assert doc["schema"] == "ipclab.run/3" and doc["complete"]
     by_index = {r["index"]: r for r in doc["results"]}
     assert by_index[5]["status"] == "not-applicable" and by_index[5]["rounds"] == []
     tcp = by_index[1]
@@ -136,10 +136,10 @@ def test_a_version_1_run_is_read_as_one_round(fake, tmp_path):
     document = results.load(out)
     kept = results.reanalyse(out, document, store.scenario.statistics)
     tcp = document["results"][0]
-    assert document["schema"] == "ipclab.run/2" and tcp["rounds"][0]["round"] == 1
+    assert document["schema"] == "ipclab.run/3" and tcp["rounds"][0]["round"] == 1
     assert tcp["median_ci_low"] is not None and kept[tcp["id"]]
     results.write_outputs(out, document, store.scenario.statistics, kept)
-    assert json.loads((out / "run.json").read_text())["schema"] == "ipclab.run/2"
+    assert json.loads((out / "run.json").read_text())["schema"] == "ipclab.run/3"
 
 
 def test_an_unknown_schema_is_refused(tmp_path):

@@ -4,7 +4,7 @@ import zlib
 
 import numpy as np
 
-from ipclab import noise, stats
+from ipclab import noise, stats, throughput
 from ipclab.units import format_ns
 
 STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
@@ -21,7 +21,7 @@ def case_record(case, rounds_planned=1):
         "client_cpus": None, "server_cpus": None, "seconds": 0.0, "notes": [],
         "warmup": None, "client_runtime": None, "server_runtime": None,
         "rounds_planned": rounds_planned if not case.skip_status else 0, "rounds": [],
-        **dict.fromkeys(ANALYSIS_FIELDS), "warnings": [],
+        **dict.fromkeys(ANALYSIS_FIELDS), "warnings": [], **dict.fromkeys(throughput.FIELDS),
     }
 
 
@@ -37,6 +37,7 @@ def add_round(record, outcome, samples_file=None, warmup_file=None, position=Non
         "warmup_samples": int(warmup.size) if warmup is not None else None,
         "warmup_samples_file": warmup_file, "noise": outcome.noise,
         "notes": list(outcome.notes),
+        **_pattern_figures(outcome),
     })
     record.update(outcome.cpus)
     record["seconds"] = round(record["seconds"] + outcome.seconds, 3)
@@ -58,6 +59,35 @@ def add_round(record, outcome, samples_file=None, warmup_file=None, position=Non
     return record
 
 
+# What a stream round's client result carries beyond rr's (PROTOCOL.md 11.1 step 8).
+STREAM_RESULT = ("messages", "message_size", "windows", "stream_ns", "lost", "client_cpu",
+                 "server_cpu")
+
+
+def _pattern_figures(outcome):
+    """A round entry's pattern-specific part: the stream's figures from the client's result file;
+    for short, the TIME_WAIT sockets counted after it (None where not counted)."""
+    pattern = outcome.case.pattern
+    if pattern == "stream" and outcome.client and outcome.status == "ok":
+        return {"stream": {k: outcome.client.get(k) for k in STREAM_RESULT}}
+    if pattern == "short":
+        return {"time_wait": outcome.time_wait}
+    return {}
+
+
+def per_message_rounds(record, rounds):
+    """A stream case's rounds as each window's time per message (throughput.py); other
+    patterns' rounds unchanged."""
+    if record.get("pattern") != "stream":
+        return rounds
+    messages = {e["round"]: (e.get("stream") or {}).get("messages") for e in record["rounds"]}
+    out = {}
+    for r, x in rounds.items():
+        n = messages.get(r)
+        out[r] = throughput.per_message(x, n) if n and 0 < len(x) <= n else x
+    return out
+
+
 def case_seed(seed, *ids):
     """A bootstrap seed from the scenario's seed and case ids: the same interval every time."""
     return np.random.default_rng([int(seed), *(zlib.crc32(i.encode()) for i in ids)])
@@ -71,8 +101,13 @@ def analyse(record, rounds, settings, seed=1):
         record[key] = None
     record["warnings"] = []
     rounds = {r: np.asarray(x) for r, x in sorted(rounds.items()) if x is not None and len(x)}
-    if not rounds:
-        return {}
+    rounds = per_message_rounds(record, rounds)
+    kept = _analyse(record, rounds, settings, seed) if rounds else {}
+    record.update(throughput.figures(record))
+    return kept
+
+
+def _analyse(record, rounds, settings, seed):
     pooled = np.concatenate(list(rounds.values()))
     kept_pooled, removed = stats.remove_outliers(pooled, settings.outliers, settings.tukey_k)
     if settings.outliers == "tukey" and kept_pooled.size:
@@ -85,7 +120,7 @@ def analyse(record, rounds, settings, seed=1):
     trimmed = stats.summarize(kept_pooled) if kept_pooled.size else raw
     record["raw"], record["trimmed"] = raw.as_dict(), trimmed.as_dict()
     record["outliers_removed"] = removed
-    warnings = stats.advice(trimmed, raw.count, removed)
+    warnings = stats.advice(trimmed, raw.count, removed, windows=record.get("pattern") == "stream")
     _round_figures(record, rounds, kept)
     medians = [float(np.median(x)) for x in kept.values()]
     intervals = [stats.median_ci_of_round(x) for x in kept.values()]
@@ -178,8 +213,8 @@ def add_ratios(records, settings, kept, seed=1, cache=None):
 def _match_key(record, selector):
     # A case is compared with the baseline of its own sizes, pattern and placement, except where
     # the baseline fixes one of those itself.
-    return tuple(record.get(k) for k in ("request_size", "response_size", "payload",
-                                         "sequence_length", "pattern", "placement")
+    return tuple(record.get(k) for k in ("request_size", "response_size", "message_size",
+                                         "payload", "sequence_length", "pattern", "placement")
                  if k not in selector)
 
 

@@ -44,9 +44,14 @@ def cli():
                                 "(RPC mechanisms)")
 @click.option("--sequence-length", help="elements per sequence field of structured payloads, e.g. 5,300")
 @click.option("--placement", help="same-core, cross-core or unpinned (default cross-core)")
-@click.option("--pattern", help="traffic pattern (rr)")
-@click.option("--iterations", help="measured round trips per case")
-@click.option("--warmup", help="round trips before measuring")
+@click.option("--pattern", help="traffic patterns: rr (request-response), stream (one way), "
+                                "short (a connection per round trip), e.g. rr,stream")
+@click.option("--message-size", help="stream: bytes per message, with units, e.g. 16,1KiB,1MiB")
+@click.option("--messages", help="stream: messages per stream (each round a fresh stream)")
+@click.option("--windows", help="stream: windows the stream is cut into, one sample each "
+                                "(default 10)")
+@click.option("--iterations", help="measured round trips (or connections) per case")
+@click.option("--warmup", help="round trips (stream: messages) before measuring")
 @click.option("--seed", help="payload seed (also orders the rounds and seeds the bootstrap)")
 @click.option("--rounds", help="rounds per case, each a fresh pair of peers (default 3)")
 @click.option("--preflight", help="seconds of C floor ping-pong per placement first (0: none)")
@@ -175,7 +180,8 @@ def _sweep_note(swept):
 def _show(document, settings, wide=False, verbose=False):
     for line in render(document["results"], f"ipclab: {document['scenario']['name']}",
                        analysis.baseline_label(settings), settings.compare,
-                       document.get("notes", []), console.width, wide, verbose):
+                       document.get("notes", []), console.width, wide, verbose,
+                       studies=results.studies_of(document)):
         _print_at(*line)
 
 

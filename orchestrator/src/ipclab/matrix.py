@@ -4,7 +4,6 @@ import itertools
 from dataclasses import asdict, dataclass
 
 from ipclab import placement as placement_mod
-from ipclab.scenario import MATRIX_AXES
 from ipclab.units import format_size
 
 
@@ -14,18 +13,22 @@ class Case:
     mechanism: str
     client: str
     server: str
-    request_size: int
-    response_size: int
+    request_size: int | None   # None for stream cases (their size is message_size)
+    response_size: int | None
     placement: str
     pattern: str
     skip_status: str | None = None  # "not-applicable" or "unavailable"
     skip_reason: str | None = None
     payload: str = "bytes"
     sequence_length: int | None = None  # structured payloads only
+    message_size: int | None = None     # stream cases only (PROTOCOL.md 11.1)
 
     @property
     def shape(self):
-        """What travels, for names: "16-1024" (request-response bytes) or "small-5"."""
+        """What travels, for names: "16-1024" (request-response bytes), "m1024" (a stream's
+        messages) or "small-5"."""
+        if self.message_size is not None:
+            return f"m{self.message_size}"
         if self.payload == "bytes":
             return f"{self.request_size}-{self.response_size}"
         return f"{self.payload}-{self.sequence_length}"
@@ -37,7 +40,9 @@ class Case:
 
     @property
     def label(self):
-        return f"{self.mechanism} {self.client}→{self.server} {describe_shape(self)} {self.placement}"
+        pattern = "" if self.pattern == "rr" else f" {self.pattern}"
+        return (f"{self.mechanism}{pattern} {self.client}→{self.server} {describe_shape(self)} "
+                f"{self.placement}")
 
     def as_dict(self):
         return {"id": self.id, **asdict(self)}
@@ -45,34 +50,45 @@ class Case:
 
 def describe_shape(record):
     """"16 B/1 KiB" for sized payloads, "small ×5" for structured ones (a record or a Case)."""
-    get = record.get if isinstance(record, dict) else lambda k: getattr(record, k)
+    get = record.get if isinstance(record, dict) else lambda k: getattr(record, k, None)
+    if get("message_size") is not None:
+        return f"{format_size(get('message_size'))} msg"
     if (get("payload") or "bytes") == "bytes":
         return f"{format_size(get('request_size'))}/{format_size(get('response_size'))}"
     return f"{get('payload')} ×{get('sequence_length')}"
 
 
-def _shapes(m):
-    """(request_size, response_size, payload, sequence_length) in order: the size grid for bytes,
-    the sequence lengths for each structured payload (sizes do not apply to those)."""
+def _shapes(m, pattern):
+    """(request_size, response_size, payload, sequence_length, message_size) in order: the size
+    grid for bytes, the sequence lengths for each structured payload (sizes do not apply to
+    those); for a stream, its message sizes (request and response sizes do not apply)."""
+    if pattern == "stream":
+        yield from ((None, None, "bytes", None, size) for size in m["message_size"])
+        return
     if m.get("sizes") == "zip":
         sizes = list(zip(m["request_size"], m["response_size"]))
     else:
         sizes = list(itertools.product(m["request_size"], m["response_size"]))
     for payload in m["payload"]:
         if payload == "bytes":
-            yield from ((req, resp, payload, None) for req, resp in sizes)
+            yield from ((req, resp, payload, None, None) for req, resp in sizes)
         else:
-            yield from ((0, 0, payload, n) for n in m["sequence_length"])
+            yield from ((0, 0, payload, n, None) for n in m["sequence_length"])
 
 
 def expand(scenario, catalog, cpus=None):
-    """Cases in a stable order: the scenario's axes nested left to right."""
+    """Cases in a stable order: the scenario's axes nested left to right, except that each
+    pattern brings its own shapes (a stream's message sizes, the others' request × response
+    sizes), nested inside the pattern."""
     cases = []
     m = scenario.matrix
-    combos = itertools.product(m["mechanism"], m["client"], m["server"], list(_shapes(m)),
-                               m["placement"], m["pattern"])
-    for index, (mech, client, server, shape, where, pattern) in enumerate(combos, start=1):
-        fields = dict(zip(MATRIX_AXES, (mech, client, server, *shape, where, pattern)))
+    shaped = [(pattern, shape) for pattern in m["pattern"] for shape in _shapes(m, pattern)]
+    combos = itertools.product(m["mechanism"], m["client"], m["server"], shaped, m["placement"])
+    for index, (mech, client, server, (pattern, shape), where) in enumerate(combos, start=1):
+        req, resp, payload, length, message_size = shape
+        fields = dict(mechanism=mech, client=client, server=server, request_size=req,
+                      response_size=resp, payload=payload, sequence_length=length,
+                      placement=where, pattern=pattern, message_size=message_size)
         status, reason = _why_not(fields, catalog, cpus)
         cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
     return cases
@@ -97,11 +113,16 @@ def _why_not(f, catalog, cpus):
         return "not-applicable", (f"the {client.display} peer drives {mech.name} with "
                                   f"{', '.join(client.patterns_of(mech.name))} only, not "
                                   f"{f['pattern']}")
-    too_big = mech.not_applicable(f["request_size"], f["response_size"], f["payload"])
+    if f["pattern"] != "rr" and f["payload"] != "bytes":
+        return "not-applicable", (f"the {f['pattern']} pattern carries sized payloads only, not "
+                                  f"the structured record {f['payload']}")
+    sizes = ((f["message_size"], f["message_size"]) if f["message_size"] is not None
+             else (f["request_size"], f["response_size"]))
+    too_big = mech.not_applicable(*sizes, f["payload"])
     if too_big:
         return "not-applicable", too_big
     for _, lang in roles:
-        too_big = lang.size_limit(mech.name, f["request_size"], f["response_size"])
+        too_big = lang.size_limit(mech.name, *sizes)
         if too_big:
             return "not-applicable", too_big
     where = placement_mod.resolve(f["placement"], cpus)

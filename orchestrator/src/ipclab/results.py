@@ -27,8 +27,15 @@ from ipclab.errors import UserError
 #     `ratio_ci_low`/`_high` with `verdict`; `samples_file` is gone (per round now); `warnings`
 #     are {kind, text}. The document gains `rounds` (each round's case order), `preflight` and
 #     `statistics_parameters`. `ipclab report` reads /1 and rewrites it as /2.
-SCHEMA = "ipclab.run/2"
-OLD_SCHEMAS = ("ipclab.run/1",)
+#   ipclab.run/3 (0.3.0): patterns stream and short (PROTOCOL.md 11). A case has
+#     `message_size` (stream; its request and response sizes are null); a record has the
+#     throughput fields of ipclab/throughput.py (msgs_per_s … time_wait, null where they do not
+#     apply); a stream round's entry keeps `stream` (the client result's messages, windows,
+#     stream_ns, lost, client_cpu, server_cpu), a short round's `time_wait`. A stream's time
+#     statistics are per message of each window. The scenario gains `report` (table, versus) and
+#     run.messages, run.windows. `ipclab report` reads /1 and /2 and rewrites them as /3.
+SCHEMA = "ipclab.run/3"
+OLD_SCHEMAS = ("ipclab.run/1", "ipclab.run/2")
 
 
 def default_out_dir(root, scenario_name):
@@ -138,12 +145,28 @@ def write_outputs(out_dir, document, settings, kept, ratio_cache=None):
     title = f"ipclab: {document['scenario']['name']}"
     _atomic_write(out_dir / "run.json", export.to_json(document))
     _atomic_write(out_dir / "cases.csv", export.to_csv(records))
-    _atomic_write(out_dir / "table.md", export.to_markdown(
-        records, title, label, settings.compare, notes=_table_notes(document, settings)))
+    table = export.to_markdown(records, title, label, settings.compare,
+                               notes=_table_notes(document, settings))
+    studies = studies_of(document)
+    if studies:  # the study's shape first, every case below it
+        table = export.study_to_markdown(studies, title) + "\n" + table.replace(
+            f"# {title}", "## every case", 1)
+    _atomic_write(out_dir / "table.md", table)
+
+
+def studies_of(document):
+    """The study tables the scenario's `[report] table` asks for (none for "cases")."""
+    report = document["scenario"].get("report") or {}
+    return export.study_tables(report.get("table", "cases"), document["results"],
+                               report.get("versus", "tcp"))
 
 
 def _table_notes(document, settings):
-    notes = [f"Times are round trips; statistics after outlier removal "
+    patterns = {r.get("pattern", "rr") for r in document["results"]}
+    what = {"rr": "round trips", "short": "whole connections (short)",
+            "stream": "a stream window's time per message (stream)"}
+    notes = [f"Times are {', '.join(what[p] for p in ('rr', 'short', 'stream') if p in patterns)}; "
+             f"statistics after outlier removal "
              f"({settings.outliers}{f', k = {settings.tukey_k:g}' if settings.outliers == 'tukey' else ''}); "
              f"raw figures are in cases.csv."]
     notes += document.get("notes", [])
@@ -169,8 +192,10 @@ def load(run_dir):
     except ValueError as e:
         raise UserError(f"{path}: not valid JSON: {e}") from None
     schema = document.get("schema") if isinstance(document, dict) else None
+    if schema == "ipclab.run/1":
+        document = _upgrade_v1(document)
     if schema in OLD_SCHEMAS:
-        return _upgrade_v1(document)
+        return _upgrade_v2(document)
     if schema != SCHEMA:
         raise UserError(f"{path}: schema {schema!r} is not one of "
                         f"{', '.join(repr(s) for s in (*OLD_SCHEMAS, SCHEMA))}")
@@ -195,6 +220,15 @@ def _upgrade_v1(document):
                              "warmup_samples": None, "warmup_samples_file": None,
                              "noise": None, "notes": []}] if ran else []
         record.pop("samples_file", None)
+    return document
+
+
+def _upgrade_v2(document):
+    """/2 knew only rr: no message sizes, no report settings."""
+    document["schema"] = SCHEMA
+    document["scenario"].setdefault("report", {"table": "cases", "versus": "tcp"})
+    for item in (*document["cases"], *document["results"]):
+        item.setdefault("message_size", None)
     return document
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ipclab import endpoints, ipcobjects, noise, placement
+from ipclab import endpoints, ipcobjects, noise, placement, throughput
 from ipclab.peers import Peer, PeerError, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
@@ -28,6 +28,7 @@ class Outcome:
     round: int = 1
     warmup_samples: np.ndarray | None = None  # the warm-up round trips' times (PROTOCOL.md 7)
     noise: dict | None = None   # the machine's load while the round ran (noise.py)
+    time_wait: int | None = None  # short over TCP: client sockets in TIME_WAIT at the end
 
 
 class Runner:
@@ -75,10 +76,13 @@ class Runner:
             client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
                                  [*target, *self._drive_flags(case, case_dir)])
             endpoint.release(endpoint.client_fds)
-            server_died = self._watch(client, server, ready["endpoint"] if ready else "")
+            server_died = self._watch(client, server, ready["endpoint"] if ready else "",
+                                      case_timeout(case, self.scenario.run))
+            time_wait = _time_wait(case, mech, ready)
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
-                             self.scenario.run.iterations)
+                             expected_samples(case, self.scenario.run))
+            outcome.time_wait = time_wait
         except PeerError as e:
             outcome = Outcome(case, "failed", str(e))
         finally:
@@ -108,7 +112,15 @@ class Runner:
         return ["--native-library", str(self.catalog.root / self.catalog.languages[case.server].library)]
 
     def _drive_flags(self, case, case_dir):
+        """The client's flags for the case's pattern (PROTOCOL.md section 1's usage lines)."""
         run = self.scenario.run
+        files = ["--io-timeout", f"{run.io_timeout:g}", "--samples-file", str(case_dir / "samples.i64"),
+                 "--result-file", str(case_dir / "result.json")]
+        if case.pattern == "stream":
+            return ["--pattern", "stream", "--message-size", str(case.message_size),
+                    "--messages", str(run.messages),
+                    "--windows", str(expected_samples(case, run)),
+                    "--warmup", str(effective_warmup(case, run)), *files]
         if case.payload == "bytes":
             what = ["--request-size", str(case.request_size), "--response-size", str(case.response_size)]
         else:
@@ -119,25 +131,23 @@ class Runner:
         keep_warmup = (["--warmup-samples-file", str(case_dir / "warmup.i64")]
                        if warmup and case.pattern == "rr" else [])
         return ["--pattern", case.pattern, *what,
-                "--warmup", str(warmup), "--iterations", str(run.iterations),
-                "--io-timeout", f"{run.io_timeout:g}",
-                "--samples-file", str(case_dir / "samples.i64"), *keep_warmup,
-                "--result-file", str(case_dir / "result.json")]
+                "--warmup", str(warmup), "--iterations", str(run.iterations), *keep_warmup, *files]
 
-    def _watch(self, client, server, server_endpoint):
+    def _watch(self, client, server, server_endpoint, timeout):
         """Waits for the client; returns how the server ended if it died first, else None.
 
         A client whose server died gets io_timeout + 5 s to notice (udp cannot see a dead peer
         until its receive times out); removing the dead server's kernel objects wakes a client
         blocked on them. A case over case_timeout is ended."""
         run = self.scenario.run
-        deadline = time.monotonic() + run.case_timeout
+        deadline = time.monotonic() + timeout
         server_died = None
         while not client.exited():
             left = deadline - time.monotonic()
             if left <= 0:
-                raise PeerError(f"timeout: the case took longer than {run.case_timeout:g} s "
-                                f"(case_timeout); client and server were stopped")
+                raise PeerError(f"timeout: the case took longer than {timeout:g} s "
+                                f"(case_timeout, with its allowance for the case's messages); "
+                                f"client and server were stopped")
             wait_any([client, server] if server_died is None and server else [client], left)
             if server and server_died is None and server.exited() and not client.exited():
                 server_died = f"server {server.describe_exit()} during the case"
@@ -159,9 +169,56 @@ class Runner:
 
 
 def effective_warmup(case, run):
-    """The scenario's warm-up, capped so that it moves at most run.warmup_max_bytes."""
-    per_round_trip = case.request_size + case.response_size + 48  # two 24-byte headers
-    return min(run.warmup, max(1, run.warmup_max_bytes // per_round_trip)) if run.warmup else 0
+    """The scenario's warm-up (round trips, or a stream's messages), capped so that it moves at
+    most run.warmup_max_bytes."""
+    if case.pattern == "stream":
+        per_unit = case.message_size + 24                    # one header
+    else:
+        per_unit = case.request_size + case.response_size + 48  # two 24-byte headers
+    return min(run.warmup, max(1, run.warmup_max_bytes // per_unit)) if run.warmup else 0
+
+
+def expected_samples(case, run):
+    """Samples a client writes: a stream's windows (at most one per message), else iterations."""
+    return min(run.windows, run.messages) if case.pattern == "stream" else run.iterations
+
+
+# A long stream or many short connections take longer than case_timeout's usual few minutes:
+# each message or connection adds this much to the case's deadline (a slow mechanism, such as a
+# file per message from Python, moves about 10 000 messages/s; a slow one at 1 MiB, 200 MB/s).
+PER_MESSAGE_S = 200e-6
+PER_BYTE_S = 5e-9
+
+
+def case_timeout(case, run):
+    """Seconds the case may take: case_timeout, plus an allowance per message for stream and per
+    connection for short (rr keeps case_timeout as it is)."""
+    if case.pattern == "stream":
+        count, size = run.messages + effective_warmup(case, run), case.message_size
+    elif case.pattern == "short":
+        count = run.iterations + effective_warmup(case, run)
+        size = case.request_size + case.response_size
+    else:
+        return run.case_timeout
+    return run.case_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
+
+
+def _time_wait(case, mech, ready):
+    """For short over a TCP mechanism: the client's sockets in TIME_WAIT towards this server
+    (/proc/net/tcp and tcp6, state 06), counted when the client has finished; else None."""
+    if case.pattern != "short" or mech.endpoint != "inet" or not ready:
+        return None
+    port = str(ready.get("endpoint", "")).rsplit(":", 1)[-1]
+    if not port.isdigit():
+        return None
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                count += throughput.count_time_wait(f.read(), int(port))
+        except OSError:
+            continue
+    return count
 
 
 def _judge(case, client, server, ready, server_died, case_dir, iterations):

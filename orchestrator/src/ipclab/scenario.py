@@ -7,19 +7,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ipclab.errors import UserError
+from ipclab.export import study
 from ipclab.stats import OUTLIER_RULES
 from ipclab.units import parse_size
 
 MAX_PAYLOAD = 134217728
 PLACEMENTS = ("same-core", "cross-core", "unpinned")
 DEFAULT_PLACEMENT = "cross-core"
-PATTERNS = ("rr",)
+# PROTOCOL.md section 11: request–response, a one-way stream, a connection per round trip.
+PATTERNS = ("rr", "stream", "short")
 # "bytes": the sized payloads of PROTOCOL.md section 3; the others are the structured records of
 # section 10.2, which only RPC mechanisms carry.
 PAYLOADS = ("bytes", "small", "medium", "large")
 MAX_SEQUENCE_LENGTH = 1000000
 MATRIX_AXES = ("mechanism", "client", "server", "request_size", "response_size", "payload",
-               "sequence_length", "placement", "pattern")
+               "sequence_length", "placement", "pattern", "message_size")
 BASELINE_KEYS = ("mechanism", "client", "server", "placement", "pattern")
 
 
@@ -38,6 +40,10 @@ class RunSettings:
     # then round 2 of every case, …, in an order shuffled per round from the seed.
     rounds: int = 3
     preflight: float = 1.0        # seconds of C floor ping-pong per placement before the run; 0: none
+    # Pattern stream (PROTOCOL.md 11.1): messages per stream (each round a fresh stream), and the
+    # windows it is cut into, one sample each.
+    messages: int = 100000
+    windows: int = 10
 
 
 @dataclass
@@ -49,6 +55,14 @@ class StatSettings:
 
 
 @dataclass
+class ReportSettings:
+    # The human table (table.md and the terminal): "cases", one row per case, or the shape of a
+    # published study (export/study.py), e.g. "stream-cpu".
+    table: str = "cases"
+    versus: str = "tcp"           # a study's ratios: each mechanism over this one, same pair
+
+
+@dataclass
 class Scenario:
     name: str
     description: str
@@ -56,10 +70,12 @@ class Scenario:
     matrix: dict
     run: RunSettings
     statistics: StatSettings
+    report: ReportSettings = field(default_factory=ReportSettings)
 
     def as_dict(self):
         return {"name": self.name, "description": self.description, "source": self.source,
-                "matrix": self.matrix, "run": vars(self.run), "statistics": vars(self.statistics)}
+                "matrix": self.matrix, "run": vars(self.run), "statistics": vars(self.statistics),
+                "report": vars(self.report)}
 
 
 def load_scenario(path, catalog, overrides=None):
@@ -105,8 +121,13 @@ def build_scenario(raw, source, catalog, overrides, name):
                          ("median", "mean"), "median"),
         baseline=v.baseline(stat_raw.get("baseline", {})),
     )
+    report_raw = raw.get("report", {})
+    report = ReportSettings(
+        table=v.choice(report_raw.get("table"), "report.table", study.TABLE_NAMES, "cases"),
+        versus=v.axis("mechanism", [report_raw["versus"]], "report.versus")[0]
+        if "versus" in report_raw else "tcp")
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
-                    matrix=matrix, run=run, statistics=stat)
+                    matrix=matrix, run=run, statistics=stat, report=report)
 
 
 def _pick(section, overrides, key, file_key):
@@ -123,6 +144,7 @@ _KNOWN = {
     "matrix": set(MATRIX_AXES) | {"sizes"},
     "run": set(vars(RunSettings())),
     "statistics": set(vars(StatSettings())),
+    "report": set(vars(ReportSettings())),
 }
 
 
@@ -179,7 +201,8 @@ class _Validator:
 
     def _default_axis(self, axis):
         defaults = {"request_size": [16], "response_size": [16], "placement": [DEFAULT_PLACEMENT],
-                    "pattern": ["rr"], "payload": ["bytes"], "sequence_length": [5]}
+                    "pattern": ["rr"], "payload": ["bytes"], "sequence_length": [5],
+                    "message_size": [1024]}
         return defaults.get(axis, self._allowed(axis))
 
     def _size(self, item, where):
@@ -213,7 +236,7 @@ class _Validator:
                 ok = True
             except ValueError:
                 ok = False
-        minimum = 1 if key in ("iterations", "rounds") else 0
+        minimum = 1 if key in ("iterations", "rounds", "messages", "windows") else 0
         if not ok or value < minimum or (key.endswith("timeout") and value <= 0) \
                 or (key == "tukey_k" and value <= 0) or (key == "seed" and value >= 2**64):
             self._fail(where, f"{given!r} is not a valid {key}")

@@ -13,8 +13,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 
 from ipclab import preflight
-from ipclab.matrix import describe_shape
-from ipclab.units import format_ns
+from ipclab.units import format_ns, format_rate
 
 
 def install_interrupt_handlers():
@@ -71,6 +70,19 @@ def _rounds(runnable, runner, store, progress, task, run):
                                    f"{time.monotonic() - started:.0f} s[/]")
 
 
+def _figure(outcome):
+    """A finished round in a few words: a stream's rate, else its median round trip."""
+    client = outcome.client or {}
+    if outcome.case.pattern == "stream" and client.get("stream_ns"):
+        rate = client["messages"] * 1e9 / client["stream_ns"]
+        lost = f", {client['lost']} lost" if client.get("lost") else ""
+        return f"{format_rate(rate)} msgs/s over {client['stream_ns'] / 1e9:.3g} s{lost}"
+    median = float(np.median(outcome.samples))
+    if outcome.case.pattern == "short":
+        return f"median {format_ns(median)} per connection ({format_rate(1e9 / median)}/s)"
+    return f"median {format_ns(median)}"
+
+
 def round_order(cases, seed, round_index):
     """The cases of round `round_index` in their order, shuffled from the seed (reproducible)."""
     return random.Random(f"ipclab-round-{seed}-{round_index}").sample(cases, len(cases))
@@ -85,11 +97,10 @@ _MARK = {"ok": "[green]✓[/]", "failed": "[red]✗[/]", "not-applicable": "[dim
 
 
 def _line(record, outcome, rounds):
-    label = (f"{record['mechanism']} {record['client']}→{record['server']} "
-             f"{describe_shape(record)} {record['placement']}")
+    label = outcome.case.label
     if rounds > 1:
         label = f"#{record['index']} {label}"
     mark = _MARK.get(outcome.status, "?")
     if outcome.status == "ok":
-        return f"{mark} {label}: median {format_ns(float(np.median(outcome.samples)))}"
+        return f"{mark} {label}: {_figure(outcome)}"
     return f"{mark} {label}: {outcome.status}: {escape(str(outcome.reason))}"

@@ -137,6 +137,7 @@ class Advice:
 # kind -> (what it is, what to do): the grouped terminal line is "<what> in N cases (…): <do>".
 ADVICE = {
     "few-samples": ("few samples", "raise --iterations to 1000 or more"),
+    "few-windows": ("few windows", "raise --windows to 10 or more"),
     "wide-spread": ("wide spread", "a busy machine? close programs, raise --warmup"),
     "many-outliers": ("many outliers", "a long tail or modes: see the raw columns"),
     "unstable": ("rounds disagree", "the machine changed; rerun with more --rounds"),
@@ -150,10 +151,17 @@ def advise(kind, detail):
     return Advice(kind, f"{detail}: {ADVICE[kind][1]}")
 
 
-def advice(summary, raw_count, removed):
-    """Warnings, each with what to do about it, for one case's trimmed summary."""
+# A stream's samples are its windows (PROTOCOL.md 11.1): 10 per stream by default.
+MIN_WINDOWS = 10
+
+
+def advice(summary, raw_count, removed, windows=False):
+    """Warnings, each with what to do about it, for one case's trimmed summary; `windows`: the
+    samples are a stream's windows, not round trips."""
     notes = []
-    if summary.count < MIN_SAMPLES:
+    if windows and raw_count < MIN_WINDOWS:  # a stream's last window (the drain) is often an outlier
+        notes.append(advise("few-windows", f"only {raw_count} windows"))
+    elif not windows and summary.count < MIN_SAMPLES:
         notes.append(advise("few-samples", f"only {summary.count} samples"))
     if summary.mean > 0 and summary.std / summary.mean > WIDE_CV:
         notes.append(advise("wide-spread", f"wide spread (std/mean {summary.std / summary.mean:.2f})"))

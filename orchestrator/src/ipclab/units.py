@@ -59,3 +59,27 @@ def format_ratio_interval(value, low, high):
     if low is None or high is None:
         return f"{value:.2f}"
     return f"{value:.2f} [{low:.2f}–{high:.2f}]"
+
+
+def format_rate(per_s):
+    """A rate with 3-4 significant digits and a k/M suffix: 1.234 M, 56.7 k, 812."""
+    if per_s is None:
+        return "-"
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(per_s) >= limit:
+            return f"{per_s / limit:.4g} {suffix}"
+    return f"{per_s:.3g}"
+
+
+def format_rate_interval(value, low, high):
+    """"1.234 M [1.201–1.250]": a rate with its interval, in the value's scale and decimals."""
+    if value is None:
+        return "-"
+    text = format_rate(value)
+    if low is None or high is None:
+        return text
+    parts = text.split()
+    scale = {"G": 1e9, "M": 1e6, "k": 1e3}.get(parts[-1], 1) if len(parts) == 2 else 1
+    number = parts[0]
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    return f"{text} [{low / scale:.{decimals}f}–{high / scale:.{decimals}f}]"

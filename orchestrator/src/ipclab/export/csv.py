@@ -1,11 +1,17 @@
-"""cases.csv: one row per case, every statistic in nanoseconds, failures with their reason."""
+"""cases.csv: one row per case, every statistic in nanoseconds, failures with their reason.
+
+The time statistics are of round trips (rr), whole connections (short) or, for a stream, of
+each window's time per message (ipclab/throughput.py); the stream and short figures
+(msgs_per_s … time_wait) are empty where they do not apply."""
 import csv
 import io
 
 from ipclab.analysis import STAT_FIELDS
+from ipclab.throughput import FIELDS as PATTERN_COLUMNS
 
 CASE_COLUMNS = ["id", "index", "mechanism", "client", "server", "request_size", "response_size",
-                "payload", "sequence_length", "placement", "pattern", "status", "reason", "client_cpus", "server_cpus"]
+                "message_size", "payload", "sequence_length", "placement", "pattern", "status",
+                "reason", "client_cpus", "server_cpus"]
 RAW_COLUMNS = ["count", "mean", "std", "median", "p99", "max"]
 ROUND_COLUMNS = ["rounds", "round_spread", "median_ci_low_ns", "median_ci_high_ns", "stable"]
 TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_id",
@@ -15,7 +21,8 @@ TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_i
 
 def columns():
     return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
-            + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS + TAIL_COLUMNS)
+            + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS + list(PATTERN_COLUMNS)
+            + TAIL_COLUMNS)
 
 
 def _stat_name(field):
@@ -32,7 +39,7 @@ def to_csv(records):
 
 
 def _flatten(record):
-    row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + TAIL_COLUMNS
+    row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + list(PATTERN_COLUMNS) + TAIL_COLUMNS
            if c not in ("samples_file", "warmup_samples", "warnings")}
     trimmed, raw = record.get("trimmed") or {}, record.get("raw") or {}
     for f in STAT_FIELDS:

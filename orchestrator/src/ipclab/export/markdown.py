@@ -3,10 +3,11 @@ from ipclab.export import rows
 
 
 def to_markdown(records, title, baseline_label, compare, notes=()):
-    head = [c.header for c in rows.COLUMNS]
+    columns = rows.applicable(rows.COLUMNS, records) if records else list(rows.COLUMNS)
+    head = [c.header for c in columns]
     lines = [f"# {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for record in records:
-        lines.append("| " + " | ".join(_escape(c.cell(record)) for c in rows.COLUMNS) + " |")
+        lines.append("| " + " | ".join(_escape(c.cell(record)) for c in columns) + " |")
     caption = rows.ratio_caption(baseline_label, compare)
     notes = ([caption] if caption else []) + list(notes)
     if notes:

@@ -5,7 +5,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ipclab.matrix import describe_shape
-from ipclab.units import format_ns, format_ns_interval, format_ratio_interval
+from ipclab.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
+                          format_ratio_interval)
+
+ALL_PATTERNS = frozenset(("rr", "stream", "short"))
+TIMES = frozenset(("rr", "short"))   # patterns whose samples are whole round trips
 
 
 @dataclass(frozen=True)
@@ -15,11 +19,20 @@ class Column:
     right: bool
     cell: Callable
     priority: int | None  # lower first; None: only in the wide table
+    patterns: frozenset = ALL_PATTERNS  # the column is shown when a record has one of these
 
 
-def _figures(r):
-    """The trimmed figures of an ok case (a failed case's finished rounds stay in cases.csv)."""
-    return r.get("trimmed") if r.get("status") == "ok" else None
+def applicable(columns, records):
+    """The columns that say something about these records (a stream run has no round-trip
+    times, a round-trip run no messages/s)."""
+    present = {r.get("pattern", "rr") for r in records}
+    return [c for c in columns if c.patterns & present]
+
+
+def _figures(r, patterns=TIMES):
+    """The trimmed figures of an ok case of `patterns` (a failed case's finished rounds stay in
+    cases.csv; a stream's times per message are there too)."""
+    return r.get("trimmed") if r.get("status") == "ok" and r.get("pattern", "rr") in patterns else None
 
 
 def _trimmed(field):
@@ -47,8 +60,29 @@ def _ratio(r):
     return format_ratio_interval(r.get("ratio"), r.get("ratio_ci_low"), r.get("ratio_ci_high"))
 
 
+def _rate(key):
+    return lambda r: format_rate_interval(r.get(key), r.get(f"{key}_ci_low"),
+                                          r.get(f"{key}_ci_high")) if r.get(key) else "-"
+
+
+def _mib(r):
+    return f"{r['mib_per_s']:.4g}" if r.get("mib_per_s") is not None else "-"
+
+
+def _cpu_per_msg(r):
+    return f"{r['cpu_us_per_msg']:.3g}" if r.get("cpu_us_per_msg") is not None else "-"
+
+
+def _lost(r):
+    return str(r["lost"]) if r.get("lost") is not None else "-"
+
+
+def _time_wait(r):
+    return str(r["time_wait"]) if r.get("time_wait") is not None else "-"
+
+
 def _outliers(r):
-    if r.get("outliers_removed") is None or not _figures(r):
+    if r.get("outliers_removed") is None or not _figures(r, ALL_PATTERNS):
         return "-"
     return f"{r['outliers_removed']}/{r['raw']['count']}"
 
@@ -59,7 +93,7 @@ def _rounds(r):
 
 
 def _spread(r):
-    return f"{r['round_spread']:.2f}" if _figures(r) and r.get("round_spread") else "-"
+    return f"{r['round_spread']:.2f}" if _figures(r, ALL_PATTERNS) and r.get("round_spread") else "-"
 
 
 def status(record):
@@ -78,16 +112,26 @@ def _sizes(r):
     return describe_shape(r)
 
 
+STREAM = frozenset(("stream",))
+SHORT = frozenset(("short",))
+
 COLUMNS = (
     Column("index", "#", True, lambda r: str(r["index"]), 0),
     Column("mechanism", "mechanism", False, lambda r: r["mechanism"], 1),
+    Column("pattern", "pattern", False, lambda r: r.get("pattern", "rr"), 1.5),
     Column("pair", "client→server", False, _pair, 2),
     Column("sizes", "sizes", True, _sizes, 3),
     Column("placement", "placement", False, lambda r: r["placement"], 4),
-    Column("median", "median [95% CI]", True, _median, 5),
-    Column("mean", "mean ± 95% CI", True, _mean, None),
-    Column("std", "std", True, _trimmed("std"), None),
-    Column("p99", "p99", True, _trimmed("p99"), 6),
+    Column("median", "median [95% CI]", True, _median, 5, TIMES),
+    Column("msgs_per_s", "msgs/s [95% CI]", True, _rate("msgs_per_s"), 5, STREAM),
+    Column("mib_per_s", "MiB/s", True, _mib, 5.2, STREAM),
+    Column("cpu_us_per_msg", "CPU µs/msg", True, _cpu_per_msg, 5.4, STREAM),
+    Column("conns_per_s", "conns/s [95% CI]", True, _rate("conns_per_s"), 5.1, SHORT),
+    Column("lost", "lost", True, _lost, None, STREAM),
+    Column("time_wait", "TIME_WAIT", True, _time_wait, None, SHORT),
+    Column("mean", "mean ± 95% CI", True, _mean, None, TIMES),
+    Column("std", "std", True, _trimmed("std"), None, TIMES),
+    Column("p99", "p99", True, _trimmed("p99"), 6, TIMES),
     Column("outliers", "outliers", True, _outliers, None),
     Column("rounds", "rounds", True, _rounds, None),
     Column("spread", "spread", True, _spread, None),

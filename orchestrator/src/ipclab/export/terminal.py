@@ -17,10 +17,16 @@ _MIN_STATUS = 12
 
 
 def render(records, title, baseline_label, compare, notes=(), width=120, wide=False,
-           verbose=False):
-    """[(renderable, width to print it at)]: the wide table is as wide as it needs."""
+           verbose=False, studies=()):
+    """[(renderable, width to print it at)]: the wide table is as wide as it needs. `studies`
+    (export/study.py) replace the table of cases when the scenario asks for a study's shape."""
     shown = [r for r in records if r["status"] not in _SKIPPED]
-    lines = [_table(shown, title, baseline_label, compare, width, wide)] if shown else []
+    if studies:
+        lines = [_study(s, title) for s in studies]
+        lines += [Text(_cut(f"failed: {f}", width), style="red") for s in studies for f in s.failed]
+    else:
+        lines = [_table(shown, title, baseline_label, compare, width, wide)] if shown else []
+    lines += _lost_lines(shown, width)
     lines += _skipped_lines(records, width)
     lines += [Text(f"note: {n}", style="yellow") for n in notes]
     lines += _all_warnings(shown) if verbose else _grouped_warnings(shown, width)
@@ -28,16 +34,21 @@ def render(records, title, baseline_label, compare, notes=(), width=120, wide=Fa
 
 
 def _table(records, title, baseline_label, compare, width, wide):
-    placements = sorted({r["placement"] for r in records})
-    fixed = {"placement": placements[0]} if len(placements) == 1 and not wide else {}
-    columns = [c for c in rows.COLUMNS if c.key not in fixed and (wide or c.priority is not None)]
+    fixed = {}
+    for key in ("pattern", "placement"):  # one value for every case: said once, in the title
+        values = sorted({r.get(key, "rr") for r in records})
+        if len(values) == 1 and not wide:
+            fixed[key] = values[0]
+    columns = [c for c in rows.applicable(rows.COLUMNS, records)
+               if c.key not in fixed and (wide or c.priority is not None)]
     if any(r["status"] != "ok" or r.get("stable") is False for r in records):
         columns = [_urgent(c) for c in columns]  # then the status outranks p99 and the ratio
     cells = {c.key: [c.cell(r) for r in records] for c in columns}
     need = {c.key: max([cell_len(c.header), *map(cell_len, cells[c.key])]) for c in columns}
     chosen = columns if wide else _fit(columns, need, width)
     rounds = max((r.get("rounds_planned") or 0 for r in records), default=0)
-    heading = [title, *fixed.values(), f"{rounds} round{'s' if rounds != 1 else ''}"]
+    said = [v for k, v in fixed.items() if not (k == "pattern" and v == "rr")]
+    heading = [title, *said, f"{rounds} round{'s' if rounds != 1 else ''}"]
     table = Table(title=" · ".join(heading), box=box.SIMPLE_HEAD, pad_edge=False,
                   caption=rows.ratio_caption(baseline_label, compare) if any(
                       c.key == "ratio" for c in chosen) else None, caption_justify="left")
@@ -50,6 +61,28 @@ def _table(records, title, baseline_label, compare, width, wide):
         style = None if record["status"] == "ok" else "red"
         table.add_row(*(cells[c.key][i] for c in chosen), style=style)
     return table, (used + need["status"] if wide else None)
+
+
+def _study(study, title):
+    table = Table(title=f"{title} · {study.title}", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption=study.caption, caption_justify="left")
+    for header, right in zip(study.headers, study.right):
+        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+    for row in study.rows:
+        table.add_row(*row, style=None if row[-1] == "ok" else "red")
+    return table
+
+
+def _lost_lines(records, width):
+    """Datagrams a udp stream lost are reported, never hidden (PROTOCOL.md 11.1 step 5)."""
+    return [Text(_cut(f"note: case {r['index']} ({r['mechanism']} {r['client']}→{r['server']}) "
+                      f"lost {r['lost']} of {r['messages'] * _ok_rounds(r)} messages "
+                      f"over its rounds; its rate counts what was sent", width), style="yellow")
+            for r in records if r.get("lost") and r.get("messages")]
+
+
+def _ok_rounds(record):
+    return max(sum(1 for e in record.get("rounds") or [] if e.get("status") == "ok"), 1)
 
 
 def _urgent(column):
