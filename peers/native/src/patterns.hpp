@@ -280,7 +280,10 @@ inline constexpr std::span<const std::string_view> kFramePatterns = Patterns::na
 // Every other frame mechanism: no connection to open per round trip.
 inline constexpr std::array<std::string_view, 2> kStreamPatterns = {RequestResponse::name,
                                                                     OneWayStream::name};
-// What the in-process calls and the RPC frameworks drive: their own rr loops.
+// What the in-process calls and most RPC frameworks drive: their own rr loops.
 inline constexpr std::array<std::string_view, 1> kRequestResponseOnly = {RequestResponse::name};
+// rest (11.3): its rr loop, also over a new HTTP connection per call.
+inline constexpr std::array<std::string_view, 2> kRequestResponseShort = {RequestResponse::name,
+                                                                          ShortConnections::name};
 
 }  // namespace ipclab

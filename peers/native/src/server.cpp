@@ -195,14 +195,19 @@ ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
 
 // ---- the servers ------------------------------------------------------------------------------
 
+StreamTally::Fault stream_fault_of(Fault fault) noexcept {
+  if (fault == Fault::drop_stream_message) return StreamTally::Fault::drop_message;
+  if (fault == Fault::flip_stream_byte) return StreamTally::Fault::flip_byte;
+  return StreamTally::Fault::none;
+}
+
 namespace {
 
 ServerConfig config_of(const ServeOptions& o) {
   ServerConfig config;
   config.seed = o.seed;
   config.flip_response_byte = o.fault == Fault::flip_response_byte;
-  if (o.fault == Fault::drop_stream_message) config.stream_fault = StreamTally::Fault::drop_message;
-  if (o.fault == Fault::flip_stream_byte) config.stream_fault = StreamTally::Fault::flip_byte;
+  config.stream_fault = stream_fault_of(o.fault);
   return config;
 }
 

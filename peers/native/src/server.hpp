@@ -26,6 +26,9 @@ struct ServerConfig {
   StreamTally::Fault stream_fault = StreamTally::Fault::none;
 };
 
+// The stream fault (11.1 "Faults") of --fault, none for the others.
+StreamTally::Fault stream_fault_of(Fault fault) noexcept;
+
 // What both the stream and the udp server do with a valid frame. Keeps the response frame and
 // the expected request base for the last sizes seen, so a round trip only stamps 8 bytes.
 class RequestHandler {

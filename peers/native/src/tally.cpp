@@ -47,10 +47,16 @@ void StreamTally::restart(std::uint64_t mark_sequence) noexcept {
   start_ = CpuFigures::now();
 }
 
-void StreamTally::write_ack(std::uint8_t* out) const noexcept {
+void StreamTally::ack_fields(std::uint64_t (&fields)[7]) const noexcept {
   const CpuFigures cpu = CpuFigures::now().since(start_);
-  const std::uint64_t fields[7] = {received_,   gaps_,         sum_,           cpu.user_ns,
-                                   cpu.sys_ns,  cpu.voluntary, cpu.involuntary};
+  const std::uint64_t f[7] = {received_,  gaps_,         sum_,           cpu.user_ns,
+                              cpu.sys_ns, cpu.voluntary, cpu.involuntary};
+  std::memcpy(fields, f, sizeof f);
+}
+
+void StreamTally::write_ack(std::uint8_t* out) const noexcept {
+  std::uint64_t fields[7];
+  ack_fields(fields);
   for (int i = 0; i < 7; ++i) store_le64(out + 8 * i, fields[i]);
 }
 

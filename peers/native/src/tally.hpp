@@ -69,6 +69,9 @@ class StreamTally {
 
   // MARK with this sequence: the counts start again; the CPU figures are taken now.
   void restart(std::uint64_t mark_sequence) noexcept;
+  // The sequence the next DATA should carry: a grpc streaming call (11.3) has no MARK, so its
+  // gaps count from its first message's sequence.
+  void expect(std::uint64_t sequence) noexcept { next_ = sequence; }
   // One DATA frame, read completely.
   void add(std::uint64_t sequence, const std::uint8_t* payload, std::size_t n) noexcept {
     if (received_ == 1 && fault_ != Fault::none && !fault_done_) {
@@ -82,8 +85,10 @@ class StreamTally {
     sum_ += word_sum(payload, n);
   }
   std::uint64_t received() const noexcept { return received_; }
-  // END_ACK's 56-byte payload (received, gaps, checksum, user_ns, sys_ns, voluntary,
+  // END_ACK's seven fields (received, gaps, checksum, user_ns, sys_ns, voluntary,
   // involuntary), the CPU figures taken now.
+  void ack_fields(std::uint64_t (&fields)[7]) const noexcept;
+  // The same as END_ACK's 56-byte payload.
   void write_ack(std::uint8_t* out) const noexcept;
 
  private:

@@ -330,7 +330,7 @@ void Pipes::close_all() {
 }
 
 std::string server_endpoint(const std::string& mech, const TempDir& dir, const Pipes& pipes) {
-  if (mech == "tcp" || mech == "udp") return "127.0.0.1:0";
+  if (mech == "tcp" || mech == "udp" || mech == "grpc") return "127.0.0.1:0";
   if (mech == "uds" || mech == "uds-dgram") return dir.file("peer.sock");
   if (mech == "fifo") return dir.path();
   if (mech == "pipe") return pipes.server_endpoint();

@@ -291,7 +291,7 @@ TEST_P(StreamMechanism, EitherStreamFaultIsAPayloadMismatch) {
 INSTANTIATE_TEST_SUITE_P(Peer, StreamMechanism,
                          ::testing::Values("tcp", "udp", "uds", "uds-dgram", "pipe", "fifo",
                                            "sysv-mq", "posix-mq", "sysv-shm", "shm", "shm-futex",
-                                           "file", "file-poll"),
+                                           "file", "file-poll", "grpc"),
                          test::param_name);
 
 TEST(Stream, UdpMessageSizeOverTheDatagramLimitIsUnsupported) {

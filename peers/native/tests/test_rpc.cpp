@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
+
 #include "support.hpp"
 
 namespace ipclab {
@@ -144,6 +147,54 @@ INSTANTIATE_TEST_SUITE_P(Peer, EveryRpc,
                          ::testing::Values("grpc", "thrift-binary", "thrift-compact", "rest", "ice",
                                            "corba"),
                          test::param_name);
+
+// The distinct client ports of the TCP sockets to or from 127.0.0.1:port in /proc/net/tcp
+// (TIME_WAIT included; either side may hold it, or both).
+std::size_t connections_with(const std::string& endpoint) {
+  const unsigned port = std::stoul(endpoint.substr(endpoint.rfind(':') + 1));
+  std::istringstream table(test::read_file("/proc/net/tcp"));
+  std::string line;
+  std::getline(table, line);  // the heading
+  std::set<unsigned> clients;
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    const unsigned lport = std::stoul(local.substr(local.find(':') + 1), nullptr, 16);
+    const unsigned rport = std::stoul(remote.substr(remote.find(':') + 1), nullptr, 16);
+    if (state == "0A") continue;  // LISTEN
+    if (lport == port) clients.insert(rport);
+    else if (rport == port) clients.insert(lport);
+  }
+  return clients.size();
+}
+
+// short over rest (11.3): one HTTP connection per call (Connection: close), finish over one
+// more; the corrupted count is the server's across connections.
+TEST(Rpc, RestShortOpensOneConnectionPerCall) {
+  TempDir dir;
+  Server server({"serve", "--mechanism", "rest", "--endpoint", "127.0.0.1:0", "--seed", "4"});
+  ASSERT_TRUE(server.ready());
+  std::vector<std::string> args = sizes(100, 300);
+  args.insert(args.end(), {"--pattern", "short", "--warmup", "4", "--seed", "4"});
+  const DriveRun run = drive("rest", server.endpoint(), dir, 25, args);
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  EXPECT_EQ(run.result["status"], "ok");
+  EXPECT_EQ(run.result["pattern"], "short");
+  EXPECT_EQ(run.samples.size(), 25u);
+  EXPECT_EQ(connections_with(server.endpoint()), 4u + 25u + 1u);
+
+  // A client with another seed sends corrupted requests: finish, on its own connection, counts
+  // them across all the calls' connections.
+  args = sizes(16, 0);
+  args.insert(args.end(), {"--pattern", "short", "--seed", "5"});
+  const DriveRun bad = drive("rest", server.endpoint(), dir, 3, args);
+  EXPECT_EQ(bad.child.exit_code, 3) << bad.child.err;
+  EXPECT_NE(bad.child.err.find("server received 3 corrupted request payloads"), std::string::npos)
+      << bad.child.err;
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
+}
 
 TEST(Rpc, MaxPayloadOverGrpc) {
   TempDir dir;

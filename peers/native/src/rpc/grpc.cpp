@@ -3,12 +3,17 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <cstring>
 
+#include "frame.hpp"
 #include "ipclab_grpc.grpc.pb.h"
+#include "patterns.hpp"
 #include "result.hpp"
 #include "rpc/echo_session.hpp"
 #include "rpc/fields.hpp"
 #include "rpc/rpc.hpp"
+#include "server.hpp"
+#include "tally.hpp"
 
 namespace ipclab::rpc {
 
@@ -49,25 +54,32 @@ struct GrpcRecords : RecordTypes<pb::Small, pb::Medium, pb::Large> {
   }
 }
 
+// An insecure channel with the raised size limits, connected before the warm-up, so no sample
+// pays for the handshake.
+std::shared_ptr<grpc::Channel> connect_channel(const DriveOptions& o) {
+  const std::string target = to_string(endpoint_as<InetEndpoint>(o.endpoint));
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(static_cast<int>(kMessageLimit));
+  args.SetMaxSendMessageSize(static_cast<int>(kMessageLimit));
+  auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() +
+                                 std::chrono::nanoseconds(o.io_timeout_ns))) {
+    // Refused: the channel is in TRANSIENT_FAILURE; still connecting (no HTTP/2 answer): a
+    // wait past --io-timeout.
+    if (channel->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE)
+      throw PeerError(ErrorKind::io, "grpc: cannot connect to " + target);
+    throw PeerError(ErrorKind::timeout, "grpc: no connection to " + target +
+                                            " within --io-timeout");
+  }
+  return channel;
+}
+
 class GrpcSession final : public FrameworkSession<GrpcSession, GrpcRecords> {
  public:
-  explicit GrpcSession(const DriveOptions& o) : timeout_(std::chrono::nanoseconds(o.io_timeout_ns)) {
-    const std::string target = to_string(endpoint_as<InetEndpoint>(o.endpoint));
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(static_cast<int>(kMessageLimit));
-    args.SetMaxSendMessageSize(static_cast<int>(kMessageLimit));
-    channel_ = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
-    // Connected before the warm-up, so no sample pays for the handshake.
-    if (!channel_->WaitForConnected(std::chrono::system_clock::now() + timeout_)) {
-      // Refused: the channel is in TRANSIENT_FAILURE; still connecting (no HTTP/2 answer): a
-      // wait past --io-timeout.
-      if (channel_->GetState(false) == GRPC_CHANNEL_TRANSIENT_FAILURE)
-        throw PeerError(ErrorKind::io, "grpc: cannot connect to " + target);
-      throw PeerError(ErrorKind::timeout, "grpc: no connection to " + target +
-                                              " within --io-timeout");
-    }
-    stub_ = pb::Bench::NewStub(channel_);
-  }
+  explicit GrpcSession(const DriveOptions& o)
+      : timeout_(std::chrono::nanoseconds(o.io_timeout_ns)),
+        channel_(connect_channel(o)),
+        stub_(pb::Bench::NewStub(channel_)) {}
 
   std::uint8_t* prepare_call(std::uint32_t request_size, std::uint32_t wanted) override {
     request_.mutable_request()->resize(request_size);
@@ -118,9 +130,81 @@ class GrpcSession final : public FrameworkSession<GrpcSession, GrpcRecords> {
   pb::CallReply reply_;
 };
 
+// Pattern stream over grpc (11.3) as a link of the frame patterns (links.hpp), so the stream's
+// loop, windows, CPU figures and END_ACK checks are OneWayStream's (patterns.hpp): DATA frames
+// become the Chunks of a client-streaming call (the warm-up's call opened by the first one),
+// MARK ends the warm-up call (its ack is not checked: a server fault hits the second message of
+// every call) and opens the measured one, END half-closes it and answers its StreamAck as the
+// stream END_ACK. Write returns when gRPC has taken the message (its flow control), which is
+// where a window ends. No deadline on the calls: --io-timeout bounds one wait, a deadline would
+// bound the whole stream (a lost connection still ends the call, as UNAVAILABLE).
+class GrpcStreamLink {
+ public:
+  explicit GrpcStreamLink(const DriveOptions& o)
+      : channel_(connect_channel(o)), stub_(pb::Bench::NewStub(channel_)) {}
+
+  static std::size_t capacity_for(std::size_t frame) { return frame; }
+  void send(const std::uint8_t* frame, std::size_t n) {
+    const std::uint64_t seq = load_le64(frame + kOffSequence);
+    switch (static_cast<FrameKind>(frame[kOffKind])) {
+      case FrameKind::data:
+        if (!writer_) begin();
+        chunk_.set_seq(seq);
+        chunk_.set_data(frame + kHeaderSize, n - kHeaderSize);
+        if (!writer_->Write(chunk_)) end_call();  // the server ended the call: its status
+        break;
+      case FrameKind::mark:
+        if (writer_) end_call();
+        begin();
+        answer(FrameKind::mark_ack, seq, 0);
+        break;
+      default: {  // END
+        if (!writer_) begin();
+        const pb::StreamAck a = end_call();
+        answer(FrameKind::end_ack, seq, kStreamAckPayload);
+        const std::uint64_t fields[7] = {a.received(), a.gaps(),      a.checksum(),
+                                         a.user_ns(),  a.sys_ns(),    a.voluntary(),
+                                         a.involuntary()};
+        for (int i = 0; i < 7; ++i) store_le64(answer_ + kHeaderSize + 8 * i, fields[i]);
+      }
+    }
+  }
+  std::size_t receive(std::uint8_t* buf, std::size_t, std::size_t) {
+    std::memcpy(buf, answer_, answer_size_);
+    return answer_size_;
+  }
+
+ private:
+  void begin() {
+    context_ = std::make_unique<grpc::ClientContext>();
+    writer_ = stub_->Stream(context_.get(), &ack_);
+  }
+  pb::StreamAck end_call() {
+    writer_->WritesDone();
+    const grpc::Status s = writer_->Finish();
+    writer_.reset();
+    if (!s.ok()) throw_status(s);
+    return ack_;
+  }
+  void answer(FrameKind kind, std::uint64_t seq, std::uint32_t length) {
+    encode_header(answer_, kind, seq, length, 0);
+    answer_size_ = kHeaderSize + length;
+  }
+
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<pb::Bench::Stub> stub_;
+  std::unique_ptr<grpc::ClientContext> context_;
+  std::unique_ptr<grpc::ClientWriter<pb::Chunk>> writer_;
+  pb::Chunk chunk_;
+  pb::StreamAck ack_;
+  std::uint8_t answer_[kStreamAckSize] = {};
+  std::size_t answer_size_ = 0;
+};
+
 class BenchImpl final : public pb::Bench::Service {
  public:
-  explicit BenchImpl(rpc::Service& service) : service_(service) {}
+  BenchImpl(rpc::Service& service, StreamTally::Fault fault)
+      : service_(service), stream_fault_(fault) {}
   grpc::Status Call(grpc::ServerContext*, const pb::CallRequest* req,
                     pb::CallReply* reply) override {
     std::string* out = reply->mutable_response();
@@ -128,6 +212,29 @@ class BenchImpl final : public pb::Bench::Service {
     service_.call(req->seq(), req->wanted(),
                   reinterpret_cast<const std::uint8_t*>(req->request().data()),
                   req->request().size(), reinterpret_cast<std::uint8_t*>(out->data()));
+    return grpc::Status::OK;
+  }
+  // One streaming call (11.3): the counts and the CPU figures start with the call, the gaps
+  // with its first message's sequence; the ack answers the client's half-close.
+  grpc::Status Stream(grpc::ServerContext*, grpc::ServerReader<pb::Chunk>* reader,
+                      pb::StreamAck* ack) override {
+    StreamTally tally(stream_fault_);
+    tally.restart(0);
+    pb::Chunk chunk;
+    for (bool first = true; reader->Read(&chunk); first = false) {
+      if (first) tally.expect(chunk.seq());
+      const std::string& d = chunk.data();
+      tally.add(chunk.seq(), reinterpret_cast<const std::uint8_t*>(d.data()), d.size());
+    }
+    std::uint64_t f[7];
+    tally.ack_fields(f);
+    ack->set_received(f[0]);
+    ack->set_gaps(f[1]);
+    ack->set_checksum(f[2]);
+    ack->set_user_ns(f[3]);
+    ack->set_sys_ns(f[4]);
+    ack->set_voluntary(f[5]);
+    ack->set_involuntary(f[6]);
     return grpc::Status::OK;
   }
   grpc::Status EchoSmall(grpc::ServerContext*, const pb::Small* in, pb::Small* out) override {
@@ -153,6 +260,7 @@ class BenchImpl final : public pb::Bench::Service {
     return grpc::Status::OK;
   }
   rpc::Service& service_;
+  StreamTally::Fault stream_fault_;
 };
 
 }  // namespace
@@ -161,9 +269,14 @@ std::unique_ptr<Session> open_grpc(const DriveOptions& o) {
   return std::make_unique<GrpcSession>(o);
 }
 
+void stream_grpc(const DriveOptions& o, Recorder& recorder) {
+  GrpcStreamLink link(o);
+  OneWayStream::run(link, o, recorder);
+}
+
 void serve_grpc(const ServeOptions& o, Service& service) {
   const InetEndpoint& hp = endpoint_as<InetEndpoint>(o.endpoint);
-  static BenchImpl impl(service);
+  static BenchImpl impl(service, stream_fault_of(o.fault));
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(hp.host + ":" + std::to_string(hp.port),

@@ -56,11 +56,13 @@ struct Framework {
   std::string_view mechanism;
   std::unique_ptr<Session> (*open)(const DriveOptions&);
   void (*serve)(const ServeOptions&, Service&);
+  // Pattern stream (11.3), where the framework has it; the table's rows say which do.
+  void (*stream)(const DriveOptions&, Recorder&) = nullptr;
 };
 
 const Framework kFrameworks[] = {
 #ifdef IPCLAB_WITH_GRPC
-    {"grpc", open_grpc, serve_grpc},
+    {"grpc", open_grpc, serve_grpc, stream_grpc},
 #endif
 #ifdef IPCLAB_WITH_THRIFT
     {"thrift-binary", [](const DriveOptions& o) { return open_thrift(o, false); },
@@ -137,6 +139,13 @@ void drive_records(Session& s, const DriveOptions& o, Recorder& recorder, std::u
 }
 
 void drive(const DriveOptions& o, Recorder& recorder) {
+  if (o.pattern == "stream") {  // its errors name their sequence already
+    const Framework& f = framework_of(o.mechanism_name);
+    if (f.stream == nullptr)
+      throw PeerError(ErrorKind::unsupported, "pattern stream is not implemented for " +
+                                                  o.mechanism_name);
+    return f.stream(o, recorder);
+  }
   std::uint64_t seq = 0;
   try {
     std::unique_ptr<Session> s = framework_of(o.mechanism_name).open(o);

@@ -13,6 +13,7 @@
 #include "error.hpp"
 #include "options.hpp"
 #include "record.hpp"
+#include "result.hpp"
 
 namespace ipclab::rpc {
 
@@ -64,6 +65,8 @@ class Service {
 // Per framework (one translation unit each).
 std::unique_ptr<Session> open_grpc(const DriveOptions& o);
 [[noreturn]] void serve_grpc(const ServeOptions& o, Service& service);
+// Pattern stream over grpc (11.3): connects, streams, checks; throws PeerError.
+void stream_grpc(const DriveOptions& o, Recorder& recorder);
 std::unique_ptr<Session> open_thrift(const DriveOptions& o, bool compact);
 [[noreturn]] void serve_thrift(const ServeOptions& o, Service& service, bool compact);
 std::unique_ptr<Session> open_rest(const DriveOptions& o);
