@@ -191,20 +191,21 @@ def test_ctrl_c_keeps_finished_cases_and_cleans_up(tmp_path, seed):
     assert our_scratch_dirs() == before
 
 
-def flipping(catalog, name):
+def faulty(catalog, name, fault="flip-response-byte"):
+    """The language's peer, serving with `--fault FAULT` (tests/fault_wrapper.py)."""
     real = catalog.languages[name]
     wrapper = str(Path(__file__).with_name("fault_wrapper.py"))
-    return Language(name=f"flip-{name}", display=f"{real.display} (flips a byte)",
-                    command=[sys.executable, wrapper, *real.argv(catalog.root), "--"],
-                    mechanisms=real.mechanisms)
+    return Language(name=f"{fault}-{name}", display=f"{real.display} ({fault})",
+                    command=[sys.executable, wrapper, fault, *real.argv(catalog.root), "--"],
+                    mechanisms=real.mechanisms, patterns=real.patterns)
 
 
 @pytest.mark.parametrize("server", LANGS)
 def test_a_flipped_response_byte_is_a_payload_mismatch(server, seed):
     catalog = load_catalog()
-    faulty = flipping(catalog, server)
-    catalog.languages[faulty.name] = faulty
-    raw = {"matrix": {"mechanism": ["tcp"], "client": LANGS, "server": [faulty.name],
+    flipper = faulty(catalog, server)
+    catalog.languages[flipper.name] = flipper
+    raw = {"matrix": {"mechanism": ["tcp"], "client": LANGS, "server": [flipper.name],
                       "placement": ["unpinned"]},
            "run": {"iterations": 20, "warmup": 0, "seed": seed}}
     scenario = build_scenario(raw, "t", catalog, {}, "t")

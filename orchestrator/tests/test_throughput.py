@@ -135,14 +135,15 @@ def test_a_short_case_reports_connections_per_second_and_the_last_time_wait():
     assert record["time_wait"] == 1630 and record["msgs_per_s"] is None
 
 
-def test_time_wait_counts_state_06_towards_one_remote_port():
+def test_time_wait_counts_state_06_on_either_end_of_one_port():
     table = (
         "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid\n"
         "   0: 0101017F:8AE2 0100007F:1F90 06 00000000:00000000 03:00001146 00000000     0\n"
         "   1: 0201017F:8AE4 0100007F:1F90 06 00000000:00000000 03:00001146 00000000     0\n"
         "   2: 0301017F:8AE6 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000\n"
-        "   3: 0401017F:8AE8 0100007F:1F91 06 00000000:00000000 03:00001146 00000000     0\n")
-    assert throughput.count_time_wait(table, 0x1F90) == 2
+        "   3: 0401017F:8AE8 0100007F:1F91 06 00000000:00000000 03:00001146 00000000     0\n"
+        "   4: 0100007F:1F90 0501017F:8AEA 06 00000000:00000000 03:00001146 00000000     0\n")
+    assert throughput.count_time_wait(table, 0x1F90) == 3
     assert throughput.count_time_wait(table, 0x1F91) == 1
     assert throughput.count_time_wait("header only\n", 80) == 0
 
@@ -155,7 +156,7 @@ def test_stream_warm_up_windows_and_timeout_scale_with_the_stream():
     assert effective_warmup(STREAM, run) == 10                    # 10 480 B / 1048 B per message
     assert expected_samples(SHORT, run) == run.iterations
     long = RunSettings(messages=5_000_000, case_timeout=300)
-    assert case_timeout(STREAM, long) > 300 + 5_000_000 * 200e-6
+    assert case_timeout(STREAM, long) > 300 + 5_000_000 * 500e-6
     assert case_timeout(RR, long) == 300
 
 

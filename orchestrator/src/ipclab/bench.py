@@ -1,10 +1,11 @@
-"""`ipclab floor`: is the measurement cheaper than what it measures?
+"""`ipclab bench`: is the measurement cheaper than what it measures?
 
 For each kernel mechanism at 16 B, the C++ peer's median round trip beside a minimal hand-written
 C ping-pong (bench/floor) on the same CPUs, and the Java and Python peers beside them. Floor and
 peers alternate over several rounds, and each figure is the median of the rounds' medians, so a
 noisy moment on a shared machine hits both sides alike: the ratio is the median over rounds of
-(peer / floor of the same round), which cancels most drift between rounds. Prints numbers;
+(peer / floor of the same round), which cancels most drift between rounds. `bench stream` does
+the same for one-way streams and short connections (rates, not times). Prints numbers;
 asserts nothing."""
 import statistics
 import subprocess
@@ -18,7 +19,7 @@ from ipclab import matrix, placement
 from ipclab.errors import UserError
 from ipclab.runner import Runner
 from ipclab.scenario import build_scenario
-from ipclab.units import format_ns
+from ipclab.units import format_ns, format_rate, format_size, parse_size
 from ipclab.workspace import Workspace
 
 MECHANISMS = ("tcp", "udp", "uds", "pipe", "fifo")
@@ -207,3 +208,99 @@ def _yes(value, test):
     if value is None:
         return "not measured"
     return "yes" if test(value) else "[red]no[/]"
+
+
+STREAM_MECHANISMS = ("tcp", "uds", "pipe", "fifo", "sysv-mq", "posix-mq")
+STREAM_TARGET = 0.95   # the held peer's messages/s (and connections/s) over the floor's, at least
+
+
+def run_stream(catalog, console, messages, iterations, rounds, where, size):
+    """`ipclab bench stream`: the held peer's one-way stream (PROTOCOL.md 11.1) beside the floor's
+    C stream per mechanism, and its short tcp connections (11.2) beside the floor's C connect
+    loop; same placement, floor and peer alternating in every round; the ratio is the median over
+    rounds of (peer rate / floor rate of the same round). A stream's rate is messages over the
+    whole measured stream (the peer's stream_ns, the floor's one sample); a connection rate is
+    10^9 / mean connection time, for both."""
+    messages, rounds = _positive(messages, "--messages"), _positive(rounds, "--rounds")
+    iterations = _positive(iterations, "--iterations")
+    size = parse_size(size, "--size")
+    cpus = placement.resolve(where)
+    if isinstance(cpus, str) or where not in ("same-core", "cross-core", "unpinned"):
+        raise UserError(f"--placement: {where!r} cannot be used here ({cpus})")
+    floor_bin = catalog.root / "bench" / "floor" / "build" / "ipclab-floor"
+    if not floor_bin.exists():
+        raise UserError(f"{floor_bin} is missing: run make build")
+    held = _held_to_floor(catalog)
+    warmup = max(1000, messages // 10)
+    raw = {"matrix": {"mechanism": list(STREAM_MECHANISMS), "client": [held.name],
+                      "server": [held.name], "pattern": ["stream", "short"],
+                      "message_size": [size], "request_size": [size], "response_size": [1],
+                      "placement": [where]},
+           "run": {"messages": messages, "iterations": iterations, "warmup": warmup,
+                   "windows": 10}}
+    scenario = build_scenario(raw, "<stream benchmark>", catalog, {}, "stream")
+    cases = [c for c in matrix.expand(scenario, catalog)
+             if c.pattern == "stream" or c.mechanism == "tcp"]
+    rates = {}  # (pattern, mechanism, "floor" or "peer") -> per-round rates
+    with Workspace() as ws, console.status("measuring") as status:
+        runner = Runner(scenario, catalog, ws)
+        for r in range(1, rounds + 1):
+            for case in cases:
+                what = f"round {r}/{rounds}: {case.mechanism} {case.pattern}"
+                status.update(f"{what} floor")
+                rates.setdefault((case.pattern, case.mechanism, "floor"), []).append(
+                    _floor_rate(floor_bin, case, messages, iterations, warmup, size, cpus, ws.path))
+                status.update(f"{what} {held.display} peer")
+                rates.setdefault((case.pattern, case.mechanism, "peer"), []).append(
+                    _peer_rate(runner, case))
+    console.print(_stream_table(held, rates, cases, messages, iterations, rounds, where, cpus,
+                                size))
+
+
+def _floor_rate(floor_bin, case, messages, iterations, warmup, size, cpus, scratch):
+    """The floor's messages/s (stream) or connections/s (short), or None if it failed."""
+    with tempfile.NamedTemporaryFile(dir=scratch, suffix=".i64") as samples:
+        if case.pattern == "stream":
+            what = ["--size", str(size), "--messages", str(messages)]
+        else:
+            what = ["--size", str(size), "--response-size", "1", "--iterations", str(iterations)]
+        argv = [str(floor_bin), case.mechanism, "--pattern", case.pattern, *what,
+                "--warmup", str(warmup), "--samples-file", samples.name]
+        if cpus.client:
+            argv += ["--client-cpu", str(cpus.client[0]), "--server-cpu", str(cpus.server[0])]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+        data = np.fromfile(samples.name, dtype="<i8") if done.returncode == 0 else np.empty(0)
+    if not data.size or data.min() <= 0:
+        return None
+    return messages * 1e9 / float(data[0]) if case.pattern == "stream" else 1e9 / float(data.mean())
+
+
+def _peer_rate(runner, case):
+    if case.skip_status:
+        return None
+    outcome = runner.run(case)
+    if outcome.status != "ok":
+        return None
+    if case.pattern == "stream":
+        return outcome.client["messages"] * 1e9 / outcome.client["stream_ns"]
+    return 1e9 / float(np.mean(outcome.samples))
+
+
+def _stream_table(held, rates, cases, messages, iterations, rounds, where, cpus, size):
+    table = Table(title=f"{held.display} peer beside the C floor, {format_size(size)} messages, "
+                        f"median of {rounds} rounds ({messages} messages per stream, "
+                        f"{iterations} short connections), {where} {cpus.as_dict()}")
+    for name in ("pattern", "mechanism", "C floor /s", f"{held.display} peer /s",
+                 f"{held.display} / floor", f"≥ {STREAM_TARGET}?",
+                 f"round rates {held.display} (floor)"):
+        table.add_column(name, justify="left" if name in ("pattern", "mechanism") else "right")
+    for case in cases:
+        floors = rates[(case.pattern, case.mechanism, "floor")]
+        mine = rates[(case.pattern, case.mechanism, "peer")]
+        ratio = _mid([p / f for p, f in zip(mine, floors) if p and f])
+        verdict = "-" if ratio is None else ("yes" if ratio >= STREAM_TARGET else "[red]no[/]")
+        per_round = ", ".join(f"{format_rate(p)} ({format_rate(f)})" for p, f in zip(mine, floors))
+        table.add_row("stream msgs" if case.pattern == "stream" else "short conns",
+                      case.mechanism, format_rate(_mid(floors)), format_rate(_mid(mine)),
+                      f"{ratio:.3f}" if ratio else "-", verdict, per_round)
+    return table

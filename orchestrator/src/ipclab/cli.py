@@ -170,6 +170,18 @@ def bench_shm(iterations, rounds):
     run_shm(load_catalog(), console, iterations, rounds)
 
 
+@bench.command("stream")
+@click.option("--messages", default="200000", help="messages per stream")
+@click.option("--iterations", default="20000", help="short tcp connections per measurement")
+@click.option("--size", default="1KiB", help="bytes per message (and per short request)")
+@click.option("--rounds", default="3", help="alternating rounds of floor and peer")
+@click.option("--placement", default="cross-core", help="same-core, cross-core or unpinned")
+def bench_stream(messages, iterations, size, rounds, placement):
+    """The C++ peer's 1 KiB stream and short tcp connections beside the C floor's (≥ 0.95)."""
+    from ipclab.bench import run_stream
+    run_stream(load_catalog(), console, messages, iterations, rounds, placement, size)
+
+
 def _sweep_note(swept):
     if not swept:
         return []

@@ -1,0 +1,121 @@
+"""End to end for the patterns of PROTOCOL.md 11: one-way streams with each side's CPU time and
+short connections, every language pair, as a user runs them; a faulty server fails a stream with
+the reason; udp losses are counted, not hidden; the mq-vs-socket scenario prints its table.
+Small streams (a few thousand messages), one round, no preflight: the suite's time matters."""
+import json
+
+import numpy as np
+import pytest
+
+from ipclab import analysis, matrix
+from ipclab.catalog import load_catalog
+from ipclab.runner import Runner
+from ipclab.scenario import build_scenario
+from ipclab.workspace import Workspace
+from test_e2e import LANGS, cases_csv, faulty, ipclab, seed  # noqa: F401 (seed: a fixture)
+
+pytestmark = pytest.mark.e2e
+STREAM_MECHANISMS = "tcp,uds,sysv-mq,posix-mq,shm,file"
+SHORT_MECHANISMS = "tcp,uds,rest,sysv-mq"
+STREAM_COLUMNS = ("msgs_per_s", "mib_per_s", "client_user_s", "client_sys_s", "server_user_s",
+                  "server_sys_s", "cpu_us_per_msg", "csw_per_msg", "stream_s")
+
+
+def test_stream_over_kernel_mechanisms_between_every_pair(tmp_path, seed):
+    out = tmp_path / "run"
+    done = ipclab("run", "--pattern", "stream", "--mechanism", STREAM_MECHANISMS,
+                  "--client", ",".join(LANGS), "--server", ",".join(LANGS),
+                  "--message-size", "1KiB", "--messages", "3000", "--windows", "5",
+                  "--warmup", "100", "--seed", str(seed), "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = cases_csv(out)
+    assert len(rows) == 6 * 9
+    assert [(r["id"], r["reason"]) for r in rows if r["status"] != "ok"] == []
+    for r in rows:
+        assert r["message_size"] == "1024" and r["request_size"] == "" and r["messages"] == "3000"
+        assert all(r[c] != "" for c in STREAM_COLUMNS), r["id"]
+        assert float(r["msgs_per_s"]) > 0 and r["lost"] == "0" and r["conns_per_s"] == ""
+        assert np.fromfile(out / r["samples_file"], dtype="<i8").size == 5
+    assert "msgs/s" in done.stdout and "CPU µs/msg" in done.stdout
+    doc = json.loads((out / "run.json").read_text())
+    entry = doc["results"][0]["rounds"][0]["stream"]
+    assert entry["messages"] == 3000 and entry["server_cpu"]["user_ns"] >= 0
+
+
+def test_short_connections_between_every_pair(tmp_path, seed):
+    out = tmp_path / "run"
+    done = ipclab("run", "--pattern", "short", "--mechanism", SHORT_MECHANISMS,
+                  "--client", ",".join(LANGS), "--server", ",".join(LANGS),
+                  "--request-size", "1KiB", "--response-size", "1", "--iterations", "300",
+                  "--warmup", "20", "--seed", str(seed), "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = cases_csv(out)
+    assert len(rows) == 4 * 9
+    assert [(r["id"], r["reason"]) for r in rows if r["status"] != "ok"] == []
+    for r in rows:
+        assert float(r["conns_per_s"]) > 0 and r["msgs_per_s"] == ""
+        if r["mechanism"] == "tcp":   # the client closes first: one per connection, END's too
+            assert int(r["time_wait"]) >= 300, r["id"]
+        elif r["mechanism"] == "rest":
+            assert r["time_wait"] != ""
+        else:
+            assert r["time_wait"] == ""
+    assert "conns/s" in done.stdout
+
+
+def run_cases(catalog, raw):
+    scenario = build_scenario(raw, "t", catalog, {}, "t")
+    with Workspace() as ws:
+        runner = Runner(scenario, catalog, ws)
+        return scenario, [runner.run(case) for case in matrix.expand(scenario, catalog)]
+
+
+@pytest.mark.parametrize("server", LANGS)
+@pytest.mark.parametrize("fault", ["drop-stream-message", "flip-stream-byte"])
+def test_a_server_that_drops_or_corrupts_a_message_fails_the_stream(server, fault, seed):
+    catalog = load_catalog()
+    bad = faulty(catalog, server, fault)
+    catalog.languages[bad.name] = bad
+    clients = LANGS if fault == "drop-stream-message" else ["cpp"]
+    _, outcomes = run_cases(catalog, {
+        "matrix": {"mechanism": ["tcp"], "client": clients, "server": [bad.name],
+                   "pattern": ["stream"], "message_size": [256], "placement": ["unpinned"]},
+        "run": {"messages": 500, "windows": 5, "warmup": 10, "seed": seed}})
+    assert len(outcomes) == len(clients)
+    for outcome in outcomes:
+        assert outcome.status == "failed", outcome.case.label
+        assert "payload mismatch" in outcome.reason, outcome.reason
+
+
+@pytest.mark.parametrize("server", ["cpp", "python"])
+def test_a_udp_stream_reports_what_it_lost(server, seed):
+    # The drop fault leaves one datagram out of the server's count, as loss on the wire would:
+    # over udp that is a loss to report, not a failure (PROTOCOL.md 11.1 step 5).
+    catalog = load_catalog()
+    bad = faulty(catalog, server, "drop-stream-message")
+    catalog.languages[bad.name] = bad
+    scenario, outcomes = run_cases(catalog, {
+        "matrix": {"mechanism": ["udp"], "client": LANGS, "server": [bad.name],
+                   "pattern": ["stream"], "message_size": [64], "placement": ["unpinned"]},
+        "run": {"messages": 300, "windows": 3, "warmup": 10, "seed": seed}})
+    for outcome in outcomes:
+        assert outcome.status == "ok", outcome.reason
+        record = analysis.case_record(outcome.case)
+        analysis.add_round(record, outcome)
+        analysis.analyse(record, {1: outcome.samples}, scenario.statistics)
+        assert record["lost"] >= 1 and record["msgs_per_s"] > 0, outcome.case.label
+
+
+def test_the_mq_vs_socket_scenario_prints_the_blog_table(tmp_path, seed):
+    out = tmp_path / "run"
+    done = ipclab("run", "scenarios/mq-vs-socket.toml", "--client", "cpp", "--server", "cpp",
+                  "--messages", "5000", "--iterations", "200", "--warmup", "50",
+                  "--seed", str(seed), "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert [r["status"] for r in cases_csv(out)] == ["ok"] * 6
+    for text in (done.stdout, (out / "table.md").read_text()):
+        assert "mq-vs-socket · stream" in text or "## stream" in text
+        assert "wall" in text and "÷ tcp" in text and "sysv-mq" in text
+    table = (out / "table.md").read_text()
+    assert "| mechanism | client→server | size | wall s | client user s | client sys s |" in table
+    assert "## every case" in table
