@@ -239,8 +239,9 @@ def run_stream(catalog, console, messages, iterations, rounds, where, size):
            "run": {"messages": messages, "iterations": iterations, "warmup": warmup,
                    "windows": 10}}
     scenario = build_scenario(raw, "<stream benchmark>", catalog, {}, "stream")
-    cases = [c for c in matrix.expand(scenario, catalog)
-             if c.pattern == "stream" or c.mechanism == "tcp"]
+    cases = sorted((c for c in matrix.expand(scenario, catalog)
+                    if c.pattern == "stream" or c.mechanism == "tcp"),
+                   key=lambda c: (c.pattern != "stream", c.index))
     rates = {}  # (pattern, mechanism, "floor" or "peer") -> per-round rates
     with Workspace() as ws, console.status("measuring") as status:
         runner = Runner(scenario, catalog, ws)
