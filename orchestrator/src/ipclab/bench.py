@@ -29,12 +29,7 @@ TARGET = 1.05
 
 def run_floor(catalog, console, iterations, rounds, where):
     iterations, rounds = _positive(iterations, "--iterations"), _positive(rounds, "--rounds")
-    cpus = placement.resolve(where)
-    if isinstance(cpus, str) or where not in ("same-core", "cross-core", "unpinned"):
-        raise UserError(f"--placement: {where!r} cannot be used here ({cpus})")
-    floor_bin = catalog.root / "bench" / "floor" / "build" / "ipclab-floor"
-    if not floor_bin.exists():
-        raise UserError(f"{floor_bin} is missing: run make build")
+    cpus, floor_bin = _floor_and_cpus(catalog, where)
     scenario = _scenario(catalog, iterations, where)
     cases = [c for c in matrix.expand(scenario, catalog) if c.client == c.server]
     held = _held_to_floor(catalog)
@@ -50,6 +45,17 @@ def run_floor(catalog, console, iterations, rounds, where):
                     status.update(f"round {r}/{rounds}: {mech} {case.client} peer")
                     medians.setdefault((mech, case.client), []).append(_peer_median(runner, case))
     console.print(_table(catalog, held, medians, iterations, rounds, where, cpus))
+
+
+def _floor_and_cpus(catalog, where):
+    """The placement's CPUs and the built C floor program, or a UserError saying what is wrong."""
+    cpus = placement.resolve(where)
+    if isinstance(cpus, str) or where not in ("same-core", "cross-core", "unpinned"):
+        raise UserError(f"--placement: {where!r} cannot be used here ({cpus})")
+    floor_bin = catalog.root / "bench" / "floor" / "build" / "ipclab-floor"
+    if not floor_bin.exists():
+        raise UserError(f"{floor_bin} is missing: run make build")
+    return cpus, floor_bin
 
 
 def _held_to_floor(catalog):
@@ -224,12 +230,7 @@ def run_stream(catalog, console, messages, iterations, rounds, where, size):
     messages, rounds = _positive(messages, "--messages"), _positive(rounds, "--rounds")
     iterations = _positive(iterations, "--iterations")
     size = parse_size(size, "--size")
-    cpus = placement.resolve(where)
-    if isinstance(cpus, str) or where not in ("same-core", "cross-core", "unpinned"):
-        raise UserError(f"--placement: {where!r} cannot be used here ({cpus})")
-    floor_bin = catalog.root / "bench" / "floor" / "build" / "ipclab-floor"
-    if not floor_bin.exists():
-        raise UserError(f"{floor_bin} is missing: run make build")
+    cpus, floor_bin = _floor_and_cpus(catalog, where)
     held = _held_to_floor(catalog)
     warmup = max(1000, messages // 10)
     raw = {"matrix": {"mechanism": list(STREAM_MECHANISMS), "client": [held.name],
