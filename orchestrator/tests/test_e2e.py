@@ -164,7 +164,10 @@ def wait_for_server(seed, *mechanisms, timeout=60, client_has=None):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for pid in leftovers(seed):
-            args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            try:
+                args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue  # it ended between the listing and the read
             if b"serve" in args and any(m.encode() in args for m in mechanisms) \
                     and client_running(seed, client_has):
                 return pid
