@@ -196,3 +196,26 @@ def test_order_statistic_round_medians_have_the_brute_force_distribution(n):
         a, b = fast[chosen == which], slow[chosen == which]
         assert sorted(set(a)) == sorted(set(b)) or n > 2  # the same possible medians
         assert (a.mean(), a.std()) == pytest.approx((b.mean(), b.std()), rel=0.03)
+
+
+def test_few_rounds_factor_is_the_student_t_correction():
+    assert stats.few_rounds_factor(1) == 1.0
+    assert stats.few_rounds_factor(3) == pytest.approx(4.3027 / 1.95996 * math.sqrt(1.5), rel=1e-4)
+    assert stats.few_rounds_factor(5) == pytest.approx(2.7764 / 1.95996 * math.sqrt(1.25), rel=1e-4)
+    factors = [stats.few_rounds_factor(r) for r in range(2, 200)]
+    assert factors == sorted(factors, reverse=True) and factors[-1] < 1.02
+
+
+def test_widen_stretches_on_the_log_scale_around_the_point():
+    low, high = stats.widen(100.0, 90.0, 110.0, 2.0)
+    assert low == pytest.approx(81.0) and high == pytest.approx(121.0)
+    assert stats.widen(100.0, 90.0, 110.0, 1.0) == (90.0, 110.0)
+
+
+def test_three_disagreeing_rounds_give_an_interval_that_covers_them():
+    """Rounds at 100, 110 and 120: the bare bootstrap's interval is narrower than the rounds'
+    own spread; the widened one holds every round's median, as a fourth round likely would."""
+    rng = np.random.default_rng(7)
+    rounds = [rng.normal(m, 1.0, 2000) for m in (100.0, 110.0, 120.0)]
+    low, high = stats.hierarchical_median_ci(rounds, np.random.default_rng(1))
+    assert low < 100.0 and high > 120.0
