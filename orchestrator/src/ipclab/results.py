@@ -158,7 +158,7 @@ def studies_of(document):
     """The study tables the scenario's `[report] table` asks for (none for "cases")."""
     report = document["scenario"].get("report") or {}
     return export.study_tables(report.get("table", "cases"), document["results"],
-                               report.get("versus", "tcp"))
+                               report.get("versus", "tcp"), report)
 
 
 def _table_notes(document, settings):

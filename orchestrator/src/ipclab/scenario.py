@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ipclab.errors import UserError
-from ipclab.export import study
+from ipclab.export import pivot, study
 from ipclab.stats import OUTLIER_RULES
 from ipclab.units import parse_size
 
@@ -60,6 +60,13 @@ class ReportSettings:
     # published study (export/study.py), e.g. "stream-cpu".
     table: str = "cases"
     versus: str = "tcp"           # a study's ratios: each mechanism over this one, same pair
+    # table = "pivot" (export/pivot.py): the axes of the rows, the axis of the columns, the
+    # statistic in a cell, and the column value every cell is divided by ("× jni", "% of tcp").
+    rows: list = field(default_factory=list)
+    columns: str | None = None
+    cell: str = "median"
+    ratio_to: dict | None = None  # {axis: value}; in the file also a plain column value
+    ratio_as: str = "times"
 
 
 @dataclass
@@ -125,7 +132,7 @@ def build_scenario(raw, source, catalog, overrides, name):
     report = ReportSettings(
         table=v.choice(report_raw.get("table"), "report.table", study.TABLE_NAMES, "cases"),
         versus=v.axis("mechanism", [report_raw["versus"]], "report.versus")[0]
-        if "versus" in report_raw else "tcp")
+        if "versus" in report_raw else "tcp", **v.pivot(report_raw))
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
                     matrix=matrix, run=run, statistics=stat, report=report)
 
@@ -250,6 +257,61 @@ class _Validator:
         if value not in allowed:
             self._fail(where, f"unknown value {value!r} (known: {', '.join(allowed)})")
         return value
+
+    def pivot(self, raw):
+        """[report] rows, columns, cell, ratio_to, ratio_as: only with table = "pivot", which
+        needs rows and columns (distinct axes of export/pivot.py)."""
+        keys = ("rows", "columns", "cell", "ratio_to", "ratio_as")
+        given = [k for k in keys if k in raw]
+        if raw.get("table") != "pivot":
+            if given:
+                self._fail(f"report.{given[0]}", f"{raw[given[0]]!r} applies only with "
+                                                 f"table = \"pivot\"")
+            return {}
+        for key in ("rows", "columns"):
+            if key not in raw:
+                self._fail(f"report.{key}", "missing: table = \"pivot\" needs rows and columns")
+        rows = raw["rows"] if isinstance(raw["rows"], list) else [raw["rows"]]
+        if not rows or not all(isinstance(a, str) and a in pivot.AXES for a in rows) \
+                or len(set(rows)) != len(rows):
+            self._fail("report.rows", f"{raw['rows']!r} must be distinct axes among "
+                                      f"{', '.join(pivot.AXES)}")
+        columns = self.choice(raw["columns"], "report.columns", pivot.AXES, None)
+        if columns in rows:
+            self._fail("report.columns", f"{columns!r} is also in report.rows")
+        settings = {"rows": rows, "columns": columns,
+                    "cell": self.choice(raw.get("cell"), "report.cell", tuple(pivot.CELLS),
+                                        "median"),
+                    "ratio_as": self.choice(raw.get("ratio_as"), "report.ratio_as",
+                                            pivot.RATIO_FORMATS, "times"),
+                    "ratio_to": None}
+        if "ratio_to" in raw:
+            settings["ratio_to"] = self._ratio_to(raw["ratio_to"], rows, columns)
+        return settings
+
+    def _ratio_to(self, value, rows, columns):
+        """{axis: value}: a plain value is one of the columns; { axis = value } names a row
+        axis (or the column axis) itself."""
+        if not isinstance(value, dict):
+            return {columns: self._axis_value(columns, value)}
+        if len(value) != 1 or next(iter(value)) not in (*rows, columns):
+            self._fail("report.ratio_to", f"{value!r} must be one value of the columns "
+                                          f"({columns}) or {{ axis = value }} with an axis of "
+                                          f"rows or columns")
+        axis, item = next(iter(value.items()))
+        return {axis: self._axis_value(axis, item)}
+
+    def _axis_value(self, axis, value):
+        """One value of a pivot axis, checked as the matrix checks that axis."""
+        where = "report.ratio_to"
+        if axis == "pair":
+            parts = str(value).replace("->", "→").split("→")
+            if len(parts) != 2:
+                self._fail(where, f"{value!r} is not a pair like \"java→cpp\"")
+            return "→".join(self.axis("client", [p], where)[0] for p in parts)
+        if isinstance(value, list):
+            self._fail(where, f"{value!r} must be one value of {axis}")
+        return self.axis(axis, [value], where)[0]
 
     def baseline(self, value):
         where = "statistics.baseline"

@@ -5,9 +5,14 @@ terminal renderers lay out. Adding a shape is adding one function to SHAPES.
 stream-cpu: the message-queue-versus-socket comparison (a 2010 blog post, issue 10): per
 pattern, one row per mechanism × client→server pair with the wall time, each side's user and
 system seconds, messages/s, and each mechanism's ratios to the `versus` mechanism (report.versus,
-default tcp) for the same pair."""
+default tcp) for the same pair.
+
+pivot: the general shape (export/pivot.py): rows, columns, the statistic in the cell and a ratio
+to one column, from `[report]` rows, columns, cell, ratio_to, ratio_as. The thesis's Table 4.1,
+the Java IPC paper's Table 1 and the middleware study's figures are pivots."""
 from dataclasses import dataclass
 
+from ipclab.export import pivot as _pivot
 from ipclab.matrix import describe_shape
 
 
@@ -19,6 +24,7 @@ class Study:
     rows: list          # rows of cell texts
     caption: str
     failed: list        # "case N: reason" for the cases that failed
+    wrap: bool = False  # the terminal may wrap cells (a pivot's many wide columns)
 
 
 def _seconds(value):
@@ -108,12 +114,28 @@ def stream_cpu(records, versus):
     return studies
 
 
+def pivot_study(records, report):
+    """The pivot of `[report]` (a dict as saved in run.json) as a Study."""
+    table = _pivot.pivot(records, _pivot.Spec.of(report))
+    headers, rows = _pivot.text_rows(table)
+    return Study(title=f"{table.spec.cell} by {' × '.join(table.row_axes)} and {table.spec.columns}",
+                 headers=tuple(headers),
+                 right=tuple([False] * len(table.row_axes) + [True] * len(table.column_keys)),
+                 rows=rows, caption=_pivot.caption(table),
+                 failed=[f"case {r['index']}: {r['reason']}" for r in records
+                         if r["status"] == "failed"], wrap=True)
+
+
+# Shapes taking (records, versus); "pivot" takes the whole [report] (pivot_study).
 SHAPES = {"stream-cpu": stream_cpu}
-TABLE_NAMES = ("cases", *SHAPES)
+TABLE_NAMES = ("cases", "pivot", *SHAPES)
 
 
-def tables(name, records, versus):
-    """The study tables of shape `name`, or [] for "cases" (the ordinary table)."""
+def tables(name, records, versus, report=None):
+    """The study tables of shape `name`, or [] for "cases" (the ordinary table). `report`: the
+    scenario's [report] settings (a dict), which a pivot reads."""
+    if name == "pivot":
+        return [pivot_study(records, report or {})]
     return SHAPES[name](records, versus) if name in SHAPES else []
 
 
@@ -123,6 +145,6 @@ def to_markdown(studies, title):
         lines += ["", f"## {study.title}", "",
                   "| " + " | ".join(h.replace("\n", " ") for h in study.headers) + " |",
                   "|" + "".join("---:|" if r else "---|" for r in study.right)]
-        lines += ["| " + " | ".join(row) + " |" for row in study.rows]
+        lines += ["| " + " | ".join(c.replace("\n", " ") for c in row) + " |" for row in study.rows]
         lines += ["", f"- {study.caption}", *[f"- failed: {f}" for f in study.failed]]
     return "\n".join(lines) + "\n"

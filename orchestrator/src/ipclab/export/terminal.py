@@ -67,9 +67,10 @@ def _study(study, title):
     table = Table(title=f"{title} · {study.title}", box=box.SIMPLE_HEAD, pad_edge=False,
                   caption=study.caption, caption_justify="left")
     for header, right in zip(study.headers, study.right):
-        table.add_column(header, justify="right" if right else "left", no_wrap=True)
+        table.add_column(header, justify="right" if right else "left", no_wrap=not study.wrap)
     for row in study.rows:
-        table.add_row(*row, style=None if row[-1] == "ok" else "red")
+        failed = study.headers[-1] == "status" and row[-1] != "ok"  # a pivot has no status
+        table.add_row(*row, style="red" if failed else None)
     return table
 
 
