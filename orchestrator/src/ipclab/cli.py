@@ -109,6 +109,27 @@ def report(run_dir, outliers, tukey_k, compare, wide, verbose):
     _show(document, settings, wide, verbose)
 
 
+@cli.command("compare")
+@click.argument("run_a", type=click.Path())
+@click.argument("run_b", type=click.Path())
+@click.option("--markdown", "markdown_file", type=click.Path(), help="also write the table here")
+@click.option("--fail-above", help="exit 1 when a case is significantly slower in B by more "
+                                   "than this, e.g. 5%")
+def compare_cmd(run_a, run_b, markdown_file, fail_above):
+    """Compare RUN_B against RUN_A case by case: ratio of medians, interval, p, verdict."""
+    from ipclab import compare
+    threshold = compare.parse_threshold(fail_above) if fail_above is not None else None
+    found = compare.compare(compare.load_run(run_a), compare.load_run(run_b))
+    for line in compare.render(found, console.width):
+        console.print(line)
+    if markdown_file:
+        Path(markdown_file).write_text(compare.to_markdown(found))
+    if threshold is not None and found.slower_than(threshold):
+        console.print(f"[red]{len(found.slower_than(threshold))} case(s) significantly slower "
+                      f"by more than {100 * threshold:g}%[/]")
+        sys.exit(1)
+
+
 @cli.group()
 def peers():
     """Build, test and check the language peers (their peer.toml says how)."""

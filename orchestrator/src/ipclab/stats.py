@@ -36,6 +36,11 @@ Methods, stated once:
   (the same rounds drawn for the case and its baseline; within a round each side's statistic from
   its own resample; for compare = "mean" the resampled mean is drawn from its normal approximation).
   A case is faster or slower than the baseline only when the interval excludes 1.
+- Two runs (`ipclab compare`): the ratio of B's pooled median to A's, its 95% interval the
+  percentile interval of the ratios of independent hierarchical bootstrap medians (the runs'
+  rounds are not paired), widened by f(R) for the fewer rounds R of the two; beside it the
+  two-sided Mann–Whitney U p-value of the two pooled samples. A difference is significant only
+  when the interval excludes 1 and p < 0.05.
 - Drift: the first tenth of a round's measured samples against its last tenth (Mann–Whitney U,
   two-sided); drift is reported when p < 0.001 and the medians differ by more than 5%.
 """
@@ -273,17 +278,50 @@ class _Pool:
         st["rank"] = np.where(active & ~go_left, st["rank"] - on_left, st["rank"])
 
 
-def hierarchical_median_ci(rounds, rng, resamples=BOOTSTRAP_RESAMPLES, level=0.95):
-    """(low, high): the percentile interval of the median of all rounds pooled, by a
-    hierarchical bootstrap (rounds with replacement, then samples within each drawn round)."""
+def hierarchical_medians(rounds, rng, resamples=BOOTSTRAP_RESAMPLES):
+    """The medians of `resamples` hierarchical resamples of `rounds` (rounds with replacement,
+    then samples within each drawn round)."""
     pool = _Pool(rounds)
     r = len(pool.rounds)
     chosen = rng.integers(0, r, size=(resamples, r))
-    medians = pool.medians(chosen, rng)
+    return pool.medians(chosen, rng)
+
+
+def hierarchical_median_ci(rounds, rng, resamples=BOOTSTRAP_RESAMPLES, level=0.95):
+    """(low, high): the percentile interval of the median of all rounds pooled, by a
+    hierarchical bootstrap (rounds with replacement, then samples within each drawn round)."""
+    r = len(rounds)
+    medians = hierarchical_medians(rounds, rng, resamples)
     tail = 100 * (1 - level) / 2
     low, high = np.percentile(medians, [tail, 100 - tail])
     point = float(np.median(np.concatenate([np.asarray(x, dtype=np.float64) for x in rounds])))
     return widen(point, float(low), float(high), few_rounds_factor(r, level))
+
+
+def median_ratio(a_rounds, b_rounds, rng, resamples=BOOTSTRAP_RESAMPLES, level=0.95):
+    """(ratio, low, high): the median of b's rounds pooled over a's, and its interval from
+    independent hierarchical bootstraps of a and b (two runs: their rounds are not paired),
+    widened for the fewer rounds of the two. None for all three when a's median is not
+    positive."""
+    a = np.concatenate([np.asarray(x, dtype=np.float64) for x in a_rounds])
+    b = np.concatenate([np.asarray(x, dtype=np.float64) for x in b_rounds])
+    if np.median(a) <= 0:
+        return None, None, None
+    point = float(np.median(b) / np.median(a))
+    ratios = (hierarchical_medians(b_rounds, rng, resamples)
+              / hierarchical_medians(a_rounds, rng, resamples))
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(ratios[np.isfinite(ratios)], [tail, 100 - tail])
+    factor = few_rounds_factor(min(len(a_rounds), len(b_rounds)), level)
+    low, high = widen(point, float(low), float(high), factor)
+    return point, low, high
+
+
+def mann_whitney_p(a, b):
+    """Two-sided Mann–Whitney U p-value of two samples (None when either is empty)."""
+    if len(a) == 0 or len(b) == 0:
+        return None
+    return float(_scipy_stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
 def few_rounds_factor(r, level=0.95):

@@ -1,0 +1,121 @@
+"""ipclab compare: synthetic run directories (written as `ipclab run` writes them) for the exact
+pairing and verdict logic, and the CLI's exit codes."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from ipclab import compare, stats
+from ipclab.errors import UserError
+from ipclab.matrix import Case
+from ipclab.results import RunStore
+from ipclab.runner import Outcome
+from ipclab.scenario import ReportSettings, RunSettings, Scenario, StatSettings
+
+
+def write_run(path, cases, rounds=3, placement="cross-core"):
+    """A run directory: `cases` maps (mechanism, request size) -> per-round sample arrays."""
+    scenario = Scenario("synthetic", "", "<test>", {}, RunSettings(rounds=rounds),
+                        StatSettings(), ReportSettings())
+    made = [Case(i, mech, "cpp", "cpp", size, size, placement, "rr")
+            for i, (mech, size) in enumerate(cases, start=1)]
+    store = RunStore(path, scenario, {"host": "test"}, made).create()
+    for case in made:
+        for r, samples in enumerate(cases[(case.mechanism, case.request_size)], start=1):
+            store.add(Outcome(case, "ok", samples=np.asarray(samples, dtype=np.int64), round=r,
+                              cpus={}))
+    store.finish()
+    return path
+
+
+def noisy(median, n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    return (median * rng.lognormal(0, 0.05, n)).astype(np.int64)
+
+
+def test_the_verdict_needs_both_the_interval_and_the_p_value():
+    assert compare.verdict(1.10, 1.30, 0.001) == "slower"
+    assert compare.verdict(0.70, 0.90, 0.01) == "faster"
+    assert compare.verdict(1.10, 1.30, 0.2) == "no significant difference"    # p too large
+    assert compare.verdict(0.95, 1.30, 0.001) == "no significant difference"  # interval has 1
+    assert compare.verdict(None, None, 0.001) == "no significant difference"
+
+
+def test_pairs_by_parameters_not_ids_and_lists_cases_of_one_run(tmp_path):
+    a = write_run(tmp_path / "a", {("tcp", 16): [noisy(10_000, seed=s) for s in range(3)],
+                                   ("uds", 16): [noisy(5_000, seed=s) for s in range(3)],
+                                   ("pipe", 16): [noisy(4_000, seed=s) for s in range(3)]})
+    # B: uds first (other ids and indices), tcp 30% slower, pipe gone, shm new.
+    b = write_run(tmp_path / "b", {("uds", 16): [noisy(5_000, seed=10 + s) for s in range(3)],
+                                   ("tcp", 16): [noisy(13_000, seed=10 + s) for s in range(3)],
+                                   ("shm", 16): [noisy(1_000, seed=s) for s in range(3)]})
+    found = compare.compare(compare.load_run(a), compare.load_run(b))
+    by = {p.label: p for p in found.pairs}
+    assert by["tcp cpp→cpp 16 B/16 B"].verdict == "slower"
+    assert by["tcp cpp→cpp 16 B/16 B"].ratio == pytest.approx(1.3, rel=0.03)
+    assert by["tcp cpp→cpp 16 B/16 B"].low > 1 and by["tcp cpp→cpp 16 B/16 B"].p < 0.05
+    assert by["uds cpp→cpp 16 B/16 B"].verdict == "no significant difference"
+    assert by["pipe cpp→cpp 16 B/16 B"].status == "only in A"
+    assert by["shm cpp→cpp 16 B/16 B"].status == "only in B"
+    assert [p.label for p in found.slower_than(0.05)] == ["tcp cpp→cpp 16 B/16 B"]
+    assert found.slower_than(0.5) == []
+    text = compare.to_markdown(found)
+    assert "| pipe cpp→cpp 16 B/16 B | - | - | - | - | only in A |" in text
+    assert compare.RULE in text
+    assert json.dumps(found.as_dict())
+
+
+def test_a_parameter_that_differs_between_the_runs_is_what_they_compare(tmp_path):
+    a = write_run(tmp_path / "a", {("tcp", 16): [noisy(10_000, seed=s) for s in range(3)]},
+                  placement="same-core")
+    b = write_run(tmp_path / "b", {("tcp", 16): [noisy(20_000, seed=s) for s in range(3)]})
+    found = compare.compare(compare.load_run(a), compare.load_run(b))
+    assert found.varied == {"placement": ("same-core", "cross-core")}
+    assert [(p.status, p.verdict) for p in found.pairs] == [("compared", "slower")]
+
+
+def test_a_failed_case_is_listed_with_its_reason(tmp_path):
+    a = write_run(tmp_path / "a", {("tcp", 16): [noisy(10_000)]}, rounds=1)
+    b = tmp_path / "b"
+    scenario = Scenario("synthetic", "", "<test>", {}, RunSettings(rounds=1), StatSettings(),
+                        ReportSettings())
+    case = Case(1, "tcp", "cpp", "cpp", 16, 16, "cross-core", "rr")
+    store = RunStore(b, scenario, {}, [case]).create()
+    store.add(Outcome(case, "failed", "server crashed", round=1))
+    store.finish()
+    pair = compare.compare(compare.load_run(a), compare.load_run(b)).pairs[0]
+    assert pair.status == "not compared" and "B: failed (server crashed)" in pair.reason
+
+
+def test_the_ratio_interval_is_the_stats_module_bootstrap():
+    rng = np.random.default_rng(1)
+    a = [np.sort(noisy(1000, seed=s)) for s in range(3)]
+    ratio, low, high = stats.median_ratio(a, [x * 2 for x in a], rng)
+    assert ratio == pytest.approx(2.0, rel=0.01) and low < 2 < high * 1.001
+
+
+@pytest.mark.parametrize("text,value", [("5%", 0.05), ("5", 0.05), ("0.5%", 0.005)])
+def test_thresholds(text, value):
+    assert compare.parse_threshold(text) == pytest.approx(value)
+
+
+def test_a_bad_threshold_is_one_clear_error():
+    with pytest.raises(UserError, match="--fail-above: 'fast' is not a percentage"):
+        compare.parse_threshold("fast")
+
+
+def test_cli_exit_code_follows_fail_above(tmp_path):
+    a = write_run(tmp_path / "a", {("tcp", 16): [noisy(10_000, seed=s) for s in range(3)]})
+    b = write_run(tmp_path / "b", {("tcp", 16): [noisy(13_000, seed=s) for s in range(3)]})
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "ipclab", "compare", str(a), str(b), *args],
+                              capture_output=True, text=True, env={"COLUMNS": "100", "PATH": ""})
+
+    md = tmp_path / "c.md"
+    failing = run("--fail-above", "5%", "--markdown", str(md))
+    assert failing.returncode == 1 and "significantly slower" in failing.stdout
+    assert "| slower |" in md.read_text()
+    assert run("--fail-above", "50%").returncode == 0
