@@ -7,6 +7,7 @@ import click
 from rich.console import Console
 
 from ipclab import analysis, environment, matrix, results, session
+from ipclab import report as ipclab_report
 from ipclab.catalog import load_catalog
 from ipclab.errors import UserError
 from ipclab.export.terminal import render
@@ -58,7 +59,8 @@ def cli():
 @click.option("--out", type=click.Path(), help="results directory (default results/<time>-<name>)")
 @click.option("--wide", is_flag=True, help="every column, whatever the width")
 @click.option("--verbose", is_flag=True, help="every warning of every case")
-def run(scenario, out, wide, verbose, **flags):
+@click.option("--no-html", is_flag=True, help="do not write report.html")
+def run(scenario, out, wide, verbose, no_html, **flags):
     """Run SCENARIO (default scenarios/quick.toml); flags override it."""
     session.install_interrupt_handlers()
     catalog = load_catalog()
@@ -74,6 +76,8 @@ def run(scenario, out, wide, verbose, **flags):
     store.finish(interrupted)
     _show(store.document, plan.statistics, wide, verbose)
     console.print(f"results: {out_dir}")
+    if not no_html:
+        _write_html(out_dir, store.document)
     if interrupted:
         done = sum(len(r["rounds"]) for r in store.records)
         console.print(f"[yellow]stopped: {done} finished round(s) of "
@@ -96,7 +100,10 @@ def list_cmd():
 @click.option("--compare", type=click.Choice(["median", "mean"]), help="statistic for ratios")
 @click.option("--wide", is_flag=True, help="every column, whatever the width")
 @click.option("--verbose", is_flag=True, help="every warning of every case")
-def report(run_dir, outliers, tukey_k, compare, wide, verbose):
+@click.option("--html", "html", is_flag=True, help="write RUN/report.html (self-contained, offline)")
+@click.option("--figures", "figures_dir", type=click.Path(file_okay=False),
+              help="write every figure as PNG and SVG into this directory")
+def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir):
     """Re-render the tables and files of a saved run from its raw samples."""
     document = results.load(run_dir)
     saved = document["scenario"]["statistics"]
@@ -107,6 +114,11 @@ def report(run_dir, outliers, tukey_k, compare, wide, verbose):
     kept = results.reanalyse(run_dir, document, settings)
     results.write_outputs(Path(run_dir), document, settings, kept)
     _show(document, settings, wide, verbose)
+    if html:
+        console.print(f"report: {ipclab_report.write_html(run_dir, document)}")
+    if figures_dir:
+        written = ipclab_report.write_figures(run_dir, document, figures_dir)
+        console.print(f"figures: {len(written)} files in {figures_dir}")
 
 
 @cli.command("compare")
@@ -208,6 +220,15 @@ def _sweep_note(swept):
         return []
     return [f"removed {swept} IPC object(s) with the ipclab tag left by an earlier run that "
             f"crashed or was killed"]
+
+
+def _write_html(out_dir, document):
+    """report.html at the end of a run; the run's results are saved already, so a failure to
+    draw them is reported, not fatal (`ipclab report RUN --html` retries)."""
+    try:
+        console.print(f"report: {ipclab_report.write_html(out_dir, document)}")
+    except (OSError, ValueError) as e:
+        console.print(f"[yellow]report.html not written: {e}[/]")
 
 
 def _show(document, settings, wide=False, verbose=False):

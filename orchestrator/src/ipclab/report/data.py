@@ -1,0 +1,111 @@
+"""What the figures read, loaded from a run directory in one place (the only I/O of the report
+besides writing it): the run document, each round's samples reduced to a quantile grid, each
+round's warm-up reduced to binned medians, and the files other patterns add beside run.json.
+
+Reduced, not raw: a quick run holds ~10^5 samples and a long one millions; embedding them would
+make report.html tens of megabytes. A quantile grid keeps an ECDF's shape (dense in the tail,
+where latency distributions differ) in ~120 points per round."""
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+# Probabilities of the ECDF grid: every percent, then the tail to the maximum.
+QUANTILE_GRID = np.unique(np.concatenate([np.linspace(0, 1, 101),
+                                          [0.991, 0.993, 0.995, 0.997, 0.999, 0.9995, 0.9999]]))
+WARMUP_BINS = 40
+
+# Columns issue 12 adds to cases.csv (bytes on the wire and in the application per call).
+WIRE_COLUMNS = ("wire_req_bytes", "wire_resp_bytes", "wire_packets_per_call", "app_req_bytes",
+                "app_resp_bytes")
+
+
+@dataclass
+class RunData:
+    document: dict
+    quantiles: dict = field(default_factory=dict)  # case id -> round -> (p, x ns)
+    warmup: dict = field(default_factory=dict)     # case id -> round -> (iteration, median ns)
+    phases: list = field(default_factory=list)     # phases.csv rows (numbers as floats)
+    connections: dict = field(default_factory=dict)  # case id -> round -> phases-file rows
+
+    @property
+    def records(self):
+        return self.document["results"]
+
+
+def quantile_grid(samples, grid=QUANTILE_GRID):
+    """(p, x): the ECDF of `samples` at the grid's probabilities (all of them when fewer
+    samples than grid points: a stream's ten windows are shown as they are)."""
+    x = np.sort(np.asarray(samples, dtype=np.float64))
+    if x.size == 0:
+        return np.empty(0), np.empty(0)
+    if x.size <= grid.size:
+        return np.arange(1, x.size + 1) / x.size, x
+    return grid.copy(), np.quantile(x, grid)
+
+
+def binned_medians(samples, bins=WARMUP_BINS):
+    """(centre iteration, median ns) of `bins` equal runs of consecutive samples: the warm-up's
+    course without its noise or its size."""
+    x = np.asarray(samples, dtype=np.float64)
+    if x.size == 0:
+        return np.empty(0), np.empty(0)
+    parts = np.array_split(np.arange(x.size), min(bins, x.size))
+    return (np.array([p.mean() for p in parts]), np.array([np.median(x[p]) for p in parts]))
+
+
+def load(run_dir, document):
+    """The report's input for a run directory whose document is already loaded (and, for
+    `ipclab report`, re-analysed)."""
+    run_dir = Path(run_dir)
+    data = RunData(document)
+    for record in data.records:
+        for entry in record.get("rounds") or []:
+            if entry.get("status") != "ok":
+                continue
+            samples = _read(run_dir, entry.get("samples_file"))
+            if samples is not None:
+                data.quantiles.setdefault(record["id"], {})[entry["round"]] = quantile_grid(samples)
+            if entry.get("phases_file") and (run_dir / entry["phases_file"]).is_file():
+                # a burst server's per-connection phases (PROTOCOL.md 11.4), as the round saved it
+                data.connections.setdefault(record["id"], {})[entry["round"]] = _read_csv(
+                    run_dir / entry["phases_file"])
+            warmup = _read(run_dir, entry.get("warmup_samples_file"))
+            if warmup is not None:
+                data.warmup.setdefault(record["id"], {})[entry["round"]] = binned_medians(warmup)
+    _merge_csv_columns(run_dir / "cases.csv", data.records, WIRE_COLUMNS)
+    data.phases = _read_csv(run_dir / "phases.csv")
+    return data
+
+
+def _read(run_dir, name):
+    if not name or not (run_dir / name).is_file():
+        return None  # a report of a copied run without its samples: figures without them
+    return np.fromfile(run_dir / name, dtype="<i8")
+
+
+def _read_csv(path):
+    if not path.is_file():
+        return []
+    with path.open(newline="") as f:
+        return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]
+
+
+def _merge_csv_columns(path, records, columns):
+    """Columns cases.csv has and the records lack (written by a newer exporter) join the records."""
+    by_id = {r["id"]: r for r in records}
+    for row in _read_csv(path):
+        record = by_id.get(row.get("id"))
+        for column in columns:
+            if record is not None and record.get(column) is None and row.get(column) is not None:
+                record[column] = row[column]
+
+
+def _number(text):
+    if text is None or text == "":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return text
