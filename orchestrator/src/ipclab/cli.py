@@ -74,6 +74,7 @@ def run(scenario, out, wide, verbose, no_html, **flags):
         store = results.RunStore(out_dir, plan, env, cases, notes=notes).create()
         interrupted = session.execute(cases, Runner(plan, catalog, workspace), store, console)
     store.finish(interrupted)
+    _record_history(out_dir, store.document)
     _show(store.document, plan.statistics, wide, verbose)
     console.print(f"results: {out_dir}")
     if not no_html:
@@ -140,6 +141,33 @@ def compare_cmd(run_a, run_b, markdown_file, fail_above):
         console.print(f"[red]{len(found.slower_than(threshold))} case(s) significantly slower "
                       f"by more than {100 * threshold:g}%[/]")
         sys.exit(1)
+
+
+@cli.command("history")
+@click.option("--scenario", help="only runs of this scenario (its name)")
+@click.option("--mechanism", help="only runs with a case of this mechanism")
+@click.option("--since", help="only runs started on or after this date, e.g. 2026-11-23")
+@click.option("--case", "case_label", help="one case's median over time, named as the table "
+                                           "names it, e.g. \"tcp cpp→cpp 16 B/16 B\"")
+@click.option("--rebuild", is_flag=True, help="rebuild the database from the run directories")
+@click.option("--results", "results_dir", type=click.Path(file_okay=False),
+              help="the directory of runs and its history.sqlite (default results/)")
+def history_cmd(scenario, mechanism, since, case_label, rebuild, results_dir):
+    """The runs recorded in results/history.sqlite, or one case over time."""
+    from ipclab import history
+    db = Path(results_dir or load_catalog(check=False).root / "results") / history.FILE
+    if rebuild:
+        console.print(f"history: {db} rebuilt from {history.rebuild(db, _say)} run directories")
+    if case_label:
+        rows = history.case_history(db, case_label, _say)
+        if not rows:
+            hint = history.labels_like(db, case_label.split()[0], _say)
+            raise UserError(f"--case: no case {case_label!r} in {db}"
+                            + (f" (e.g. {'; '.join(hint[:3])})" if hint else ""))
+        console.print(history.case_table(case_label, rows))
+    elif not rebuild or scenario or mechanism or since:
+        console.print(history.runs_table(history.list_runs(db, scenario, mechanism, since, _say),
+                                         console.width))
 
 
 @cli.group()
@@ -213,6 +241,17 @@ def bench_stream(messages, iterations, size, rounds, placement):
     """The C++ peer's 1 KiB stream and short tcp connections beside the C floor's (≥ 0.95)."""
     from ipclab.bench import run_stream
     run_stream(load_catalog(), console, messages, iterations, rounds, placement, size)
+
+
+def _record_history(out_dir, document):
+    """Every run goes into the history.sqlite beside its directory (ipclab/history.py); that
+    never fails the run: a broken database is reported in one line and rebuilt."""
+    from ipclab import history
+    history.record_run(out_dir, document, say=_say)
+
+
+def _say(text):
+    console.print(text, style="yellow", markup=False)
 
 
 def _sweep_note(swept):
