@@ -13,12 +13,16 @@ def answer():
         "contract": CONTRACT,
         "language": LANGUAGE,
         "runtime": runtime(),
-        "mechanisms": {
-            name: {"roles": list(mechanism.roles), "patterns": patterns_of(mechanism),
-                   "max_payload": mechanism.max_payload()}
-            for name, mechanism in MECHANISMS.items()
-        },
+        "mechanisms": {name: entry(mechanism) for name, mechanism in MECHANISMS.items()},
     }
+
+
+def entry(mechanism):
+    described = {"roles": list(mechanism.roles), "patterns": patterns_of(mechanism),
+                 "max_payload": mechanism.max_payload()}
+    if mechanism.server_models:
+        described["server_models"] = list(mechanism.server_models)
+    return described
 
 
 def capabilities(config=None):

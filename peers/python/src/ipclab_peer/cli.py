@@ -98,6 +98,12 @@ class _MechanismConfig:
 @dataclass(frozen=True)
 class ServeConfig(_MechanismConfig):
     fault: str
+    # Pattern burst (PROTOCOL.md 11.4): a burst server when server_model is given.
+    server_model: Any = None
+    connections: Any = None
+    phases_file: Any = None
+    backlog: int = 512
+    workers: int = 4
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,16 @@ COMMON_FLAGS = (
 )
 
 
+# serve flags of pattern burst: given without --server-model, each is a usage error.
+BURST_SERVE_FLAGS = (
+    Flag("--server-model", "server_model", text, None),
+    Flag("--connections", "connections", unsigned(COUNT_MAX, minimum=1), None),
+    Flag("--phases-file", "phases_file", text, None),
+    Flag("--backlog", "backlog", unsigned(65535, minimum=1), 512),
+    Flag("--workers", "workers", unsigned(1024, minimum=1), 4),
+)
+
+
 @dataclass(frozen=True)
 class Command:
     name: str
@@ -141,8 +157,10 @@ class Command:
 COMMANDS = {command.name: command for command in (
     Command("capabilities", "capabilities", (), CapabilitiesConfig),
     Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
-                     "[--poll-interval-us N] [--spin-us N]",
-            COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),),
+                     "[--poll-interval-us N] [--spin-us N]; or serve --mechanism M --endpoint E "
+                     "--server-model NAME --connections N --phases-file PATH [--backlog N] "
+                     "[--workers N] [--seed S]",
+            COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),) + BURST_SERVE_FLAGS,
             ServeConfig),
     Command("drive", "drive --mechanism M --endpoint E [--request-size N --response-size N] "
                      "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N "
@@ -192,6 +210,8 @@ def parse(argv):
         if command.name == "drive":
             _check_sizes(values)
             _check_windows(values)
+        if command.name == "serve":
+            _check_burst_serve(args_given(argv[1:]), values)
     except ValueError as err:
         raise UsageError(f"{err}; usage: ipclab-peer {command.synopsis}") from None
     return command.name, command.config(**values)
@@ -242,6 +262,24 @@ def _check_sizes(values):
             raise ValueError(f"{flag} must be absent or 0 with --payload {values['payload']}")
         else:
             values[field] = 0
+
+
+def args_given(args):
+    """The flag names of a well-formed `--name value` list."""
+    return set(args[0::2])
+
+
+def _check_burst_serve(given, values):
+    """--server-model needs --connections and --phases-file; the other burst flags need
+    --server-model."""
+    if values["server_model"] is None:
+        for flag in BURST_SERVE_FLAGS:
+            if flag.name in given:
+                raise ValueError(f"flag {flag.name} is used only with --server-model")
+        return
+    for name, field in (("--connections", "connections"), ("--phases-file", "phases_file")):
+        if values[field] is None:
+            raise ValueError(f"missing required flag {name} (with --server-model)")
 
 
 def _check_windows(values):

@@ -12,6 +12,7 @@ mechanism. The patterns each family supports are in patterns.py.
     listen(endpoint, serve config, cleanup) -> a listener with `endpoint` (for READY);
                                        None: the mechanism cannot serve
     patterns                           the patterns (patterns.py) its client drives
+    server_models                      the burst server models (burst/models.py) it serves
     connect_short(endpoint, drive config, i) -> the link of connection i of pattern short,
                                        where it differs from connect (tcp: its source address)
 
@@ -23,6 +24,7 @@ from functools import partial
 from typing import Callable, Optional
 
 from . import inproc
+from .burst.models import MODELS as SERVER_MODELS
 from .frame import MAX_PAYLOAD
 from .rpc import Framework
 from .transport import connect, datagram, endpoints, files, listeners, shm
@@ -51,6 +53,8 @@ class Mechanism:
     requires: tuple = ()
     patterns: tuple = ("rr",)
     connect_short: Optional[Callable] = None
+    # The burst server models (PROTOCOL.md 11.4, burst/models.py) its server runs.
+    server_models: tuple = ()
 
     @property
     def roles(self):
@@ -90,7 +94,7 @@ def _rpc(name, module, grammar=endpoints.INET, patterns=RR, **variant):
 
 MECHANISMS = {mechanism.name: mechanism for mechanism in (
     _kernel("tcp", endpoints.INET, connect.tcp, listeners.TcpListener, ALL,
-            connect_short=connect.tcp_from_source),
+            connect_short=connect.tcp_from_source, server_models=tuple(SERVER_MODELS)),
     _datagrams("udp", endpoints.INET, datagram.connect_udp, datagram.listen_udp,
                datagram.udp_max_payload),
     _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener, ALL),

@@ -7,6 +7,7 @@ import socket
 import sys
 
 from . import shutdown
+from .burst.server import serve as burst_serve
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
                      report, report_error)
 from .frame import (DATA, END, HEADER_SIZE, MARK, REQUEST, RESPONSE, FrameTemplate, Rejected,
@@ -28,6 +29,8 @@ TRANSIENT_ACCEPT_ERRORS = {errno.ECONNABORTED, errno.EINTR, errno.EPROTO}
 
 def serve(config):
     """Never returns: every way out goes through Cleanup.exit()."""
+    if config.server_model is not None:
+        burst_serve(config, MECHANISMS.get(config.mechanism), announce_ready)
     cleanup = shutdown.Cleanup()
     with cleanup.held():
         shutdown.install(cleanup)
@@ -64,9 +67,10 @@ def listen(mechanism, config, cleanup):
         raise IoError(f"cannot listen on {config.endpoint}: {describe_os_error(err)}") from None
 
 
-def announce_ready(endpoint, mechanism):
+def announce_ready(endpoint, mechanism, **more):
+    """READY (PROTOCOL.md section 5); `more`: a burst server's server_model (11.4)."""
     ready = {"endpoint": endpoint, "mechanism": mechanism, "language": LANGUAGE,
-             "runtime": runtime(), "pid": os.getpid(), "contract": CONTRACT}
+             "runtime": runtime(), "pid": os.getpid(), "contract": CONTRACT, **more}
     try:
         sys.stdout.write("READY " + json.dumps(ready) + "\n")
         sys.stdout.flush()

@@ -1,0 +1,151 @@
+"""Forked children of the process models (PROTOCOL.md 11.4, clean-up).
+
+A child stays in the server's process group (fork keeps it), asks the kernel to SIGKILL it when
+the server dies however it dies (PR_SET_PDEATHSIG, through ctypes), and exits at once if the
+server is already gone. It reports its connection's times through one pipe shared by all
+children (a write of at most PIPE_BUF bytes is atomic). One collector thread of the server
+waits, with epoll, on that pipe and on a pidfd per child: a child's report is in the pipe before
+its exit is seen, so a child that exits without one is known to be `lost`. The collector reaps
+every child; at the server's exit end_all() kills (pidfd_send_signal: never a reused pid) and
+reaps those still running.
+
+PR_SET_PDEATHSIG fires when the *thread* that forked ends, so only the server's main thread,
+which lives as long as the process, forks.
+"""
+import ctypes
+import os
+import select
+import signal
+import threading
+
+from ..errors import report
+from . import record as records
+
+PR_SET_PDEATHSIG = 1
+# Loaded in the server: a child does nothing between fork and its work but the prctl call.
+_prctl = ctypes.CDLL(None, use_errno=True).prctl
+_prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
+_READ_SIZE = records.WIRE.size * 512
+
+
+class Children:
+    """`ended()` is called once per connection a child finished or lost; `pending` holds the
+    parent's half of each `process` connection by key until its child reports."""
+
+    def __init__(self, log, ended):
+        self._log, self._ended = log, ended
+        self._lock = threading.RLock()
+        self._pidfds = {}   # pidfd -> (pid, key or None)
+        self._pending = {}  # key -> the parent's record of that connection
+        self._parent = os.getpid()
+        self._buffer = b""
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.read_fd, False)
+        self._epoll = select.epoll()
+        self._epoll.register(self.read_fd, select.EPOLLIN)
+        threading.Thread(target=self._collect, name="ipclab-children", daemon=True).start()
+
+    def fork(self, key=None, record=None):
+        """os.fork(): in the parent registers the child (and, for `process`, its connection's
+        record under `key`) and returns its pid; in the child returns 0, set up."""
+        with self._lock:
+            if key is not None:
+                self._pending[key] = record
+            try:
+                pid = os.fork()
+            except OSError:
+                self._pending.pop(key, None)
+                raise
+            if pid == 0:
+                self._become_child()
+                return 0
+            pidfd = os.pidfd_open(pid)
+            self._pidfds[pidfd] = (pid, key)
+            self._epoll.register(pidfd, select.EPOLLIN)
+        return pid
+
+    def _become_child(self):
+        """Die with the server; take SIGTERM and SIGINT as a plain process does (the server
+        blocks them in all its threads, and a child inherits that)."""
+        if _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != self._parent:
+            os._exit(1)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+    def report(self, key, record):
+        """In a child: its connection's record (one atomic write)."""
+        os.write(self.write_fd, records.encode(key, record))
+
+    def _collect(self):
+        while True:
+            for fd, _ in self._epoll.poll():
+                self._drain()
+                if fd != self.read_fd:
+                    self._exited(fd)
+
+    def _drain(self):
+        """Files every whole report waiting in the pipe."""
+        size = records.WIRE.size
+        while True:
+            try:
+                chunk = os.read(self.read_fd, _READ_SIZE)
+            except BlockingIOError:
+                return
+            self._buffer += chunk
+            whole = len(self._buffer) - len(self._buffer) % size
+            for at in range(0, whole, size):
+                self._file(*records.decode(self._buffer[at:at + size]))
+            self._buffer = self._buffer[whole:]
+
+    def _file(self, key, reported):
+        if key == records.WHOLE:
+            self._log.add(reported)
+        else:
+            with self._lock:
+                record = self._pending.pop(key, None)
+            if record is None:
+                return  # the server is already ending
+            for name in ("start_delay", "transfer", "total", "error"):
+                setattr(record, name, getattr(reported, name))
+            record.done = True
+        self._ended()
+
+    def _exited(self, pidfd):
+        """A child ended: reap it; a `process` child that did not report lost its connection."""
+        with self._lock:
+            entry = self._pidfds.pop(pidfd, None)
+            if entry is None:
+                return  # end_all() has it
+            pid, key = entry
+            self._epoll.unregister(pidfd)
+            lost = self._pending.pop(key, None) if key is not None else None
+        _, status = os.waitpid(pid, 0)
+        os.close(pidfd)
+        if lost is not None:
+            lost.error, lost.done = "lost", True
+            self._ended()
+        elif key is None:
+            report("io", f"process-pool worker {pid} ended ({_describe(status)}); the pool "
+                         f"serves on with the others")
+
+    def end_all(self):
+        """At the server's exit: SIGKILL every child still there and reap it."""
+        with self._lock:
+            pidfds, self._pidfds = self._pidfds, {}
+        for pidfd, (pid, _) in pidfds.items():
+            try:
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pidfd, (pid, _) in pidfds.items():
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
+def _describe(status):
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit {os.waitstatus_to_exitcode(status)}"

@@ -1,0 +1,218 @@
+"""The one table of this peer's burst server models (PROTOCOL.md 11.4).
+
+Each model is two functions of the running server `burst` (server.Burst): `prepare(burst)`
+starts what must exist before READY (a pool), `run(burst)` serves until the server ends it
+(burst.ended() after the N-th connection, or a signal). Every acceptor times its phases the same
+way (accept_loop); the models differ in what they do with an accepted connection.
+
+    burst.listener   the listening socket (listen(fd, --backlog))
+    burst.log        PhaseLog: one Record per accepted connection
+    burst.frames     exchange.Frames: the REQUEST/RESPONSE templates
+    burst.workers    --workers W
+    burst.ended()    one connection ended (served or failed)
+    burst.spawning   held by the acceptor while it hands a connection off, so that the final
+                     snapshot never misses the `spawn` of the last connection
+    burst.children   children.Children (the process models)
+"""
+import asyncio
+import errno
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable
+
+from .exchange import serve_async, serve_blocking
+from .record import WHOLE, Record, now
+
+# accept() failures that concern one would-be client, not the listener.
+TRANSIENT_ACCEPT_ERRORS = {errno.ECONNABORTED, errno.EINTR, errno.EPROTO}
+
+
+def _nothing(burst):
+    pass
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    run: Callable
+    prepare: Callable = _nothing
+
+
+def accept_loop(burst, dispatch, worker=0, accepted=None, looped=None):
+    """accept, then dispatch(connection, record). `loop` of a connection is stamped at the
+    next accept call, then looped(record) runs if given. `accepted(start, end, worker)` makes
+    the record (default: the log's)."""
+    accepted = accepted or burst.log.accepted
+    listener, previous = burst.listener, None
+    while True:
+        start = now()
+        if previous is not None:
+            previous.loop = start - previous.accepted_at
+            if looped:
+                looped(previous)
+            previous = None
+        try:
+            connection, _ = listener.accept()
+        except OSError as err:
+            if err.errno in TRANSIENT_ACCEPT_ERRORS:
+                continue
+            raise
+        previous = accepted(start, now(), worker)
+        dispatch(connection, previous)
+
+
+def _serve(burst, connection, record):
+    serve_blocking(connection, record, burst.frames)
+    burst.ended()
+
+
+# iterative: serve the connection inside the loop.
+def run_iterative(burst):
+    accept_loop(burst, lambda connection, record: _serve(burst, connection, record))
+
+
+# thread: a new platform thread per connection.
+def run_thread(burst):
+    def task(connection, record, spawned):
+        record.start_delay = now() - spawned
+        _serve(burst, connection, record)
+
+    def dispatch(connection, record):
+        with burst.spawning:
+            start = now()
+            threading.Thread(target=task, args=(connection, record, start), daemon=True).start()
+            record.spawn = now() - start
+    accept_loop(burst, dispatch)
+
+
+# thread-pool: W threads started before READY; the hand-off is submit().
+def prepare_thread_pool(burst):
+    numbers = iter(range(burst.workers))
+    burst.pool_worker = threading.local()
+
+    def name_worker():
+        burst.pool_worker.index = next(numbers)
+    burst.pool = ThreadPoolExecutor(burst.workers, "ipclab-pool", initializer=name_worker)
+    # The executor starts a thread per submit while none is idle: W waits at one barrier
+    # start all W now.
+    everyone = threading.Barrier(burst.workers + 1)
+    for _ in range(burst.workers):
+        burst.pool.submit(everyone.wait)
+    everyone.wait()
+
+
+def run_thread_pool(burst):
+    def task(connection, record, handed):
+        record.start_delay = now() - handed
+        record.worker = burst.pool_worker.index
+        _serve(burst, connection, record)
+
+    def dispatch(connection, record):
+        with burst.spawning:
+            start = now()
+            burst.pool.submit(task, connection, record, start)
+            record.spawn = now() - start
+    accept_loop(burst, dispatch)
+
+
+# process: fork per connection; the child serves and reports, the collector thread reaps.
+def run_process(burst):
+    keys = iter(range(1 << 62))
+
+    def dispatch(connection, record):
+        with burst.spawning:
+            start = now()
+            try:
+                key = next(keys)
+                pid = burst.children.fork(key, record)
+            except OSError:
+                record.error = "io"
+                connection.close()
+                burst.ended()
+                return
+            if pid == 0:
+                _child(burst, key, connection, record, start)
+            record.spawn = now() - start
+        connection.close()
+    accept_loop(burst, dispatch)
+
+
+def _child(burst, key, connection, record, spawned):
+    """A `process` child: never returns."""
+    try:
+        record.start_delay = now() - spawned
+        serve_blocking(connection, record, burst.frames)
+        burst.children.report(key, record)
+    finally:
+        os._exit(0)
+
+
+# process-pool: W children forked before READY, each accepting on the shared socket.
+def prepare_process_pool(burst):
+    for worker in range(burst.workers):
+        if burst.children.fork() == 0:
+            _pool_worker(burst, worker)
+
+
+def _pool_worker(burst, worker):
+    """A pool child: its own accept loop, each record reported at the start of the next
+    accept call, when its `loop` is known. Never returns."""
+    try:
+        accept_loop(burst, lambda connection, record: serve_blocking(connection, record,
+                                                                     burst.frames),
+                    worker, Record, lambda record: burst.children.report(WHOLE, record))
+    finally:
+        os._exit(1)
+
+
+def run_process_pool(burst):
+    # The children serve; the collector thread counts their reports and ends the server.
+    threading.Event().wait()
+
+
+# asyncio: one event loop; the accept loop awaits sock_accept and creates a task per
+# connection. `accept` is the await of sock_accept, its wait included, as a blocking accept's.
+def run_asyncio(burst):
+    asyncio.run(_accept_async(burst))
+
+
+async def _accept_async(burst):
+    loop = asyncio.get_running_loop()
+    listener, tasks, previous = burst.listener, set(), None
+    listener.setblocking(False)
+
+    async def task(connection, record, spawned):
+        record.start_delay = now() - spawned
+        await serve_async(loop, connection, record, burst.frames)
+        burst.ended()
+
+    while True:
+        start = now()
+        if previous is not None:
+            previous.loop = start - previous.accepted_at
+            previous = None
+        try:
+            connection, _ = await loop.sock_accept(listener)
+        except OSError as err:
+            if err.errno in TRANSIENT_ACCEPT_ERRORS:
+                continue
+            raise
+        previous = burst.log.accepted(start, now())
+        with burst.spawning:
+            spawned = now()
+            running = loop.create_task(task(connection, previous, spawned))
+            previous.spawn = now() - spawned
+        tasks.add(running)  # the loop keeps only weak references to tasks
+        running.add_done_callback(tasks.discard)
+
+
+MODELS = {model.name: model for model in (
+    Model("iterative", run_iterative),
+    Model("thread", run_thread),
+    Model("process", run_process),
+    Model("thread-pool", run_thread_pool, prepare_thread_pool),
+    Model("process-pool", run_process_pool, prepare_process_pool),
+    Model("asyncio", run_asyncio),
+)}
