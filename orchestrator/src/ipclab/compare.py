@@ -12,9 +12,7 @@ run's own kept samples (inside its outlier fences, a stream's time per message),
 `ipclab report` analyses them.
 
 Pure functions from the two documents onward; only `load_run` reads files."""
-import copy
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 from rich import box
@@ -81,23 +79,16 @@ class Comparison:
 
 def load_run(run_dir):
     """A saved run (any schema `ipclab report` reads) with its samples, analysed under its own
-    statistics settings."""
+    statistics settings, as `ipclab report` analyses it."""
     document = results.load(run_dir)
     settings = StatSettings(**document["scenario"]["statistics"])
-    seed = document["scenario"]["run"].get("seed", 1)
-    kept = {}
-    for record in document["results"]:
-        rounds = {}
-        for entry in record.get("rounds") or []:
-            if entry.get("status") == "ok" and entry.get("samples_file"):
-                path = Path(run_dir) / entry["samples_file"]
-                try:
-                    rounds[entry["round"]] = np.fromfile(path, dtype="<i8")
-                except OSError as e:
-                    raise UserError(f"{path}: cannot read: {e.strerror}") from None
-        if record["status"] == "ok" and rounds:
-            kept[record["id"]] = analysis.analyse(copy.deepcopy(record), rounds, settings, seed)
-    return Run(str(run_dir), document, kept)
+    try:
+        kept = results.reanalyse(run_dir, document, settings)
+    except OSError as e:
+        raise UserError(f"{e.filename}: cannot read: {e.strerror}") from None
+    # A failed case's finished rounds are not compared: the case as a whole did not work.
+    ok = {r["id"] for r in document["results"] if r["status"] == "ok"}
+    return Run(str(run_dir), document, {k: v for k, v in kept.items() if v and k in ok})
 
 
 def label(record, also=()):

@@ -199,8 +199,19 @@ def _run_dirs(parent):
 
 # --- reading ----------------------------------------------------------------------------------
 
+@contextmanager
+def _reading(db, say):
+    """A connection for queries (rows as sqlite3.Row), closed after the block; a missing or
+    empty database is built, a corrupt one rebuilt, first."""
+    conn = _read(db, say)
+    try:
+        conn.row_factory = sqlite3.Row
+        yield conn
+    finally:
+        conn.close()
+
+
 def _read(db, say):
-    """An open connection for queries; a missing database is built, a corrupt one rebuilt."""
     db = Path(db)
     if not db.parent.is_dir():
         raise UserError(f"{db.parent}: no such results directory")
@@ -230,25 +241,19 @@ def list_runs(db, scenario=None, mechanism=None, since=None, say=print):
     if since:
         where.append("started >= ?")
         args.append(_date(since))
-    conn = _read(db, say)
-    try:
-        conn.row_factory = sqlite3.Row
+    with _reading(db, say) as conn:
         rows = conn.execute(
             "SELECT runs.*, (SELECT group_concat(DISTINCT mechanism) FROM cases "
             "WHERE run_id = runs.id AND status = 'ok') AS mechanisms FROM runs"
             + (f" WHERE {' AND '.join(where)}" if where else "")
             + " ORDER BY started DESC, dir DESC", args).fetchall()
         return [dict(r) for r in rows]
-    finally:
-        conn.close()
 
 
 def case_history(db, case_label, say=print):
     """One case's figures over time (oldest first): run, start, placement, status, median and
     its interval, mean, p99."""
-    conn = _read(db, say)
-    try:
-        conn.row_factory = sqlite3.Row
+    with _reading(db, say) as conn:
         rows = conn.execute(
             "SELECT runs.name AS run, runs.scenario, runs.started, cases.placement, "
             "cases.pattern, cases.status, cases.reason, cases.id AS row FROM cases "
@@ -260,25 +265,21 @@ def case_history(db, case_label, say=print):
                                         (r["row"],)).fetchall())
             out.append({**{k: r[k] for k in r.keys() if k != "row"}, **figures})
         return out
-    finally:
-        conn.close()
 
 
 def labels_like(db, text, say=print):
     """Case labels containing `text` (a hint when a label matches nothing)."""
-    conn = _read(db, say)
-    try:
+    with _reading(db, say) as conn:
         return [r[0] for r in conn.execute(
             "SELECT DISTINCT label FROM cases WHERE label LIKE ? ORDER BY label LIMIT 10",
             (f"%{text}%",))]
-    finally:
-        conn.close()
 
 
 def _date(text):
+    """An ISO date or date-time, as the runs' start times are written (a date: its day)."""
     try:
-        return datetime.fromisoformat(text).isoformat()[:len("YYYY-MM-DD")] \
-            if len(text) <= 10 else datetime.fromisoformat(text).isoformat()
+        parsed = datetime.fromisoformat(text).isoformat()
+        return parsed[:10] if len(text) <= 10 else parsed
     except ValueError:
         raise UserError(f"--since: {text!r} is not a date (e.g. 2026-11-23)") from None
 
