@@ -119,3 +119,17 @@ def test_cli_exit_code_follows_fail_above(tmp_path):
     assert failing.returncode == 1 and "significantly slower" in failing.stdout
     assert "| slower |" in md.read_text()
     assert run("--fail-above", "50%").returncode == 0
+
+
+def test_reads_an_older_run_json_schema(tmp_path):
+    samples = {("tcp", 16): [noisy(10_000, seed=s) for s in range(2)]}
+    old = write_run(tmp_path / "old", samples, rounds=2)
+    document = json.loads((old / "run.json").read_text())
+    document["schema"] = "ipclab.run/2"   # before patterns: no message sizes, no [report]
+    del document["scenario"]["report"]
+    for item in (*document["cases"], *document["results"]):
+        item.pop("message_size", None)
+    (old / "run.json").write_text(json.dumps(document))
+    new = write_run(tmp_path / "new", samples, rounds=2)
+    pairs = compare.compare(compare.load_run(old), compare.load_run(new)).pairs
+    assert [(p.status, p.ratio) for p in pairs] == [("compared", 1.0)]
