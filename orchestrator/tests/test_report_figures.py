@@ -1,0 +1,202 @@
+"""The report's figures as pure functions on small hand-made runs, and both drawings of them
+(Plotly JSON checked by plotly's own validator, matplotlib figures drawn with Agg)."""
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from ipclab.report import data as report_data
+from ipclab.report import figures, html, paper
+from ipclab.report.data import RunData, binned_medians, quantile_grid
+
+
+def record(index, mechanism="tcp", client="cpp", server="cpp", request=16, response=16,
+           pattern="rr", status="ok", median=50_000.0, **extra):
+    r = {"id": f"{index:04d}-{mechanism}-{client}-{server}-{request}-{response}-{pattern}",
+         "index": index, "mechanism": mechanism, "client": client, "server": server,
+         "request_size": request, "response_size": response, "message_size": None,
+         "payload": "bytes", "sequence_length": None, "placement": "cross-core",
+         "pattern": pattern, "status": status, "reason": None if status == "ok" else "it broke",
+         "client_cpus": [0], "server_cpus": [1], "rounds_planned": 2, "rounds": [],
+         "trimmed": {"median": median, "p99": 2 * median, "mean": median, "std": 1.0},
+         "median_ci_low": 0.9 * median, "median_ci_high": 1.2 * median, "warnings": []}
+    if pattern == "stream":
+        r.update(request_size=None, response_size=None, message_size=request)
+    r.update(extra)
+    return r
+
+
+def run(records, **kw):
+    document = {"scenario": {"name": "hand-made", "matrix": {}, "run": {}, "statistics": {}},
+                "environment": {"hostname": "h"}, "notes": ["a note"], "results": records,
+                "complete": True}
+    return RunData(document, **kw)
+
+
+def keys(charts):
+    return [c.key for c in charts]
+
+
+def test_quantile_grid_keeps_few_samples_and_reduces_many():
+    p, x = quantile_grid([3, 1, 2])
+    assert list(x) == [1, 2, 3] and list(p) == pytest.approx([1 / 3, 2 / 3, 1])
+    p, x = quantile_grid(np.arange(1, 100_001))
+    assert len(x) == len(report_data.QUANTILE_GRID) < 120
+    assert x[0] == 1 and x[-1] == 100_000 and p[-1] == 1.0
+    assert np.all(np.diff(x) >= 0)
+
+
+def test_binned_medians_follow_a_warm_up():
+    x, y = binned_medians(np.linspace(1000, 100, 400), bins=4)
+    assert len(x) == len(y) == 4
+    assert list(x) == pytest.approx([49.5, 149.5, 249.5, 349.5])
+    assert y[0] > y[1] > y[2] > y[3]
+
+
+def test_latency_against_size_per_mechanism_in_microseconds():
+    records = [record(1, request=1024, median=80_000.0), record(2, median=60_000.0),
+               record(3, mechanism="uds", median=30_000.0), record(4, status="failed")]
+    charts = figures.latency_vs_size(run(records))
+    assert keys(charts) == ["latency-tcp", "latency-uds"]
+    tcp = charts[0]
+    p50, p99 = tcp.series
+    assert (p50.name, p99.name) == ("cpp→cpp p50", "cpp→cpp p99")
+    assert p50.x == [32, 1040]                      # request + response bytes, sorted
+    assert p50.y == [60.0, 80.0] and p99.y == [120.0, 160.0]
+    assert p50.low == [54.0, 72.0] and p50.high == [72.0, 96.0]
+    assert p99.style == "dash" and tcp.x_log and tcp.y_log
+    assert "cross-core (client on CPU 0, server on CPU 1)" in tcp.caption
+    assert "median 60 µs [54–72]" in p50.hover[0]
+
+
+def test_distribution_one_line_per_round_and_a_panel_per_case():
+    records = [record(1), record(2, client="python"), record(3, status="failed")]
+    grid = {1: quantile_grid([1000, 2000, 3000]), 2: quantile_grid([1500, 2500])}
+    data = run(records, quantiles={records[0]["id"]: grid, records[1]["id"]: {1: grid[1]}})
+    (chart,) = figures.distributions(data)
+    assert chart.groups == ("#1 tcp cpp→cpp 16 B/16 B cross-core",
+                            "#2 tcp python→cpp 16 B/16 B cross-core")
+    first = [s for s in chart.series if s.group == chart.groups[0]]
+    assert [s.name for s in first] == ["round 1", "round 2"]
+    assert first[0].x == [1.0, 2.0, 3.0] and first[0].style == "step"
+
+
+def test_heat_map_marks_a_failed_pair_empty():
+    records = [record(1, median=10_000.0), record(2, client="python", status="failed"),
+               record(3, server="java", median=30_000.0)]
+    (chart,) = figures.heatmaps(run(records))
+    (heat,) = chart.heats
+    assert heat.rows == ["cpp", "python"] and heat.columns == ["cpp", "java"]
+    assert heat.z == [[10.0, 30.0], [None, None]]
+    assert heat.text[1] == ["failed", "did not run"]
+
+
+def test_stream_figures_only_with_streams_and_cpu_per_message():
+    assert figures.stream_throughput(run([record(1)])) == []
+    assert figures.stream_cpu(run([record(1)])) == []
+    stream = record(1, pattern="stream", request=1024, messages=1000, msgs_per_s=5e5,
+                    msgs_per_s_ci_low=4e5, msgs_per_s_ci_high=6e5, client_user_s=0.001,
+                    client_sys_s=0.002, server_user_s=0.003, server_sys_s=0.0)
+    (rate,) = figures.stream_throughput(run([stream]))
+    assert rate.series[0].y == [5e5] and rate.series[0].low == [4e5]
+    (cpu,) = figures.stream_cpu(run([stream]))
+    assert cpu.stacked and [s.y[0] for s in cpu.series] == pytest.approx([1.0, 2.0, 3.0, 0.0])
+
+
+def test_short_rates_carry_time_wait():
+    short = record(1, pattern="short", conns_per_s=7000.0, conns_per_s_ci_low=6000.0,
+                   conns_per_s_ci_high=8000.0, time_wait=1200)
+    (chart,) = figures.short_rates(run([short]))
+    assert chart.series[0].y == [7000.0] and "TIME_WAIT at the end: 1200" in chart.series[0].hover[0]
+
+
+def test_warm_up_is_relative_to_the_measured_median():
+    a, b = record(1, median=100.0), record(2, server="java", median=200.0)
+    curve = (np.array([5.0, 15.0]), np.array([400.0, 100.0]))
+    data = run([a, b], warmup={a["id"]: {1: curve}, b["id"]: {1: (curve[0], curve[1] * 2)}})
+    (chart,) = figures.warmup(data)
+    assert chart.key == "warmup-cpp"
+    (tcp,) = chart.series
+    assert tcp.y == pytest.approx([4.0, 1.0])
+
+
+def test_wire_bytes_only_when_the_columns_exist():
+    assert figures.wire_bytes(run([record(1)])) == []
+    r = record(1, wire_req_bytes=82.0, wire_resp_bytes=70.0, wire_packets_per_call=2.0,
+               app_req_bytes=16.0, app_resp_bytes=16.0)
+    (chart,) = figures.wire_bytes(run([r]))
+    assert [s.y for s in chart.series] == [[152.0], [32.0]]
+
+
+def test_wire_bytes_from_cases_csv_when_the_record_lacks_them(tmp_path):
+    r = record(1)
+    (tmp_path / "cases.csv").write_text(f"id,wire_req_bytes,wire_resp_bytes\n{r['id']},100,60\n")
+    data = report_data.load(tmp_path, run([r]).document)
+    (chart,) = figures.wire_bytes(data)
+    assert chart.series[0].y == [160.0]
+
+
+def test_burst_phases_and_connections():
+    r = record(1, pattern="burst", server_model="thread")
+    phases = [{"case_id": r["id"], "side": "server", "phase": "accept", "count": 10.0,
+               "mean_ns": 2000.0, "ci95_low_ns": 1000.0, "ci95_high_ns": 3000.0,
+               "median_ns": 1500.0, "p99_ns": 9000.0, "max_ns": 9500.0}]
+    (chart,) = figures.burst_phases(run([r], phases=phases))
+    assert chart.series[0].x == ["accept"] and chart.series[0].y == [2.0]
+    rows = [{"conn_index": float(i), "accept_ns": 1000.0 * (i + 1), "total_ns": 5000.0,
+             "loop_ns": None, "error": None} for i in range(3)]
+    rows.append({"conn_index": 3.0, "accept_ns": 1.0, "total_ns": 1.0, "error": "reset"})
+    charts = figures.burst_connections(run([r], connections={r["id"]: {1: rows}}))
+    assert keys(charts) == ["burst-accept", "burst-total"]   # loop empty: no chart
+    assert charts[0].series[0].y == [1.0, 2.0, 3.0]            # the failed connection left out
+    assert "thread" in charts[0].groups[0]
+
+
+def every_figure_run():
+    rr = [record(1), record(2, request=1024), record(3, client="python", status="failed")]
+    stream = record(4, pattern="stream", request=1024, messages=100, msgs_per_s=1e5,
+                    client_user_s=0.1, client_sys_s=0.1, server_user_s=0.1, server_sys_s=0.1,
+                    wire_req_bytes=1100.0, wire_resp_bytes=0.0)
+    grid = {1: quantile_grid(np.arange(1000, 2000)), 2: quantile_grid(np.arange(1100, 2100))}
+    warm = {1: binned_medians(np.linspace(5000, 1000, 100))}
+    return run(rr + [stream], quantiles={rr[0]["id"]: grid, stream["id"]: grid},
+               warmup={rr[0]["id"]: warm})
+
+
+def test_every_plotly_figure_passes_plotlys_validator():
+    charts = figures.charts(every_figure_run())
+    assert len(keys(charts)) == len(set(keys(charts))) >= 6
+    for chart in charts:
+        figure = html.plotly_figure(chart)
+        go.Figure(figure)  # raises on any property Plotly does not know
+        json.dumps(figure, allow_nan=False)
+
+
+def test_page_inlines_plotly_once_and_names_no_url():
+    page = html.render(every_figure_run(), sections=[html.table_section("compared", ["a"], [["<b>"]])])
+    plotly_js = html.get_plotlyjs()
+    assert page.count(plotly_js) == 1
+    rest = page.replace(plotly_js, "")
+    assert "http://" not in rest and "https://" not in rest and "<link" not in rest
+    assert "default-src 'none'" in rest
+    assert rest.count("class='fig'") == len(figures.charts(every_figure_run()))
+    assert "&lt;b&gt;" in rest and "a note" in rest and "it broke" in rest
+
+
+def test_summary_table_sorts_numbers_by_value():
+    table = html.summary_table([record(1, median=9_000.0), record(2, median=10_000.0)])
+    assert "data-k='9000'" in table and "data-k='10000'" in table
+
+
+def test_paper_draws_every_kind_of_chart_with_its_panels(tmp_path):
+    for chart in figures.charts(every_figure_run()):
+        fig = paper.draw(chart)
+        panels = max(len(chart.groups), 1)
+        assert sum(ax.get_visible() for ax in fig.axes if ax.get_label() != "<colorbar>") == panels
+        assert fig.get_suptitle() == chart.title
+        paper.plt.close(fig)
+    written = paper.write(run([record(1)]), tmp_path)   # the latency chart and the heat map
+    assert sorted(p.name for p in written) == ["heatmap-tcp.png", "heatmap-tcp.svg",
+                                               "latency-tcp.png", "latency-tcp.svg"]
+    assert all(p.stat().st_size > 1000 for p in written)
