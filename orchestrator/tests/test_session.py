@@ -146,3 +146,15 @@ def test_an_unknown_schema_is_refused(tmp_path):
     (tmp_path / "run.json").write_text('{"schema": "ipclab.run/9"}')
     with pytest.raises(Exception, match="ipclab.run/9"):
         results.load(tmp_path)
+
+
+def test_eta_counts_each_case_by_what_it_took_in_earlier_rounds():
+    eta = session.RoundsEta()
+    assert eta.remaining(["a"]) is None and eta.text(["a"]) == "ETA after the first case"
+    eta.took("a", 10.0)
+    eta.took("b", 2.0)
+    eta.took("a", 20.0)
+    # a: 15 s twice, b: 2 s, c (not yet timed): the mean of a and b, 8.5 s
+    assert eta.remaining(["a", "a", "b", "c"]) == pytest.approx(40.5)
+    assert eta.text(["a"] * 300) == "ETA 1:15:00"
+    assert eta.text(["b"]) == "ETA 0:02"

@@ -10,7 +10,7 @@ import time
 import numpy as np
 from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                           TimeElapsedColumn, TimeRemainingColumn)
+                           TimeElapsedColumn)
 
 from ipclab import preflight
 from ipclab.units import format_ns, format_rate
@@ -30,7 +30,7 @@ def execute(cases, runner, store, console):
     previous = install_interrupt_handlers()
     runnable = [c for c in cases if not c.skip_status]
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                        TimeElapsedColumn(), TextColumn("{task.fields[eta]}"),
                         console=console, transient=True)
     try:
         if runnable and run.preflight > 0:
@@ -38,7 +38,7 @@ def execute(cases, runner, store, console):
                 store.set_preflight(*preflight.probe(runner.catalog.root, runnable,
                                                      run.preflight, runner.workspace.path))
         with progress:
-            task = progress.add_task("starting", total=len(runnable) * run.rounds)
+            task = progress.add_task("starting", total=len(runnable) * run.rounds, eta="")
             _rounds(runnable, runner, store, progress, task, run)
     except KeyboardInterrupt:
         return True
@@ -49,6 +49,7 @@ def execute(cases, runner, store, console):
 
 def _rounds(runnable, runner, store, progress, task, run):
     failed = set()
+    eta = RoundsEta()
     for r in range(1, run.rounds + 1):
         order = [c for c in round_order(runnable, run.seed, r) if c.id not in failed]
         progress.advance(task, len(runnable) - len(order) if r > 1 else 0)
@@ -56,8 +57,12 @@ def _rounds(runnable, runner, store, progress, task, run):
         started = time.monotonic()
         for position, case in enumerate(order, start=1):
             prefix = f"round {r}/{run.rounds}: " if run.rounds > 1 else ""
-            progress.update(task, description=prefix + case.label)
+            left = [c.id for c in order[position - 1:]] + [
+                c.id for c in runnable if c.id not in failed] * (run.rounds - r)
+            progress.update(task, description=prefix + case.label, eta=eta.text(left))
+            case_started = time.monotonic()
             outcome = runner.run(case, r)
+            eta.took(case.id, time.monotonic() - case_started)
             record = store.add(outcome, position)
             if outcome.status != "ok":
                 failed.add(case.id)  # a failed case is not run again in later rounds
@@ -68,6 +73,35 @@ def _rounds(runnable, runner, store, progress, task, run):
         if run.rounds > 1:
             progress.console.print(f"[dim]round {r} of {run.rounds}: {len(order)} cases in "
                                    f"{time.monotonic() - started:.0f} s[/]")
+
+
+class RoundsEta:
+    """Time left, from what each case took in its earlier rounds: every round runs the same cases,
+    so round 1 predicts the later ones case by case, where a rate of finished steps would not (a
+    128 MiB case takes minutes, a 16 B one a second). A case not yet timed (round 1) counts as
+    the mean of those that were; before any, no estimate."""
+
+    def __init__(self):
+        self._seconds = {}  # case id -> seconds of each finished round
+
+    def took(self, case_id, seconds):
+        self._seconds.setdefault(case_id, []).append(seconds)
+
+    def remaining(self, case_ids):
+        """Seconds to run these cases (a case listed once per round it has left), or None."""
+        if not self._seconds:
+            return None
+        means = {k: sum(v) / len(v) for k, v in self._seconds.items()}
+        default = sum(means.values()) / len(means)
+        return sum(means.get(k, default) for k in case_ids)
+
+    def text(self, case_ids):
+        seconds = self.remaining(case_ids)
+        if seconds is None:
+            return "ETA after the first case"
+        minutes, seconds = divmod(round(seconds), 60)
+        return f"ETA {minutes // 60}:{minutes % 60:02d}:{seconds:02d}" if minutes >= 60 else \
+            f"ETA {minutes}:{seconds:02d}"
 
 
 def _figure(outcome):
