@@ -60,6 +60,8 @@ def test_a_row_value_as_reference_gives_percent_per_column():
     assert rows[0][1].startswith("281.3 µs (100% of tcp)")
     assert rows[1][1].startswith("178 µs (63% of tcp)")
     assert rows[1][2].startswith("169.5 µs (62% of tcp)")
+    small = pivot.Spec(rows=(), columns="mechanism", ratio_as="percent")
+    assert pivot.format_ratio(0.0028, small) == "0.28%" and pivot.format_ratio(1.0, small) == "100%"
 
 
 def test_an_axis_that_splits_a_cell_becomes_a_row_axis_and_nothing_is_folded():

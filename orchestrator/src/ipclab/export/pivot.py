@@ -252,8 +252,9 @@ def _interval(value, low, high, unit):
 
 
 def format_ratio(ratio, spec):
-    if spec.ratio_as == "percent":
-        return f"{ratio * 100:.0f}%"
+    if spec.ratio_as == "percent":   # whole percent, but never 0% for a small share
+        pct = ratio * 100
+        return f"{pct:.0f}%" if pct >= 10 else f"{pct:.2g}%"
     return f"{ratio:,.0f}×" if ratio >= 100 else f"{ratio:.3g}×"
 
 
