@@ -52,7 +52,8 @@ def draw(chart):
         ax.set_visible(False)
     fig.suptitle(chart.title, fontsize=12)
     fig.text(0.01, -0.01, textwrap.fill(chart.caption, 40 + 75 * columns), fontsize=8, va="top")
-    fig.tight_layout()
+    height = fig.get_size_inches()[1]
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / height))  # room for the title above the panels
     return fig
 
 
