@@ -138,7 +138,8 @@ def pivot(records, spec):
         cells[key] = _cell(r, spec)
     row_keys = sorted({k[0] for k in cells}, key=_order(records, row_axes))
     column_keys = sorted({k[1] for k in cells}, key=_order(records, (spec.columns,), single=True))
-    notes = [f"rows also split by {', '.join(extra)} (else two cases would share a cell)"] if extra else []
+    notes = ([f"rows also split by {', '.join(extra)} (else two cases would share a cell)"]
+             if extra else [])
     if spec.ratio_to is not None:
         notes += _add_ratios(cells, row_axes, spec)
     return Pivot(spec, row_axes, row_keys, column_keys, cells, notes)
