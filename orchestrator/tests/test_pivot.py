@@ -17,7 +17,8 @@ def record(index, mechanism, req, resp, mean, status="ok", client="java", **extr
             "server": "cpp", "pattern": "rr", "request_size": req, "response_size": resp,
             "message_size": None, "payload": "bytes", "sequence_length": None,
             "placement": "cross-core", "status": status,
-            "reason": None if status == "ok" else "why", "trimmed": trimmed if status == "ok" else None,
+            "reason": None if status == "ok" else "why",
+            "trimmed": trimmed if status == "ok" else None,
             "median_ci_low": mean * 0.85, "median_ci_high": mean * 0.95, **extra}
 
 

@@ -12,9 +12,10 @@ table.md and the terminal.
               ("× jni", or with ratio_as = "percent" "% of tcp")
 
 An axis named neither in rows nor in columns whose values would put two cases in one cell is
-added to the rows (after the named ones), so no case is hidden or two cases folded into one. The ratio is
-the cell statistic over the reference cell's (a ratio of the two figures shown, as the studies
-divide them); the per-round paired intervals of ratios are in the table of every case."""
+added to the rows (after the named ones), so no case is hidden or two cases folded into one.
+The ratio is the cell statistic over the reference cell's (a ratio of the two figures shown, as
+the studies divide them); the per-round paired intervals of ratios are in the table of every
+case."""
 from dataclasses import dataclass, field
 
 from ipclab.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,

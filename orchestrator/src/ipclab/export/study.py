@@ -118,7 +118,8 @@ def pivot_study(records, report):
     """The pivot of `[report]` (a dict as saved in run.json) as a Study."""
     table = _pivot.pivot(records, _pivot.Spec.of(report))
     headers, rows = _pivot.text_rows(table)
-    return Study(title=f"{table.spec.cell} by {' × '.join(table.row_axes)} and {table.spec.columns}",
+    axes = " × ".join(table.row_axes)
+    return Study(title=f"{table.spec.cell} by {axes} and {table.spec.columns}",
                  headers=tuple(headers),
                  right=tuple([False] * len(table.row_axes) + [True] * len(table.column_keys)),
                  rows=rows, caption=_pivot.caption(table),
