@@ -262,12 +262,13 @@ def _sweep_note(swept):
 
 
 def _write_html(out_dir, document):
-    """report.html at the end of a run; the run's results are saved already, so a failure to
-    draw them is reported, not fatal (`ipclab report RUN --html` retries)."""
+    """report.html at the end of a run. The run's results are saved already: whatever stops the
+    page (a full disk, a figure that cannot draw this run) is one line, and neither the run's
+    exit code nor its table depends on it (`ipclab report RUN --html` tries again)."""
     try:
         console.print(f"report: {ipclab_report.write_html(out_dir, document)}")
-    except (OSError, ValueError) as e:
-        console.print(f"[yellow]report.html not written: {e}[/]")
+    except Exception as e:  # noqa: BLE001 (see above)
+        console.print(f"[yellow]report.html not written: {type(e).__name__}: {e}[/]")
 
 
 def _show(document, settings, wide=False, verbose=False):

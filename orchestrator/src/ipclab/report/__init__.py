@@ -5,6 +5,7 @@ from records, while a report reads the samples again and writes image files."""
 import os
 from pathlib import Path
 
+from ipclab.errors import UserError
 from ipclab.report import data as report_data
 
 HTML_NAME = "report.html"
@@ -16,12 +17,19 @@ def write_html(run_dir, document, sections=()):
     path = Path(run_dir) / HTML_NAME
     page = html.render(report_data.load(run_dir, document), sections)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        raise UserError(f"{path}: cannot write: {e.strerror}") from None
     return path
 
 
 def write_figures(run_dir, document, out_dir):
     """Writes every figure as PNG and SVG into out_dir; returns the paths written."""
     from ipclab.report import paper
+    try:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"--figures {out_dir}: cannot create the directory: {e.strerror}") from None
     return paper.write(report_data.load(run_dir, document), Path(out_dir))
