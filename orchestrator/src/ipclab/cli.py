@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ipclab import analysis, environment, matrix, results, session
+from ipclab import analysis, environment, links, matrix, results, session
 from ipclab import report as ipclab_report
 from ipclab.catalog import load_catalog
 from ipclab.errors import UserError
@@ -56,6 +56,10 @@ def cli():
 @click.option("--seed", help="payload seed (also orders the rounds and seeds the bootstrap)")
 @click.option("--rounds", help="rounds per case, each a fresh pair of peers (default 3)")
 @click.option("--preflight", help="seconds of C floor ping-pong per placement first (0: none)")
+@click.option("--link", help="between client and server: loopback (default), veth, veth:RATE "
+                            "(e.g. veth:100mbit); IP mechanisms only, needs root")
+@click.option("--wire-bytes", is_flag=True, default=None,
+              help="count each call's bytes and packets on the wire (IP mechanisms, needs root)")
 @click.option("--out", type=click.Path(), help="results directory (default results/<time>-<name>)")
 @click.option("--wide", is_flag=True, help="every column, whatever the width")
 @click.option("--verbose", is_flag=True, help="every warning of every case")
@@ -66,11 +70,12 @@ def run(scenario, out, wide, verbose, no_html, **flags):
     catalog = load_catalog()
     path = scenario or catalog.root / DEFAULT_SCENARIO
     plan = load_scenario(path, catalog, overrides=flags)
-    cases = matrix.expand(plan, catalog)
+    cases = links.mark(matrix.expand(plan, catalog), plan.run, catalog)
+    links.check_machine(plan.run)
     env = environment.collect(catalog.root)
     out_dir = Path(out) if out else results.default_out_dir(catalog.root, plan.name)
     with Workspace() as workspace:
-        notes = environment.warnings(env) + _sweep_note(workspace.swept)
+        notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(links.sweep())
         store = results.RunStore(out_dir, plan, env, cases, notes=notes).create()
         interrupted = session.execute(cases, Runner(plan, catalog, workspace), store, console)
     store.finish(interrupted)
@@ -269,6 +274,11 @@ def _write_html(out_dir, document):
         console.print(f"report: {ipclab_report.write_html(out_dir, document)}")
     except Exception as e:  # noqa: BLE001 (see above)
         console.print(f"[yellow]report.html not written: {type(e).__name__}: {e}[/]")
+
+
+def _netns_note(swept):
+    return [f"removed {swept} network namespace(s) left by an earlier ipclab run that crashed or "
+            f"was killed"] if swept else []
 
 
 def _show(document, settings, wide=False, verbose=False):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ipclab import analysis, export, stats
+from ipclab import analysis, export, stats, wire
 from ipclab.errors import UserError
 
 # run.json schema history:
@@ -102,6 +102,8 @@ class RunStore:
             (self.dir / "logs").mkdir(exist_ok=True)
             (self.dir / "logs" / f"{case.id}.r{r}.{role}.stderr").write_text(text)
         analysis.add_round(record, outcome, samples_file, warmup_file, position)
+        if self.scenario.run.wire_bytes:
+            wire.add_round(record, outcome)
         if outcome.status == "ok" and outcome.samples is not None:
             self._samples.setdefault(case.id, {})[r] = outcome.samples
         self.kept[case.id] = analysis.analyse(record, self._samples.get(case.id, {}),

@@ -3,11 +3,12 @@ watch both, stop both, judge what happened. Statistics are not done here (see an
 import json
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ipclab import endpoints, ipcobjects, noise, placement, throughput
+from ipclab import endpoints, ipcobjects, links, noise, placement, throughput, wire
+from ipclab.hosts import LOCAL, server_endpoint
 from ipclab.peers import Peer, PeerError, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
@@ -29,6 +30,8 @@ class Outcome:
     warmup_samples: np.ndarray | None = None  # the warm-up round trips' times (PROTOCOL.md 7)
     noise: dict | None = None   # the machine's load while the round ran (noise.py)
     time_wait: int | None = None  # short over TCP: sockets in TIME_WAIT at the end
+    wire: dict | None = None        # --wire-bytes: per call figures (wire.py)
+    wire_total: dict | None = None  # --wire-bytes: what the counters moved during the pair
 
 
 class Runner:
@@ -44,7 +47,7 @@ class Runner:
         case_dir = self.workspace.case_dir(case)
         before = noise.take()
         try:
-            outcome = self._run_in(case, case_dir)
+            outcome = self._run_linked(case, case_dir)
         finally:
             shutil.rmtree(case_dir, ignore_errors=True)
         after = noise.take()
@@ -57,10 +60,30 @@ class Runner:
         outcome.noise = noise.summarise(before, after, pinned, noise.ticks_per_second())
         return outcome
 
-    def _run_in(self, case, case_dir):
+    def _run_linked(self, case, case_dir):
+        """The case inside its link's namespaces (links.py), counted when wire bytes are on: the
+        measured pair, then a calibration pair with one call (wire.py says why)."""
+        try:
+            with links.network(self.scenario.run, self.catalog.mechanism(case.mechanism)) as net:
+                counters = wire.Counters(net)
+                outcome = counters.around(lambda: self._run_in(case, case_dir, net))
+                if counters.active and outcome.status == "ok":
+                    short = Runner(replace(self.scenario, run=wire.calibration_run(self.scenario.run)),
+                                   self.catalog, self.workspace)
+                    (case_dir / "calibration").mkdir(mode=0o700)
+                    calibration = counters.around(
+                        lambda: short._run_in(case, case_dir / "calibration", net))
+                    wire.attach(outcome, calibration, case, self.scenario.run)
+                return outcome
+        except links.LinkError as e:
+            return Outcome(case, "failed", f"link {self.scenario.run.link}: {e}")
+
+    def _run_in(self, case, case_dir, net=links.Network()):
         cpus = placement.resolve(case.placement)
         mech = self.catalog.mechanism(case.mechanism)
         endpoint = endpoints.prepare(mech, case_dir)
+        if mech.endpoint == "inet":
+            endpoint.server_arg = server_endpoint(net.server)  # where the link puts the server
         server = client = ready = None
         try:
             if mech.inprocess:
@@ -69,16 +92,16 @@ class Runner:
                 target = ["--endpoint", "inproc", *self._library_flags(case, mech)]
             else:
                 server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
-                                     ["--endpoint", endpoint.server_arg])
+                                     ["--endpoint", endpoint.server_arg], net.server)
                 endpoint.release(endpoint.server_fds)
                 ready = server.wait_ready(self.scenario.run.ready_timeout)
                 target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
             client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
-                                 [*target, *self._drive_flags(case, case_dir)])
+                                 [*target, *self._drive_flags(case, case_dir)], net.client)
             endpoint.release(endpoint.client_fds)
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
                                       case_timeout(case, self.scenario.run))
-            time_wait = _time_wait(case, mech, ready)
+            time_wait = _time_wait(case, mech, ready, net.client)
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
                              expected_samples(case, self.scenario.run))
@@ -97,12 +120,12 @@ class Runner:
                             for p in (client, server) if p and p.stderr_path.exists()}
         return outcome
 
-    def _start(self, case, role, cpus, case_dir, fds, flags):
+    def _start(self, case, role, cpus, case_dir, fds, flags, place=LOCAL):
         lang = self.catalog.languages[case.client if role == "client" else case.server]
         verb = "drive" if role == "client" else "serve"
         argv = [*lang.argv(self.catalog.root), verb, "--mechanism", case.mechanism, *flags,
                 "--seed", str(self.scenario.run.seed)]
-        peer = Peer(role, placement.pin(argv, cpus), case_dir, fds).start()
+        peer = Peer(role, place.command(placement.pin(argv, cpus)), case_dir, fds).start()
         self.live.append(peer)
         return peer
 
@@ -175,7 +198,8 @@ def effective_warmup(case, run):
         per_unit = case.message_size + 24                    # one header
     else:
         per_unit = case.request_size + case.response_size + 48  # two 24-byte headers
-    return min(run.warmup, max(1, run.warmup_max_bytes // per_unit)) if run.warmup else 0
+    most = min(run.warmup_max_bytes, links.warmup_bytes(run))  # a slow link moves less
+    return min(run.warmup, max(1, most // per_unit)) if run.warmup else 0
 
 
 def expected_samples(case, run):
@@ -204,7 +228,7 @@ def case_timeout(case, run):
     return run.case_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
 
 
-def _time_wait(case, mech, ready):
+def _time_wait(case, mech, ready, place=LOCAL):
     """For short over a TCP mechanism: the sockets in TIME_WAIT on connections to this server's
     port (/proc/net/tcp and tcp6, state 06, either end), counted when the client has finished;
     else None."""
@@ -216,8 +240,7 @@ def _time_wait(case, mech, ready):
     count = 0
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
-            with open(table) as f:
-                count += throughput.count_time_wait(f.read(), int(port))
+            count += throughput.count_time_wait(place.read_text(table), int(port))
         except OSError:
             continue
     return count

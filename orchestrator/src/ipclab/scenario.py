@@ -6,6 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ipclab import links
 from ipclab.errors import UserError
 from ipclab.export import pivot, study
 from ipclab.stats import OUTLIER_RULES
@@ -44,6 +45,10 @@ class RunSettings:
     # windows it is cut into, one sample each.
     messages: int = 100000
     windows: int = 10
+    # The link between client and server (links.py): loopback, veth, veth:RATE; and whether to
+    # count each call's bytes on the wire (wire.py). Both need root.
+    link: str = "loopback"
+    wire_bytes: bool = False
 
 
 @dataclass
@@ -119,7 +124,9 @@ def build_scenario(raw, source, catalog, overrides, name):
         v.fail_at("matrix.sizes", "'zip' needs as many request sizes as response sizes")
     run = RunSettings(**{
         key: v.number(key, *_pick(run_raw, overrides, key, f"run.{key}"), default)
-        for key, default in vars(RunSettings()).items()})
+        for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
+    run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
+    run.wire_bytes = v.flag(*_pick(run_raw, overrides, "wire_bytes", "run.wire_bytes"), False)
     stat = StatSettings(
         outliers=v.choice(*_pick(stat_raw, overrides, "outliers", "statistics.outliers"),
                           OUTLIER_RULES, "tukey"),
@@ -145,6 +152,7 @@ def _pick(section, overrides, key, file_key):
 
 
 SIZE_PAIRING = ("product", "zip")
+LINK_KEYS = ("link", "wire_bytes")  # [run] keys that are not numbers
 
 _KNOWN = {
     "name": None, "description": None,
@@ -250,6 +258,19 @@ class _Validator:
         if isinstance(default, int) and value != int(value):
             self._fail(where, f"{given!r} is not a whole number")
         return type(default)(value)
+
+    def link(self, value, where):
+        try:
+            return links.parse(value, where).text
+        except UserError as e:
+            self._fail(where, str(e).split(": ", 1)[1])
+
+    def flag(self, value, where, default):
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            self._fail(where, f"{value!r} must be true or false")
+        return value
 
     def choice(self, value, where, allowed, default):
         if value is None:

@@ -8,6 +8,7 @@ import io
 
 from ipclab.analysis import STAT_FIELDS
 from ipclab.throughput import FIELDS as PATTERN_COLUMNS
+from ipclab.wire import FIELDS as WIRE_COLUMNS
 
 CASE_COLUMNS = ["id", "index", "mechanism", "client", "server", "request_size", "response_size",
                 "message_size", "payload", "sequence_length", "placement", "pattern", "status",
@@ -19,10 +20,11 @@ TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_i
                 "warnings"]
 
 
-def columns():
+def columns(wire=False):
+    """Every column; the wire-bytes ones (wire.py) only for a run that counted them."""
     return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
             + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS + list(PATTERN_COLUMNS)
-            + TAIL_COLUMNS)
+            + (list(WIRE_COLUMNS) if wire else []) + TAIL_COLUMNS)
 
 
 def _stat_name(field):
@@ -31,7 +33,8 @@ def _stat_name(field):
 
 def to_csv(records):
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=columns(), lineterminator="\n")
+    wire = any("wire_req_bytes" in r for r in records)
+    writer = csv.DictWriter(out, fieldnames=columns(wire), lineterminator="\n")
     writer.writeheader()
     for record in records:
         writer.writerow(_flatten(record))
@@ -40,6 +43,7 @@ def to_csv(records):
 
 def _flatten(record):
     row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + list(PATTERN_COLUMNS) + TAIL_COLUMNS
+           + [w for w in WIRE_COLUMNS if w in record]
            if c not in ("samples_file", "warmup_samples", "warnings")}
     trimmed, raw = record.get("trimmed") or {}, record.get("raw") or {}
     for f in STAT_FIELDS:
