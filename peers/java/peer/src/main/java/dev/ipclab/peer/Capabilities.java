@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -12,8 +13,9 @@ import java.util.Map;
  * stdout, generated from {@link Mechanism} and {@link Pattern}, the tables its dispatch reads.
  */
 record Capabilities() implements Command {
-    /** One mechanism's entry; field names become snake_case. */
-    record Entry(List<String> roles, List<String> patterns, int maxPayload) {}
+    /** One mechanism's entry; field names become snake_case; no server_models: left out. */
+    record Entry(List<String> roles, List<String> patterns, int maxPayload,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> serverModels) {}
 
     /** The answer, in the contract's field order. */
     record Answer(int contract, String language, String runtime, Map<String, Entry> mechanisms) {}
@@ -27,7 +29,8 @@ record Capabilities() implements Command {
             }
             roles.add(Cli.DRIVE);
             mechanisms.put(m.label(), new Entry(roles,
-                    m.patterns().stream().map(Pattern::label).toList(), m.maxPayload()));
+                    m.patterns().stream().map(Pattern::label).toList(), m.maxPayload(),
+                    m.serverModels().stream().map(ServerModel::label).toList()));
         }
         return new Answer(PeerInfo.CONTRACT, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, mechanisms);
     }

@@ -18,7 +18,11 @@ final class Cli {
     static final String CAPABILITIES = "capabilities";
 
     private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
-            "poll-interval-us", "spin-us");
+            "poll-interval-us", "spin-us", "server-model", "connections", "phases-file", "backlog",
+            "workers");
+    /** serve flags of pattern burst (section 11.4): each needs --server-model. */
+    private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
+            "backlog", "workers");
     private static final List<String> SERVE_REQUIRED = List.of("mechanism", "endpoint");
     private static final Set<String> DRIVE_FLAGS = Set.of("mechanism", "endpoint", "request-size",
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
@@ -80,7 +84,36 @@ final class Cli {
                 "--fault must be none, flip-response-byte, drop-stream-message or flip-stream-byte, "
                 + "got '" + name + "'"));
         return new ServeOptions(mechanism, endpoint, seed(flags), fault, pollInterval(flags),
-                spin(flags));
+                spin(flags), burst(flags));
+    }
+
+    /** A burst server's flags (section 11.4), or null without --server-model. */
+    private static BurstOptions burst(Map<String, String> flags) {
+        if (!flags.containsKey("server-model")) {
+            for (String name : BURST_SERVE_ONLY) {
+                if (flags.containsKey(name)) {
+                    throw new IllegalArgumentException("--" + name + " is used only with --server-model");
+                }
+            }
+            return null;
+        }
+        for (String name : List.of("connections", "phases-file")) {
+            if (!flags.containsKey(name)) {
+                throw new IllegalArgumentException("missing required flag --" + name
+                        + " (with --server-model)");
+            }
+        }
+        String model = flags.get("server-model");
+        if (model.isEmpty()) {
+            throw new IllegalArgumentException("--server-model must not be empty");
+        }
+        return new BurstOptions(model,
+                Numbers.inRange(flags.get("connections"), "--connections", 1, MAX_COUNT),
+                path(flags, "phases-file"),
+                (int) Numbers.inRange(flags.getOrDefault("backlog",
+                        Integer.toString(BurstOptions.DEFAULT_BACKLOG)), "--backlog", 1, 65535),
+                (int) Numbers.inRange(flags.getOrDefault("workers",
+                        Integer.toString(BurstOptions.DEFAULT_WORKERS)), "--workers", 1, 1024));
     }
 
     private static DriveOptions drive(Map<String, String> flags) {

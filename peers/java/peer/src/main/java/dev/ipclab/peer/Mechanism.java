@@ -20,13 +20,13 @@ import java.util.function.IntSupplier;
 /**
  * The one table of what this peer implements (PROTOCOL.md sections 4, 10 and 11): each
  * mechanism's name, endpoint grammar, how it serves (absent: drive only), how its client opens
- * for each pattern it carries (rr always; short and stream where the entry says how) and its
- * largest payload. The command line, the server and client dispatch and
+ * for each pattern it carries (rr always; short and stream where the entry says how), the burst
+ * server models its server runs ({@link ServerModel}) and its largest payload. The command line, the server and client dispatch and
  * the {@code capabilities} answer all read it; nothing else lists mechanisms.
  */
 enum Mechanism {
     TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e), (e, s) -> Tcp.connect(e))
-            .dialing((e, s) -> Tcp.dialer(e))),
+            .dialing((e, s) -> Tcp.dialer(e)).bursting(EnumSet.allOf(ServerModel.class))),
     UDP("udp", EndpointKind.INET, datagrams(Udp::bind, (e, s) -> Udp.connect(e, s.ioTimeoutNanos())),
             () -> Udp.MAX_PAYLOAD),
     UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))
@@ -115,13 +115,15 @@ enum Mechanism {
      * --native-library; and, for tests, connect a link.
      */
     private record Behaviour(Serve serve, Open open, Open shortLived, OpenStream stream,
-            boolean records, boolean nativeLibrary, Connect link) {
+            boolean records, boolean nativeLibrary, Connect link, Set<ServerModel> serverModels) {
         Behaviour(Serve serve, Open open, boolean records, boolean nativeLibrary, Connect link) {
-            this(serve, open, null, null, records, nativeLibrary, link);
+            this(serve, open, null, null, records, nativeLibrary, link,
+                    EnumSet.noneOf(ServerModel.class));
         }
 
         Behaviour withShort(Open open) {
-            return new Behaviour(serve, this.open, open, stream, records, nativeLibrary, link);
+            return new Behaviour(serve, this.open, open, stream, records, nativeLibrary, link,
+                    serverModels);
         }
 
         /** short over frames: a connection per round trip, END over one more. */
@@ -131,7 +133,14 @@ enum Mechanism {
         }
 
         Behaviour streaming(OpenStream stream) {
-            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link);
+            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
+                    serverModels);
+        }
+
+        /** burst (section 11.4): the server models its server runs ({@link BurstServer}). */
+        Behaviour bursting(Set<ServerModel> models) {
+            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
+                    models);
         }
     }
 
@@ -223,6 +232,11 @@ enum Mechanism {
 
     Set<Pattern> patterns() {
         return patterns;
+    }
+
+    /** The burst server models (section 11.4) its server runs; empty: none. */
+    Set<ServerModel> serverModels() {
+        return behaviour.serverModels;
     }
 
     /** Whether --payload small, medium, large (section 10.2) can travel over it. */

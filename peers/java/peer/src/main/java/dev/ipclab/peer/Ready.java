@@ -1,14 +1,22 @@
 package dev.ipclab.peer;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.PrintStream;
 
-/** The server's one stdout line, printed once its endpoint accepts clients (section 5). */
+/**
+ * The server's one stdout line, printed once its endpoint accepts clients (section 5); a burst
+ * server adds {@code server_model} (section 11.4), other servers leave it out.
+ */
 record Ready(String endpoint, String mechanism, String language, String runtime, long pid,
-        int contract) {
+        int contract, @JsonInclude(JsonInclude.Include.NON_NULL) String serverModel) {
     static Ready of(String endpoint, String mechanism) {
+        return of(endpoint, mechanism, null);
+    }
+
+    static Ready of(String endpoint, String mechanism, String serverModel) {
         return new Ready(endpoint, mechanism, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, PeerInfo.pid(),
-                PeerInfo.CONTRACT);
+                PeerInfo.CONTRACT, serverModel);
     }
 
     String line() {

@@ -3,9 +3,11 @@ package dev.ipclab.peer;
 /**
  * {@code serve}: the mechanism stays a string, because an unknown one is an unsupported error
  * (exit 7), reported after parsing, not a usage error.
+ *
+ * @param burst with --server-model, a burst server's options (section 11.4); else null
  */
 record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
-        long pollIntervalNanos, long spinNanos) implements Command {
+        long pollIntervalNanos, long spinNanos, BurstOptions burst) implements Command {
     /** What a listener may read; a server's waits have no timeout. */
     Mechanism.Settings settings() {
         return new Mechanism.Settings(0, pollIntervalNanos, spinNanos);
@@ -13,6 +15,12 @@ record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
 
     boolean flipResponseByte() {
         return fault == Fault.FLIP_RESPONSE_BYTE;
+    }
+
+    /** Not a burst server. */
+    ServeOptions(String mechanism, String endpoint, long seed, Fault fault, long pollIntervalNanos,
+            long spinNanos) {
+        this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, null);
     }
 
     /** With the default --spin-us. */

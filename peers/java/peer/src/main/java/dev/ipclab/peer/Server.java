@@ -18,6 +18,9 @@ interface Server extends AutoCloseable {
                     + " is an in-process call: there is no server (drive only)");
         }
         try {
+            if (options.burst() != null) {
+                return BurstServer.open(mechanism, options, diagnostics);
+            }
             return mechanism.serve(options, diagnostics);
         } catch (IOException e) {
             throw PeerException.io("cannot listen on " + options.endpoint() + ": "
@@ -27,6 +30,11 @@ interface Server extends AutoCloseable {
 
     /** The endpoint for the READY line. */
     String endpoint();
+
+    /** A burst server's model, for the READY line (section 11.4); null for other servers. */
+    default String serverModel() {
+        return null;
+    }
 
     /**
      * Serves clients until stopped or, for pipe, until its one client is done.
