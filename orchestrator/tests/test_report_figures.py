@@ -200,3 +200,16 @@ def test_paper_draws_every_kind_of_chart_with_its_panels(tmp_path):
     assert sorted(p.name for p in written) == ["heatmap-tcp.png", "heatmap-tcp.svg",
                                                "latency-tcp.png", "latency-tcp.svg"]
     assert all(p.stat().st_size > 1000 for p in written)
+
+
+def test_a_comparison_is_a_section_of_the_page():
+    comparison = {"a": "run-a", "b": "run-b", "rule": "the rule", "varied": {"placement": ["same-core", "cross-core"]},
+                  "pairs": [{"label": "tcp cpp→cpp 16 B/16 B", "status": "compared", "median_a": 1000.0,
+                             "median_b": 1200.0, "ratio": 1.2, "low": 1.1, "high": 1.3, "p": 0.001,
+                             "verdict": "slower", "reason": None},
+                            {"label": "uds cpp→cpp 16 B/16 B", "status": "only in A", "reason": None}]}
+    title, fragment = html.compare_section(comparison)
+    assert "run-b" in title and "1.200 [1.100–1.300]" in fragment and "only in A" in fragment
+    assert "same-core (A) → cross-core (B)" in fragment
+    page = html.render(run([record(1)]), sections=[(title, fragment)])
+    assert fragment in page

@@ -47,6 +47,22 @@ def table_section(title, headers, table_rows):
     return title, f"<table class='sortable'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def compare_section(comparison):
+    """The seam for `ipclab compare` in HTML: its plain data (`Comparison.as_dict()`: a, b,
+    rule, varied, pairs) as a sortable table section; compare.py computes, this only lays out."""
+    def cells(pair):
+        if pair["status"] != "compared":
+            return [pair["label"], "", "", "", "", pair["status"] + (f": {pair['reason']}" if pair.get("reason") else "")]
+        interval = f"{pair['ratio']:.3f} [{pair['low']:.3f}–{pair['high']:.3f}]" if pair.get("low") is not None else f"{pair['ratio']:.3f}"
+        return [pair["label"], format_ns(pair["median_a"]), format_ns(pair["median_b"]), interval,
+                "-" if pair.get("p") is None else f"{pair['p']:.3g}", pair["verdict"]]
+    title, table = table_section(f"Compared: B = {comparison['b']} against A = {comparison['a']}",
+                                 ["case", "A median", "B median", "B/A [95% CI]", "p", "verdict"],
+                                 [cells(p) for p in comparison["pairs"]])
+    varied = "".join(f"<li>{_e(k)}: {_e(a)} (A) → {_e(b)} (B)</li>" for k, (a, b) in comparison["varied"].items())
+    return title, f"<ul>{varied}</ul>{table}<p class='caption'>{_e(comparison['rule'])}</p>"
+
+
 # --- the figures as Plotly JSON ------------------------------------------------------------------
 
 def plotly_figure(chart):
