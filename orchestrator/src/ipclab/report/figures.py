@@ -12,7 +12,7 @@ import numpy as np
 
 from ipclab.matrix import describe_shape
 from ipclab.report.charts import Chart, Heat, Series
-from ipclab.units import format_ns_interval, format_rate, format_size
+from ipclab.units import format_ns, format_ns_interval, format_rate
 
 FIGURES = []
 TIMES = ("rr", "short")   # patterns whose samples are whole round trips or connections
@@ -69,7 +69,8 @@ def _us(ns):
 
 def _median_text(r):
     t = r["trimmed"]
-    return (f"{_numbered(r)}<br>median {format_ns_interval(t['median'], r.get('median_ci_low'), r.get('median_ci_high'))}"
+    median = format_ns_interval(t["median"], r.get("median_ci_low"), r.get("median_ci_high"))
+    return (f"{_numbered(r)}<br>median {median}"
             f"<br>p99 {format_ns_interval(t['p99'], None, None)}")
 
 
@@ -158,7 +159,7 @@ def heatmaps(data):
         if not any(r["status"] == "ok" for r in group):
             continue
         heats = []
-        for name, cells in _by(group, lambda r: f"{r.get('pattern', 'rr')} {describe_shape(r)} {r['placement']}"):
+        for name, cells in _by(group, _shape_name):
             clients = sorted({r["client"] for r in cells})
             servers = sorted({r["server"] for r in cells})
             at = {(r["client"], r["server"]): r for r in cells}
@@ -174,6 +175,10 @@ def heatmaps(data):
             "server", "client", heats=tuple(heats), groups=tuple(h.group for h in heats),
             colour_title=unit))
     return out
+
+
+def _shape_name(r):
+    return f"{r.get('pattern', 'rr')} {describe_shape(r)} {r['placement']}"
 
 
 def _heat_value(r, rate):
@@ -288,7 +293,8 @@ def wire_bytes(data):
         return (r.get(f"{side}_req_bytes") or 0) + (r.get(f"{side}_resp_bytes") or 0)
 
     def hover(r):
-        return (f"{_numbered(r)}<br>wire {r.get('wire_req_bytes'):.0f} + {r.get('wire_resp_bytes') or 0:.0f} B"
+        return (f"{_numbered(r)}<br>wire {r['wire_req_bytes']:.0f} + "
+                f"{r.get('wire_resp_bytes') or 0:.0f} B"
                 f"<br>application {r.get('app_req_bytes') or 0:.0f} + {r.get('app_resp_bytes') or 0:.0f} B"
                 f"<br>packets per call {r.get('wire_packets_per_call')}")
 
@@ -300,6 +306,12 @@ def wire_bytes(data):
                   "Request plus response bytes of one call: on the wire (headers, framing and "
                   "encoding included) and the application's own payload. " + placement_caption(cases),
                   "bars", "", "bytes per call", series=series)]
+
+
+def _phase_text(side, row):
+    mean = format_ns_interval(row["mean_ns"], row.get("ci95_low_ns"), row.get("ci95_high_ns"))
+    return (f"{side} {row['phase']}: mean {mean}<br>median {format_ns(row.get('median_ns'))}, "
+            f"p99 {format_ns(row.get('p99_ns'))}, n = {row.get('count') or 0:.0f}")
 
 
 @figure
@@ -318,10 +330,7 @@ def burst_phases(data):
                 [_us(row["mean_ns"]) for row in side_rows],
                 low=[_us(row.get("ci95_low_ns")) for row in side_rows],
                 high=[_us(row.get("ci95_high_ns")) for row in side_rows],
-                hover=[f"{side} {row['phase']}: mean {format_ns_interval(row['mean_ns'], row.get('ci95_low_ns'), row.get('ci95_high_ns'))}"
-                       f"<br>median {format_ns_interval(row.get('median_ns'), None, None)}, p99 "
-                       f"{format_ns_interval(row.get('p99_ns'), None, None)}, n = {row.get('count'):.0f}"
-                       for row in side_rows], style="bar", group=group))
+                hover=[_phase_text(side, row) for row in side_rows], style="bar", group=group))
     cases = [records[c] for c in dict.fromkeys(row["case_id"] for row in data.phases) if c in records]
     return [Chart("burst-phases", "Bursts: time of each phase",
                   "Mean time of each phase of a connection with its 95% interval, client and "

@@ -52,14 +52,18 @@ def compare_section(comparison):
     rule, varied, pairs) as a sortable table section; compare.py computes, this only lays out."""
     def cells(pair):
         if pair["status"] != "compared":
-            return [pair["label"], "", "", "", "", pair["status"] + (f": {pair['reason']}" if pair.get("reason") else "")]
-        interval = f"{pair['ratio']:.3f} [{pair['low']:.3f}–{pair['high']:.3f}]" if pair.get("low") is not None else f"{pair['ratio']:.3f}"
+            reason = f": {pair['reason']}" if pair.get("reason") else ""
+            return [pair["label"], "", "", "", "", pair["status"] + reason]
+        interval = f"{pair['ratio']:.3f}"
+        if pair.get("low") is not None:
+            interval += f" [{pair['low']:.3f}–{pair['high']:.3f}]"
         return [pair["label"], format_ns(pair["median_a"]), format_ns(pair["median_b"]), interval,
                 "-" if pair.get("p") is None else f"{pair['p']:.3g}", pair["verdict"]]
     title, table = table_section(f"Compared: B = {comparison['b']} against A = {comparison['a']}",
                                  ["case", "A median", "B median", "B/A [95% CI]", "p", "verdict"],
                                  [cells(p) for p in comparison["pairs"]])
-    varied = "".join(f"<li>{_e(k)}: {_e(a)} (A) → {_e(b)} (B)</li>" for k, (a, b) in comparison["varied"].items())
+    varied = "".join(f"<li>{_e(k)}: {_e(a)} (A) → {_e(b)} (B)</li>"
+                     for k, (a, b) in comparison["varied"].items())
     return title, f"<ul>{varied}</ul>{table}<p class='caption'>{_e(comparison['rule'])}</p>"
 
 
@@ -172,7 +176,8 @@ def summary_table(records):
     for r in shown:
         cells = []
         for c in columns:
-            key = SORT_KEYS.get(c.key, lambda r: None)(r) if r["status"] == "ok" or c.key == "index" else None
+            measured = r["status"] == "ok" or c.key == "index"
+            key = SORT_KEYS.get(c.key, lambda r: None)(r) if measured else None
             sort = f" data-k='{key:.6g}'" if isinstance(key, (int, float)) else ""
             align = " class='num'" if c.right else ""
             cells.append(f"<td{align}{sort}>{_e(c.cell(r))}</td>")
@@ -185,7 +190,8 @@ def summary_table(records):
 
 def _status(document):
     if document.get("interrupted"):
-        return "<p class='warn'>This run was stopped before it finished: only its finished rounds are shown.</p>"
+        return ("<p class='warn'>This run was stopped before it finished: only its finished "
+                "rounds are shown.</p>")
     if not document.get("complete"):
         return "<p class='warn'>This run had not finished when this report was written.</p>"
     return ""
@@ -228,7 +234,9 @@ def _pairs(items):
 
 def _contents(charts):
     links = "".join(f"<li><a href='#{_e(c.key)}'>{_e(c.title)}</a></li>" for c in charts)
-    return f"<h2>Figures</h2><ul class='toc'>{links}</ul>" if charts else "<h2>Figures</h2><p>No case finished: nothing to draw.</p>"
+    if not charts:
+        return "<h2>Figures</h2><p>No case finished: nothing to draw.</p>"
+    return f"<h2>Figures</h2><ul class='toc'>{links}</ul>"
 
 
 def _chart_block(i, chart):
