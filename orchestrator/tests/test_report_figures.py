@@ -213,3 +213,12 @@ def test_a_comparison_is_a_section_of_the_page():
     assert "same-core (A) → cross-core (B)" in fragment
     page = html.render(run([record(1)]), sections=[(title, fragment)])
     assert fragment in page
+
+
+def test_wire_bytes_of_a_structured_record_have_no_application_bar():
+    r = record(1, mechanism="grpc", payload="small", sequence_length=5, request=None,
+               response=None, wire_req_bytes=200.0, wire_resp_bytes=180.0,
+               wire_packets_per_call=2.5, app_req_bytes=None, app_resp_bytes=None)
+    (chart,) = figures.wire_bytes(run([r]))
+    assert [s.y for s in chart.series] == [[380.0], [None]]
+    assert "small ×5" in chart.series[0].x[0] and "2.5 packets per call" in chart.series[0].hover[0]

@@ -283,29 +283,42 @@ def _median_curve(curves):
 
 @figure
 def wire_bytes(data):
-    """Bytes per call on the wire and in the application (issue 12's cases.csv columns)."""
+    """Bytes per call on the wire and in the application (wire.py's record columns, also read
+    from cases.csv), one bar pair per case: framework, record and sequence length are in its
+    label."""
     cases = [r for r in data.records if r["status"] == "ok" and r.get("wire_req_bytes") is not None]
     if not cases:
         return []
     labels = [case_label(r) for r in cases]
-
-    def total(r, side):
-        return (r.get(f"{side}_req_bytes") or 0) + (r.get(f"{side}_resp_bytes") or 0)
-
-    def hover(r):
-        return (f"{_numbered(r)}<br>wire {r['wire_req_bytes']:.0f} + "
-                f"{r.get('wire_resp_bytes') or 0:.0f} B"
-                f"<br>application {r.get('app_req_bytes') or 0:.0f} + {r.get('app_resp_bytes') or 0:.0f} B"
-                f"<br>packets per call {r.get('wire_packets_per_call')}")
-
-    series = (Series("on the wire", labels, [total(r, "wire") for r in cases],
-                     hover=[hover(r) for r in cases], style="bar"),
-              Series("application payload", labels, [total(r, "app") for r in cases],
-                     hover=[hover(r) for r in cases], style="bar"))
+    hover = [_wire_text(r) for r in cases]
+    series = (Series("on the wire", labels, [_both(r, "wire") for r in cases], hover=hover,
+                     style="bar"),
+              Series("application payload", labels, [_both(r, "app") for r in cases],
+                     hover=hover, style="bar"))
     return [Chart("wire-bytes", "Bytes per call, on the wire and in the application",
-                  "Request plus response bytes of one call: on the wire (headers, framing and "
-                  "encoding included) and the application's own payload. " + placement_caption(cases),
-                  "bars", "", "bytes per call", series=series)]
+                  "Request plus response bytes of one call as the kernel counted them at the IP "
+                  "layer (headers, framing and encoding included; a stream: per message), beside "
+                  "the application's own payload (none for structured records: their size is "
+                  "the framework's). " + placement_caption(cases), "bars", "",
+                  "bytes per call", series=series)]
+
+
+def _both(r, side):
+    """Request + response bytes of one side, None when neither is known."""
+    parts = [r.get(f"{side}_req_bytes"), r.get(f"{side}_resp_bytes")]
+    return None if all(p is None for p in parts) else sum(p or 0 for p in parts)
+
+
+def _wire_text(r):
+    def number(v):
+        return "-" if v is None else f"{v:.4g}"
+    text = (f"{_numbered(r)}<br>wire: request {number(r.get('wire_req_bytes'))} B, response "
+            f"{number(r.get('wire_resp_bytes'))} B, {number(r.get('wire_packets_per_call'))} "
+            f"packets per call<br>application: request {number(r.get('app_req_bytes'))} B, "
+            f"response {number(r.get('app_resp_bytes'))} B")
+    if r.get("wire_conn_bytes") is not None:
+        text += f"<br>connection set-up and tear-down: {number(r['wire_conn_bytes'])} B"
+    return text
 
 
 def _phase_text(side, row):
