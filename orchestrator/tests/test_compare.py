@@ -87,6 +87,8 @@ def test_a_failed_case_is_listed_with_its_reason(tmp_path):
     store.finish()
     pair = compare.compare(compare.load_run(a), compare.load_run(b)).pairs[0]
     assert pair.status == "not compared" and "B: failed (server crashed)" in pair.reason
+    alone = compare.compare(compare.load_run(a), compare.load_run(a))
+    assert alone.pairs[0].rounds_a == 1 and "--rounds 3 or more" in alone.notes[0]
 
 
 def test_the_ratio_interval_is_the_stats_module_bootstrap():

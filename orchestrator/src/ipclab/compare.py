@@ -56,6 +56,8 @@ class Pair:
     reason: str | None = None
     case_a: int | None = None
     case_b: int | None = None
+    rounds_a: int | None = None
+    rounds_b: int | None = None
 
 
 @dataclass
@@ -66,9 +68,18 @@ class Comparison:
     pairs: list
     rule: str = RULE
 
+    @property
+    def notes(self):
+        """Advice on what the comparison can and cannot say."""
+        if any(p.status == "compared" and min(p.rounds_a, p.rounds_b) < 2 for p in self.pairs):
+            return ["a run with one round: the intervals cover the sampling within that round, "
+                    "not the differences from one run of the peers to the next; run both with "
+                    "--rounds 3 or more before trusting a verdict"]
+        return []
+
     def as_dict(self):
         """Plain data (JSON-ready) for an HTML report."""
-        return {"a": self.a, "b": self.b, "rule": self.rule,
+        return {"a": self.a, "b": self.b, "rule": self.rule, "notes": self.notes,
                 "varied": {k: list(v) for k, v in self.varied.items()},
                 "pairs": [asdict(p) for p in self.pairs]}
 
@@ -144,6 +155,7 @@ def _pair(name, a, b, run_a, run_b, seed):
     ratio, low, high = stats.median_ratio(rounds_a, rounds_b, rng)
     p = stats.mann_whitney_p(np.concatenate(rounds_a), np.concatenate(rounds_b))
     pair.status = "compared"
+    pair.rounds_a, pair.rounds_b = len(rounds_a), len(rounds_b)
     pair.median_a = float(np.median(np.concatenate(rounds_a)))
     pair.median_b = float(np.median(np.concatenate(rounds_b)))
     pair.ratio, pair.low, pair.high, pair.p = ratio, low, high, p
@@ -207,7 +219,8 @@ def to_markdown(comparison):
              "| " + " | ".join(HEADERS) + " |", "|---|---:|---:|---:|---:|---|"]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(p)) + " |"
               for p in comparison.pairs]
-    lines += ["", f"- {comparison.rule}", f"- {_summary(comparison)}"]
+    lines += ["", f"- {comparison.rule}", *[f"- {n}" for n in comparison.notes],
+              f"- {_summary(comparison)}"]
     return "\n".join(lines) + "\n"
 
 
@@ -230,4 +243,5 @@ def render(comparison, width=120):
         style = {"slower": "red", "faster": "green"}.get(pair.verdict)
         table.add_row(*(row[i] for i in shown), style=style if pair.status == "compared"
                       else "dim")
-    return [Text(x) for x in _heading(comparison)] + [table, Text(_summary(comparison))]
+    return ([Text(x) for x in _heading(comparison)] + [table, Text(_summary(comparison))]
+            + [Text(f"note: {n}", style="yellow") for n in comparison.notes])
