@@ -129,3 +129,34 @@ def _sums(pcap, server):
             sums[direction][0] += 1
             sums[direction][1] += length
     return sums
+
+
+def _counted(index, mechanism, payload, length, req, resp):
+    return {"index": index, "mechanism": mechanism, "client": "python", "server": "java",
+            "placement": "cross-core", "pattern": "rr", "payload": payload,
+            "sequence_length": length, "request_size": 0, "response_size": 0,
+            "message_size": None, "wire_req_bytes": req, "wire_resp_bytes": resp,
+            "wire_packets_per_call": 2.0, "app_req_bytes": None, "app_resp_bytes": None}
+
+
+def test_the_wire_table_groups_by_shape_leanest_first_and_ranks():
+    from ipclab.export import wire as view
+    records = [_counted(1, "grpc", "small", 5, 150, 90), _counted(2, "ice", "small", 5, 120, 80),
+               _counted(3, "thrift-binary", "small", 5, 160, 95),
+               _counted(4, "thrift-compact", "small", 5, 110, 75),
+               _counted(5, "grpc", "small", 300, 1500, 90), _counted(6, "ice", "small", 300, 1200, 80),
+               _counted(7, "thrift-binary", "small", 300, 1900, 95),
+               _counted(8, "thrift-compact", "small", 300, 1450, 75),
+               {"index": 9, "mechanism": "uds", "status": "ok"}]
+    table = view.rows(records)
+    assert [row[2] for row in table[:4]] == ["thrift-compact", "ice", "grpc", "thrift-binary"]
+    assert table[0][1:7] == ("small ×5", "thrift-compact", "python→java", "110", "75", "185")
+    assert view.ranking(records) == [
+        "leanest ice in 1 of 2, thrift-compact in 1 of 2; heaviest thrift-binary in 2 of 2",
+        "sequences of 5: leanest thrift-compact in 1 of 1; heaviest thrift-binary in 1 of 1",
+        "sequences of 300: leanest ice in 1 of 1; heaviest thrift-binary in 1 of 1",
+        view.STUDY["text"] + "."]
+    markdown = view.to_markdown(records)
+    assert markdown.startswith("## bytes on the wire per call")
+    assert "| 6 | small ×300 | ice | python→java | 1200 | 80 | 1280 | 2 | - |" in markdown
+    assert view.to_markdown([records[-1]]) == "" and view.terminal([]) == []

@@ -10,6 +10,7 @@ from ipclab import analysis, environment, links, matrix, results, session
 from ipclab import report as ipclab_report
 from ipclab.catalog import load_catalog
 from ipclab.errors import UserError
+from ipclab.export import wire as wire_view
 from ipclab.export.terminal import render
 from ipclab.runner import Runner
 from ipclab.scenario import StatSettings, load_scenario
@@ -287,6 +288,8 @@ def _show(document, settings, wide=False, verbose=False):
                        document.get("notes", []), console.width, wide, verbose,
                        studies=results.studies_of(document)):
         _print_at(*line)
+    for line in wire_view.terminal(document["results"]):  # --wire-bytes: bytes per call
+        console.print(line)
 
 
 def _print_at(renderable, width):

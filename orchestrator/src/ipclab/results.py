@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ipclab import analysis, export, stats, wire
+from ipclab.export import wire as wire_view
 from ipclab.errors import UserError
 
 # run.json schema history:
@@ -153,7 +154,8 @@ def write_outputs(out_dir, document, settings, kept, ratio_cache=None):
     if studies:  # the study's shape first, every case below it
         table = export.study_to_markdown(studies, title) + "\n" + table.replace(
             f"# {title}", "## every case", 1)
-    _atomic_write(out_dir / "table.md", table)
+    wire_section = wire_view.to_markdown(records)  # --wire-bytes: bytes per call
+    _atomic_write(out_dir / "table.md", table + ("\n" + wire_section if wire_section else ""))
 
 
 def studies_of(document):
