@@ -20,6 +20,7 @@ import threading
 
 from ..errors import report
 from . import record as records
+from .record import now
 
 PR_SET_PDEATHSIG = 1
 # Loaded in the server: a child does nothing between fork and its work but the prctl call.
@@ -47,7 +48,8 @@ class Children:
 
     def fork(self, key=None, record=None):
         """os.fork(): in the parent registers the child (and, for `process`, its connection's
-        record under `key`) and returns its pid; in the child returns 0, set up."""
+        record under `key`) and returns its pid; in the child returns 0, set up, with
+        `started` the clock read as soon as fork returned there (start_delay's end)."""
         with self._lock:
             if key is not None:
                 self._pending[key] = record
@@ -57,6 +59,7 @@ class Children:
                 self._pending.pop(key, None)
                 raise
             if pid == 0:
+                self.started = now()
                 self._become_child()
                 return 0
             pidfd = os.pidfd_open(pid)

@@ -142,7 +142,7 @@ def run_process(burst):
 def _child(burst, key, connection, record, spawned):
     """A `process` child: never returns."""
     try:
-        record.start_delay = now() - spawned
+        record.start_delay = burst.children.started - spawned
         serve_blocking(connection, record, burst.frames)
         burst.children.report(key, record)
     finally:
