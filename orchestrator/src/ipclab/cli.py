@@ -6,7 +6,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ipclab import analysis, environment, links, matrix, results, session
+from ipclab import analysis, environment, hosts, links, matrix, results, session
 from ipclab import report as ipclab_report
 from ipclab.catalog import load_catalog
 from ipclab.errors import UserError
@@ -71,14 +71,17 @@ def run(scenario, out, wide, verbose, no_html, **flags):
     catalog = load_catalog()
     path = scenario or catalog.root / DEFAULT_SCENARIO
     plan = load_scenario(path, catalog, overrides=flags)
-    cases = links.mark(matrix.expand(plan, catalog), plan.run, catalog)
-    links.check_machine(plan.run)
+    cases = links.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
+    links.check_machine(plan.run, hosts=plan.hosts)
     env = environment.collect(catalog.root)
     out_dir = Path(out) if out else results.default_out_dir(catalog.root, plan.name)
-    with Workspace() as workspace:
+    with Workspace() as workspace, hosts.connect(plan.hosts, catalog.root, workspace.path) as remote:
         notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(links.sweep())
+        if remote:  # the server's host: its environment in run.json, a revision mismatch noted
+            env["hosts"], notes = remote.environment, notes + remote.notes
         store = results.RunStore(out_dir, plan, env, cases, notes=notes).create()
-        interrupted = session.execute(cases, Runner(plan, catalog, workspace), store, console)
+        interrupted = session.execute(cases, Runner(plan, catalog, workspace, remote), store,
+                                      console)
     store.finish(interrupted)
     _record_history(out_dir, store.document)
     _show(store.document, plan.statistics, wide, verbose)

@@ -95,9 +95,12 @@ def needs_namespaces(run):
     return parse(run.link, "run.link") != LOOPBACK or bool(run.wire_bytes)
 
 
-def check_machine(run, where="--link"):
+def check_machine(run, where="--link", hosts=None):
     """Before anything runs: a run that needs namespaces must be root and have the tools; a delay
     needs netem. Each problem is one UserError saying what to do."""
+    if hosts and needs_namespaces(run):
+        raise UserError(f"{where}: a link or wire bytes with the server on another host "
+                        f"({hosts['server']}) is not supported: the link between hosts is real")
     if not needs_namespaces(run):
         return
     link = parse(run.link, "run.link")
@@ -132,20 +135,25 @@ def netem_available():
         _delete_netns(name)
 
 
-def why_not(mech, run):
-    """Why `mech` cannot run over the run's link (only IP mechanisms cross one), else None."""
+def why_not(mech, run, hosts=None):
+    """Why `mech` cannot run over the run's link or between hosts (only IP mechanisms cross
+    one), else None."""
     link = parse(run.link, "run.link")
-    if link == LOOPBACK or mech.endpoint == "inet":
+    if mech.endpoint == "inet" or (link == LOOPBACK and not hosts):
         return None
+    if hosts:
+        return (f"{mech.name} does not use IP, so its server cannot run on another host "
+                f"({hosts['server']})")
     return (f"{mech.name} does not use IP, so it cannot run over link {link.text} (only tcp, "
             f"udp and the RPC mechanisms do)")
 
 
-def mark(cases, run, catalog):
-    """The cases with those that cannot cross the run's link marked not applicable."""
+def mark(cases, run, catalog, hosts=None):
+    """The cases with those that cannot cross the run's link (or hosts) marked not applicable."""
     out = []
     for case in cases:
-        reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run)
+        reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run,
+                                                         hosts)
         out.append(replace(case, skip_status="not-applicable", skip_reason=reason)
                    if reason else case)
     return out
@@ -166,11 +174,15 @@ class Network:
 
 
 @contextmanager
-def network(run, mech):
+def network(run, mech, remote=None):
     """The case's Network for `mech`, made before the server starts and removed after the case
-    (also on Ctrl-C or a failure: the namespaces go in `finally`)."""
+    (also on Ctrl-C or a failure: the namespaces go in `finally`). With `remote` (hosts.Remote)
+    the server runs on the other host and the client here."""
     link = parse(run.link, "run.link")
     ip = mech.endpoint == "inet"
+    if remote is not None and ip:
+        yield Network(client=LOCAL, server=remote.server_place)
+        return
     if not ip or (link == LOOPBACK and not run.wire_bytes):
         yield Network()
         return

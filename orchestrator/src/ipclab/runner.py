@@ -35,8 +35,9 @@ class Outcome:
 
 
 class Runner:
-    def __init__(self, scenario, catalog, workspace):
+    def __init__(self, scenario, catalog, workspace, remote=None):
         self.scenario, self.catalog, self.workspace = scenario, catalog, workspace
+        self.remote = remote  # hosts.Remote: the server's host over ssh ([hosts]), else None
         self.live = []  # peers running now, for whoever wants to watch (tests, Ctrl-C)
 
     def run(self, case, round_index=1):
@@ -64,7 +65,8 @@ class Runner:
         """The case inside its link's namespaces (links.py), counted when wire bytes are on: the
         measured pair, then a calibration pair with one call (wire.py says why)."""
         try:
-            with links.network(self.scenario.run, self.catalog.mechanism(case.mechanism)) as net:
+            mech = self.catalog.mechanism(case.mechanism)
+            with links.network(self.scenario.run, mech, self.remote) as net:
                 counters = wire.Counters(net)
                 outcome = counters.around(lambda: self._run_in(case, case_dir, net))
                 if counters.active and outcome.status == "ok":

@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ipclab import links
+from ipclab import hosts, links
 from ipclab.errors import UserError
 from ipclab.export import pivot, study
 from ipclab.stats import OUTLIER_RULES
@@ -83,11 +83,12 @@ class Scenario:
     run: RunSettings
     statistics: StatSettings
     report: ReportSettings = field(default_factory=ReportSettings)
+    hosts: dict = field(default_factory=dict)  # [hosts]: the server on another host (hosts.py)
 
     def as_dict(self):
         return {"name": self.name, "description": self.description, "source": self.source,
                 "matrix": self.matrix, "run": vars(self.run), "statistics": vars(self.statistics),
-                "report": vars(self.report)}
+                "report": vars(self.report), "hosts": self.hosts}
 
 
 def load_scenario(path, catalog, overrides=None):
@@ -141,7 +142,8 @@ def build_scenario(raw, source, catalog, overrides, name):
         versus=v.axis("mechanism", [report_raw["versus"]], "report.versus")[0]
         if "versus" in report_raw else "tcp", **v.pivot(report_raw))
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
-                    matrix=matrix, run=run, statistics=stat, report=report)
+                    matrix=matrix, run=run, statistics=stat, report=report,
+                    hosts=hosts.parse_hosts(raw.get("hosts"), source))
 
 
 def _pick(section, overrides, key, file_key):
@@ -160,6 +162,7 @@ _KNOWN = {
     "run": set(vars(RunSettings())),
     "statistics": set(vars(StatSettings())),
     "report": set(vars(ReportSettings())),
+    "hosts": set(hosts.HOST_KEYS),
 }
 
 
