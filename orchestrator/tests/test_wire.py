@@ -155,7 +155,7 @@ def test_the_wire_table_groups_by_shape_leanest_first_and_ranks():
         "leanest ice in 1 of 2, thrift-compact in 1 of 2; heaviest thrift-binary in 2 of 2",
         "sequences of 5: leanest thrift-compact in 1 of 1; heaviest thrift-binary in 1 of 1",
         "sequences of 300: leanest ice in 1 of 1; heaviest thrift-binary in 1 of 1",
-        view.STUDY["text"] + "."]
+        view.STUDY["text"] + "; here ice was leanest in 1 of 2 and thrift-binary heaviest in 2 of 2."]
     markdown = view.to_markdown(records)
     assert markdown.startswith("## bytes on the wire per call")
     assert "| 6 | small ×300 | ice | python→java | 1200 | 80 | 1280 | 2 | - |" in markdown

@@ -8,6 +8,7 @@ HEADERS = ("#", "shape", "mechanism", "client→server", "request B", "response 
 # The middleware study (../shared/seeds/003_*, Gierlach 2021, Python → Java, L3 bytes per call):
 # what it concluded about encodings, to set beside this run's ranking.
 STUDY = {"mechanisms": {"grpc", "thrift-binary", "thrift-compact", "ice"},
+         "leanest": "ice", "heaviest": "thrift-binary",
          "text": "the middleware study (seeds/003) found Ice's encoding the leanest and Thrift "
                  "binary the heaviest in every comparison, Thrift compact leanest for small "
                  "records with sequences of 5, gRPC close to Thrift compact"}
@@ -64,8 +65,16 @@ def ranking(records):
                                               and g[0].get("payload", "bytes") != "bytes"])
               for n in lengths] if len(lengths) > 1 else []
     if lengths and STUDY["mechanisms"] <= {r["mechanism"] for r in counted(records)}:
-        lines.append(STUDY["text"] + ".")
+        lines.append(_versus_study(compared))
     return lines
+
+
+def _versus_study(compared):
+    """The study's finding beside this run's: how often its leanest and heaviest were so here."""
+    lean = sum(1 for g in compared if g[0]["mechanism"] == STUDY["leanest"])
+    heavy = sum(1 for g in compared if g[-1]["mechanism"] == STUDY["heaviest"])
+    return (f"{STUDY['text']}; here {STUDY['leanest']} was leanest in {lean} of {len(compared)} "
+            f"and {STUDY['heaviest']} heaviest in {heavy} of {len(compared)}.")
 
 
 def _ranked(prefix, compared):
