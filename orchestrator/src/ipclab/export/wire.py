@@ -90,9 +90,9 @@ def _tally(names, groups):
                      sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-CAPTION = ("L3 bytes (IP header and all) per call in each direction, counted by the kernel "
-           "(nftables) and averaged over the measured calls, set-up and warm-up excluded "
-           "(docs/wire.md); payload: the application's bytes")
+CAPTION = ("L3 bytes (IP header and all) per call (a stream: per message) in each direction, "
+           "counted by the kernel (nftables) and averaged over the measured calls, set-up and "
+           "warm-up excluded (docs/wire.md); payload: the application's bytes")
 
 
 def to_markdown(records):
