@@ -35,6 +35,10 @@ from ipclab.errors import UserError
 #     stream_ns, lost, client_cpu, server_cpu), a short round's `time_wait`. A stream's time
 #     statistics are per message of each window. The scenario gains `report` (table, versus) and
 #     run.messages, run.windows. `ipclab report` reads /1 and /2 and rewrites them as /3.
+#     Added within /3 (optional fields, older readers ignore them): run.link and run.wire_bytes,
+#     the scenario's `hosts` and environment.hosts (the server's host); with wire bytes a round's
+#     entry keeps `wire` (wire.per_call: per-call bytes and packets each way, conn_bytes, the
+#     counters of the measured and calibration pairs) and a record the columns of wire.FIELDS.
 SCHEMA = "ipclab.run/3"
 OLD_SCHEMAS = ("ipclab.run/1", "ipclab.run/2")
 
