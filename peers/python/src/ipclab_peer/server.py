@@ -9,7 +9,7 @@ import sys
 from . import shutdown
 from .burst.server import serve as burst_serve
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
-                     report, report_error)
+                     report)
 from .frame import (DATA, END, HEADER_SIZE, MARK, REQUEST, RESPONSE, FrameTemplate, Rejected,
                     check_incoming, end_ack, mark_ack, stream_end_ack)
 from .mechanisms import DATAGRAMS, FRAMES, MECHANISMS, RPC
@@ -45,19 +45,14 @@ def serve(config):
 
 def start(config, cleanup):
     """Opens the endpoint and announces READY, or reports why not and exits."""
-    try:
+    with shutdown.exiting_on_error(cleanup):
         mechanism = MECHANISMS.get(config.mechanism)
         if mechanism is None or mechanism.listen is None:
             raise Unsupported(f"mechanism {config.mechanism!r} is not implemented for serve")
         listener = listen(mechanism, config, cleanup)
         announce_ready(listener.endpoint, config.mechanism)
-    except PeerError as err:
-        report_error(err)
-        cleanup.exit(err.code)
-    except Exception as err:  # noqa: BLE001 - still remove what was created
-        report("internal", f"{type(err).__name__}: {err}")
-        cleanup.exit(PeerError.code)
     return mechanism, listener
+
 
 
 def listen(mechanism, config, cleanup):

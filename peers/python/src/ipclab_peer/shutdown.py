@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 
-from .errors import silence, unsilenced_report
+from .errors import PeerError, report, report_error, silence, unsilenced_report
 
 SHUTDOWN_SIGNALS = {signal.SIGTERM, signal.SIGINT}
 STDIN = 0
@@ -64,6 +64,20 @@ class Cleanup:
             except (OSError, ValueError):
                 pass
         os._exit(code)
+
+
+@contextlib.contextmanager
+def exiting_on_error(cleanup):
+    """A server's start-up: a failure is reported and ends the process with its code, after
+    removing what was created."""
+    try:
+        yield
+    except PeerError as err:
+        report_error(err)
+        cleanup.exit(err.code)
+    except Exception as err:  # noqa: BLE001 - still remove what was created
+        report("internal", f"{type(err).__name__}: {err}")
+        cleanup.exit(PeerError.code)
 
 
 def install(cleanup):

@@ -5,6 +5,7 @@ The frames are built from templates shared by every task (one lock), patched per
 and copied out, so concurrent tasks never write into each other's frame. The templates of the
 default sizes are built before READY (warm()): generating a payload is not a phase.
 """
+import contextlib
 import errno
 import threading
 
@@ -79,24 +80,35 @@ def failure(err):
     return "io"
 
 
-def serve_blocking(sock, record, frames):
-    """Reads the REQUEST, answers, closes (record.total), checks the payload; sets
-    record.transfer and record.error."""
+@contextlib.contextmanager
+def recording(sock, record):
+    """Around one exchange: a failure becomes record.error; then the close and `total`."""
     try:
-        start = now()
-        head = _read_exactly(sock, HEADER_SIZE)
-        sequence, length, wanted = header(head)
-        received = head + _read_exactly(sock, length) if length else head
-        sock.sendall(frames.response(sequence, wanted, length))
-        record.transfer = now() - start
-        if not frames.request_intact(sequence, length, wanted, received):
-            raise Failed("payload-mismatch")
+        yield
     except (OSError, Failed, PeerError) as err:
         record.error = failure(err)
     finally:
         sock.close()
         record.total = now() - record.accepted_at
         record.done = True
+
+
+def answered(record, start, frames, request):
+    """The RESPONSE is out: `transfer` ends; then the request payload is checked."""
+    record.transfer = now() - start
+    if not frames.request_intact(*request):
+        raise Failed("payload-mismatch")
+
+
+def serve_blocking(sock, record, frames):
+    """Reads the REQUEST, answers, checks the payload, closes; fills the task's phases."""
+    with recording(sock, record):
+        start = now()
+        head = _read_exactly(sock, HEADER_SIZE)
+        sequence, length, wanted = header(head)
+        received = head + _read_exactly(sock, length) if length else head
+        sock.sendall(frames.response(sequence, wanted, length))
+        answered(record, start, frames, (sequence, length, wanted, received))
 
 
 def _read_exactly(sock, size):
@@ -111,21 +123,13 @@ def _read_exactly(sock, size):
 
 async def serve_async(loop, sock, record, frames):
     """serve_blocking on the event loop: the socket is non-blocking, every wait is an await."""
-    try:
+    with recording(sock, record):
         start = now()
         head = await _read_exactly_async(loop, sock, HEADER_SIZE)
         sequence, length, wanted = header(head)
         received = head + await _read_exactly_async(loop, sock, length) if length else head
         await loop.sock_sendall(sock, frames.response(sequence, wanted, length))
-        record.transfer = now() - start
-        if not frames.request_intact(sequence, length, wanted, received):
-            raise Failed("payload-mismatch")
-    except (OSError, Failed, PeerError) as err:
-        record.error = failure(err)
-    finally:
-        sock.close()
-        record.total = now() - record.accepted_at
-        record.done = True
+        answered(record, start, frames, (sequence, length, wanted, received))
 
 
 async def _read_exactly_async(loop, sock, size):

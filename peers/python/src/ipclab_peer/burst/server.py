@@ -5,7 +5,7 @@ import socket
 import threading
 
 from .. import shutdown
-from ..errors import IoError, PeerError, Unsupported, describe_os_error, report, report_error
+from ..errors import IoError, PeerError, Unsupported, describe_os_error, report
 from ..transport.endpoints import format_host_port
 from . import record
 from .children import Children
@@ -72,7 +72,7 @@ def serve(config, mechanism, announce_ready):
 
 
 def _start(config, mechanism, cleanup, announce_ready):
-    try:
+    with shutdown.exiting_on_error(cleanup):
         models = mechanism.server_models if mechanism else ()
         if config.server_model not in models:
             raise Unsupported(f"server model {config.server_model!r} is not implemented for "
@@ -88,11 +88,4 @@ def _start(config, mechanism, cleanup, announce_ready):
         host, port = burst.listener.getsockname()[:2]
         announce_ready(format_host_port(host, port), config.mechanism,
                        server_model=config.server_model)
-    except PeerError as err:
-        report_error(err)
-        cleanup.exit(err.code)
-    except Exception as err:  # noqa: BLE001 - still end what was started
-        report("internal", f"{type(err).__name__}: {err}")
-        cleanup.exit(PeerError.code)
     return model, burst
-
