@@ -59,7 +59,7 @@ def cli():
 @click.option("--preflight", help="seconds of C floor ping-pong per placement first (0: none)")
 @click.option("--link", help="between client and server: loopback (default), veth, veth:RATE "
                             "(e.g. veth:100mbit); IP mechanisms only, needs root")
-@click.option("--wire-bytes", is_flag=True, default=None,
+@click.option("--wire-bytes/--no-wire-bytes", default=None,
               help="count each call's bytes and packets on the wire (IP mechanisms, needs root)")
 @click.option("--out", type=click.Path(), help="results directory (default results/<time>-<name>)")
 @click.option("--wide", is_flag=True, help="every column, whatever the width")

@@ -108,7 +108,7 @@ def check_machine(run, where="--link", hosts=None):
     if os.geteuid() != 0:
         raise UserError(f"{what} needs root: ipclab makes a network namespace per case (veth "
                         f"pairs, tc qdiscs, nftables counters need CAP_NET_ADMIN); run it as "
-                        f"root (sudo ./ipclab run ...) or without --link/--wire-bytes")
+                        f"root (sudo ./ipclab run ...) or with --link loopback --no-wire-bytes")
     missing = sorted({pkg for tool, pkg in TOOLS.items() if not shutil.which(tool)})
     if missing:
         raise UserError(f"{what} needs the Debian package(s) {', '.join(missing)}: run "
