@@ -27,8 +27,9 @@ def render(data, sections=()):
     document = data.document
     charts = figures.charts(data)
     title = f"ipclab: {document['scenario']['name']}"
-    body = [f"<h1>{_e(title)}</h1>", _status(document), _scenario(document),
-            _environment(document), "<h2 id='cases'>Cases</h2>", summary_table(document["results"]),
+    body = [f"<h1>{_e(title)}</h1>", _status(document),
+            f"<div class='meta'><div>{_scenario(document)}</div><div>{_environment(document)}</div></div>",
+            "<h2 id='cases'>Cases</h2>", summary_table(document["results"]),
             _contents(charts)]
     body += [_chart_block(i, chart) for i, chart in enumerate(charts)]
     body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in sections]
@@ -184,8 +185,8 @@ def summary_table(records):
         status = "" if r["status"] == "ok" else f" class='{_e(r['status'])}'"
         lines.append(f"<tr{status}>{''.join(cells)}</tr>")
     caption = "Times after outlier removal; intervals are 95%. Click a header to sort."
-    return (f"<table class='sortable' id='summary'><caption>{caption}</caption><thead><tr>{head}"
-            f"</tr></thead><tbody>{''.join(lines)}</tbody></table>")
+    return (f"<div class='wide'><table class='sortable' id='summary'><caption>{caption}</caption>"
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table></div>")
 
 
 def _status(document):
@@ -275,7 +276,9 @@ caption{caption-side:bottom;text-align:left;color:#555;padding:.3em 0}
 table.kv th{width:14em;font-weight:normal;color:#555}
 .caption{color:#444;font-size:.9em;max-width:70em}
 .warn{background:#fff4d6;padding:.5em;border-left:4px solid #e0a800}
-.fig{min-height:460px}ul.notes li{margin:.2em 0}
+.meta{display:flex;flex-wrap:wrap;gap:2em}.meta>div{flex:1 1 30em;min-width:0}
+.meta td{word-break:break-word}
+.wide{overflow-x:auto}.fig{min-height:460px}ul.notes li{margin:.2em 0}
 """
 
 SCRIPT = """
