@@ -222,3 +222,15 @@ def test_wire_bytes_of_a_structured_record_have_no_application_bar():
     (chart,) = figures.wire_bytes(run([r]))
     assert [s.y for s in chart.series] == [[380.0], [None]]
     assert "small ×5" in chart.series[0].x[0] and "2.5 packets per call" in chart.series[0].hover[0]
+
+
+def test_a_run_where_nothing_finished_has_a_page_without_figures():
+    failed = [record(1, status="failed"), record(2, status="not-applicable", trimmed=None)]
+    assert figures.charts(run(failed)) == []
+    page = html.render(run(failed))
+    assert "No case finished: nothing to draw." in page and "it broke" in page
+
+
+def test_warm_up_without_a_usable_median_draws_nothing():
+    r = record(1, median=0.0)
+    assert figures.warmup(run([r], warmup={r["id"]: {1: (np.array([1.0]), np.array([5.0]))}})) == []

@@ -257,12 +257,16 @@ def warmup(data):
         series = []
         for mechanism, rs in _by(group, lambda r: r["mechanism"]):
             curves = [(x, y / r["trimmed"]["median"]) for r in rs
-                      for x, y in data.warmup[r["id"]].values() if r["trimmed"]["median"]]
+                      for x, y in data.warmup[r["id"]].values() if r["trimmed"]["median"] and len(x)]
+            if not curves:
+                continue
             x, y = _median_curve(curves)
             series.append(Series(mechanism, list(x), list(y),
                                  hover=[f"{language} client, {mechanism}<br>round trips ≈{xi:.0f}: "
                                         f"{yi:.2f}× the measured median ({len(curves)} curves)"
                                         for xi, yi in zip(x, y)]))
+        if not series:
+            continue
         out.append(Chart(
             f"warmup-{language}", f"{language} clients: warm-up",
             "Median of each stretch of warm-up round trips, divided by the case's measured "
