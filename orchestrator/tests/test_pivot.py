@@ -143,3 +143,23 @@ def test_bad_pivot_settings_name_file_field_and_value(catalog, report, expected)
     with pytest.raises(UserError) as e:
         build(report, catalog)
     assert str(e.value).startswith(expected)
+
+
+def test_a_list_of_statistics_makes_one_table_each_wire_bytes_among_them():
+    records = [record(1, "grpc", 0, 0, 100_000, wire_req_bytes=300, wire_resp_bytes=66.5),
+               record(2, "ice", 0, 0, 150_000, wire_req_bytes=250, wire_resp_bytes=60)]
+    report = {"table": "pivot", "rows": ["request_size"], "columns": "mechanism",
+              "cell": ["mean", "wire_bytes"], "ratio_to": {"mechanism": "grpc"}}
+    mean, wire = study.tables("pivot", records, "tcp", report)
+    assert mean.rows[0][1:] == ["100 µs (1× grpc)\n[95–105]",
+                                "150 µs (1.5× grpc)\n[142–158]"]
+    assert wire.rows[0][1:] == ["366.5 B (1× grpc)", "310 B (0.846× grpc)"]
+    assert "bytes on the wire" in wire.caption
+
+
+def test_the_middleware_scenario_asks_for_both_tables(catalog):
+    report = load_scenario(SCENARIOS / "middleware.toml", catalog).report
+    assert report.cell == ["mean", "wire_bytes"] and report.ratio_to == {"mechanism": "grpc"}
+    with pytest.raises(UserError, match="report.cell: unknown value 'bytes'"):
+        build({"table": "pivot", "rows": ["payload"], "columns": "mechanism",
+               "cell": ["mean", "bytes"]}, catalog)

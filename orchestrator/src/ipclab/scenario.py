@@ -69,7 +69,7 @@ class ReportSettings:
     # statistic in a cell, and the column value every cell is divided by ("× jni", "% of tcp").
     rows: list = field(default_factory=list)
     columns: str | None = None
-    cell: str = "median"
+    cell: str | list = "median"   # a list: one table per statistic
     ratio_to: dict | None = None  # {axis: value}; in the file also a plain column value
     ratio_as: str = "times"
 
@@ -304,14 +304,21 @@ class _Validator:
         if columns in rows:
             self._fail("report.columns", f"{columns!r} is also in report.rows")
         settings = {"rows": rows, "columns": columns,
-                    "cell": self.choice(raw.get("cell"), "report.cell", tuple(pivot.CELLS),
-                                        "median"),
+                    "cell": self._cells(raw.get("cell")),
                     "ratio_as": self.choice(raw.get("ratio_as"), "report.ratio_as",
                                             pivot.RATIO_FORMATS, "times"),
                     "ratio_to": None}
         if "ratio_to" in raw:
             settings["ratio_to"] = self._ratio_to(raw["ratio_to"], rows, columns)
         return settings
+
+    def _cells(self, value):
+        """One statistic of export/pivot.py CELLS, or a non-empty list of them."""
+        if isinstance(value, list):
+            if not value:
+                self._fail("report.cell", "[] must name at least one statistic")
+            return [self.choice(v, "report.cell", tuple(pivot.CELLS), None) for v in value]
+        return self.choice(value, "report.cell", tuple(pivot.CELLS), "median")
 
     def _ratio_to(self, value, rows, columns):
         """{axis: value}: a plain value is one of the columns; { axis = value } names a row

@@ -5,7 +5,8 @@ table.md and the terminal.
 
     rows      the axes whose values make a row, e.g. ["request_size", "response_size"]
     columns   the axis whose values make the columns, e.g. "mechanism"
-    cell      the statistic in a cell (CELLS), with its 95% interval where one exists
+    cell      the statistic in a cell (CELLS), with its 95% interval where one exists; a list of
+              them makes one table each (the middleware study: mean time, then wire bytes)
     ratio_to  a value of the column axis ("jni"), or { axis = value } for a row axis
               ({ mechanism = "tcp" } when mechanisms are rows): each cell also shows its statistic
               over the reference cell's, the one in the same row (or column) with that value
@@ -46,11 +47,19 @@ def _record(key):
     return lambda r: (r.get(key), r.get(f"{key}_ci_low"), r.get(f"{key}_ci_high"))
 
 
+def _wire(*keys):
+    """Bytes on the wire per call (wire.py, --wire-bytes): one direction or their sum."""
+    def get(r):
+        parts = [r.get(k) for k in keys]
+        return (sum(parts) if None not in parts else None), None, None
+    return get
+
+
 @dataclass(frozen=True)
 class CellKind:
     label: str          # what the table's caption calls it
     get: object         # record -> (value, low, high); None where it does not apply
-    unit: str           # "ns" (a duration), "rate" (per second), "number"
+    unit: str           # "ns" (a duration), "rate" (per second), "bytes", "number"
     spread: bool = False  # "mean±sd": the value ± the standard deviation, no interval
 
 
@@ -69,6 +78,13 @@ CELLS = {
     "conns_per_s": CellKind("connections/s [95% CI]", _record("conns_per_s"), "rate"),
     "cpu_us_per_msg": CellKind("CPU µs per message (both sides)", _record("cpu_us_per_msg"),
                                "number"),
+    # The middleware study's other figure: L3 bytes per call, counted by the kernel (--wire-bytes)
+    "wire_bytes": CellKind("bytes on the wire per call (IP layer, both ways)",
+                           _wire("wire_req_bytes", "wire_resp_bytes"), "bytes"),
+    "wire_req_bytes": CellKind("request bytes on the wire per call (IP layer)",
+                               _wire("wire_req_bytes"), "bytes"),
+    "wire_resp_bytes": CellKind("response bytes on the wire per call (IP layer)",
+                                _wire("wire_resp_bytes"), "bytes"),
 }
 
 
@@ -82,14 +98,16 @@ class Spec:
     ratio_as: str = "times"
 
     @classmethod
-    def of(cls, report):
-        """From a scenario's report settings (a dict, as saved in run.json; ratio_to is
-        {axis: value} there)."""
+    def each(cls, report):
+        """One Spec per statistic of a scenario's report settings (a dict, as saved in run.json:
+        `cell` one name or a list of them, `ratio_to` {axis: value})."""
         ratio = report.get("ratio_to") or {}
         axis, value = next(iter(ratio.items())) if ratio else (None, None)
-        return cls(rows=tuple(report.get("rows") or ()), columns=report.get("columns"),
-                   cell=report.get("cell") or "median", ratio_to=value, ratio_axis=axis,
-                   ratio_as=report.get("ratio_as") or "times")
+        cells = report.get("cell") or "median"
+        return [cls(rows=tuple(report.get("rows") or ()), columns=report.get("columns"),
+                    cell=cell, ratio_to=value, ratio_axis=axis,
+                    ratio_as=report.get("ratio_as") or "times")
+                for cell in ([cells] if isinstance(cells, str) else cells)]
 
 
 @dataclass(frozen=True)
@@ -241,6 +259,8 @@ def _figure(value, unit):
         return "-"
     if unit == "ns":
         return format_ns(value)
+    if unit == "bytes":   # an average over calls may be fractional
+        return f"{value:,.0f} B" if value == int(value) else f"{value:,.1f} B"
     return format_rate(value) if unit == "rate" else f"{value:.4g}"
 
 

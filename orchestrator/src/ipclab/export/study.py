@@ -114,9 +114,13 @@ def stream_cpu(records, versus):
     return studies
 
 
-def pivot_study(records, report):
-    """The pivot of `[report]` (a dict as saved in run.json) as a Study."""
-    table = _pivot.pivot(records, _pivot.Spec.of(report))
+def pivot_studies(records, report):
+    """The pivots of `[report]` (a dict as saved in run.json) as Studies, one per statistic."""
+    return [pivot_study(records, spec) for spec in _pivot.Spec.each(report)]
+
+
+def pivot_study(records, spec):
+    table = _pivot.pivot(records, spec)
     headers, rows = _pivot.text_rows(table)
     axes = " × ".join(table.row_axes)
     return Study(title=f"{table.spec.cell} by {axes} and {table.spec.columns}",
@@ -127,7 +131,7 @@ def pivot_study(records, report):
                          if r["status"] == "failed"], wrap=True)
 
 
-# Shapes taking (records, versus); "pivot" takes the whole [report] (pivot_study).
+# Shapes taking (records, versus); "pivot" takes the whole [report] (pivot_studies).
 SHAPES = {"stream-cpu": stream_cpu}
 TABLE_NAMES = ("cases", "pivot", *SHAPES)
 
@@ -136,7 +140,7 @@ def tables(name, records, versus, report=None):
     """The study tables of shape `name`, or [] for "cases" (the ordinary table). `report`: the
     scenario's [report] settings (a dict), which a pivot reads."""
     if name == "pivot":
-        return [pivot_study(records, report or {})]
+        return pivot_studies(records, report or {})
     return SHAPES[name](records, versus) if name in SHAPES else []
 
 
