@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # before pyplot: never a display, also under a desktop session
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import NullFormatter  # noqa: E402
 
 MARKERS = ("o", "s", "^", "D", "v", "x", "+", "*", "P", "h")
 LINESTYLES = ("-", "--", ":", "-.")
@@ -38,14 +39,14 @@ def draw(chart):
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.8 * rows + 0.8), squeeze=False)
-    for ax, (group, series, heats) in zip(axes.flat, panels):
+    for k, (ax, (group, series, heats)) in enumerate(zip(axes.flat, panels)):
         if chart.kind == "heatmap":
             for heat in heats:
                 _heat(ax, heat, chart)
         elif chart.kind == "bars":
-            _bars(ax, series, chart)
+            _bars(ax, series, chart, legend=k == 0)
         else:
-            _lines(ax, series, chart)
+            _lines(ax, series, chart, legend=k == 0)  # panels share their series' names
         if group:
             ax.set_title(textwrap.fill(group, 48), fontsize=8)
     for ax in list(axes.flat)[len(panels):]:
@@ -57,7 +58,7 @@ def draw(chart):
     return fig
 
 
-def _lines(ax, series, chart):
+def _lines(ax, series, chart, legend=True):
     paired = any(s.style == "dash" for s in series)
     for i, s in enumerate(series):
         points = [(x, y) for x, y in zip(s.x, s.y) if y is not None]
@@ -77,11 +78,11 @@ def _lines(ax, series, chart):
             if s.low is not None and s.high is not None:
                 ax.errorbar(x, y, yerr=_errors(s), fmt="none", ecolor="0.3", capsize=2, lw=0.8)
     _axes(ax, chart)
-    if len(series) > 1:
+    if legend and len(series) > 1:
         ax.legend(fontsize=6, ncols=2 if len(series) > 8 else 1)
 
 
-def _bars(ax, series, chart):
+def _bars(ax, series, chart, legend=True):
     categories = list(dict.fromkeys(x for s in series for x in s.x))
     width = 0.8 if chart.stacked else 0.8 / max(len(series), 1)
     bottom = [0.0] * len(categories)
@@ -99,7 +100,7 @@ def _bars(ax, series, chart):
     ax.set_xticks(range(len(categories)))
     ax.set_xticklabels([textwrap.fill(c, 22) for c in categories], rotation=60, ha="right", fontsize=6)
     _axes(ax, chart, x=False)
-    if len(series) > 1:
+    if legend and len(series) > 1:
         ax.legend(fontsize=7)
 
 
@@ -125,6 +126,7 @@ def _axes(ax, chart, x=True):
         ax.set_xlabel(chart.x_title)
         if chart.x_log:
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # 2×10³ 3×10³ … overlapped
     ax.set_ylabel(chart.y_title)
     if chart.y_log:
         ax.set_yscale("log")
