@@ -1,6 +1,7 @@
 """ipclab compare: synthetic run directories (written as `ipclab run` writes them) for the exact
 pairing and verdict logic, and the CLI's exit codes."""
 import json
+import os
 import subprocess
 import sys
 
@@ -8,8 +9,10 @@ import numpy as np
 import pytest
 
 from ipclab import compare, stats
+from ipclab.catalog import repo_root
 from ipclab.errors import UserError
 from ipclab.matrix import Case
+from ipclab.placement import available_cpus
 from ipclab.results import RunStore
 from ipclab.runner import Outcome
 from ipclab.scenario import ReportSettings, RunSettings, Scenario, StatSettings
@@ -135,3 +138,26 @@ def test_reads_an_older_run_json_schema(tmp_path):
     new = write_run(tmp_path / "new", samples, rounds=2)
     pairs = compare.compare(compare.load_run(old), compare.load_run(new)).pairs
     assert [(p.status, p.ratio) for p in pairs] == [("compared", 1.0)]
+
+
+def test_real_runs_same_core_against_cross_core_differ_significantly(tmp_path):
+    """Two small real runs of tcp cpp→cpp 16 B, one per placement: a wake-up on the other CPU
+    costs what a context switch on the same one does not, so the difference is significant."""
+    if len(available_cpus()) < 2:
+        pytest.skip("cross-core needs two CPUs")
+    for placement in ("same-core", "cross-core"):
+        done = subprocess.run(
+            [sys.executable, "-m", "ipclab", "run", "--mechanism", "tcp", "--client", "cpp",
+             "--server", "cpp", "--request-size", "16", "--response-size", "16",
+             "--iterations", "300", "--warmup", "100", "--rounds", "3",
+             "--preflight", "0", "--placement", placement, "--no-html",
+             "--out", str(tmp_path / placement)],
+            capture_output=True, text=True, cwd=repo_root(), timeout=120,
+            env={**os.environ, "COLUMNS": "200"})
+        assert done.returncode == 0, done.stderr
+    found = compare.compare(compare.load_run(tmp_path / "same-core"),
+                            compare.load_run(tmp_path / "cross-core"))
+    assert found.varied == {"placement": ("same-core", "cross-core")}
+    [pair] = found.pairs
+    assert pair.label == "tcp cpp→cpp 16 B/16 B" and pair.status == "compared"
+    assert pair.verdict in ("slower", "faster") and pair.p < 0.05, pair

@@ -1,5 +1,6 @@
 """The run history (ipclab/history.py): recorded beside the run directories, listed, filtered, one
 case over time, and rebuilt from the directories when the database is missing or corrupt."""
+import os
 import sqlite3
 import subprocess
 import sys
@@ -94,10 +95,10 @@ def test_a_run_with_a_corrupt_history_still_succeeds(tmp_path):
     (out.parent / history.FILE).write_bytes(b"not a database")
     done = subprocess.run(
         [sys.executable, "-m", "ipclab", "run", "--mechanism", "tcp", "--client", "cpp",
-         "--server", "cpp", "--iterations", "20", "--warmup", "5", "--rounds", "1",
-         "--preflight", "0", "--out", str(out)],
+         "--server", "cpp", "--request-size", "16", "--response-size", "16", "--iterations", "20",
+         "--warmup", "5", "--rounds", "1", "--preflight", "0", "--no-html", "--out", str(out)],
         capture_output=True, text=True, cwd=repo_root(), timeout=120,
-        env={"PATH": "/usr/bin:/bin", "COLUMNS": "200", "TMPDIR": str(tmp_path)})
+        env={**os.environ, "COLUMNS": "200"})
     assert done.returncode == 0, done.stderr
     assert "history:" in done.stdout and "unusable" in done.stdout
     listed = history.list_runs(out.parent / history.FILE)
