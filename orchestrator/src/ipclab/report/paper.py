@@ -10,12 +10,20 @@ import matplotlib
 
 matplotlib.use("Agg")  # before pyplot: never a display, also under a desktop session
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+from matplotlib.ticker import LogFormatter, NullFormatter  # noqa: E402
 
 MARKERS = ("o", "s", "^", "D", "v", "x", "+", "*", "P", "h")
 LINESTYLES = ("-", "--", ":", "-.")
 HATCHES = ("", "///", "\\\\\\", "xxx", "...", "+++", "ooo")
 GREYS = ("0.1", "0.45", "0.7", "0.3", "0.85", "0.55")
+
+
+class PlainLog(LogFormatter):
+    """matplotlib's choice of which log ticks to label, written plainly (0.9, 60, 1000): not
+    10² or 9e-01 on a paper's axis."""
+
+    def __call__(self, x, pos=None):
+        return f"{x:g}" if super().__call__(x, pos) else ""
 
 
 def write(data, out_dir):
@@ -38,7 +46,9 @@ def draw(chart):
     panels = chart.panels()
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 3.8 * rows + 0.8), squeeze=False)
+    legend_beside = 3.0 if max(len(series) for _, series, _ in panels) > 6 else 0.0
+    fig, axes = plt.subplots(rows, columns, squeeze=False,
+                             figsize=(5.2 * columns + legend_beside, 3.8 * rows + 0.8))
     for k, (ax, (group, series, heats)) in enumerate(zip(axes.flat, panels)):
         if chart.kind == "heatmap":
             for heat in heats:
@@ -78,8 +88,11 @@ def _lines(ax, series, chart, legend=True):
             if s.low is not None and s.high is not None:
                 ax.errorbar(x, y, yerr=_errors(s), fmt="none", ecolor="0.3", capsize=2, lw=0.8)
     _axes(ax, chart)
-    if legend and len(series) > 1:
-        ax.legend(fontsize=6, ncols=2 if len(series) > 8 else 1)
+    if legend and len(series) > 6:  # many series: beside the axes, not over the data
+        ax.legend(fontsize=6, ncols=2 if len(series) > 12 else 1, loc="upper left",
+                  bbox_to_anchor=(1.02, 1), borderaxespad=0)
+    elif legend and len(series) > 1:
+        ax.legend(fontsize=6)
 
 
 def _bars(ax, series, chart, legend=True):
@@ -126,10 +139,14 @@ def _axes(ax, chart, x=True):
         ax.set_xlabel(chart.x_title)
         if chart.x_log:
             ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(PlainLog())
             ax.xaxis.set_minor_formatter(NullFormatter())  # 2×10³ 3×10³ … overlapped
     ax.set_ylabel(chart.y_title)
     if chart.y_log:
         ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(PlainLog())
+        # a range under two decades gets labelled minor ticks too (20, 30, 60)
+        ax.yaxis.set_minor_formatter(PlainLog(labelOnlyBase=False, minor_thresholds=(2, 0.5)))
     ax.grid(True, which="major", linewidth=0.3, color="0.8")
 
 
