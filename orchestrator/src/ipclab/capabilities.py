@@ -112,6 +112,8 @@ def compare(lang, answer, mechanisms):
               sorted(got.get("roles", [])))
         _same(where, f"[mechanisms] {mech} patterns", sorted(lang.patterns_of(mech)),
               sorted(got.get("patterns", [])))
+        _same(where, f"[mechanisms] {mech} server_models",
+              sorted(lang.server_models.get(mech, [])), sorted(got.get("server_models", [])))
         _check_limit(where, lang, mechanisms[mech], got.get("max_payload"))
 
 

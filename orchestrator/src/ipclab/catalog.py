@@ -89,6 +89,7 @@ class Language:
     # mechanism itself (a framework's own message limit, or a kernel limit the peer reported)
     max_payload: dict = field(default_factory=dict)
     patterns: dict = field(default_factory=dict)   # mechanism -> patterns; default ["rr"]
+    server_models: dict = field(default_factory=dict)  # mechanism -> burst server models (11.4)
     root: Path | None = None
     runtime: str | None = None      # what the built peer says it runs on (its capabilities)
 
@@ -196,7 +197,7 @@ def _load_language(path, mechanisms, root):
     for key in ("language", "command"):
         if key not in data:
             raise UserError(f"{path}: {key!r} is missing")
-    roles, patterns = {}, {}
+    roles, patterns, server_models = {}, {}, {}
     for mech, spec in data.get("mechanisms", {}).items():
         if isinstance(spec, list):
             spec = {"roles": spec}
@@ -206,6 +207,8 @@ def _load_language(path, mechanisms, root):
         roles[mech] = list(spec["roles"])
         if "patterns" in spec:
             patterns[mech] = list(spec["patterns"])
+        if "server_models" in spec:
+            server_models[mech] = list(spec["server_models"])
     limits = {}
     for mech, spec in data.get("max_payload", {}).items():
         if mech not in mechanisms or not isinstance(spec, dict) \
@@ -219,6 +222,7 @@ def _load_language(path, mechanisms, root):
     return Language(
         name=data["language"], display=data.get("display", data["language"]),
         command=list(data["command"]), mechanisms=roles, patterns=patterns, toml_path=path,
+        server_models=server_models,
         artifact=data.get("artifact"), library=data.get("library"),
         floor=bool(data.get("floor", False)), requires=list(data.get("requires", [])), locate=dict(data.get("locate", {})),
         build=[list(c) for c in data.get("build", [])], build_inputs=list(data.get("build_inputs", [])),

@@ -64,11 +64,37 @@ void parse_common(const std::map<std::string, std::string>& flags, PeerOptions& 
     o.spin_us = parse_unsigned("--spin-us", it->second, 1'000'000'000);
 }
 
+// burst (11.4): a server model and what goes with it; those flags alone are a usage error.
+void parse_burst_serve(const std::map<std::string, std::string>& flags, ServeOptions& o) {
+  const auto it = flags.find("--server-model");
+  if (it == flags.end()) {
+    for (const char* flag : {"--connections", "--phases-file", "--backlog", "--workers"})
+      if (flags.count(flag) != 0)
+        throw UsageError(std::string("flag ") + flag + " needs --server-model");
+    return;
+  }
+  if (it->second.empty()) throw UsageError("bad value for --server-model: empty");
+  o.server_model = it->second;
+  o.connections = parse_unsigned("--connections", required(flags, "--connections"), UINT64_MAX);
+  if (o.connections == 0) throw UsageError("bad value for --connections: must be at least 1");
+  o.phases_file = nonempty_path(flags, "--phases-file");
+  if (auto b = flags.find("--backlog"); b != flags.end())
+    o.backlog = static_cast<std::uint32_t>(parse_unsigned("--backlog", b->second, 65535));
+  if (o.backlog == 0) throw UsageError("bad value for --backlog: 1 ... 65535");
+  if (auto w = flags.find("--workers"); w != flags.end())
+    o.workers = static_cast<std::uint32_t>(parse_unsigned("--workers", w->second, 1024));
+  if (flags.count("--workers") != 0 && o.workers == 0)
+    throw UsageError("bad value for --workers: 1 ... 1024");
+}
+
 ServeOptions parse_serve(const std::vector<std::string>& args) {
   const auto flags = collect_flags(args, {"--mechanism", "--endpoint", "--seed", "--fault",
-                                          "--poll-interval-us", "--spin-us"});
+                                          "--poll-interval-us", "--spin-us", "--server-model",
+                                          "--connections", "--phases-file", "--backlog",
+                                          "--workers"});
   ServeOptions o;
   parse_common(flags, o);
+  parse_burst_serve(flags, o);
   if (auto it = flags.find("--fault"); it != flags.end()) {
     if (it->second == "none") o.fault = Fault::none;
     else if (it->second == "flip-response-byte") o.fault = Fault::flip_response_byte;
@@ -142,16 +168,52 @@ void parse_stream(const std::map<std::string, std::string>& flags, DriveOptions&
     throw UsageError("bad value for --warmup: warmup + messages overflows the sequence");
 }
 
+// burst (11.4): connections, connectors, processes; the round-trip counts are a usage error.
+void parse_burst(const std::map<std::string, std::string>& flags, DriveOptions& o) {
+  for (const char* flag : {"--iterations", "--warmup", "--warmup-samples-file", "--payload",
+                           "--sequence-length"})
+    if (flags.count(flag) != 0)
+      throw UsageError(std::string("flag ") + flag + " is not used with --pattern burst");
+  o.request_size = 1000;
+  o.response_size = 8;
+  if (auto it = flags.find("--request-size"); it != flags.end())
+    o.request_size = static_cast<std::uint32_t>(
+        parse_unsigned("--request-size", it->second, kMaxPayload));
+  if (auto it = flags.find("--response-size"); it != flags.end())
+    o.response_size = static_cast<std::uint32_t>(
+        parse_unsigned("--response-size", it->second, kMaxPayload));
+  o.connections = parse_unsigned("--connections", required(flags, "--connections"), UINT64_MAX);
+  if (o.connections == 0) throw UsageError("bad value for --connections: must be at least 1");
+  o.iterations = o.connections;
+  o.connectors = static_cast<std::uint32_t>(
+      parse_unsigned("--connectors", required(flags, "--connectors"), 10000));
+  if (o.connectors == 0) throw UsageError("bad value for --connectors: 1 ... 10000");
+  if (auto it = flags.find("--processes"); it != flags.end())
+    o.processes = static_cast<std::uint32_t>(parse_unsigned("--processes", it->second, 64));
+  if (o.processes == 0) throw UsageError("bad value for --processes: 1 ... 64");
+  o.records_file = nonempty_path(flags, "--records-file");
+}
+
 DriveOptions parse_drive(const std::vector<std::string>& args) {
   const auto flags = collect_flags(
       args, {"--mechanism", "--endpoint", "--request-size", "--response-size", "--iterations",
              "--samples-file", "--result-file", "--pattern", "--warmup", "--warmup-samples-file",
              "--seed", "--io-timeout", "--poll-interval-us", "--spin-us", "--native-library",
-             "--payload", "--sequence-length", "--message-size", "--messages", "--windows"});
+             "--payload", "--sequence-length", "--message-size", "--messages", "--windows",
+             "--connections", "--connectors", "--processes", "--records-file"});
   DriveOptions o;
   parse_common(flags, o);
   if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;
-  if (o.pattern == "stream") {
+  if (o.pattern != "burst")
+    for (const char* flag : {"--connections", "--connectors", "--processes", "--records-file"})
+      if (flags.count(flag) != 0)
+        throw UsageError(std::string("flag ") + flag + " needs --pattern burst");
+  if (o.pattern == "burst") {
+    for (const char* flag : {"--message-size", "--messages", "--windows"})
+      if (flags.count(flag) != 0)
+        throw UsageError(std::string("flag ") + flag + " is not used with --pattern burst");
+    parse_burst(flags, o);
+  } else if (o.pattern == "stream") {
     parse_stream(flags, o);
   } else {
     for (const char* flag : {"--message-size", "--messages", "--windows"})

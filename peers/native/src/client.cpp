@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "burst/client.hpp"
 #include "error.hpp"
 #include "frame.hpp"
 #include "lifecycle.hpp"
@@ -237,6 +238,7 @@ void drive(const DriveOptions& o, SamplesWriter& samples, SamplesWriter& warmup,
   samples.open(o.samples_file, is_stream(o) ? o.windows : o.iterations);
   if (!o.warmup_samples_file.empty()) warmup.open(o.warmup_samples_file, o.warmup);
   check_supported(o);
+  if (o.pattern == kBurstPattern) return burst::run_burst_client(o, *o.mechanism->burst, recorder);
   o.mechanism->drive(o, recorder);
 }
 
@@ -284,6 +286,7 @@ int run_drive(const DriveOptions& o) {
   result.samples = samples.written();
   result.warmup_samples = warmup.written();
   result.stream = recorder.stream_report();
+  result.burst = recorder.burst_report();
 
   int code = 0;
   if (result.error_kind) {

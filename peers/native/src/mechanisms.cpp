@@ -4,6 +4,7 @@
 // serves it). A kernel mechanism is a transport (transport/) plus one row here.
 #include "mechanisms.hpp"
 
+#include "burst/sockets.hpp"
 #include "client.hpp"
 #include "frame.hpp"
 #include "options.hpp"
@@ -48,12 +49,14 @@ constexpr Family frames = Family::frames;
 constexpr Family rpc = Family::rpc;
 
 constexpr Mechanism kMechanisms[] = {
-    {"tcp", frames, Kind::inet, Kind::inet, kFramePatterns, any_size,
+    // Also burst (11.4): its sockets are the row's last field.
+    {"tcp", frames, Kind::inet, Kind::inet, kBurstPatterns, any_size,
      [](Drive o, Recorder& r) {
        const auto& e = at<InetEndpoint>(o);
        drive_stream(connect_tcp(e), o, r, tcp_connector(e));
      },
-     [](Serve o) { serve_streams(listen_tcp(at<InetEndpoint>(o)), o); }},
+     [](Serve o) { serve_streams(listen_tcp(at<InetEndpoint>(o)), o); }, false,
+     &burst::kTcpSockets},
     {"udp", frames, Kind::inet, Kind::inet, kStreamPatterns, udp_size,
      [](Drive o, Recorder& r) { drive_datagrams(connect_udp(at<InetEndpoint>(o)), o, r); },
      [](Serve o) { serve_datagrams(bind_udp(at<InetEndpoint>(o)), o); }},

@@ -17,6 +17,9 @@ namespace ipclab {
 struct ServeOptions;
 struct DriveOptions;
 class Recorder;
+namespace burst {
+struct Sockets;
+}
 
 enum class Family {
   frames,  // section 2 frames over a kernel transport (section 4)
@@ -38,6 +41,8 @@ struct Mechanism {
   // PeerError. nullptr: drive only.
   void (*serve)(const ServeOptions&);
   bool needs_native_library = false;  // drive needs --native-library
+  // burst (11.4): its sockets when it carries bursts (burst/sockets.hpp), else nullptr.
+  const burst::Sockets* burst = nullptr;
 };
 
 // The mechanisms this build implements, in the table's order (RPC rows only where the

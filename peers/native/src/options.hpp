@@ -29,6 +29,12 @@ struct PeerOptions {
 
 struct ServeOptions : PeerOptions {
   Fault fault = Fault::none;
+  // burst (11.4): a server model makes a burst server; empty: the frame server of section 2.
+  std::string server_model;
+  std::uint64_t connections = 0;
+  std::string phases_file;
+  std::uint32_t backlog = 512;
+  std::uint32_t workers = 0;  // 0: the model's default
 };
 
 struct DriveOptions : PeerOptions {
@@ -48,6 +54,11 @@ struct DriveOptions : PeerOptions {
   std::string native_library;  // direct: path of libipclab_native.so
   PayloadKind payload = PayloadKind::bytes;
   std::uint32_t sequence_length = 5;  // structured payloads only
+  // burst (11.4): N connections from T connectors in each of P processes.
+  std::uint64_t connections = 0;
+  std::uint32_t connectors = 0;
+  std::uint32_t processes = 1;
+  std::string records_file;
 };
 
 }  // namespace ipclab

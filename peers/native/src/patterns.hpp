@@ -277,6 +277,11 @@ using Patterns = PatternTable<RequestResponse, OneWayStream, ShortConnections>;
 // What the rows of mechanisms.cpp name (section 11's table). Connections (tcp, uds) and the
 // queues opened per message (sysv-mq, posix-mq): every pattern of the table.
 inline constexpr std::span<const std::string_view> kFramePatterns = Patterns::names;
+// burst (11.4) is not a pattern over one link: its client makes many connections from many
+// threads (burst/client.cpp), started by drive() for a row that has burst sockets.
+inline constexpr std::string_view kBurstPattern = "burst";
+inline constexpr std::array<std::string_view, 4> kBurstPatterns = {
+    RequestResponse::name, OneWayStream::name, ShortConnections::name, kBurstPattern};
 // Every other frame mechanism: no connection to open per round trip.
 inline constexpr std::array<std::string_view, 2> kStreamPatterns = {RequestResponse::name,
                                                                     OneWayStream::name};

@@ -1,5 +1,6 @@
 #include "result.hpp"
 
+#include "burst/server_models.hpp"
 #include "mechanisms.hpp"
 
 #include <fcntl.h>
@@ -62,16 +63,18 @@ void write_fully(int fd, const std::string& data, const std::string& what) {
 
 }  // namespace
 
-std::string ready_line(const std::string& endpoint, const std::string& mechanism, long pid) {
+std::string ready_line(const std::string& endpoint, const std::string& mechanism, long pid,
+                       const std::string& extra) {
   return "READY {\"endpoint\": " + json_string(endpoint) + ", \"mechanism\": " +
          json_string(mechanism) + ", \"language\": " + json_string(kLanguage) +
          ", \"runtime\": " + json_string(runtime_string()) + ", \"pid\": " + std::to_string(pid) +
-         ", \"contract\": " + std::to_string(kContract) + "}\n";
+         ", \"contract\": " + std::to_string(kContract) + extra + "}\n";
 }
 
-void announce_ready(const std::string& endpoint, const std::string& mechanism) {
-  write_fully(STDOUT_FILENO, ready_line(endpoint, mechanism, static_cast<long>(::getpid())),
-              "stdout");
+void announce_ready(const std::string& endpoint, const std::string& mechanism,
+                    const std::string& extra) {
+  write_fully(STDOUT_FILENO,
+              ready_line(endpoint, mechanism, static_cast<long>(::getpid()), extra), "stdout");
 }
 
 std::string result_json(const ClientResult& r) {
@@ -112,6 +115,25 @@ std::string result_json(const ClientResult& r) {
     j += ", \"client_cpu\": " + cpu(s.client_cpu);
     j += ", \"server_cpu\": " + cpu(s.server_cpu);
   }
+  if (r.burst) {
+    const BurstReport& b = *r.burst;
+    j += ", \"connections\": " + std::to_string(b.connections);
+    j += ", \"connectors\": " + std::to_string(b.connectors);
+    j += ", \"processes\": " + std::to_string(b.processes);
+    j += ", \"connections_ok\": " + std::to_string(b.ok);
+    j += ", \"connections_failed\": " + std::to_string(b.failed);
+    j += ", \"errors\": {";
+    const char* sep = "";
+    for (const auto& [kind, count] : b.errors) {
+      j += sep + json_string(kind) + ": " + std::to_string(count);
+      sep = ", ";
+    }
+    j += "}, \"slow_connects\": " + std::to_string(b.slow_connects);
+    j += ", \"burst_ns\": " + std::to_string(b.burst_ns);
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.1f", b.burst_ns ? b.ok * 1e9 / b.burst_ns : 0.0);
+    j += ", \"conns_per_s\": " + std::string(rate);
+  }
   j += "}\n";
   return j;
 }
@@ -130,7 +152,17 @@ std::string capabilities_json() {
       j += sep + json_string(p);
       sep = ", ";
     }
-    j += "], \"max_payload\": " + std::to_string(m->max_payload()) + "}";
+    j += "], \"max_payload\": " + std::to_string(m->max_payload());
+    if (m->burst != nullptr) {  // 11.4: the burst server models of this build
+      j += ", \"server_models\": [";
+      sep = "";
+      for (const std::string_view name : burst::server_model_names()) {
+        j += sep + json_string(name);
+        sep = ", ";
+      }
+      j += "]";
+    }
+    j += "}";
     comma = ", ";
   }
   return j + "}}\n";

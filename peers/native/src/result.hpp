@@ -24,10 +24,12 @@ std::string runtime_string();
 // A JSON string literal, quoted and escaped.
 std::string json_string(std::string_view s);
 
-// "READY {...}\n"
-std::string ready_line(const std::string& endpoint, const std::string& mechanism, long pid);
+// "READY {...}\n"; `extra` (", \"name\": value" pairs) goes before the closing brace.
+std::string ready_line(const std::string& endpoint, const std::string& mechanism, long pid,
+                       const std::string& extra = {});
 // Writes the READY line to stdout with one write call.
-void announce_ready(const std::string& endpoint, const std::string& mechanism);
+void announce_ready(const std::string& endpoint, const std::string& mechanism,
+                    const std::string& extra = {});
 
 // What a stream run adds to the result file (section 11.1 step 8).
 struct StreamReport {
@@ -38,6 +40,14 @@ struct StreamReport {
   std::uint64_t lost = 0;       // udp; else 0
   CpuFigures client_cpu;
   CpuFigures server_cpu;        // from END_ACK
+};
+
+// What a burst adds to the result file (section 11.4, "Files").
+struct BurstReport {
+  std::uint64_t connections = 0, connectors = 0, processes = 0;
+  std::uint64_t ok = 0, failed = 0, slow_connects = 0;
+  std::uint64_t burst_ns = 0;  // the release to the end of the last connection
+  std::vector<std::pair<std::string, std::uint64_t>> errors;  // kind -> count, counts > 0
 };
 
 struct ClientResult {
@@ -55,6 +65,7 @@ struct ClientResult {
   std::optional<std::uint64_t> sequence_length;  // structured payloads only
   std::uint64_t warmup_samples = 0;  // written to the warm-up samples file
   std::optional<StreamReport> stream;  // pattern stream, once END_ACK has come
+  std::optional<BurstReport> burst;    // pattern burst, once the burst has run
 };
 
 std::string result_json(const ClientResult& r);
@@ -107,9 +118,13 @@ class Recorder {
   // stream: the run's figures for the result file (reported before validation).
   void report(const StreamReport& r) { stream_ = r; }
   const std::optional<StreamReport>& stream_report() const noexcept { return stream_; }
+  // burst: the burst's figures (reported before a validation failure is thrown).
+  void report(const BurstReport& r) { burst_ = r; }
+  const std::optional<BurstReport>& burst_report() const noexcept { return burst_; }
 
  private:
   std::optional<StreamReport> stream_;
+  std::optional<BurstReport> burst_;
   SamplesWriter& measured_;
   SamplesWriter* warmup_;
   std::uint64_t warmup_count_;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "burst/server_models.hpp"
 #include "error.hpp"
 #include "frame.hpp"
 #include "lifecycle.hpp"
@@ -384,6 +385,7 @@ void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
 }
 
 int run_serve(const ServeOptions& o) {
+  if (!o.server_model.empty()) return burst::run_burst_server(o);  // 11.4
   // Decided before the lifecycle starts: otherwise an stdin already at end of file could end the
   // server with exit 0 before it reports this.
   if (o.mechanism == nullptr) {

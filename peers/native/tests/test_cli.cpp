@@ -209,10 +209,10 @@ TEST(Cli, ParsesThePollInterval) {
 TEST(Cli, UnknownMechanismOrPatternParsesForUnsupported) {
   // Not a usage error: the peer reports these as unsupported (exit 7) after parsing.
   const auto o = std::get<DriveOptions>(
-      parse_command_line(with(with(drive_args(), "--mechanism", "jni"), "--pattern", "burst")));
+      parse_command_line(with(with(drive_args(), "--mechanism", "jni"), "--pattern", "flood")));
   EXPECT_EQ(o.mechanism, nullptr);
   EXPECT_EQ(o.mechanism_name, "jni");
-  EXPECT_EQ(o.pattern, "burst");
+  EXPECT_EQ(o.pattern, "flood");
   EXPECT_THROW(parse_command_line({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
                                    "--fault", "drop"}),
                UsageError);

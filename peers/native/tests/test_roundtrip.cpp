@@ -212,7 +212,11 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
     const bool streams = shorts || n == "udp" || n == "uds-dgram" || n == "pipe" ||
                          n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
                          n.rfind("shm", 0) == 0 || n == "grpc";  // grpc, rest: 11.3
-    EXPECT_EQ(m[name]["patterns"], shorts ? all : streams ? stream : n == "rest" ? rr_short : rr);
+    // tcp also carries burst (11.4) and names its server models.
+    auto patterns = shorts ? all : streams ? stream : n == "rest" ? rr_short : rr;
+    if (n == "tcp") patterns.push_back("burst");
+    EXPECT_EQ(m[name]["patterns"], patterns);
+    EXPECT_EQ(m[name].contains("server_models"), n == "tcp");
     const bool drive_only = std::string(name) == "none" || std::string(name) == "direct";
     EXPECT_EQ(m[name]["roles"], drive_only ? nlohmann::json::array({"drive"})
                                            : nlohmann::json::array({"serve", "drive"}));
@@ -343,7 +347,7 @@ TEST(Peer, UnsupportedIsExitSevenWithAResult) {
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
   run = drive("udp", "127.0.0.1:9", dir, 16, 16, 1, {"--pattern", "short"});
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
-  run = drive("tcp", "127.0.0.1:9", dir, 16, 16, 1, {"--pattern", "burst"});
+  run = drive("tcp", "127.0.0.1:9", dir, 16, 16, 1, {"--pattern", "flood"});
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
   EXPECT_EQ(test::run_peer({"serve", "--mechanism", "jni", "--endpoint", "x"}).exit_code, 7);
 }

@@ -1,0 +1,30 @@
+// burst (PROTOCOL.md 11.4): the one table of server models. `serve --server-model M` finds M
+// here; `capabilities` lists the names (io_uring only when liburing was found at build time).
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "options.hpp"
+
+namespace ipclab::burst {
+
+struct Server;
+
+struct ServerModel {
+  std::string_view name;
+  // The model's pool size or loop count when --workers is not given (0: it has none).
+  std::uint32_t (*default_workers)();
+  // Work done before READY (pre-forked children, pool threads, more listeners).
+  void (*start)(Server& server);
+  // Serves until every one of the n connections has ended; then the caller finishes.
+  void (*serve)(Server& server);
+};
+
+std::vector<std::string_view> server_model_names();
+
+// `serve` with --server-model: checks, listens, announces READY, serves, writes the phases
+// file, exits. Returns only an exit code for what is unsupported.
+int run_burst_server(const ServeOptions& o);
+
+}  // namespace ipclab::burst

@@ -1,0 +1,54 @@
+#include "burst/sockets.hpp"
+
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "error.hpp"
+#include "transport/inet.hpp"
+#include "transport/transport.hpp"
+
+namespace ipclab::burst {
+
+namespace {
+
+int listen_tcp(const Endpoint& endpoint, std::uint32_t backlog, bool reuseport,
+               std::string& bound) {
+  const auto& e = endpoint_as<InetEndpoint>(endpoint);
+  const auto where = detail::resolve(e, SOCK_STREAM, true);
+  const int fd = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw_io("socket");
+  int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (reuseport && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+    ::close(fd);
+    throw_io("setsockopt(SO_REUSEPORT)");
+  }
+  sockaddr_storage got{};
+  socklen_t len = sizeof got;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&where.addr), where.length) != 0 ||
+      ::listen(fd, static_cast<int>(backlog)) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&got), &len) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw_io_errno("listen on " + to_string(e), err);
+  }
+  bound = detail::describe_address(&got, len);
+  return fd;
+}
+
+Address tcp_address(const Endpoint& endpoint) {
+  const auto where = detail::resolve(endpoint_as<InetEndpoint>(endpoint), SOCK_STREAM, false);
+  Address a;
+  a.addr = where.addr;
+  a.length = where.length;
+  a.family = where.family;
+  return a;
+}
+
+Endpoint tcp_same_port(const std::string& bound) { return parse_inet(bound); }
+
+}  // namespace
+
+const Sockets kTcpSockets = {listen_tcp, tcp_address, tcp_same_port};
+
+}  // namespace ipclab::burst
