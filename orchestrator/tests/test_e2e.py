@@ -58,13 +58,16 @@ def our_scratch_dirs():
 
 
 def quick_run(args):
-    """`run` arguments with one round and no preflight probe unless the test asks for them: the
-    suite's end-to-end tests check peers and files, and one round keeps `make test` short."""
+    """`run` arguments with one round, no preflight probe and no report.html unless the test asks
+    for them: the suite's end-to-end tests check peers and files, and one round keeps `make test`
+    short (test_html_report.py asks for the page with --html)."""
     args = list(args)
     if args and args[0] == "run":
         for flag, value in (("--rounds", "1"), ("--preflight", "0")):
             if flag not in args:
                 args += [flag, value]
+        if "--html" not in args:
+            args.append("--no-html")
     return args
 
 

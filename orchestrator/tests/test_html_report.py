@@ -29,7 +29,7 @@ def tiny_run(tmp_path_factory):
     done = ipclab("run", "--mechanism", "tcp,uds", "--client", "cpp,python", "--server", "cpp",
                   "--request-size", "16,1KiB", "--response-size", "16", "--iterations", "200",
                   "--rounds", "2", "--pattern", "rr,stream", "--message-size", "1KiB",
-                  "--messages", "2000", "--seed", str(seed), "--out", str(out))
+                  "--messages", "2000", "--seed", str(seed), "--out", str(out), "--html")
     assert done.returncode == 0, done.stdout + done.stderr
     assert leftovers(seed) == []
     assert f"report: {out / 'report.html'}" in done.stdout.replace("\n", "")
@@ -154,7 +154,7 @@ def test_report_html_renders_every_figure_offline_without_errors(tiny_run, tmp_p
 
 def test_report_writes_figures_as_png_and_svg(tiny_run, tmp_path):
     figures = tmp_path / "figures"
-    done = ipclab("report", str(tiny_run), "--figures", str(figures), "--html")
+    done = ipclab("report", str(tiny_run), "--figures", str(figures))
     assert done.returncode == 0, done.stdout + done.stderr
     names = sorted(p.name for p in figures.iterdir())
     for stem in ("latency-tcp", "distribution-uds", "heatmap-tcp", "stream-throughput",
@@ -162,8 +162,13 @@ def test_report_writes_figures_as_png_and_svg(tiny_run, tmp_path):
         assert f"{stem}.png" in names and f"{stem}.svg" in names, names
     assert all((figures / n).stat().st_size > 1000 for n in names)
     assert (figures / "latency-tcp.svg").read_text().lstrip().startswith("<?xml")
+
+def test_report_rewrites_the_page_and_refuses_an_unwritable_figures_directory(tiny_run, tmp_path):
+    page = tiny_run / "report.html"
+    page.unlink()
     blocked = tmp_path / "a-file"
     blocked.write_text("")
-    done = ipclab("report", str(tiny_run), "--figures", str(blocked / "figures"))
+    done = ipclab("report", str(tiny_run), "--html", "--figures", str(blocked / "figures"))
+    assert page.stat().st_size > 1_000_000   # --html first: the page is back
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "--figures" in done.stderr and "a-file" in done.stderr

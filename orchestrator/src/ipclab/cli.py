@@ -64,8 +64,9 @@ def cli():
 @click.option("--out", type=click.Path(), help="results directory (default results/<time>-<name>)")
 @click.option("--wide", is_flag=True, help="every column, whatever the width")
 @click.option("--verbose", is_flag=True, help="every warning of every case")
-@click.option("--no-html", is_flag=True, help="do not write report.html")
-def run(scenario, out, wide, verbose, no_html, **flags):
+@click.option("--html/--no-html", "html", default=True,
+              help="write report.html at the end (default) or not")
+def run(scenario, out, wide, verbose, html, **flags):
     """Run SCENARIO (default scenarios/quick.toml); flags override it."""
     session.install_interrupt_handlers()
     catalog = load_catalog()
@@ -86,7 +87,7 @@ def run(scenario, out, wide, verbose, no_html, **flags):
     _record_history(out_dir, store.document)
     _show(store.document, plan.statistics, wide, verbose)
     console.print(f"results: {out_dir}")
-    if not no_html:
+    if html:
         _write_html(out_dir, store.document)
     if interrupted:
         done = sum(len(r["rounds"]) for r in store.records)
