@@ -147,8 +147,13 @@ def test_burst_phases_and_connections():
     rows = [{"conn_index": float(i), "accept_ns": 1000.0 * (i + 1), "total_ns": 5000.0,
              "loop_ns": None, "error": None} for i in range(3)]
     rows.append({"conn_index": 3.0, "accept_ns": 1.0, "total_ns": 1.0, "error": "reset"})
-    charts = figures.burst_connections(run([r], connections={r["id"]: {1: rows}}))
-    assert keys(charts) == ["burst-accept", "burst-total"]   # loop empty: no chart
+    client = [{"conn_index": 0.0, "connect_ns": 3000.0, "response_ns": None, "total_ns": 9000.0,
+               "error": None}]
+    charts = figures.burst_connections(run([r], connections={r["id"]: {1: rows}},
+                                           client_connections={r["id"]: {1: client}}))
+    assert keys(charts) == ["burst-server-accept", "burst-server-total",   # loop empty: no chart
+                            "burst-client-connect", "burst-client-total"]
+    assert charts[2].series[0].y == [3.0]
     assert charts[0].series[0].y == [1.0, 2.0, 3.0]            # the failed connection left out
     assert "thread" in charts[0].groups[0]
 
@@ -234,3 +239,28 @@ def test_a_run_where_nothing_finished_has_a_page_without_figures():
 def test_warm_up_without_a_usable_median_draws_nothing():
     r = record(1, median=0.0)
     assert figures.warmup(run([r], warmup={r["id"]: {1: (np.array([1.0]), np.array([5.0]))}})) == []
+
+
+def test_burst_files_named_by_a_round_are_loaded(tmp_path):
+    (tmp_path / "bursts").mkdir()
+    (tmp_path / "bursts" / "p.csv").write_text(
+        "conn_index,accept_ns,loop_ns,spawn_ns,start_delay_ns,transfer_ns,total_ns,"
+        "accept_start_ns,worker,error\n0,1000,,,,500,4000,77,0,\n1,2000,10,,,,,78,0,reset\n")
+    r = record(1, pattern="burst", server_model="iterative",
+               rounds=[{"round": 1, "status": "ok", "burst": {"phases_file": "bursts/p.csv",
+                                                              "records_file": "bursts/missing.csv"}}])
+    data = report_data.load(tmp_path, run([r]).document)
+    assert [row["accept_ns"] for row in data.connections[r["id"]][1]] == [1000.0, 2000.0]
+    assert data.client_connections == {}
+    (chart, *_) = figures.burst_connections(data)
+    assert chart.key == "burst-server-accept" and chart.series[0].y == [1.0]  # the reset is left out
+
+
+def test_burst_phase_rows_come_from_the_records_without_phases_csv(tmp_path):
+    r = record(1, pattern="burst", phases=[{"side": "client", "phase": "connect", "count": 5,
+                                            "mean_ns": 4000.0, "ci95_low_ns": 3000.0,
+                                            "ci95_high_ns": 5000.0, "median_ns": 4000.0,
+                                            "p99_ns": 6000.0, "max_ns": 7000.0}])
+    data = report_data.load(tmp_path, run([r]).document)
+    (chart,) = figures.burst_phases(data)
+    assert chart.series[0].name == "client" and chart.series[0].y == [4.0]

@@ -27,7 +27,8 @@ class RunData:
     quantiles: dict = field(default_factory=dict)  # case id -> round -> (p, x ns)
     warmup: dict = field(default_factory=dict)     # case id -> round -> (iteration, median ns)
     phases: list = field(default_factory=list)     # phases.csv rows (numbers as floats)
-    connections: dict = field(default_factory=dict)  # case id -> round -> phases-file rows
+    connections: dict = field(default_factory=dict)  # case id -> round -> server phases rows
+    client_connections: dict = field(default_factory=dict)  # case id -> round -> records rows
 
     @property
     def records(self):
@@ -67,16 +68,26 @@ def load(run_dir, document):
             samples = _read(run_dir, entry.get("samples_file"))
             if samples is not None:
                 data.quantiles.setdefault(record["id"], {})[entry["round"]] = quantile_grid(samples)
-            if entry.get("phases_file") and (run_dir / entry["phases_file"]).is_file():
-                # a burst server's per-connection phases (PROTOCOL.md 11.4), as the round saved it
-                data.connections.setdefault(record["id"], {})[entry["round"]] = _read_csv(
-                    run_dir / entry["phases_file"])
+            _burst_files(run_dir, record["id"], entry, data)
             warmup = _read(run_dir, entry.get("warmup_samples_file"))
             if warmup is not None:
                 data.warmup.setdefault(record["id"], {})[entry["round"]] = binned_medians(warmup)
     _merge_csv_columns(run_dir / "cases.csv", data.records, WIRE_COLUMNS)
-    data.phases = _read_csv(run_dir / "phases.csv")
+    # phases.csv (one row per burst case, side and phase), else the same rows in the records
+    data.phases = _read_csv(run_dir / "phases.csv") or [
+        {"case_id": r["id"], **row} for r in data.records
+        if isinstance(r.get("phases"), list) for row in r["phases"]]
     return data
+
+
+def _burst_files(run_dir, case_id, entry, data):
+    """A burst round's per-connection files (PROTOCOL.md 11.4), named in its round entry (under
+    "burst", as burst.py saves them): the server's phases and the client's records."""
+    burst = entry.get("burst") or entry
+    for key, into in (("phases_file", data.connections), ("records_file", data.client_connections)):
+        name = burst.get(key)
+        if name and (run_dir / name).is_file():
+            into.setdefault(case_id, {})[entry["round"]] = _read_csv(run_dir / name)
 
 
 def _read(run_dir, name):

@@ -356,33 +356,45 @@ def burst_phases(data):
 
 
 PHASES = ("accept", "loop", "spawn", "start_delay", "transfer", "total")
+CLIENT_PHASES = ("connect", "response", "total")
 
 
 @figure
 def burst_connections(data):
     """Each phase against the connection's index, one panel per burst case (its server model):
-    the socket-server paper's figures, from the servers' phases files (PROTOCOL.md 11.4), one
-    point per connection, one colour and marker per round. Empty until a run saves them (a round
-    entry's `phases_file`, see data.py)."""
-    cases = {r["id"]: r for r in data.records if data.connections.get(r["id"])}
+    the socket-server paper's figures, from the round's per-connection files (PROTOCOL.md 11.4:
+    the server's phases, the client's records), one point per connection without error, one
+    marker per round."""
     out = []
-    for phase in PHASES:
-        series, groups = [], []
-        for case_id, r in cases.items():
-            group = f"#{r['index']} {r.get('server_model') or ''} {case_label(r)}".replace("  ", " ")
-            points = {k: [(row["conn_index"], row[f"{phase}_ns"]) for row in rows
-                          if row.get(f"{phase}_ns") is not None and not row.get("error")]
-                      for k, rows in sorted(data.connections[case_id].items())}
-            if not any(points.values()):
-                continue
+    for side, phases, source in (("server", PHASES, data.connections),
+                                 ("client", CLIENT_PHASES, data.client_connections)):
+        cases = [r for r in data.records if source.get(r["id"])]
+        for phase in phases:
+            chart = _phase_chart(side, phase, cases, source)
+            if chart:
+                out.append(chart)
+    return out
+
+
+def _phase_chart(side, phase, cases, source):
+    series, groups = [], []
+    for r in cases:
+        group = " ".join(x for x in (f"#{r['index']}", r.get("server_model"), case_label(r)) if x)
+        points = {k: [(row["conn_index"], row[f"{phase}_ns"]) for row in rows
+                      if row.get(f"{phase}_ns") is not None and not row.get("error")]
+                  for k, rows in sorted(source[r["id"]].items())}
+        if any(points.values()):
             groups.append(group)
             series += [Series(f"round {k}", [i for i, _ in p], [_us(v) for _, v in p],
                               style="points", group=group) for k, p in points.items() if p]
-        if series:
-            out.append(Chart(
-                f"burst-{phase.replace('_', '-')}", f"Bursts: {phase} time against the connection's index",
-                f"The server's {phase} time of every connection without error (PROTOCOL.md 11.4), "
-                f"in the order its accepts returned; one panel per case and server model. "
-                + placement_caption(list(cases.values())), "lines", "connection index (accept order)",
-                f"{phase} (µs, log)", y_log=True, series=tuple(series), groups=tuple(groups)))
-    return out
+    if not series:
+        return None
+    name = phase.replace("_", " ")
+    return Chart(
+        f"burst-{side}-{phase.replace('_', '-')}",
+        f"Bursts: {side} {name} time against the connection's index",
+        f"The {side}'s {name} time of every connection without error (PROTOCOL.md 11.4), by "
+        f"connection index ({'the order the server accepted them' if side == 'server' else 'the client numbering'}); "
+        f"one panel per case and server model. " + placement_caption(cases), "lines",
+        "connection index", f"{name} (µs, log)", y_log=True, series=tuple(series),
+        groups=tuple(groups))
