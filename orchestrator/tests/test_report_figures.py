@@ -264,3 +264,10 @@ def test_burst_phase_rows_come_from_the_records_without_phases_csv(tmp_path):
     data = report_data.load(tmp_path, run([r]).document)
     (chart,) = figures.burst_phases(data)
     assert chart.series[0].name == "client" and chart.series[0].y == [4.0]
+
+
+def test_heat_map_hover_names_the_case_and_its_interval():
+    (chart,) = figures.heatmaps(run([record(1, median=10_000.0), record(2, server="java", status="failed")]))
+    (heat,) = chart.heats
+    assert "#1 tcp cpp→cpp" in heat.hover[0][0] and "median 10 µs [9–12]" in heat.hover[0][0]
+    assert heat.hover[0][1] == "failed: it broke"

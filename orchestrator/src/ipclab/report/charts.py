@@ -23,12 +23,14 @@ class Series:
 
 @dataclass(frozen=True)
 class Heat:
-    """A client × server grid: `z[i][j]` is row i, column j (None: no ok case there)."""
+    """A client × server grid: `z[i][j]` is row i, column j (None: no ok case there); `text` is
+    written in the cell, `hover` (optional, same shape) shown on pointing at it."""
     rows: list
     columns: list
     z: list
     text: list
     group: str | None = None
+    hover: list | None = None
 
 
 @dataclass(frozen=True)

@@ -165,7 +165,8 @@ def heatmaps(data):
             at = {(r["client"], r["server"]): r for r in cells}
             z = [[_heat_value(at.get((c, s)), rate) for s in servers] for c in clients]
             text = [[_heat_text(at.get((c, s)), rate) for s in servers] for c in clients]
-            heats.append(Heat(clients, servers, z, text, group=name))
+            hover = [[_heat_hover(at.get((c, s)), rate) for s in servers] for c in clients]
+            heats.append(Heat(clients, servers, z, text, group=name, hover=hover))
         unit = "messages/s" if rate else "median time (µs)"
         out.append(Chart(
             f"heatmap-{mechanism}" + ("-stream" if rate else ""),
@@ -185,6 +186,15 @@ def _heat_value(r, rate):
     if r is None or r["status"] != "ok" or not r.get("trimmed"):
         return None
     return r.get("msgs_per_s") if rate else _us(r["trimmed"]["median"])
+
+
+def _heat_hover(r, rate):
+    if r is None or r["status"] != "ok" or not r.get("trimmed"):
+        return _heat_text(r, rate) + (f": {r['reason']}" if r and r.get("reason") else "")
+    if rate:
+        return (f"{_numbered(r)}<br>{format_rate(r.get('msgs_per_s'))} msgs/s "
+                f"[{format_rate(r.get('msgs_per_s_ci_low'))}–{format_rate(r.get('msgs_per_s_ci_high'))}]")
+    return _median_text(r)
 
 
 def _heat_text(r, rate):

@@ -117,6 +117,9 @@ def _trace(s, i, chart, visible):
     else:
         trace["type"] = "scatter"
         trace["mode"] = {"step": "lines", "points": "markers"}.get(s.style, "lines+markers")
+        if not s.hover:  # the series' name with the point, in the axes' units
+            trace["hovertemplate"] = (f"{_e(s.name)}<br>{_e(chart.x_title)}: %{{x:.4g}}<br>"
+                                      f"{_e(chart.y_title)}: %{{y:.4g}}<extra></extra>")
         trace["line"] = {"dash": "dash" if s.style == "dash" else DASHES[i % len(DASHES)]}
         if s.style == "step":
             trace["line"]["shape"] = "hv"
@@ -130,8 +133,9 @@ def _trace(s, i, chart, visible):
 
 def _heat_trace(h, chart, visible):
     return {"type": "heatmap", "x": h.columns, "y": h.rows, "z": [_numbers(row) for row in h.z],
-            "text": h.text, "texttemplate": "%{text}", "hovertemplate":
-            "client %{y} → server %{x}<br>%{text}<extra></extra>", "colorscale": "Viridis",
+            "text": h.text, "texttemplate": "%{text}", "customdata": h.hover or h.text,
+            "hovertemplate": "client %{y} → server %{x}<br>%{customdata}<extra></extra>",
+            "colorscale": "Viridis",
             "colorbar": {"title": {"text": _e(chart.colour_title)}}, "visible": visible,
             "name": _e(h.group or "")}
 
