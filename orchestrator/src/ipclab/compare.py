@@ -171,7 +171,7 @@ def verdict(low, high, p, level=SIGNIFICANCE):
 
 
 def parse_threshold(text):
-    """"5%", "5" or "0.05%" → a fraction (0.05); raises UserError otherwise."""
+    """A percentage ("5%" or "5") as a fraction (0.05); raises UserError otherwise."""
     value = str(text).strip().removesuffix("%")
     try:
         number = float(value)
