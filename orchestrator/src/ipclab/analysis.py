@@ -4,7 +4,7 @@ import zlib
 
 import numpy as np
 
-from ipclab import noise, stats, throughput
+from ipclab import burst, noise, stats, throughput
 from ipclab.units import format_ns
 
 STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
@@ -22,6 +22,7 @@ def case_record(case, rounds_planned=1):
         "warmup": None, "client_runtime": None, "server_runtime": None,
         "rounds_planned": rounds_planned if not case.skip_status else 0, "rounds": [],
         **dict.fromkeys(ANALYSIS_FIELDS), "warnings": [], **dict.fromkeys(throughput.FIELDS),
+        **(dict.fromkeys(burst.FIELDS) if case.pattern == "burst" else {}),
     }
 
 
@@ -72,6 +73,8 @@ def _pattern_figures(outcome):
         return {"stream": {k: outcome.client.get(k) for k in STREAM_RESULT}}
     if pattern == "short":
         return {"time_wait": outcome.time_wait}
+    if pattern == "burst" and outcome.status == "ok":
+        return burst.round_entry(outcome)
     return {}
 
 
@@ -104,6 +107,7 @@ def analyse(record, rounds, settings, seed=1):
     rounds = per_message_rounds(record, rounds)
     kept = _analyse(record, rounds, settings, seed) if rounds else {}
     record.update(throughput.figures(record))
+    record.update(burst.figures(record))
     return kept
 
 

@@ -47,11 +47,18 @@ def cli():
 @click.option("--sequence-length", help="elements per sequence field of structured payloads, e.g. 5,300")
 @click.option("--placement", help="same-core, cross-core or unpinned (default cross-core)")
 @click.option("--pattern", help="traffic patterns: rr (request-response), stream (one way), "
-                                "short (a connection per round trip), e.g. rr,stream")
+                                "short (a connection per round trip), burst (many connections at "
+                               "once, PROTOCOL.md 11.4), e.g. rr,stream")
 @click.option("--message-size", help="stream: bytes per message, with units, e.g. 16,1KiB,1MiB")
 @click.option("--messages", help="stream: messages per stream (each round a fresh stream)")
 @click.option("--windows", help="stream: windows the stream is cut into, one sample each "
                                 "(default 10)")
+@click.option("--server-model", help="burst: server models, e.g. iterative,thread,process,"
+              "thread-pool,process-pool,epoll (PROTOCOL.md 11.4)")
+@click.option("--connections", help="burst: connections per burst (default 1000)")
+@click.option("--connectors", help="burst: connector threads per client process (default 200)")
+@click.option("--processes", help="burst: client processes (default 1)")
+@click.option("--backlog", help="burst: the server's listen() backlog (default 512)")
 @click.option("--iterations", help="measured round trips (or connections) per case")
 @click.option("--warmup", help="round trips (stream: messages) before measuring")
 @click.option("--seed", help="payload seed (also orders the rounds and seeds the bootstrap)")

@@ -22,6 +22,7 @@ class Case:
     payload: str = "bytes"
     sequence_length: int | None = None  # structured payloads only
     message_size: int | None = None     # stream cases only (PROTOCOL.md 11.1)
+    server_model: str | None = None     # burst cases only (PROTOCOL.md 11.4)
 
     @property
     def shape(self):
@@ -35,12 +36,15 @@ class Case:
 
     @property
     def id(self):
+        model = f"-{self.server_model}" if self.server_model else ""
         return (f"{self.index:04d}-{self.mechanism}-{self.client}-{self.server}-"
-                f"{self.shape}-{self.placement}-{self.pattern}")
+                f"{self.shape}-{self.placement}-{self.pattern}{model}")
 
     @property
     def label(self):
         pattern = "" if self.pattern == "rr" else f" {self.pattern}"
+        if self.server_model:
+            pattern += f" {self.server_model}"
         return (f"{self.mechanism}{pattern} {self.client}→{self.server} {describe_shape(self)} "
                 f"{self.placement}")
 
@@ -82,13 +86,16 @@ def expand(scenario, catalog, cpus=None):
     sizes), nested inside the pattern."""
     cases = []
     m = scenario.matrix
-    shaped = [(pattern, shape) for pattern in m["pattern"] for shape in _shapes(m, pattern)]
+    # burst: one case per server model (PROTOCOL.md 11.4), innermost of the pattern's shapes.
+    shaped = [(pattern, shape, model) for pattern in m["pattern"] for shape in _shapes(m, pattern)
+              for model in (m["server_model"] if pattern == "burst" else [None])]
     combos = itertools.product(m["mechanism"], m["client"], m["server"], shaped, m["placement"])
-    for index, (mech, client, server, (pattern, shape), where) in enumerate(combos, start=1):
+    for index, (mech, client, server, (pattern, shape, model), where) in enumerate(combos, start=1):
         req, resp, payload, length, message_size = shape
         fields = dict(mechanism=mech, client=client, server=server, request_size=req,
                       response_size=resp, payload=payload, sequence_length=length,
-                      placement=where, pattern=pattern, message_size=message_size)
+                      placement=where, pattern=pattern, message_size=message_size,
+                      server_model=model)
         status, reason = _why_not(fields, catalog, cpus)
         cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
     return cases
@@ -113,6 +120,12 @@ def _why_not(f, catalog, cpus):
         return "not-applicable", (f"the {client.display} peer drives {mech.name} with "
                                   f"{', '.join(client.patterns_of(mech.name))} only, not "
                                   f"{f['pattern']}")
+    if f["server_model"]:
+        models = roles[1][1].server_models.get(mech.name, [])
+        if f["server_model"] not in models:
+            return "not-applicable", (f"the {roles[1][1].display} peer has no burst server model "
+                                      f"{f['server_model']} over {mech.name} (its models: "
+                                      f"{', '.join(models) or 'none'})")
     if f["pattern"] != "rr" and f["payload"] != "bytes":
         return "not-applicable", (f"the {f['pattern']} pattern carries sized payloads only, not "
                                   f"the structured record {f['payload']}")

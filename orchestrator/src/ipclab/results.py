@@ -8,6 +8,9 @@ ever lost.
     samples/<id>.r<k>.i64         raw round trips of round k of each case: little-endian int64 ns
     samples/<id>.r<k>.warmup.i64  the warm-up round trips of that round (flagged as warm-up)
     logs/<id>.r<k>.<role>.stderr  the peers' stderr of a failed round
+    phases.csv        burst: one row per case, side and phase (export/phases.py)
+    burst/<id>.r<k>.phases.csv    burst: the server's phases of every connection of round k
+    burst/<id>.r<k>.records.csv   burst: the client's record of every connection (PROTOCOL.md 11.4)
 """
 import json
 import os
@@ -16,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ipclab import analysis, export, stats, wire
+from ipclab import analysis, burst, export, stats, wire
+from ipclab.export import phases as export_phases
 from ipclab.export import wire as wire_view
 from ipclab.errors import UserError
 
@@ -103,6 +107,8 @@ class RunStore:
             self.document["results"].sort(key=lambda rec: rec["index"])
         samples_file = self._write(f"samples/{case.id}.r{r}.i64", outcome.samples)
         warmup_file = self._write(f"samples/{case.id}.r{r}.warmup.i64", outcome.warmup_samples)
+        if outcome.burst:  # the per-connection files, for plots (burst.py)
+            burst.save_files(self.dir, case.id, r, outcome.burst)
         for role, text in outcome.logs.items():
             (self.dir / "logs").mkdir(exist_ok=True)
             (self.dir / "logs" / f"{case.id}.r{r}.{role}.stderr").write_text(text)
@@ -152,6 +158,8 @@ def write_outputs(out_dir, document, settings, kept, ratio_cache=None):
     title = f"ipclab: {document['scenario']['name']}"
     _atomic_write(out_dir / "run.json", export.to_json(document))
     _atomic_write(out_dir / "cases.csv", export.to_csv(records))
+    if export_phases.has_phases(records):
+        _atomic_write(out_dir / "phases.csv", export_phases.to_csv(records))
     table = export.to_markdown(records, title, label, settings.compare,
                                notes=_table_notes(document, settings))
     studies = studies_of(document)

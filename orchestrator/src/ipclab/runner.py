@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ipclab import endpoints, ipcobjects, links, noise, placement, throughput, wire
+from ipclab import burst, endpoints, ipcobjects, links, noise, placement, throughput, wire
 from ipclab.hosts import LOCAL, server_endpoint
 from ipclab.peers import Peer, PeerError, wait_any
 
@@ -30,6 +30,7 @@ class Outcome:
     warmup_samples: np.ndarray | None = None  # the warm-up round trips' times (PROTOCOL.md 7)
     noise: dict | None = None   # the machine's load while the round ran (noise.py)
     time_wait: int | None = None  # short over TCP: sockets in TIME_WAIT at the end
+    burst: dict | None = None   # pattern burst: counters, backlog, the per-connection files (burst.py)
     wire: dict | None = None        # --wire-bytes: per call figures (wire.py)
     wire_total: dict | None = None  # --wire-bytes: what the counters moved during the pair
 
@@ -87,6 +88,7 @@ class Runner:
         if mech.endpoint == "inet":
             endpoint.server_arg = server_endpoint(net.server)  # where the link puts the server
         server = client = ready = None
+        counters = burst.read_counters() if case.pattern == "burst" else None
         try:
             if mech.inprocess:
                 # No server process: the client calls a function (PROTOCOL.md 4.4).
@@ -94,7 +96,9 @@ class Runner:
                 target = ["--endpoint", "inproc", *self._library_flags(case, mech)]
             else:
                 server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
-                                     ["--endpoint", endpoint.server_arg], net.server)
+                                     ["--endpoint", endpoint.server_arg,
+                                      *(burst.server_flags(case, self.scenario.run, case_dir)
+                                        if counters is not None else [])], net.server)
                 endpoint.release(endpoint.server_fds)
                 ready = server.wait_ready(self.scenario.run.ready_timeout)
                 target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
@@ -103,11 +107,16 @@ class Runner:
             endpoint.release(endpoint.client_fds)
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
                                       case_timeout(case, self.scenario.run))
+            if counters is not None and server:  # a burst server ends once it served them all
+                server.wait(burst.SERVER_WAIT)
             time_wait = _time_wait(case, mech, ready, net.client)
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
                              expected_samples(case, self.scenario.run))
             outcome.time_wait = time_wait
+            if counters is not None:
+                outcome.burst = burst.collect(case_dir, counters, burst.read_counters(),
+                                              self.scenario.run, time_wait)
         except PeerError as e:
             outcome = Outcome(case, "failed", str(e))
         finally:
@@ -141,6 +150,8 @@ class Runner:
         run = self.scenario.run
         files = ["--io-timeout", f"{run.io_timeout:g}", "--samples-file", str(case_dir / "samples.i64"),
                  "--result-file", str(case_dir / "result.json")]
+        if case.pattern == "burst":
+            return burst.drive_flags(case, run, case_dir)
         if case.pattern == "stream":
             return ["--pattern", "stream", "--message-size", str(case.message_size),
                     "--messages", str(run.messages),
@@ -225,6 +236,9 @@ def case_timeout(case, run):
     elif case.pattern == "short":
         count = run.iterations + effective_warmup(case, run)
         size = case.request_size + case.response_size
+    elif case.pattern == "burst":  # plus a connect that may wait --io-timeout for its SYN
+        count, size = run.connections, case.request_size + case.response_size
+        return run.case_timeout + run.io_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
     else:
         return run.case_timeout
     return run.case_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
@@ -234,7 +248,7 @@ def _time_wait(case, mech, ready, place=LOCAL):
     """For short over a TCP mechanism: the sockets in TIME_WAIT on connections to this server's
     port (/proc/net/tcp and tcp6, state 06, either end), counted when the client has finished;
     else None."""
-    if case.pattern != "short" or mech.endpoint != "inet" or not ready:
+    if case.pattern not in ("short", "burst") or mech.endpoint != "inet" or not ready:
         return None
     port = str(ready.get("endpoint", "")).rsplit(":", 1)[-1]
     if not port.isdigit():
@@ -257,6 +271,8 @@ def _judge(case, client, server, ready, server_died, case_dir, iterations):
         notes.append("client wrote to stdout, which the peer contract forbids")
     if client.returncode == 0 and result and result.get("status") == "ok":
         samples = _read_samples(case_dir / "samples.i64")
+        if case.pattern == "burst":  # a sample per connection that went well (11.4)
+            iterations = result.get("connections_ok")
         if samples.size != iterations:
             return Outcome(case, "failed", f"client reported ok but wrote {samples.size} samples, "
                            f"expected {iterations}", client=result, server=ready, notes=notes)

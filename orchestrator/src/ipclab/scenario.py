@@ -6,7 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ipclab import hosts, links
+from ipclab import burst, hosts, links
 from ipclab.errors import UserError
 from ipclab.export import pivot, study
 from ipclab.stats import OUTLIER_RULES
@@ -16,13 +16,13 @@ MAX_PAYLOAD = 134217728
 PLACEMENTS = ("same-core", "cross-core", "unpinned")
 DEFAULT_PLACEMENT = "cross-core"
 # PROTOCOL.md section 11: request–response, a one-way stream, a connection per round trip.
-PATTERNS = ("rr", "stream", "short")
+PATTERNS = ("rr", "stream", "short", "burst")  # burst: 11.4 (burst.py)
 # "bytes": the sized payloads of PROTOCOL.md section 3; the others are the structured records of
 # section 10.2, which only RPC mechanisms carry.
 PAYLOADS = ("bytes", "small", "medium", "large")
 MAX_SEQUENCE_LENGTH = 1000000
 MATRIX_AXES = ("mechanism", "client", "server", "request_size", "response_size", "payload",
-               "sequence_length", "placement", "pattern", "message_size")
+               "sequence_length", "placement", "pattern", "message_size", "server_model")
 BASELINE_KEYS = ("mechanism", "client", "server", "placement", "pattern")
 
 
@@ -49,6 +49,12 @@ class RunSettings:
     # count each call's bytes on the wire (wire.py). Both need root.
     link: str = "loopback"
     wire_bytes: bool = False
+    # Pattern burst (PROTOCOL.md 11.4, burst.py): connections per burst, connector threads per
+    # client process, client processes, the server's listen() backlog.
+    connections: int = 1000
+    connectors: int = 200
+    processes: int = 1
+    backlog: int = 512
 
 
 @dataclass
@@ -215,6 +221,8 @@ class _Validator:
             return list(self.catalog.languages)
         if axis == "payload":
             return list(PAYLOADS)
+        if axis == "server_model":
+            return list(burst.MODELS)
         return list(PLACEMENTS if axis == "placement" else PATTERNS)
 
     def _default_axis(self, axis):
@@ -254,7 +262,8 @@ class _Validator:
                 ok = True
             except ValueError:
                 ok = False
-        minimum = 1 if key in ("iterations", "rounds", "messages", "windows") else 0
+        minimum = 1 if key in ("iterations", "rounds", "messages", "windows", "connections",
+                               "connectors", "processes", "backlog") else 0
         if not ok or value < minimum or (key.endswith("timeout") and value <= 0) \
                 or (key == "tukey_k" and value <= 0) or (key == "seed" and value >= 2**64):
             self._fail(where, f"{given!r} is not a valid {key}")

@@ -7,6 +7,7 @@ import csv
 import io
 
 from ipclab.analysis import STAT_FIELDS
+from ipclab.burst import FIELDS as BURST_FIELDS
 from ipclab.throughput import FIELDS as PATTERN_COLUMNS
 from ipclab.wire import FIELDS as WIRE_COLUMNS
 
@@ -20,10 +21,12 @@ TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_i
                 "warnings"]
 
 
-def columns(wire=False):
-    """Every column; the wire-bytes ones (wire.py) only for a run that counted them."""
+def columns(wire=False, burst=False):
+    """Every column; the wire-bytes ones (wire.py) only for a run that counted them, the burst
+    ones (burst.py) only for a run with burst cases."""
     return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
             + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS + list(PATTERN_COLUMNS)
+            + (["server_model", *BURST_FIELDS] if burst else [])
             + (list(WIRE_COLUMNS) if wire else []) + TAIL_COLUMNS)
 
 
@@ -34,7 +37,9 @@ def _stat_name(field):
 def to_csv(records):
     out = io.StringIO()
     wire = any("wire_req_bytes" in r for r in records)
-    writer = csv.DictWriter(out, fieldnames=columns(wire), lineterminator="\n")
+    burst = any(r.get("pattern") == "burst" for r in records)
+    writer = csv.DictWriter(out, fieldnames=columns(wire, burst), lineterminator="\n",
+                            extrasaction="ignore")
     writer.writeheader()
     for record in records:
         writer.writerow(_flatten(record))
@@ -44,6 +49,7 @@ def to_csv(records):
 def _flatten(record):
     row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + list(PATTERN_COLUMNS) + TAIL_COLUMNS
            + [w for w in WIRE_COLUMNS if w in record]
+           + [b for b in ("server_model", *BURST_FIELDS) if b in record]
            if c not in ("samples_file", "warmup_samples", "warnings")}
     trimmed, raw = record.get("trimmed") or {}, record.get("raw") or {}
     for f in STAT_FIELDS:

@@ -12,6 +12,7 @@ to one column, from `[report]` rows, columns, cell, ratio_to, ratio_as. The thes
 the Java IPC paper's Table 1 and the middleware study's figures are pivots."""
 from dataclasses import dataclass
 
+from ipclab.export import phases as _phases
 from ipclab.export import pivot as _pivot
 from ipclab.matrix import describe_shape
 
@@ -132,7 +133,7 @@ def pivot_study(records, spec):
 
 
 # Shapes taking (records, versus); "pivot" takes the whole [report] (pivot_studies).
-SHAPES = {"stream-cpu": stream_cpu}
+SHAPES = {"stream-cpu": stream_cpu, "server-models": _phases.server_models}
 TABLE_NAMES = ("cases", "pivot", *SHAPES)
 
 
