@@ -35,7 +35,7 @@ def write(data, out_dir):
         fig = draw(chart)
         for suffix in ("png", "svg"):
             path = out_dir / f"{_slug(chart.key)}.{suffix}"
-            fig.savefig(path, dpi=150 if suffix == "png" else None, bbox_inches="tight")
+            fig.savefig(path, dpi=150 if suffix == "png" else None)
             written.append(path)
         plt.close(fig)
     return written
@@ -62,9 +62,13 @@ def draw(chart):
     for ax in list(axes.flat)[len(panels):]:
         ax.set_visible(False)
     fig.suptitle(chart.title, fontsize=12)
-    fig.text(0.01, -0.01, textwrap.fill(chart.caption, 40 + 75 * columns), fontsize=8, va="top")
+    caption = textwrap.fill(chart.caption, 40 + 75 * columns)
+    fig.text(0.01, 0.005, caption, fontsize=8, va="bottom")
     height = fig.get_size_inches()[1]
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / height))  # room for the title above the panels
+    # room for the title above the panels and the caption below them; laid out once here, so
+    # saving needs no second layout pass (bbox_inches="tight" doubled the time of each file)
+    below = (0.25 + 0.14 * (caption.count("\n") + 1)) / height
+    fig.tight_layout(rect=(0, below, 1, 1 - 0.5 / height))
     return fig
 
 
