@@ -17,6 +17,7 @@ Methods, stated once:
 """
 import csv
 import io
+import json
 import math
 import statistics
 
@@ -34,6 +35,7 @@ COUNTERS = ("listen_overflows", "listen_drops", "syn_retrans")
 FIELDS = ("connections", "connections_ok", "connections_failed", "slow_connects", "errors",
           "backlog", "somaxconn", *COUNTERS, "time_wait_after")
 SERVER_WAIT = 30.0  # seconds a burst server gets to finish its last connections by itself
+FAILED_WAIT = 2.0   # ... when some connections failed: those that never reached it never will
 
 
 # --- the runner's side ----------------------------------------------------------------------------
@@ -51,6 +53,17 @@ def drive_flags(case, run, case_dir):
             "--samples-file", str(case_dir / "samples.i64"),
             "--records-file", str(case_dir / "records.csv"),
             "--result-file", str(case_dir / "result.json")]
+
+
+def server_wait(case_dir):
+    """How long to let the server end by itself once the client is done: a connection the client
+    gave up on may never have reached it, and then it waits for ever (it is stopped and writes
+    the connections it saw)."""
+    try:
+        result = json.loads((case_dir / "result.json").read_text())
+    except (OSError, ValueError):
+        return FAILED_WAIT
+    return SERVER_WAIT if result.get("connections_failed") == 0 else FAILED_WAIT
 
 
 def read_counters():

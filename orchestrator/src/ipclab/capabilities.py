@@ -112,9 +112,18 @@ def compare(lang, answer, mechanisms):
               sorted(got.get("roles", [])))
         _same(where, f"[mechanisms] {mech} patterns", sorted(lang.patterns_of(mech)),
               sorted(got.get("patterns", [])))
-        _same(where, f"[mechanisms] {mech} server_models",
-              sorted(lang.server_models.get(mech, [])), sorted(got.get("server_models", [])))
+        _check_models(where, lang, mech, got.get("server_models", []))
         _check_limit(where, lang, mechanisms[mech], got.get("max_payload"))
+
+
+def _check_models(where, lang, mech, got):
+    """Burst server models (PROTOCOL.md 11.4): every one peer.toml lists, and nothing else but
+    the models it names optional (present only where the machine allows them)."""
+    claimed, optional = set(lang.server_models.get(mech, [])), set(lang.optional_server_models)
+    if not claimed <= set(got) <= claimed | optional:
+        _same(where, f"[mechanisms] {mech} server_models", sorted(claimed), sorted(got),
+              f"peer.toml says {sorted(claimed)} (optional: {sorted(optional)}), the "
+              f"{lang.display} peer answers {sorted(got)}")
 
 
 def _check_limit(where, lang, mech, got):
@@ -135,6 +144,9 @@ def _check_limit(where, lang, mech, got):
 def apply(lang, answer, mechanisms):
     """What only the running peer knows: kernel limits (peer_limit mechanisms), its runtime."""
     lang.runtime = answer.get("runtime")
+    for name, got in answer["mechanisms"].items():  # optional burst models present here
+        if got.get("server_models") and name in lang.server_models:
+            lang.server_models[name] = list(got["server_models"])
     for name, got in answer["mechanisms"].items():
         mech = mechanisms.get(name)
         if mech and mech.peer_limit and name in lang.mechanisms:

@@ -90,6 +90,8 @@ class Language:
     max_payload: dict = field(default_factory=dict)
     patterns: dict = field(default_factory=dict)   # mechanism -> patterns; default ["rr"]
     server_models: dict = field(default_factory=dict)  # mechanism -> burst server models (11.4)
+    # model -> why it may be missing: listed by the peer only where the machine allows it
+    optional_server_models: dict = field(default_factory=dict)
     root: Path | None = None
     runtime: str | None = None      # what the built peer says it runs on (its capabilities)
 
@@ -223,6 +225,7 @@ def _load_language(path, mechanisms, root):
         name=data["language"], display=data.get("display", data["language"]),
         command=list(data["command"]), mechanisms=roles, patterns=patterns, toml_path=path,
         server_models=server_models,
+        optional_server_models=dict(data.get("optional_server_models", {})),
         artifact=data.get("artifact"), library=data.get("library"),
         floor=bool(data.get("floor", False)), requires=list(data.get("requires", [])), locate=dict(data.get("locate", {})),
         build=[list(c) for c in data.get("build", [])], build_inputs=list(data.get("build_inputs", [])),

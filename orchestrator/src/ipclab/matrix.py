@@ -122,6 +122,10 @@ def _why_not(f, catalog, cpus):
                                   f"{f['pattern']}")
     if f["server_model"]:
         models = roles[1][1].server_models.get(mech.name, [])
+        optional = roles[1][1].optional_server_models.get(f["server_model"])
+        if f["server_model"] not in models and optional:
+            return "unavailable", (f"the {roles[1][1].display} peer's {f['server_model']} "
+                                   f"server model is not on this machine: {optional}")
         if f["server_model"] not in models:
             return "not-applicable", (f"the {roles[1][1].display} peer has no burst server model "
                                       f"{f['server_model']} over {mech.name} (its models: "

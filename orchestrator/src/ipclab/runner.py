@@ -108,7 +108,7 @@ class Runner:
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
                                       case_timeout(case, self.scenario.run))
             if counters is not None and server:  # a burst server ends once it served them all
-                server.wait(burst.SERVER_WAIT)
+                server.wait(burst.server_wait(case_dir))
             time_wait = _time_wait(case, mech, ready, net.client)
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
@@ -117,6 +117,10 @@ class Runner:
             if counters is not None:
                 outcome.burst = burst.collect(case_dir, counters, burst.read_counters(),
                                               self.scenario.run, time_wait)
+                # It ends by itself once all are served (exit 0); killed or failed, the refused
+                # connections that follow are not a result.
+                if server_died and server.returncode != 0 and outcome.status == "ok":
+                    outcome.status, outcome.reason = "failed", server_died
         except PeerError as e:
             outcome = Outcome(case, "failed", str(e))
         finally:

@@ -425,11 +425,23 @@ void serve_reuseport(Server& s) {
   for (std::thread& loop : loops) loop.join();
 }
 
+// ---- io_uring (burst/io_uring.cpp, only with liburing) ----------------------------------------
+
+#ifdef IPCLAB_WITH_URING
+}  // namespace
+void serve_io_uring(Server& s);
+bool io_uring_works();
+namespace {
+#endif
+
 // ---- the table --------------------------------------------------------------------------------
+
+bool always() { return true; }
 
 struct Row {
   ServerModel model;
   bool reuseport;  // the first listener needs SO_REUSEPORT before it binds
+  bool (*available)() = always;  // whether this machine lets the model run
 };
 
 const Row kModels[] = {
@@ -440,11 +452,14 @@ const Row kModels[] = {
     {{"process-pool", pool_workers, start_process_pool, serve_process_pool}, false},
     {{"epoll", no_workers, start_epoll, serve_epoll}, false},
     {{"epoll-reuseport", cpu_workers, start_reuseport, serve_reuseport}, true},
+#ifdef IPCLAB_WITH_URING
+    {{"io_uring", no_workers, nothing_to_start, serve_io_uring}, false, io_uring_works},
+#endif
 };
 
 const Row* find_row(std::string_view name) {
   for (const Row& row : kModels)
-    if (row.model.name == name) return &row;
+    if (row.model.name == name && row.available()) return &row;
   return nullptr;
 }
 
@@ -457,7 +472,8 @@ int unsupported(const std::string& why) {
 
 std::vector<std::string_view> server_model_names() {
   std::vector<std::string_view> names;
-  for (const Row& row : kModels) names.push_back(row.model.name);
+  for (const Row& row : kModels)
+    if (row.available()) names.push_back(row.model.name);
   return names;
 }
 

@@ -1,0 +1,126 @@
+"""End-to-end: pattern burst (PROTOCOL.md 11.4) through the CLI, C++ generator and C++ server
+models: every model serves every connection and reports the phases it has; a tiny backlog shows
+up in the kernel's counters or as slow connects without failing the run; Ctrl-C and a killed
+server leave none of a forking model's processes behind (the `seed` fixture checks that)."""
+import csv
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from test_e2e import cases_csv, ipclab, leftovers, seed, start_run  # noqa: F401 (seed: a fixture)
+
+pytestmark = pytest.mark.e2e
+MODELS = ["iterative", "thread", "process", "thread-pool", "process-pool", "epoll",
+          "epoll-reuseport"]
+SPAWNING = {"thread", "process", "thread-pool"}  # the models with spawn and start_delay
+
+
+def burst_run(tmp_path, seed, *args):
+    out = tmp_path / "run"
+    done = ipclab("run", "--pattern", "burst", "--mechanism", "tcp", "--client", "cpp",
+                  "--server", "cpp", "--request-size", "1000", "--response-size", "8",
+                  "--seed", str(seed), "--out", str(out), *args)
+    return out, done
+
+
+def test_every_cpp_model_serves_every_connection_with_its_phases(tmp_path, seed):
+    out, done = burst_run(tmp_path, seed, "--server-model", ",".join(MODELS),
+                          "--connections", "50", "--connectors", "10", "--processes", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = {r["server_model"]: r for r in cases_csv(out)}
+    assert sorted(cases) == sorted(MODELS)
+    with open(out / "phases.csv") as f:
+        phases = list(csv.DictReader(f))
+    for model, case in cases.items():
+        assert case["status"] == "ok", case["reason"]
+        assert (case["connections"], case["connections_ok"], case["connections_failed"]) == \
+            ("50", "50", "0")
+        assert float(case["conns_per_s"]) > 0
+        server = {p["phase"]: p for p in phases if p["case_id"] == case["id"]
+                  and p["side"] == "server"}
+        expected = {"accept", "loop", "transfer", "total"} | (
+            {"spawn", "start_delay"} if model in SPAWNING else set())
+        assert set(server) == expected, model
+        assert server["accept"]["count"] == server["total"]["count"] == "50"
+        for row in server.values():
+            assert float(row["ci95_low_ns"]) <= float(row["mean_ns"]) <= float(row["ci95_high_ns"])
+        client = {p["phase"] for p in phases if p["case_id"] == case["id"] and p["side"] == "client"}
+        assert client == {"connect", "response", "total"}
+        # The per-connection files stay in the run directory, one row per connection.
+        with open(out / "burst" / f"{case['id']}.r1.phases.csv") as f:
+            rows = list(csv.DictReader(f))
+        assert [int(r["conn_index"]) for r in rows] == list(range(50))
+        assert all(r["error"] == "" for r in rows)
+        assert len((out / "burst" / f"{case['id']}.r1.records.csv").read_text().splitlines()) == 51
+    doc = json.loads((out / "run.json").read_text())
+    assert all(r["backlog"] == 512 for r in doc["results"])
+
+
+def test_a_backlog_of_one_overflows_without_failing_the_run(tmp_path, seed):
+    out, done = burst_run(tmp_path, seed, "--server-model", "iterative", "--backlog", "1",
+                          "--connections", "40", "--connectors", "40")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (case,) = cases_csv(out)
+    assert case["status"] == "ok", case["reason"]
+    # Machine-wide counters, so at least what this burst caused: a full accept queue drops SYNs
+    # (ListenOverflows) and their connects wait for the retransmission (slow connects).
+    assert int(case["listen_overflows"]) > 0 or int(case["slow_connects"]) > 0, case
+    assert int(case["connections_ok"]) + int(case["connections_failed"]) == 40
+
+
+def server_parent(seed, timeout=60):
+    """The pid of this run's burst server itself (not one of its children), once it serves."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        servers = {}
+        for pid in leftovers(seed):
+            try:
+                args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue  # it ended between the listing and the read
+            if b"serve" in args and b"--server-model" in args:
+                ppid = int(next(line for line in status.splitlines()
+                                if line.startswith("PPid:")).split()[1])
+                servers[pid] = ppid
+        parents = [pid for pid, ppid in servers.items() if ppid not in servers]
+        if parents and any(b"drive" in Path(f"/proc/{p}/cmdline").read_bytes()
+                           for p in leftovers(seed) if Path(f"/proc/{p}").exists()):
+            return parents[0]
+        time.sleep(0.05)  # polling a process table we do not own; not synchronisation of peers
+    raise AssertionError(f"no burst server with seed {seed} appeared")
+
+
+def long_burst(tmp_path, seed, model):
+    return start_run(seed, tmp_path / "run", "--pattern", "burst", "--mechanism", "tcp",
+                     "--client", "cpp", "--server", "cpp", "--server-model", model,
+                     "--connections", "20000", "--connectors", "20",
+                     "--request-size", "1000", "--response-size", "8")
+
+
+@pytest.mark.parametrize("model", ["process", "process-pool"])
+def test_ctrl_c_leaves_no_server_process(tmp_path, seed, model):
+    proc = long_burst(tmp_path, seed, model)
+    try:
+        server_parent(seed)
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=60) == 130
+    finally:
+        proc.kill()
+
+
+@pytest.mark.parametrize("model", ["process", "process-pool"])
+def test_a_killed_server_takes_its_children_and_fails_the_case(tmp_path, seed, model):
+    proc = long_burst(tmp_path, seed, model)
+    try:
+        os.kill(server_parent(seed), signal.SIGKILL)
+        assert proc.wait(timeout=120) == 1
+    finally:
+        proc.kill()
+    (case,) = cases_csv(tmp_path / "run")
+    assert case["status"] == "failed"
+    assert "server was killed by SIGKILL" in case["reason"]
