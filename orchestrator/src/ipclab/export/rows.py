@@ -8,8 +8,8 @@ from ipclab.matrix import describe_shape
 from ipclab.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
                           format_ratio_interval)
 
-ALL_PATTERNS = frozenset(("rr", "stream", "short"))
-TIMES = frozenset(("rr", "short"))   # patterns whose samples are whole round trips
+ALL_PATTERNS = frozenset(("rr", "stream", "short", "burst"))
+TIMES = frozenset(("rr", "short", "burst"))  # samples are whole round trips (burst: connections)
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,8 @@ SHORT = frozenset(("short",))
 COLUMNS = (
     Column("index", "#", True, lambda r: str(r["index"]), 0),
     Column("mechanism", "mechanism", False, lambda r: r["mechanism"], 1),
-    Column("pattern", "pattern", False, lambda r: r.get("pattern", "rr"), 1.5),
+    Column("pattern", "pattern", False, lambda r: " ".join(  # burst: and its server model
+        filter(None, (r.get("pattern", "rr"), r.get("server_model")))), 1.5),
     Column("pair", "client→server", False, _pair, 2),
     Column("sizes", "sizes", True, _sizes, 3),
     Column("placement", "placement", False, lambda r: r["placement"], 4),
@@ -126,7 +127,7 @@ COLUMNS = (
     Column("msgs_per_s", "msgs/s [95% CI]", True, _rate("msgs_per_s"), 5, STREAM),
     Column("mib_per_s", "MiB/s", True, _mib, 5.2, STREAM),
     Column("cpu_us_per_msg", "CPU µs/msg", True, _cpu_per_msg, 5.4, STREAM),
-    Column("conns_per_s", "conns/s [95% CI]", True, _rate("conns_per_s"), 5.1, SHORT),
+    Column("conns_per_s", "conns/s [95% CI]", True, _rate("conns_per_s"), 5.1, SHORT | {"burst"}),
     Column("lost", "lost", True, _lost, None, STREAM),
     Column("time_wait", "TIME_WAIT", True, _time_wait, None, SHORT),
     Column("mean", "mean ± 95% CI", True, _mean, None, TIMES),
