@@ -35,4 +35,17 @@ def _caption(catalog):
     for lang in catalog.languages.values():
         state = f"not available: {lang.unavailable}" if lang.unavailable else "ready"
         lines.append(f"{lang.display} ({lang.name}): {state}")
+        lines += _server_models(lang)
     return "\n".join(lines)
+
+
+def _server_models(lang):
+    """The burst server models (PROTOCOL.md 11.4) per mechanism, and an optional one missing here
+    as unsupported with why."""
+    lines = []
+    for mech, models in lang.server_models.items():
+        lines.append(f"  burst server models over {mech}: {', '.join(models)}")
+        for model, why in lang.optional_server_models.items():
+            if model not in models:
+                lines.append(f"  {model}: unsupported here ({why})")
+    return lines
