@@ -34,6 +34,7 @@ COUNTERS = ("listen_overflows", "listen_drops", "syn_retrans")
 # The fields a burst case adds to its record (and cases.csv); server_model is the case's own.
 FIELDS = ("connections", "connections_ok", "connections_failed", "slow_connects", "errors",
           "backlog", "somaxconn", *COUNTERS, "time_wait_after")
+RUN_LIMITS = {"connectors": 10000, "processes": 64, "backlog": 65535}  # the contract's ranges
 SERVER_WAIT = 30.0  # seconds a burst server gets to finish its last connections by itself
 FAILED_WAIT = 2.0   # ... when some connections failed: those that never reached it never will
 

@@ -134,6 +134,10 @@ def build_scenario(raw, source, catalog, overrides, name):
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
     run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
     run.wire_bytes = v.flag(*_pick(run_raw, overrides, "wire_bytes", "run.wire_bytes"), False)
+    for key, top in burst.RUN_LIMITS.items():  # what the peers accept (PROTOCOL.md 11.4)
+        if getattr(run, key) > top:
+            v.fail_at(_pick(run_raw, overrides, key, f"run.{key}")[1],
+                      f"{getattr(run, key)!r} is over the burst limit of {top}")
     stat = StatSettings(
         outliers=v.choice(*_pick(stat_raw, overrides, "outliers", "statistics.outliers"),
                           OUTLIER_RULES, "tukey"),
