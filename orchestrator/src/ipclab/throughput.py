@@ -118,6 +118,10 @@ def stream_figures(record):
         out[key] = _median([f[key] for f in per_round])
     if per_round:
         out["lost"] = sum(f["lost"] for f in per_round)
+        if out["messages"] and out["stream_s"]:
+            # messages / the median wall, not the median of the rates: with an even number of
+            # rounds the two medians are means of different pairs and would not divide out
+            out["stream_msgs_per_s"] = out["messages"] / out["stream_s"]
     return out
 
 
