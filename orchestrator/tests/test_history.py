@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from rich.console import Console
 
 from ipclab import history
 from ipclab.catalog import repo_root
@@ -65,6 +66,10 @@ def test_one_case_over_time_by_the_tables_label(tmp_path):
     assert rows[1]["median"] == pytest.approx(12_000, rel=0.02)
     assert rows[0]["median_ci_low"] < rows[0]["median"] < rows[0]["median_ci_high"]
     assert history.case_history(db, "tcp cpp→cpp 1 KiB/1 KiB") == []
+    console = Console(width=120, record=True)
+    console.print(history.case_table("tcp cpp→cpp 16 B/16 B", rows))
+    text = console.export_text()
+    assert "r1" in text and "cross-core" in text and " µs [" in text
 
 
 def test_a_run_recorded_again_replaces_its_rows(tmp_path):

@@ -308,7 +308,8 @@ def runs_table(runs, width=120):
 
 
 def case_table(case_label, rows):
-    """A rich table of `case_history` rows (pure): the median and its interval over time."""
+    """A rich table of `case_history` rows (pure): the median and its interval over time. The
+    label names no pattern, so a pattern other than rr is shown beside the placement."""
     table = Table(title=f"ipclab history · {case_label}", box=box.SIMPLE_HEAD, pad_edge=False)
     for header, right in (("started", False), ("run", False), ("placement", False),
                           ("median [95% CI]", True), ("mean", True), ("p99", True),
@@ -317,7 +318,8 @@ def case_table(case_label, rows):
                          overflow="ellipsis")
     for r in rows:
         ok = r["status"] == "ok"
-        table.add_row((r["started"] or "-")[:19].replace("T", " "), r["run"], r["placement"],
+        where = r["placement"] + ("" if r.get("pattern") in (None, "rr") else f" {r['pattern']}")
+        table.add_row((r["started"] or "-")[:19].replace("T", " "), r["run"], where,
                       format_ns_interval(r.get("median"), r.get("median_ci_low"),
                                          r.get("median_ci_high")) if ok else "-",
                       format_ns(r.get("mean")) if ok else "-",
