@@ -80,3 +80,21 @@ def test_payload_and_sequence_length_are_validated(catalog):
         build_scenario({}, "s.toml", catalog, {"sequence_length": "5,-3"}, "s")
     s = build_scenario({}, "s.toml", catalog, {"payload": "small,large", "sequence_length": "5,300"}, "s")
     assert s.matrix["payload"] == ["small", "large"] and s.matrix["sequence_length"] == [5, 300]
+
+
+QUICK_SIZES = {"matrix": {"request_size": [16], "response_size": [16, "1KiB"]}}
+
+
+def test_a_burst_over_a_round_trip_scenario_takes_the_contracts_sizes(catalog):
+    s = build(QUICK_SIZES, catalog, pattern="burst", mechanism="tcp")
+    assert (s.matrix["request_size"], s.matrix["response_size"]) == ([1000], [8])
+
+
+@pytest.mark.parametrize("raw,overrides", [
+    (QUICK_SIZES, {"pattern": "burst", "request_size": "64"}),         # asked on the command line
+    (QUICK_SIZES, {"pattern": "rr,burst"}),                            # round trips run too
+    ({"matrix": {**QUICK_SIZES["matrix"], "pattern": ["burst"]}}, {}),  # the file's own bursts
+])
+def test_burst_sizes_that_someone_chose_are_kept(catalog, raw, overrides):
+    s = build(raw, catalog, mechanism="tcp", **overrides)
+    assert s.matrix["request_size"] != [1000]
