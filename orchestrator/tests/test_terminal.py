@@ -55,3 +55,13 @@ def test_verbose_prints_every_warning_of_every_case():
     total = sum(len(r["warnings"]) for r in rs if r["status"] not in ("not-applicable",))
     lines = shown(100, verbose=True)
     assert sum(line.startswith("warning: case ") for line in lines) == total
+
+
+def test_burst_cases_of_one_pattern_still_show_their_server_models():
+    rs = [dict(r, pattern="burst", server_model=m, placement="cross-core")
+          for r, m in zip([r for r in records() if r["status"] == "ok"][:2], ("thread", "epoll"))]
+    console = Console(file=io.StringIO(), width=120, force_terminal=False)
+    for line, at in render(rs, "ipclab: t", None, "median", [], 120):
+        console.print(line)
+    text = console.file.getvalue()
+    assert "burst thread" in text and "burst epoll" in text

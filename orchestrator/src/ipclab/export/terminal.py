@@ -36,7 +36,8 @@ def render(records, title, baseline_label, compare, notes=(), width=120, wide=Fa
 def _table(records, title, baseline_label, compare, width, wide):
     fixed = {}
     for key in ("pattern", "placement"):  # one value for every case: said once, in the title
-        values = sorted({r.get(key, "rr") for r in records})
+        cell = next(c.cell for c in rows.COLUMNS if c.key == key)  # burst: the pattern and model
+        values = sorted({cell(r) for r in records})
         if len(values) == 1 and not wide:
             fixed[key] = values[0]
     columns = [c for c in rows.applicable(rows.COLUMNS, records)
