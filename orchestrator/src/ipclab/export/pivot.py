@@ -302,7 +302,7 @@ def cell_text(cell, spec):
 
 def text_rows(table):
     """(headers, rows of cell texts): the row axes' values, then one cell per column value."""
-    headers = [a.replace("_size", "") for a in table.row_axes]
+    headers = [a.replace("_size", "").replace("_", " ") for a in table.row_axes]
     headers += [format_value(table.spec.columns, c) for c in table.column_keys]
     rows = []
     for key in table.row_keys:
