@@ -5,7 +5,7 @@ import csv
 import io
 
 from ipclab.burst import PHASES
-from ipclab.units import format_ns
+from ipclab.units import format_ns, format_ns_interval
 
 COLUMNS = ("case_id", "side", "phase", "count", "mean_ns", "ci95_low_ns", "ci95_high_ns",
            "median_ns", "p99_ns", "max_ns")
@@ -32,10 +32,11 @@ def _cell(value):
 
 
 def mean_and_ci(row):
-    """"33.24 ms ± 30.37 ms": the mean and the half width of its 95% interval."""
+    """"33.24 ms [21.02–61.50]": the mean and its 95% interval (a bootstrap one, so not
+    symmetric: burst.py says why)."""
     if row.get("ci95_high_ns") is None:
         return format_ns(row["mean_ns"])
-    return f"{format_ns(row['mean_ns'])} ± {format_ns(row['ci95_high_ns'] - row['mean_ns'])}"
+    return format_ns_interval(row["mean_ns"], row["ci95_low_ns"], row["ci95_high_ns"])
 
 
 def server_models(records, versus=None):
