@@ -149,8 +149,10 @@ INSTANTIATE_TEST_SUITE_P(Peer, EveryRpc,
                          test::param_name);
 
 // The distinct client ports of the TCP sockets to or from 127.0.0.1:port in /proc/net/tcp
-// (TIME_WAIT included; either side may hold it, or both).
-std::size_t connections_with(const std::string& endpoint) {
+// (TIME_WAIT included; either side may hold it, or both). The port came from the ephemeral range,
+// so an older connection that used it as its own client port may still be in TIME_WAIT: callers
+// take the difference from a snapshot made before their connections.
+std::set<unsigned> connections_with(const std::string& endpoint) {
   const unsigned port = std::stoul(endpoint.substr(endpoint.rfind(':') + 1));
   std::istringstream table(test::read_file("/proc/net/tcp"));
   std::string line;
@@ -166,7 +168,13 @@ std::size_t connections_with(const std::string& endpoint) {
     if (lport == port) clients.insert(rport);
     else if (rport == port) clients.insert(lport);
   }
-  return clients.size();
+  return clients;
+}
+
+std::size_t new_connections(const std::set<unsigned>& before, const std::set<unsigned>& after) {
+  std::size_t n = 0;
+  for (const unsigned p : after) n += before.count(p) == 0 ? 1 : 0;
+  return n;
 }
 
 // short over rest (11.3): one HTTP connection per call (Connection: close), finish over one
@@ -175,6 +183,7 @@ TEST(Rpc, RestShortOpensOneConnectionPerCall) {
   TempDir dir;
   Server server({"serve", "--mechanism", "rest", "--endpoint", "127.0.0.1:0", "--seed", "4"});
   ASSERT_TRUE(server.ready());
+  const std::set<unsigned> before = connections_with(server.endpoint());
   std::vector<std::string> args = sizes(100, 300);
   args.insert(args.end(), {"--pattern", "short", "--warmup", "4", "--seed", "4"});
   const DriveRun run = drive("rest", server.endpoint(), dir, 25, args);
@@ -182,7 +191,7 @@ TEST(Rpc, RestShortOpensOneConnectionPerCall) {
   EXPECT_EQ(run.result["status"], "ok");
   EXPECT_EQ(run.result["pattern"], "short");
   EXPECT_EQ(run.samples.size(), 25u);
-  EXPECT_EQ(connections_with(server.endpoint()), 4u + 25u + 1u);
+  EXPECT_EQ(new_connections(before, connections_with(server.endpoint())), 4u + 25u + 1u);
 
   // A client with another seed sends corrupted requests: finish, on its own connection, counts
   // them across all the calls' connections.
