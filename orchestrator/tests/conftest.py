@@ -1,6 +1,6 @@
 import pytest
 
-from ipclab.catalog import load_catalog
+from ipclab.plan.catalog import load_catalog
 
 
 @pytest.fixture(scope="session")

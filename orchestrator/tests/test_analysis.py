@@ -1,19 +1,19 @@
 """Per-case analysis over rounds, from injected samples."""
 import numpy as np
 
-from ipclab import analysis
-from ipclab.matrix import Case
-from ipclab.runner import Outcome
-from ipclab.scenario import StatSettings
+from ipclab.analyse import case_stats
+from ipclab.plan.matrix import Case
+from ipclab.execute.runner import Outcome
+from ipclab.plan.scenario import StatSettings
 
 CASE = Case(1, "tcp", "cpp", "cpp", 16, 16, "same-core", "rr")
 
 
 def record_of(rounds):
-    record = analysis.case_record(CASE, len(rounds))
+    record = case_stats.case_record(CASE, len(rounds))
     for r, samples in enumerate(rounds, start=1):
-        analysis.add_round(record, Outcome(CASE, "ok", samples=samples, round=r))
-    analysis.analyse(record, dict(enumerate(rounds, start=1)), StatSettings())
+        case_stats.add_round(record, Outcome(CASE, "ok", samples=samples, round=r))
+    case_stats.analyse(record, dict(enumerate(rounds, start=1)), StatSettings())
     return record
 
 

@@ -5,8 +5,8 @@ import io
 
 import pytest
 
-from ipclab import burst
-from ipclab.export import phases
+from ipclab.execute import burst
+from ipclab.output import phases
 
 NETSTAT = """TcpExt: SyncookiesSent ListenOverflows ListenDrops TCPSynRetrans
 TcpExt: 0 17 19 4

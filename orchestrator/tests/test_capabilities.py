@@ -9,12 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from ipclab import capabilities, matrix
-from ipclab.catalog import Language, load_catalog, repo_root
-from ipclab.errors import UserError
-from ipclab.runner import Runner
-from ipclab.scenario import build_scenario
-from ipclab.workspace import Workspace
+from ipclab.plan import capabilities
+from ipclab.plan import matrix
+from ipclab.plan.catalog import Language, load_catalog, repo_root
+from ipclab.common.errors import UserError
+from ipclab.execute.runner import Runner
+from ipclab.plan.scenario import build_scenario
+from ipclab.execute.workspace import Workspace
 
 FAKE = str(Path(__file__).with_name("fake_peer.py"))
 ROOT = repo_root()

@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from ipclab.catalog import repo_root
+from ipclab.plan.catalog import repo_root
 
 IPCLAB = [sys.executable, "-m", "ipclab"]
 

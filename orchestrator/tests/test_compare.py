@@ -8,14 +8,15 @@ import sys
 import numpy as np
 import pytest
 
-from ipclab import compare, stats
-from ipclab.catalog import repo_root
-from ipclab.errors import UserError
-from ipclab.matrix import Case
-from ipclab.placement import available_cpus
-from ipclab.results import RunStore
-from ipclab.runner import Outcome
-from ipclab.scenario import ReportSettings, RunSettings, Scenario, StatSettings
+from ipclab.analyse import compare
+from ipclab.analyse import stats
+from ipclab.plan.catalog import repo_root
+from ipclab.common.errors import UserError
+from ipclab.plan.matrix import Case
+from ipclab.plan.placement import available_cpus
+from ipclab.execute.rundir import RunStore
+from ipclab.execute.runner import Outcome
+from ipclab.plan.scenario import ReportSettings, RunSettings, Scenario, StatSettings
 
 
 def write_run(path, cases, rounds=3, placement="cross-core"):

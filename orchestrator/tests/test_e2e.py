@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ipclab import matrix
-from ipclab.catalog import Language, load_catalog, repo_root
-from ipclab.peers import Peer
-from ipclab.runner import Runner
-from ipclab.scenario import build_scenario
-from ipclab.workspace import Workspace
+from ipclab.plan import matrix
+from ipclab.plan.catalog import Language, load_catalog, repo_root
+from ipclab.execute.peers import Peer
+from ipclab.execute.runner import Runner
+from ipclab.plan.scenario import build_scenario
+from ipclab.execute.workspace import Workspace
 
 pytestmark = pytest.mark.e2e
 ROOT = repo_root()

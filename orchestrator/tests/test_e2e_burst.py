@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ipclab.catalog import load_catalog
+from ipclab.plan.catalog import load_catalog
 from test_e2e import cases_csv, ipclab, leftovers, seed, start_run  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e

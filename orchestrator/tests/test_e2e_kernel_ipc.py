@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ipclab import ipcobjects
-from ipclab.catalog import load_catalog, repo_root
+from ipclab.execute import ipcobjects
+from ipclab.plan.catalog import load_catalog, repo_root
 from test_e2e import leftovers, quick_run, start_run, wait_for_server
 
 pytestmark = pytest.mark.e2e

@@ -7,11 +7,12 @@ import json
 import numpy as np
 import pytest
 
-from ipclab import analysis, matrix
-from ipclab.catalog import load_catalog
-from ipclab.runner import Runner
-from ipclab.scenario import build_scenario
-from ipclab.workspace import Workspace
+from ipclab.analyse import case_stats
+from ipclab.plan import matrix
+from ipclab.plan.catalog import load_catalog
+from ipclab.execute.runner import Runner
+from ipclab.plan.scenario import build_scenario
+from ipclab.execute.workspace import Workspace
 from test_e2e import LANGS, cases_csv, faulty, ipclab, seed  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
@@ -55,9 +56,9 @@ def run_cases(catalog, raw, pairs=None):
 
 
 def analysed(scenario, outcome):
-    record = analysis.case_record(outcome.case)
-    analysis.add_round(record, outcome)
-    analysis.analyse(record, {1: outcome.samples} if outcome.status == "ok" else {},
+    record = case_stats.case_record(outcome.case)
+    case_stats.add_round(record, outcome)
+    case_stats.analyse(record, {1: outcome.samples} if outcome.status == "ok" else {},
                      scenario.statistics)
     return record
 

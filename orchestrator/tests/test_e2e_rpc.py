@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from ipclab.catalog import load_catalog, repo_root
+from ipclab.plan.catalog import load_catalog, repo_root
 from test_e2e import leftovers, quick_run
 
 pytestmark = pytest.mark.e2e

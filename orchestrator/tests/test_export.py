@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ipclab import analysis
-from ipclab.export import to_csv, to_markdown
-from ipclab.matrix import Case
-from ipclab.runner import Outcome
-from ipclab.scenario import StatSettings
+from ipclab.analyse import case_stats
+from ipclab.output import to_csv, to_markdown
+from ipclab.plan.matrix import Case
+from ipclab.execute.runner import Outcome
+from ipclab.plan.scenario import StatSettings
 
 GOLDEN = Path(__file__).with_name("golden")
 SETTINGS = StatSettings(baseline={"mechanism": "tcp"})
@@ -36,16 +36,16 @@ def records():
                        "end of stream", round=2)],
         grpc: [Outcome(grpc, "ok", samples=base * 3, cpus=cpus, round=r) for r in (1, 2, 3)],
     }
-    out, kept = [analysis.case_record(udp)], {}
+    out, kept = [case_stats.case_record(udp)], {}
     for case, outcomes in rounds.items():
-        record = analysis.case_record(case, 3)
+        record = case_stats.case_record(case, 3)
         for o in outcomes:
-            analysis.add_round(record, o, f"samples/{case.id}.r{o.round}.i64")
-        kept[case.id] = analysis.analyse(
+            case_stats.add_round(record, o, f"samples/{case.id}.r{o.round}.i64")
+        kept[case.id] = case_stats.analyse(
             record, {o.round: o.samples for o in outcomes if o.status == "ok"}, SETTINGS)
         out.append(record)
     out.sort(key=lambda r: r["index"])
-    return analysis.add_ratios(out, SETTINGS, kept)
+    return case_stats.add_ratios(out, SETTINGS, kept)
 
 
 def check(name, text):

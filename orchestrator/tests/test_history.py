@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from ipclab import history
-from ipclab.catalog import repo_root
-from ipclab.errors import UserError
+from ipclab.output import history
+from ipclab.plan.catalog import repo_root
+from ipclab.common.errors import UserError
 from test_compare import noisy, write_run
 
 
@@ -30,8 +30,8 @@ def runs(tmp_path):
 
 
 def _document(run):
-    from ipclab import results
-    return results.load(run)
+    from ipclab.execute import rundir
+    return rundir.load(run)
 
 
 def test_runs_are_recorded_and_listed_with_their_cases(tmp_path):

@@ -5,9 +5,9 @@ import random
 
 import pytest
 
-from ipclab import ipcobjects
-from ipclab.errors import UserError
-from ipclab.workspace import Workspace
+from ipclab.execute import ipcobjects
+from ipclab.common.errors import UserError
+from ipclab.execute.workspace import Workspace
 
 libc = ctypes.CDLL(None, use_errno=True)
 IPC_CREAT, IPC_EXCL, IPC_RMID = 0o1000, 0o2000, 0
@@ -52,7 +52,7 @@ def run_lock():
     not yet used queues of a run in progress (found when a concurrent `pytest` removed a live
     sysv-mq server's queue mid-case)."""
     import tempfile
-    from ipclab import workspace
+    from ipclab.execute import workspace
     try:
         fd = workspace._take_run_lock(tempfile.gettempdir())
     except UserError as e:

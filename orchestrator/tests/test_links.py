@@ -1,4 +1,4 @@
-"""Links (links.py): parsing, what may cross a link, refusals (not root, no netem), and real cases
+"""Links (network.py): parsing, what may cross a link, refusals (not root, no netem), and real cases
 over veth, shaped by tbf, whose namespaces go away after the case, a killed peer and Ctrl-C."""
 import os
 import signal
@@ -7,25 +7,27 @@ import time
 
 import pytest
 
-from ipclab import links, matrix, session
-from ipclab.errors import UserError
-from ipclab.hosts import LOCAL, Place, server_endpoint
-from ipclab.runner import Runner
-from ipclab.scenario import RunSettings, build_scenario
-from ipclab.workspace import Workspace
+from ipclab.execute import network
+from ipclab.plan import matrix
+from ipclab.execute import rounds
+from ipclab.common.errors import UserError
+from ipclab.plan.hosts import LOCAL, Place, server_endpoint
+from ipclab.execute.runner import Runner
+from ipclab.plan.scenario import RunSettings, build_scenario
+from ipclab.execute.workspace import Workspace
 
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="network namespaces need root")
 
 
 def test_parse_accepts_the_documented_forms():
-    assert links.parse(None, "x") == links.LOOPBACK
-    assert links.parse("loopback", "x").text == "loopback"
-    assert links.parse("veth", "x") == links.Link("veth")
-    shaped = links.parse("veth:100mbit", "x")
+    assert network.parse(None, "x") == network.LOOPBACK
+    assert network.parse("loopback", "x").text == "loopback"
+    assert network.parse("veth", "x") == network.Link("veth")
+    shaped = network.parse("veth:100mbit", "x")
     assert (shaped.rate, shaped.rate_bps, shaped.text) == ("100mbit", 100_000_000, "veth:100mbit")
-    assert links.parse("VETH:1Gbit", "x").rate_bps == 10**9
-    assert links.parse("veth:1gbit:5ms", "x").delay == "5ms"
+    assert network.parse("VETH:1Gbit", "x").rate_bps == 10**9
+    assert network.parse("veth:1gbit:5ms", "x").delay == "5ms"
 
 
 @pytest.mark.parametrize("value,message", [
@@ -37,7 +39,7 @@ def test_parse_accepts_the_documented_forms():
 ])
 def test_parse_refuses_bad_links_naming_the_value(value, message):
     with pytest.raises(UserError, match=message):
-        links.parse(value, "--link")
+        network.parse(value, "--link")
 
 
 def test_scenario_names_the_file_and_key(catalog):
@@ -51,20 +53,20 @@ def test_scenario_names_the_file_and_key(catalog):
 
 
 def test_tbf_parameters_hold_two_frames_and_100_ms():
-    assert links.tbf_parameters(100_000_000) == (12_500, 1_250_000)
-    assert links.tbf_parameters(1_000_000) == (3028, 65536)
+    assert network.tbf_parameters(100_000_000) == (12_500, 1_250_000)
+    assert network.tbf_parameters(1_000_000) == (3028, 65536)
 
 
 def test_a_shaped_link_caps_the_warm_up_at_two_seconds_of_its_rate():
-    assert links.warmup_bytes(RunSettings(link="veth:100mbit")) == 25_000_000
-    assert links.warmup_bytes(RunSettings(link="veth")) > 1 << 40
+    assert network.warmup_bytes(RunSettings(link="veth:100mbit")) == 25_000_000
+    assert network.warmup_bytes(RunSettings(link="veth")) > 1 << 40
 
 
 def test_only_ip_mechanisms_cross_a_link(catalog):
     scenario = build_scenario({"matrix": {"mechanism": ["tcp", "uds", "grpc", "none"],
                                           "client": ["cpp"], "server": ["cpp"]},
                                "run": {"link": "veth"}}, "t.toml", catalog, {}, "t")
-    cases = links.mark(matrix.expand(scenario, catalog), scenario.run, catalog)
+    cases = network.mark(matrix.expand(scenario, catalog), scenario.run, catalog)
     reasons = {c.mechanism: c.skip_reason for c in cases}
     assert reasons["tcp"] is None and reasons["grpc"] is None
     assert reasons["uds"] == ("uds does not use IP, so it cannot run over link veth (only tcp, "
@@ -72,14 +74,14 @@ def test_only_ip_mechanisms_cross_a_link(catalog):
     assert "does not use IP" in reasons["none"]
     loop = build_scenario({"matrix": {"mechanism": ["uds"]}}, "t.toml", catalog, {}, "t")
     assert all(c.skip_reason is None or "IP" not in c.skip_reason
-               for c in links.mark(matrix.expand(loop, catalog), loop.run, catalog))
+               for c in network.mark(matrix.expand(loop, catalog), loop.run, catalog))
 
 
 def test_not_root_is_one_line_saying_what_to_do(monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(UserError, match=r"link veth:100mbit needs root: .* run it as root"):
-        links.check_machine(RunSettings(link="veth:100mbit"))
-    links.check_machine(RunSettings())  # loopback without wire bytes needs nothing
+        network.check_machine(RunSettings(link="veth:100mbit"))
+    network.check_machine(RunSettings())  # loopback without wire bytes needs nothing
 
 
 def test_places_wrap_argv_without_a_shell():
@@ -90,18 +92,18 @@ def test_places_wrap_argv_without_a_shell():
 
 @needs_root
 def test_a_delay_without_netem_is_one_clear_error():
-    if links.netem_available():
+    if network.netem_available():
         pytest.skip("this kernel has netem: a delay is applied, not refused")
     with pytest.raises(UserError, match=r"'veth:1gbit:5ms' asks for a delay of 5ms, but this "
                                         r"kernel .* has no netem"):
-        links.check_machine(RunSettings(link="veth:1gbit:5ms"))
+        network.check_machine(RunSettings(link="veth:1gbit:5ms"))
     assert _ours() == []
 
 
 def _ours():
     prefix = f"ipclab-{os.getpid()}-"
-    return [n for n in os.listdir(links.NETNS_DIR) if n.startswith(prefix)] \
-        if links.NETNS_DIR.is_dir() else []
+    return [n for n in os.listdir(network.NETNS_DIR) if n.startswith(prefix)] \
+        if network.NETNS_DIR.is_dir() else []
 
 
 def _runner(catalog, link, size, **run):
@@ -152,7 +154,7 @@ def _kill_server_when_running(runner):
 @needs_root
 def test_ctrl_c_mid_case_removes_the_namespaces(catalog):
     scenario, case = _runner(catalog, "veth:1mbit", "256KiB", iterations=50)
-    session.install_interrupt_handlers()
+    rounds.install_interrupt_handlers()
     main = threading.get_ident()
     with Workspace() as ws:
         runner = Runner(scenario, catalog, ws)
@@ -173,9 +175,9 @@ def test_ctrl_c_mid_case_removes_the_namespaces(catalog):
 @needs_root
 def test_sweep_removes_namespaces_of_dead_runs():
     dead = f"ipclab-{_dead_pid()}-1-c"
-    links._run(["ip", "netns", "add", dead])
-    assert links.sweep() >= 1
-    assert dead not in os.listdir(links.NETNS_DIR)
+    network._run(["ip", "netns", "add", dead])
+    assert network.sweep() >= 1
+    assert dead not in os.listdir(network.NETNS_DIR)
 
 
 def _dead_pid():

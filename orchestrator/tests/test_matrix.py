@@ -1,7 +1,7 @@
-from ipclab import matrix
-from ipclab.catalog import Language
-from ipclab.placement import Cpus, pin, resolve
-from ipclab.scenario import build_scenario
+from ipclab.plan import matrix
+from ipclab.plan.catalog import Language
+from ipclab.plan.placement import Cpus, pin, resolve
+from ipclab.plan.scenario import build_scenario
 
 
 def scenario(catalog, **axes):
@@ -60,7 +60,7 @@ def test_zipped_sizes_pair_request_and_response(catalog):
         == [(40, 40), (400, 400)]
     raw["matrix"]["response_size"] = [40]
     import pytest
-    from ipclab.errors import UserError
+    from ipclab.common.errors import UserError
     with pytest.raises(UserError, match="'zip' needs as many"):
         build_scenario(raw, "s.toml", catalog, {}, "s")
 

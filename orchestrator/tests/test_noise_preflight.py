@@ -1,7 +1,8 @@
 """Noise records and the preflight probe's mode finding, from injected data."""
 import numpy as np
 
-from ipclab import noise, preflight
+from ipclab.execute import noise
+from ipclab.execute import preflight
 
 STAT = """cpu  100 0 50 1000 0 0 0 0 0 0
 cpu0 60 0 30 500 0 0 0 5 0 0

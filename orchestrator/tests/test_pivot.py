@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from ipclab.errors import UserError
-from ipclab.export import pivot, study
-from ipclab.scenario import build_scenario, load_scenario
+from ipclab.common.errors import UserError
+from ipclab.output import pivot, study
+from ipclab.plan.scenario import build_scenario, load_scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 

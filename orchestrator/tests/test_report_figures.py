@@ -6,9 +6,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from ipclab.report import data as report_data
-from ipclab.report import figures, html, paper
-from ipclab.report.data import RunData, binned_medians, quantile_grid
+from ipclab.output.report import data as report_data
+from ipclab.output.report import figures, html, paper
+from ipclab.output.report.data import RunData, binned_medians, quantile_grid
 
 
 def record(index, mechanism="tcp", client="cpp", server="cpp", request=16, response=16,

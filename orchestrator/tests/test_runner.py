@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from ipclab import matrix
-from ipclab.catalog import Language
-from ipclab.runner import Runner
-from ipclab.scenario import build_scenario
-from ipclab.workspace import Workspace
+from ipclab.plan import matrix
+from ipclab.plan.catalog import Language
+from ipclab.execute.runner import Runner
+from ipclab.plan.scenario import build_scenario
+from ipclab.execute.workspace import Workspace
 
 FAKE = str(Path(__file__).with_name("fake_peer.py"))
 
@@ -66,8 +66,8 @@ def test_misbehaving_peers_fail_the_case_with_a_reason(fake, monkeypatch, server
 
 
 def test_a_server_that_ignores_sigterm_is_killed(fake, monkeypatch):
-    import ipclab.runner
-    monkeypatch.setattr(ipclab.runner, "SERVER_GRACE", 0.5)
+    import ipclab.execute.runner
+    monkeypatch.setattr(ipclab.execute.runner, "SERVER_GRACE", 0.5)
     outcome = run_one(fake, monkeypatch, server="ignore-term")
     assert outcome.status == "ok"
     assert any("SIGKILL" in note for note in outcome.notes)

@@ -1,7 +1,7 @@
 import pytest
 
-from ipclab.errors import UserError
-from ipclab.scenario import build_scenario, load_scenario
+from ipclab.common.errors import UserError
+from ipclab.plan.scenario import build_scenario, load_scenario
 
 
 def build(raw, catalog, **overrides):
@@ -62,8 +62,8 @@ def test_every_shipped_scenario_is_valid(catalog):
 
 
 def test_warmup_is_capped_by_bytes_for_large_payloads(catalog):
-    from ipclab.matrix import Case
-    from ipclab.runner import effective_warmup
+    from ipclab.plan.matrix import Case
+    from ipclab.execute.runner import effective_warmup
     run = build({"run": {"warmup": 1000, "warmup_max_bytes": "1GiB"}}, catalog).run
     small = Case(1, "tcp", "cpp", "cpp", 16, 16, "cross-core", "rr")
     huge = Case(2, "tcp", "cpp", "cpp", 128 << 20, 128 << 20, "cross-core", "rr")

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ipclab import hosts
-from ipclab.errors import UserError
+from ipclab.plan import hosts
+from ipclab.common.errors import UserError
 
 ROOT = Path(__file__).resolve().parents[2]
 IPCLAB = [sys.executable, "-m", "ipclab"]

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from ipclab import stats
+from ipclab.analyse import stats
 
 ONE_TO_TEN = np.arange(1, 11)
 

@@ -4,7 +4,7 @@ import io
 import pytest
 from rich.console import Console
 
-from ipclab.export.terminal import render
+from ipclab.output.terminal import render
 from test_export import records
 
 

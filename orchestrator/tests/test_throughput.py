@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from ipclab import analysis, throughput
-from ipclab.export import study, to_csv, to_markdown
-from ipclab.export.terminal import render
-from ipclab.matrix import Case
-from ipclab.runner import Outcome, case_timeout, effective_warmup, expected_samples
-from ipclab.scenario import RunSettings, StatSettings
+from ipclab.analyse import case_stats
+from ipclab.analyse import throughput
+from ipclab.output import study, to_csv, to_markdown
+from ipclab.output.terminal import render
+from ipclab.plan.matrix import Case
+from ipclab.execute.runner import Outcome, case_timeout, effective_warmup, expected_samples
+from ipclab.plan.scenario import RunSettings, StatSettings
 
 SETTINGS = StatSettings()
 
@@ -77,14 +78,14 @@ RR = Case(3, "uds", "cpp", "java", 16, 16, "cross-core", "rr")
 
 def stream_record(rounds=((1_000_000, 2_000_000_000, 0), (1_100_000, 2_200_000_000, 0))):
     """A 1000-message stream in 10 windows per round: (window ns, stream ns, lost) per round."""
-    record = analysis.case_record(STREAM, len(rounds))
+    record = case_stats.case_record(STREAM, len(rounds))
     samples = {}
     for r, (window, wall, lost) in enumerate(rounds, start=1):
         x = np.full(10, window, dtype=np.int64)
         samples[r] = x
-        analysis.add_round(record, Outcome(STREAM, "ok", samples=x, round=r,
+        case_stats.add_round(record, Outcome(STREAM, "ok", samples=x, round=r,
                                            client=stream_result(stream_ns=wall, lost=lost)))
-    kept = analysis.analyse(record, samples, SETTINGS)
+    kept = case_stats.analyse(record, samples, SETTINGS)
     return record, kept
 
 
@@ -112,21 +113,21 @@ def test_lost_messages_add_up_over_rounds():
 
 
 def test_few_windows_advise_more_windows_not_more_iterations():
-    record = analysis.case_record(STREAM, 1)
+    record = case_stats.case_record(STREAM, 1)
     x = np.full(4, 1_000_000, dtype=np.int64)
-    analysis.add_round(record, Outcome(STREAM, "ok", samples=x, round=1, client=stream_result()))
-    analysis.analyse(record, {1: x}, SETTINGS)
+    case_stats.add_round(record, Outcome(STREAM, "ok", samples=x, round=1, client=stream_result()))
+    case_stats.analyse(record, {1: x}, SETTINGS)
     assert [w["kind"] for w in record["warnings"]] == ["few-windows"]
 
 
 def short_record(time_wait=(812, 1630)):
-    record = analysis.case_record(SHORT, len(time_wait))
+    record = case_stats.case_record(SHORT, len(time_wait))
     samples = {}
     for r, tw in enumerate(time_wait, start=1):
         samples[r] = np.full(200, 50_000, dtype=np.int64) + np.arange(200)
-        analysis.add_round(record, Outcome(SHORT, "ok", samples=samples[r], round=r,
+        case_stats.add_round(record, Outcome(SHORT, "ok", samples=samples[r], round=r,
                                            time_wait=tw, client={"status": "ok"}))
-    analysis.analyse(record, samples, SETTINGS)
+    case_stats.analyse(record, samples, SETTINGS)
     return record
 
 
@@ -167,10 +168,10 @@ def test_stream_warm_up_windows_and_timeout_scale_with_the_stream():
 def records():
     stream, _ = stream_record()
     short = short_record()
-    rr = analysis.case_record(RR, 1)
+    rr = case_stats.case_record(RR, 1)
     x = np.full(100, 20_000, dtype=np.int64)
-    analysis.add_round(rr, Outcome(RR, "ok", samples=x, round=1))
-    analysis.analyse(rr, {1: x}, SETTINGS)
+    case_stats.add_round(rr, Outcome(RR, "ok", samples=x, round=1))
+    case_stats.analyse(rr, {1: x}, SETTINGS)
     return [stream, short, rr]
 
 
@@ -227,15 +228,15 @@ def study_records():
                                                 ("sysv-mq", 1_000_000_000, 250)), start=1):
         case = Case(index, mech, "cpp", "cpp", None, None, "cross-core", "stream",
                     message_size=1024)
-        record = analysis.case_record(case, 1)
+        record = case_stats.case_record(case, 1)
         x = np.full(10, wall // 10, dtype=np.int64)
-        analysis.add_round(record, Outcome(case, "ok", samples=x, round=1, client=stream_result(
+        case_stats.add_round(record, Outcome(case, "ok", samples=x, round=1, client=stream_result(
             stream_ns=wall, client=cpu(user, 1000), server=cpu(user, 1000))))
-        analysis.analyse(record, {1: x}, SETTINGS)
+        case_stats.analyse(record, {1: x}, SETTINGS)
         out.append(record)
-    failed = analysis.case_record(Case(3, "posix-mq", "cpp", "cpp", None, None, "cross-core",
+    failed = case_stats.case_record(Case(3, "posix-mq", "cpp", "cpp", None, None, "cross-core",
                                        "stream", message_size=1024), 1)
-    analysis.add_round(failed, Outcome(STREAM, "failed", "client: io: boom", round=1))
+    case_stats.add_round(failed, Outcome(STREAM, "failed", "client: io: boom", round=1))
     return out + [failed]
 
 

@@ -1,7 +1,7 @@
 import pytest
 
-from ipclab.errors import UserError
-from ipclab.units import format_ns, format_size, parse_size
+from ipclab.common.errors import UserError
+from ipclab.common.units import format_ns, format_size, parse_size
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -8,11 +8,12 @@ import subprocess
 
 import pytest
 
-from ipclab import matrix, wire
-from ipclab.export.csv import to_csv
-from ipclab.runner import Runner
-from ipclab.scenario import build_scenario
-from ipclab.workspace import Workspace
+from ipclab.plan import matrix
+from ipclab.execute import wire
+from ipclab.output.csv import to_csv
+from ipclab.execute.runner import Runner
+from ipclab.plan.scenario import build_scenario
+from ipclab.execute.workspace import Workspace
 
 
 def _counts(req, resp, req_conn=(0, 0), resp_conn=(0, 0)):
@@ -140,7 +141,7 @@ def _counted(index, mechanism, payload, length, req, resp):
 
 
 def test_the_wire_table_groups_by_shape_leanest_first_and_ranks():
-    from ipclab.export import wire as view
+    from ipclab.output import wire as view
     records = [_counted(1, "grpc", "small", 5, 150, 90), _counted(2, "ice", "small", 5, 120, 80),
                _counted(3, "thrift-binary", "small", 5, 160, 95),
                _counted(4, "thrift-compact", "small", 5, 110, 75),

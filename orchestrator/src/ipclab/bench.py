@@ -15,12 +15,13 @@ from pathlib import Path
 import numpy as np
 from rich.table import Table
 
-from ipclab import matrix, placement
-from ipclab.errors import UserError
-from ipclab.runner import Runner
-from ipclab.scenario import build_scenario
-from ipclab.units import format_ns, format_rate, format_size, parse_size
-from ipclab.workspace import Workspace
+from ipclab.plan import matrix
+from ipclab.plan import placement
+from ipclab.common.errors import UserError
+from ipclab.execute.runner import Runner
+from ipclab.plan.scenario import build_scenario
+from ipclab.common.units import format_ns, format_rate, format_size, parse_size
+from ipclab.execute.workspace import Workspace
 
 MECHANISMS = ("tcp", "udp", "uds", "pipe", "fifo")
 SIZE = 16

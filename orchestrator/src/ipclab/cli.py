@@ -6,15 +6,21 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from ipclab import analysis, environment, hosts, links, matrix, results, session
-from ipclab import report as ipclab_report
-from ipclab.catalog import load_catalog
-from ipclab.errors import UserError
-from ipclab.export import wire as wire_view
-from ipclab.export.terminal import render
-from ipclab.runner import Runner
-from ipclab.scenario import StatSettings, load_scenario
-from ipclab.workspace import Workspace
+from ipclab.analyse import case_stats
+from ipclab.execute import environment
+from ipclab.plan import hosts
+from ipclab.execute import network
+from ipclab.plan import matrix
+from ipclab.execute import rundir
+from ipclab.execute import rounds
+from ipclab.output import report as ipclab_report
+from ipclab.plan.catalog import load_catalog
+from ipclab.common.errors import UserError
+from ipclab.output import wire as wire_view
+from ipclab.output.terminal import render
+from ipclab.execute.runner import Runner
+from ipclab.plan.scenario import StatSettings, load_scenario
+from ipclab.execute.workspace import Workspace
 
 DEFAULT_SCENARIO = "scenarios/quick.toml"
 
@@ -75,20 +81,20 @@ def cli():
               help="write report.html at the end (default) or not")
 def run(scenario, out, wide, verbose, html, **flags):
     """Run SCENARIO (default scenarios/quick.toml); flags override it."""
-    session.install_interrupt_handlers()
+    rounds.install_interrupt_handlers()
     catalog = load_catalog()
     path = scenario or catalog.root / DEFAULT_SCENARIO
     plan = load_scenario(path, catalog, overrides=flags)
-    cases = links.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
-    links.check_machine(plan.run, hosts=plan.hosts)
+    cases = network.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
+    network.check_machine(plan.run, hosts=plan.hosts)
     env = environment.collect(catalog.root)
-    out_dir = Path(out) if out else results.default_out_dir(catalog.root, plan.name)
+    out_dir = Path(out) if out else rundir.default_out_dir(catalog.root, plan.name)
     with Workspace() as workspace, hosts.connect(plan.hosts, catalog.root, workspace.path) as remote:
-        notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(links.sweep())
+        notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(network.sweep())
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes
-        store = results.RunStore(out_dir, plan, env, cases, notes=notes).create()
-        interrupted = session.execute(cases, Runner(plan, catalog, workspace, remote), store,
+        store = rundir.RunStore(out_dir, plan, env, cases, notes=notes).create()
+        interrupted = rounds.execute(cases, Runner(plan, catalog, workspace, remote), store,
                                       console)
     store.finish(interrupted)
     _record_history(out_dir, store.document)
@@ -107,7 +113,7 @@ def run(scenario, out, wide, verbose, html, **flags):
 @cli.command("list")
 def list_cmd():
     """Mechanisms × languages × roles, and what works on this machine."""
-    from ipclab.listing import capability_table
+    from ipclab.output.listing import capability_table
     console.print(capability_table(load_catalog()))
 
 
@@ -123,14 +129,14 @@ def list_cmd():
               help="write every figure as PNG and SVG into this directory")
 def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir):
     """Re-render the tables and files of a saved run from its raw samples."""
-    document = results.load(run_dir)
+    document = rundir.load(run_dir)
     saved = document["scenario"]["statistics"]
     settings = StatSettings(**{**saved, **{k: v for k, v in
                                            {"outliers": outliers, "tukey_k": tukey_k,
                                             "compare": compare}.items() if v is not None}})
     document["scenario"]["statistics"] = vars(settings)
-    kept = results.reanalyse(run_dir, document, settings)
-    results.write_outputs(Path(run_dir), document, settings, kept)
+    kept = rundir.reanalyse(run_dir, document, settings)
+    rundir.write_outputs(Path(run_dir), document, settings, kept)
     _show(document, settings, wide, verbose)
     if html:
         console.print(f"report: {ipclab_report.write_html(run_dir, document)}")
@@ -147,7 +153,7 @@ def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir
                                    "than this, e.g. 5%")
 def compare_cmd(run_a, run_b, markdown_file, fail_above):
     """Compare RUN_B against RUN_A case by case: ratio of medians, interval, p, verdict."""
-    from ipclab import compare
+    from ipclab.analyse import compare
     threshold = compare.parse_threshold(fail_above) if fail_above is not None else None
     found = compare.compare(compare.load_run(run_a), compare.load_run(run_b))
     for line in compare.render(found, console.width):
@@ -171,7 +177,7 @@ def compare_cmd(run_a, run_b, markdown_file, fail_above):
               help="the directory of runs and its history.sqlite (default results/)")
 def history_cmd(scenario, mechanism, since, case_label, rebuild, results_dir):
     """The runs recorded in results/history.sqlite, or one case over time."""
-    from ipclab import history
+    from ipclab.output import history
     db = Path(results_dir or load_catalog(check=False).root / "results") / history.FILE
     if rebuild:
         console.print(f"history: {db} rebuilt from {history.rebuild(db, _say)} run directories")
@@ -196,7 +202,7 @@ def peers():
 @click.argument("names", nargs=-1)
 def peers_build(names):
     """Build NAMES (languages or peers/ directories; default all), then check their capabilities."""
-    from ipclab import toolchain
+    from ipclab.execute import toolchain
     _each_peer(names, toolchain.build)
     _each_peer(names, toolchain.check)   # a fresh catalog: the artifacts may be new
 
@@ -205,7 +211,7 @@ def peers_build(names):
 @click.argument("names", nargs=-1)
 def peers_test(names):
     """Run the test suites of NAMES (default all)."""
-    from ipclab import toolchain
+    from ipclab.execute import toolchain
     _each_peer(names, toolchain.test)
 
 
@@ -213,12 +219,12 @@ def peers_test(names):
 @click.argument("names", nargs=-1)
 def peers_clean(names):
     """Remove the build outputs of NAMES (default all)."""
-    from ipclab import toolchain
+    from ipclab.execute import toolchain
     _each_peer(names, toolchain.clean)
 
 
 def _each_peer(names, action):
-    from ipclab import toolchain
+    from ipclab.execute import toolchain
     catalog = load_catalog(check=False)
     for lang in toolchain.select(catalog, names):
         action(catalog, lang, echo=click.echo)
@@ -263,7 +269,7 @@ def bench_stream(messages, iterations, size, rounds, placement):
 def _record_history(out_dir, document):
     """Every run goes into the history.sqlite beside its directory (ipclab/history.py); that
     never fails the run: a broken database is reported in one line and rebuilt."""
-    from ipclab import history
+    from ipclab.output import history
     history.record_run(out_dir, document, say=_say)
 
 
@@ -295,9 +301,9 @@ def _netns_note(swept):
 
 def _show(document, settings, wide=False, verbose=False):
     for line in render(document["results"], f"ipclab: {document['scenario']['name']}",
-                       analysis.baseline_label(settings), settings.compare,
+                       case_stats.baseline_label(settings), settings.compare,
                        document.get("notes", []), console.width, wide, verbose,
-                       studies=results.studies_of(document)):
+                       studies=rundir.studies_of(document)):
         _print_at(*line)
     for line in wire_view.terminal(document["results"]):  # --wire-bytes: bytes per call
         console.print(line)

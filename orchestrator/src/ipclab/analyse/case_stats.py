@@ -1,0 +1,233 @@
+"""From outcomes (raw samples of each round) to records (statistics, intervals, ratios, warnings).
+Pure: no I/O. The methods are stated in stats.py."""
+import zlib
+
+import numpy as np
+
+from ipclab.execute import burst
+from ipclab.execute import noise
+from ipclab.analyse import stats
+from ipclab.analyse import throughput
+from ipclab.common.units import format_ns
+
+STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
+               "ci95_low", "ci95_high")
+ANALYSIS_FIELDS = ("raw", "trimmed", "outliers_removed", "warnings", "round_medians",
+                   "round_spread", "median_ci_low", "median_ci_high", "stable")
+
+
+def case_record(case, rounds_planned=1):
+    """The saved form of one case before any round ran: its inputs, and its status if it cannot
+    run at all (not applicable, unavailable)."""
+    return {
+        **case.as_dict(), "status": case.skip_status or "pending", "reason": case.skip_reason,
+        "client_cpus": None, "server_cpus": None, "seconds": 0.0, "notes": [],
+        "warmup": None, "client_runtime": None, "server_runtime": None,
+        "rounds_planned": rounds_planned if not case.skip_status else 0, "rounds": [],
+        **dict.fromkeys(ANALYSIS_FIELDS), "warnings": [], **dict.fromkeys(throughput.FIELDS),
+        **(dict.fromkeys(burst.FIELDS) if case.pattern == "burst" else {}),
+    }
+
+
+def add_round(record, outcome, samples_file=None, warmup_file=None, position=None):
+    """Adds one finished round (an Outcome) to `record`; a failed round fails the case."""
+    client = outcome.client or {}
+    warmup = outcome.warmup_samples
+    record["rounds"].append({
+        "round": outcome.round, "position": position, "status": outcome.status,
+        "reason": outcome.reason, "seconds": round(outcome.seconds, 3),
+        "samples": int(outcome.samples.size) if outcome.samples is not None else 0,
+        "samples_file": samples_file,
+        "warmup_samples": int(warmup.size) if warmup is not None else None,
+        "warmup_samples_file": warmup_file, "noise": outcome.noise,
+        "notes": list(outcome.notes),
+        **_pattern_figures(outcome),
+    })
+    record.update(outcome.cpus)
+    record["seconds"] = round(record["seconds"] + outcome.seconds, 3)
+    for note in outcome.notes:
+        text = f"round {outcome.round}: {note}"
+        if text not in record["notes"]:
+            record["notes"].append(text)
+    if client:
+        record["warmup"] = client.get("warmup")
+        record["client_runtime"] = client.get("runtime")
+    if outcome.server:
+        record["server_runtime"] = outcome.server.get("runtime")
+    if outcome.status != "ok":
+        record["status"] = outcome.status
+        record["reason"] = (f"round {outcome.round}: {outcome.reason}"
+                            if record["rounds_planned"] > 1 else outcome.reason)
+    elif record["status"] == "pending":
+        record["status"] = "ok"
+    return record
+
+
+# What a stream round's client result carries beyond rr's (PROTOCOL.md 11.1 step 8).
+STREAM_RESULT = ("messages", "message_size", "windows", "stream_ns", "lost", "client_cpu",
+                 "server_cpu")
+
+
+def _pattern_figures(outcome):
+    """A round entry's pattern-specific part: the stream's figures from the client's result file;
+    for short, the TIME_WAIT sockets counted after it (None where not counted)."""
+    pattern = outcome.case.pattern
+    if pattern == "stream" and outcome.client and outcome.status == "ok":
+        return {"stream": {k: outcome.client.get(k) for k in STREAM_RESULT}}
+    if pattern == "short":
+        return {"time_wait": outcome.time_wait}
+    if pattern == "burst" and outcome.status == "ok":
+        return burst.round_entry(outcome)
+    return {}
+
+
+def per_message_rounds(record, rounds):
+    """A stream case's rounds as each window's time per message (throughput.py); other
+    patterns' rounds unchanged."""
+    if record.get("pattern") != "stream":
+        return rounds
+    messages = {e["round"]: (e.get("stream") or {}).get("messages") for e in record["rounds"]}
+    out = {}
+    for r, x in rounds.items():
+        n = messages.get(r)
+        out[r] = throughput.per_message(x, n) if n and 0 < len(x) <= n else x
+    return out
+
+
+def case_seed(seed, *ids):
+    """A bootstrap seed from the scenario's seed and case ids: the same interval every time."""
+    return np.random.default_rng([int(seed), *(zlib.crc32(i.encode()) for i in ids)])
+
+
+def analyse(record, rounds, settings, seed=1):
+    """Adds statistics and advice to `record` in place. `rounds`: round index -> raw samples of
+    each ok round. Returns round index -> the round's samples inside the pooled outlier fences,
+    sorted (what the intervals and ratios are made of)."""
+    for key in ANALYSIS_FIELDS:
+        record[key] = None
+    record["warnings"] = []
+    rounds = {r: np.asarray(x) for r, x in sorted(rounds.items()) if x is not None and len(x)}
+    rounds = per_message_rounds(record, rounds)
+    kept = _analyse(record, rounds, settings, seed) if rounds else {}
+    record.update(throughput.figures(record))
+    record.update(burst.figures(record))
+    return kept
+
+
+def _analyse(record, rounds, settings, seed):
+    pooled = np.concatenate(list(rounds.values()))
+    kept_pooled, removed = stats.remove_outliers(pooled, settings.outliers, settings.tukey_k)
+    if settings.outliers == "tukey" and kept_pooled.size:
+        low, high = stats.tukey_fences(pooled, settings.tukey_k)
+        kept = {r: np.sort(x[(x >= low) & (x <= high)]) for r, x in rounds.items()}
+    else:
+        kept = {r: np.sort(x) for r, x in rounds.items()}
+    kept = {r: x if x.size else np.sort(rounds[r]) for r, x in kept.items()}
+    raw = stats.summarize(pooled)
+    trimmed = stats.summarize(kept_pooled) if kept_pooled.size else raw
+    record["raw"], record["trimmed"] = raw.as_dict(), trimmed.as_dict()
+    record["outliers_removed"] = removed
+    warnings = stats.advice(trimmed, raw.count, removed, windows=record.get("pattern") == "stream")
+    _round_figures(record, rounds, kept)
+    medians = [float(np.median(x)) for x in kept.values()]
+    intervals = [stats.median_ci_of_round(x) for x in kept.values()]
+    record["round_medians"] = medians
+    record["round_spread"] = stats.round_spread(medians)
+    record["median_ci_low"], record["median_ci_high"] = stats.hierarchical_median_ci(
+        list(kept.values()), case_seed(seed, record["id"]))
+    if len(kept) > 1:
+        unstable = stats.rounds_disagree(medians, intervals)
+        record["stable"] = not unstable
+        if unstable:
+            figures = ", ".join(format_ns(m) for m in medians)
+            warnings.append(stats.advise("unstable", f"round medians {figures} "
+                                                     f"(spread {record['round_spread']:.2f})"))
+    warnings += _round_concerns(record)
+    record["warnings"] = [w.as_dict() for w in warnings]
+    return kept
+
+
+def _round_figures(record, rounds, kept):
+    for entry in record["rounds"]:
+        r = entry["round"]
+        if r not in kept:
+            continue
+        entry["median"] = float(np.median(kept[r]))
+        entry["median_ci_low"], entry["median_ci_high"] = stats.median_ci_of_round(kept[r])
+        found = stats.drift(rounds[r])
+        entry["drift"] = {"last_over_first": round(found[0], 4), "p": found[1]} if found else None
+
+
+def _round_concerns(record):
+    """One warning per kind over the rounds. Drift counts when at least half the rounds drift the
+    same way (a warm-up too short shows in every round; a machine's change of mood does not);
+    other work on the CPUs and steal time count in any round."""
+    found, drifts = {}, {"slowed": [], "sped up": []}
+    rounds = [e for e in record["rounds"] if e.get("status") == "ok"]
+    for entry in rounds:
+        if entry.get("drift"):
+            change = entry["drift"]["last_over_first"]
+            drifts["slowed" if change > 1 else "sped up"].append(f"{entry['round']} ({change:.2f}×)")
+        for kind, detail in noise.concerns(entry.get("noise")):
+            found.setdefault(kind, []).append(f"round {entry['round']}: {detail}")
+    for way, which in drifts.items():
+        if which and 2 * len(which) >= len(rounds):
+            found.setdefault("drift", []).append(
+                f"{way} from the first tenth to the last in round {', '.join(which)}")
+    return [stats.advise(kind, "; ".join(details)) for kind, details in found.items()]
+
+
+def add_ratios(records, settings, kept, seed=1, cache=None):
+    """Each ok record gets `ratio` [ratio_ci_low, ratio_ci_high] to the baseline case with the same
+    sizes, pattern and placement (unless the baseline names them), formed per round against the
+    baseline's same round. `kept`: id -> round -> sorted samples (from analyse). `cache` (a dict)
+    keeps intervals already drawn, for a store that rewrites its files after every round."""
+    cache = {} if cache is None else cache
+    selector = settings.baseline
+    for record in records:
+        record.update(ratio=None, ratio_ci_low=None, ratio_ci_high=None, verdict=None,
+                      baseline_id=None)
+    if not selector:
+        return records
+    by_key = {}
+    for record in records:
+        if record["status"] == "ok" and all(record[k] == v for k, v in selector.items()):
+            by_key.setdefault(_match_key(record, selector), record)
+    for record in records:
+        base = by_key.get(_match_key(record, selector))
+        if record["status"] != "ok" or base is None:
+            continue
+        mine, theirs = kept.get(record["id"], {}), kept.get(base["id"], {})
+        common = sorted(set(mine) & set(theirs))
+        if not common:
+            continue
+        key = (record["id"], base["id"], settings.compare, seed,
+               tuple((r, mine[r].size, float(mine[r].sum()), theirs[r].size,
+                      float(theirs[r].sum())) for r in common))
+        if base is record:
+            cache[key] = (1.0, 1.0, 1.0)  # itself, round by round
+        if key not in cache:
+            cache[key] = stats.paired_ratio(
+                [mine[r] for r in common], [theirs[r] for r in common],
+                case_seed(seed, record["id"], base["id"]), settings.compare)
+        ratio, low, high = cache[key]
+        record.update(ratio=ratio, ratio_ci_low=low, ratio_ci_high=high,
+                      verdict="baseline" if base is record else stats.verdict(low, high),
+                      baseline_id=base["id"])
+    return records
+
+
+def _match_key(record, selector):
+    # A case is compared with the baseline of its own sizes, pattern and placement, except where
+    # the baseline fixes one of those itself.
+    return tuple(record.get(k) for k in ("request_size", "response_size", "message_size",
+                                         "payload", "sequence_length", "pattern", "placement")
+                 if k not in selector)
+
+
+def baseline_label(settings):
+    sel = settings.baseline
+    if not sel:
+        return None
+    return "/".join(str(sel[k]) for k in ("mechanism", "client", "server", "placement", "pattern")
+                    if k in sel)

@@ -1,0 +1,249 @@
+"""`ipclab compare RUN_A RUN_B`: the cases of two saved runs paired by their parameters, and per
+pair the ratio of medians B/A with its 95% interval, a Mann–Whitney U p-value and a verdict.
+
+Pairing: by mechanism, pattern, client, server, sizes (or payload and sequence length) and
+placement, never by case id. A parameter with one value in each run, different between them
+(a same-core run against a cross-core one), is what the runs compare: it leaves the key.
+
+Verdict (the rule, stated in the output too): B is "faster" or "slower" than A only when the
+ratio's 95% interval excludes 1 AND the Mann–Whitney p < 0.05; otherwise "no significant
+difference". The methods are in stats.py (median_ratio, mann_whitney_p); the samples are each
+run's own kept samples (inside its outlier fences, a stream's time per message), analysed as
+`ipclab report` analyses them.
+
+Pure functions from the two documents onward; only `load_run` reads files."""
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from rich import box
+from rich.cells import cell_len
+from rich.table import Table
+from rich.text import Text
+
+from ipclab.analyse import case_stats
+from ipclab.execute import rundir
+from ipclab.analyse import stats
+from ipclab.common.errors import UserError
+from ipclab.plan.matrix import describe_shape
+from ipclab.plan.scenario import StatSettings
+from ipclab.common.units import format_ns, format_ratio_interval
+
+KEY = ("mechanism", "pattern", "client", "server", "request_size", "response_size",
+       "message_size", "payload", "sequence_length", "placement")
+SIGNIFICANCE = 0.05
+RULE = ("B/A: B's median over A's; faster/slower only when the ratio's 95% interval (hierarchical "
+        "bootstrap) excludes 1 and the Mann–Whitney U p < 0.05, otherwise no significant "
+        "difference")
+
+
+@dataclass
+class Run:
+    """A saved run: its document and each case's kept samples per round."""
+    name: str
+    document: dict
+    kept: dict   # case id -> round -> sorted samples (case_stats.analyse)
+
+
+@dataclass
+class Pair:
+    label: str
+    status: str              # "compared", "only in A", "only in B", "not compared"
+    median_a: float | None = None
+    median_b: float | None = None
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    p: float | None = None
+    verdict: str | None = None   # "faster", "slower", "no significant difference"
+    reason: str | None = None
+    case_a: int | None = None
+    case_b: int | None = None
+    rounds_a: int | None = None
+    rounds_b: int | None = None
+
+
+@dataclass
+class Comparison:
+    a: str
+    b: str
+    varied: dict             # axis -> (A's value, B's value): what the runs compare
+    pairs: list
+    rule: str = RULE
+
+    @property
+    def notes(self):
+        """Advice on what the comparison can and cannot say."""
+        if any(p.status == "compared" and min(p.rounds_a, p.rounds_b) < 2 for p in self.pairs):
+            return ["a run with one round: the intervals cover the sampling within that round, "
+                    "not the differences from one run of the peers to the next; run both with "
+                    "--rounds 3 or more before trusting a verdict"]
+        return []
+
+    def as_dict(self):
+        """Plain data (JSON-ready) for an HTML report."""
+        return {"a": self.a, "b": self.b, "rule": self.rule, "notes": self.notes,
+                "varied": {k: list(v) for k, v in self.varied.items()},
+                "pairs": [asdict(p) for p in self.pairs]}
+
+    def slower_than(self, threshold):
+        """The pairs significantly slower in B by more than `threshold` (0.05: 5%)."""
+        return [p for p in self.pairs if p.verdict == "slower" and p.ratio > 1 + threshold]
+
+
+def load_run(run_dir):
+    """A saved run (any schema `ipclab report` reads) with its samples, analysed under its own
+    statistics settings, as `ipclab report` analyses it."""
+    document = rundir.load(run_dir)
+    settings = StatSettings(**document["scenario"]["statistics"])
+    try:
+        kept = rundir.reanalyse(run_dir, document, settings)
+    except OSError as e:
+        raise UserError(f"{e.filename}: cannot read: {e.strerror}") from None
+    # A failed case's finished rounds are not compared: the case as a whole did not work.
+    ok = {r["id"] for r in document["results"] if r["status"] == "ok"}
+    return Run(str(run_dir), document, {k: v for k, v in kept.items() if v and k in ok})
+
+
+def label(record, also=()):
+    """"tcp cpp→cpp 16 B/16 B" (a case as the terminal names it), then the values of `also`
+    (pattern, placement) where they tell cases apart."""
+    text = f"{record['mechanism']} {record['client']}→{record['server']} {describe_shape(record)}"
+    return " ".join([text, *(str(record.get(k)) for k in also)])
+
+
+def compare(run_a, run_b, seed=1):
+    """The Comparison of two runs (B against A)."""
+    recs_a = [r for r in run_a.document["results"] if r["status"] not in ("not-applicable",)]
+    recs_b = [r for r in run_b.document["results"] if r["status"] not in ("not-applicable",)]
+    varied = _varied(recs_a, recs_b)
+    key_axes = [k for k in KEY if k not in varied]
+    by_a = {tuple(r.get(k) for k in key_axes): r for r in recs_a}
+    by_b = {tuple(r.get(k) for k in key_axes): r for r in recs_b}
+    also = [k for k in ("pattern", "placement")
+            if k not in varied and len({r.get(k) for r in (*recs_a, *recs_b)}) > 1]
+    pairs = []
+    for key in [*by_a, *(k for k in by_b if k not in by_a)]:
+        a, b = by_a.get(key), by_b.get(key)
+        name = label(a or b, also)
+        if a is None or b is None:
+            pairs.append(Pair(name, "only in A" if b is None else "only in B",
+                              case_a=a and a["index"], case_b=b and b["index"]))
+            continue
+        pairs.append(_pair(name, a, b, run_a, run_b, seed))
+    return Comparison(run_a.name, run_b.name, varied, pairs)
+
+
+def _varied(recs_a, recs_b):
+    """The parameters with one value in each run, different between the runs."""
+    varied = {}
+    for k in KEY:
+        va, vb = {r.get(k) for r in recs_a}, {r.get(k) for r in recs_b}
+        if len(va) == 1 and len(vb) == 1 and va != vb:
+            varied[k] = (va.pop(), vb.pop())
+    return varied
+
+
+def _pair(name, a, b, run_a, run_b, seed):
+    pair = Pair(name, "not compared", case_a=a["index"], case_b=b["index"])
+    missing = [f"{which}: {r['status']}" + (f" ({r['reason']})" if r.get("reason") else "")
+               for which, r, run in (("A", a, run_a), ("B", b, run_b))
+               if r["id"] not in run.kept]
+    if missing:
+        pair.reason = "; ".join(missing)
+        return pair
+    rounds_a = list(run_a.kept[a["id"]].values())
+    rounds_b = list(run_b.kept[b["id"]].values())
+    rng = case_stats.case_seed(seed, "compare", name)
+    ratio, low, high = stats.median_ratio(rounds_a, rounds_b, rng)
+    p = stats.mann_whitney_p(np.concatenate(rounds_a), np.concatenate(rounds_b))
+    pair.status = "compared"
+    pair.rounds_a, pair.rounds_b = len(rounds_a), len(rounds_b)
+    pair.median_a = float(np.median(np.concatenate(rounds_a)))
+    pair.median_b = float(np.median(np.concatenate(rounds_b)))
+    pair.ratio, pair.low, pair.high, pair.p = ratio, low, high, p
+    pair.verdict = verdict(low, high, p)
+    return pair
+
+
+def verdict(low, high, p, level=SIGNIFICANCE):
+    """"faster"/"slower" (B against A) only when the interval excludes 1 and p < level."""
+    if low is None or high is None or p is None or p >= level or low <= 1 <= high:
+        return "no significant difference"
+    return "faster" if high < 1 else "slower"
+
+
+def parse_threshold(text):
+    """A percentage ("5%" or "5") as a fraction (0.05); raises UserError otherwise."""
+    value = str(text).strip().removesuffix("%")
+    try:
+        number = float(value)
+    except ValueError:
+        number = -1
+    if not 0 <= number < 1000 or number != number:
+        raise UserError(f"--fail-above: {text!r} is not a percentage (e.g. 5%)")
+    return number / 100
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+HEADERS = ("case", "A median", "B median", "B/A [95% CI]", "p", "verdict")
+
+
+def _cells(pair):
+    if pair.status != "compared":
+        return [pair.label, "-", "-", "-", "-",
+                pair.status + (f": {pair.reason}" if pair.reason else "")]
+    return [pair.label, format_ns(pair.median_a), format_ns(pair.median_b),
+            format_ratio_interval(pair.ratio, pair.low, pair.high), _p(pair.p), pair.verdict]
+
+
+def _p(p):
+    return "-" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
+
+
+def _heading(comparison):
+    lines = [f"A: {comparison.a}", f"B: {comparison.b}"]
+    lines += [f"compared across {k}: {va} (A) → {vb} (B)"
+              for k, (va, vb) in comparison.varied.items()]
+    return lines
+
+
+def _summary(comparison):
+    counts = {}
+    for pair in comparison.pairs:
+        what = pair.verdict or pair.status
+        counts[what] = counts.get(what, 0) + 1
+    return ", ".join(f"{n} {what}" for what, n in counts.items())
+
+
+def to_markdown(comparison):
+    lines = ["# ipclab compare", "", *[f"- {x}" for x in _heading(comparison)], "",
+             "| " + " | ".join(HEADERS) + " |", "|---|---:|---:|---:|---:|---|"]
+    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(p)) + " |"
+              for p in comparison.pairs]
+    lines += ["", f"- {comparison.rule}", *[f"- {n}" for n in comparison.notes],
+              f"- {_summary(comparison)}"]
+    return "\n".join(lines) + "\n"
+
+
+def render(comparison, width=120):
+    """Rich renderables that fit `width`: the medians go first when it is narrow; the case and
+    the verdict are cut with an ellipsis last."""
+    rows = [_cells(p) for p in comparison.pairs]
+    need = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(HEADERS)]
+    shown = list(range(len(HEADERS)))
+    for drop in (2, 1, 4):  # B median, A median, p: the ratio and the verdict say the most
+        if sum(need[i] for i in shown) + 3 * (len(shown) - 1) <= width:
+            break
+        shown.remove(drop)
+    table = Table(title="ipclab compare · B against A", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption=comparison.rule, caption_justify="left")
+    for i in shown:
+        table.add_column(HEADERS[i], justify="left" if i in (0, 5) else "right",
+                         no_wrap=True, overflow="ellipsis")
+    for pair, row in zip(comparison.pairs, rows):
+        style = {"slower": "red", "faster": "green"}.get(pair.verdict)
+        table.add_row(*(row[i] for i in shown), style=style if pair.status == "compared"
+                      else "dim")
+    return ([Text(x) for x in _heading(comparison)] + [table, Text(_summary(comparison))]
+            + [Text(f"note: {n}", style="yellow") for n in comparison.notes])

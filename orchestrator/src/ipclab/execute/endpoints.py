@@ -1,0 +1,76 @@
+"""How the orchestrator prepares each kind of endpoint (protocol/mechanisms.toml `endpoint`).
+
+Everything is created inside the case's private 0700 directory or as inherited descriptors,
+so clean-up is: close our descriptor copies, remove the directory."""
+import os
+from dataclasses import dataclass, field
+
+from ipclab.common.errors import UserError
+
+
+@dataclass
+class Endpoint:
+    server_arg: str
+    client_arg: str | None = None   # None: take the endpoint from the server's READY line
+    server_fds: tuple = ()
+    client_fds: tuple = ()
+    _open: list = field(default_factory=list)
+
+    def for_client(self, ready_endpoint):
+        return self.client_arg if self.client_arg is not None else ready_endpoint
+
+    def release(self, fds):
+        """Closes our copies of descriptors a peer has inherited, so end of stream works."""
+        for fd in fds:
+            if fd in self._open:
+                os.close(fd)
+                self._open.remove(fd)
+
+    def close(self):
+        self.release(list(self._open))
+
+
+def _inet(case_dir):
+    # Port 0: the kernel picks a free port; the server reports it in READY.
+    return Endpoint(server_arg="127.0.0.1:0")
+
+
+def _path(case_dir):
+    path = str(case_dir / "peer.sock")
+    return Endpoint(server_arg=path, client_arg=path)
+
+
+def _fds(case_dir):
+    req_r, req_w = os.pipe()
+    resp_r, resp_w = os.pipe()
+    return Endpoint(server_arg=f"fd:{req_r},{resp_w}", client_arg=f"fd:{resp_r},{req_w}",
+                    server_fds=(req_r, resp_w), client_fds=(resp_r, req_w),
+                    _open=[req_r, req_w, resp_r, resp_w])
+
+
+def _dir(case_dir):
+    fifo_dir = case_dir / "fifo"
+    fifo_dir.mkdir(mode=0o700)
+    return Endpoint(server_arg=str(fifo_dir), client_arg=str(fifo_dir))
+
+
+def _auto(case_dir):
+    # The server creates tagged kernel objects and names them in READY (PROTOCOL.md 4.1).
+    return Endpoint(server_arg="auto")
+
+
+def _inproc(case_dir):
+    # No server process: the client calls a function (PROTOCOL.md 4.4).
+    return Endpoint(server_arg="", client_arg="inproc")
+
+
+PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _auto,
+             "inproc": _inproc}
+
+
+def prepare(mechanism, case_dir):
+    try:
+        return PREPARERS[mechanism.endpoint](case_dir)
+    except KeyError:
+        raise UserError(f"protocol/mechanisms.toml: [{mechanism.name}] endpoint: "
+                        f"unknown kind {mechanism.endpoint!r}") from None

@@ -1,0 +1,296 @@
+"""The link between a case's client and server (`--link`, `[run] link`), made per case.
+
+    loopback        today's behaviour: both peers in ipclab's own network namespace, 127.0.0.1
+    veth            client and server each in a private network namespace, joined by a veth pair
+                    (10.77.N.1 client, 10.77.N.2 server, /30), segmentation and receive offloads
+                    off (ethtool -K: tso, gso, gro) so every packet the counters see is a real one
+    veth:RATE       the same, each end's egress shaped by tbf at RATE (e.g. 100mbit, 1gbit)
+    veth:RATE:DELAY the same plus netem's delay on each end (a round trip gains 2 × DELAY); where
+                    the kernel has no netem this is an error before anything runs
+
+With wire bytes on (wire.py) a loopback case runs in one private namespace instead, its server on
+127.0.0.2 so the two directions of loopback traffic can be told apart by address.
+
+Namespaces are named ipclab-<pid>-<n>-<role> and deleted when the case ends (deleting one takes
+its veth end, qdiscs and nftables counters with it); a run sweeps those whose ipclab process is
+gone. Commands are argv lists, never shell strings."""
+import itertools
+import os
+import re
+import shutil
+import subprocess
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from ipclab.execute import ipcobjects
+from ipclab.common.errors import UserError
+from ipclab.plan.hosts import LOCAL, Place
+
+KINDS = ("loopback", "veth")
+NETNS_DIR = Path("/run/netns")
+PREFIX = "ipclab-"
+_NAME = re.compile(r"^ipclab-(\d+)-")
+_RATE = re.compile(r"^(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit|tbit)$", re.IGNORECASE)
+_DELAY = re.compile(r"^(\d+(?:\.\d+)?)(us|ms|s)$", re.IGNORECASE)
+_RATE_SCALE = {"bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9, "tbit": 10**12}
+DEVICE = "ipclab0"        # each end's name inside its own namespace (no clash across cases)
+TOOLS = {"ip": "iproute2", "tc": "iproute2", "ethtool": "ethtool", "nft": "nftables"}
+_serial = itertools.count(1)
+
+
+class LinkError(Exception):
+    """Making or removing a case's namespaces, veth pair or qdiscs failed (the case fails)."""
+
+
+@dataclass(frozen=True)
+class Link:
+    kind: str = "loopback"
+    rate: str | None = None       # tc's spelling, e.g. "100mbit"
+    rate_bps: int | None = None   # the same in bits per second
+    delay: str | None = None      # e.g. "5ms"
+
+    @property
+    def text(self):
+        return ":".join(p for p in (self.kind, self.rate, self.delay) if p)
+
+
+LOOPBACK = Link()
+
+
+def parse(value, where):
+    """A Link from "loopback", "veth", "veth:RATE" or "veth:RATE:DELAY"; a bad value is one
+    UserError naming `where` and the value."""
+    if value is None:
+        return LOOPBACK
+    text = str(value).strip().lower()
+    kind, *rest = text.split(":")
+    if kind not in KINDS or (kind == "loopback" and rest) or len(rest) > 2:
+        raise UserError(f"{where}: unknown link {value!r} (known: loopback, veth, veth:RATE such "
+                        f"as veth:100mbit, veth:RATE:DELAY)")
+    rate = rest[0] if rest else None
+    match = _RATE.match(rate) if rate else None
+    if rate and not match:
+        raise UserError(f"{where}: {rate!r} in {value!r} is not a rate (like 100mbit or 1gbit)")
+    delay = rest[1] if len(rest) > 1 else None
+    if delay and not _DELAY.match(delay):
+        raise UserError(f"{where}: {delay!r} in {value!r} is not a delay (like 5ms or 200us)")
+    bps = int(float(match.group(1)) * _RATE_SCALE[match.group(2).lower()]) if match else None
+    if bps is not None and bps < 8000:
+        raise UserError(f"{where}: {rate!r} in {value!r} is below 8kbit (1 KB/s)")
+    return Link(kind, rate, bps, delay)
+
+
+WARMUP_SECONDS = 2  # of a shaped link's time: the most a case's warm-up may take of it
+
+
+def warmup_bytes(run):
+    """The most a warm-up may move over the run's link: 2 s at a shaped link's rate (1000 warm-up
+    calls of 1 MiB would take 90 s at 100mbit); unbounded otherwise."""
+    rate = parse(run.link, "run.link").rate_bps
+    return rate // 8 * WARMUP_SECONDS if rate else 1 << 62
+
+
+def needs_namespaces(run):
+    return parse(run.link, "run.link") != LOOPBACK or bool(run.wire_bytes)
+
+
+def check_machine(run, where="--link", hosts=None):
+    """Before anything runs: a run that needs namespaces must be root and have the tools; a delay
+    needs netem. Each problem is one UserError saying what to do."""
+    if hosts and needs_namespaces(run):
+        raise UserError(f"{where}: a link or wire bytes with the server on another host "
+                        f"({hosts['server']}) is not supported: the link between hosts is real")
+    if not needs_namespaces(run):
+        return
+    link = parse(run.link, "run.link")
+    what = f"link {link.text}" + (" with wire bytes" if run.wire_bytes else "")
+    if os.geteuid() != 0:
+        raise UserError(f"{what} needs root: ipclab makes a network namespace per case (veth "
+                        f"pairs, tc qdiscs, nftables counters need CAP_NET_ADMIN); run it as "
+                        f"root (sudo ./ipclab run ...) or with --link loopback --no-wire-bytes")
+    missing = sorted({pkg for tool, pkg in TOOLS.items() if not shutil.which(tool)})
+    if missing:
+        raise UserError(f"{what} needs the Debian package(s) {', '.join(missing)}: run "
+                        f"scripts/setup-system (or apt-get install -y {' '.join(missing)})")
+    if link.delay and not netem_available():
+        raise UserError(f"{where}: {link.text!r} asks for a delay of {link.delay}, but this "
+                        f"kernel ({os.uname().release}) has no netem qdisc (sch_netem), which "
+                        f"ipclab delays with; use veth or veth:{link.rate} without a delay, or a "
+                        f"kernel built with CONFIG_NET_SCH_NETEM")
+
+
+def netem_available():
+    """Whether `tc qdisc add ... netem` works here: tried on the loopback of a throwaway
+    namespace (the only reliable test: a module may be built in, absent or loadable)."""
+    name = f"{PREFIX}{os.getpid()}-{next(_serial)}-probe"
+    try:
+        _run(["ip", "netns", "add", name])
+        probe = subprocess.run(["tc", "-n", name, "qdisc", "add", "dev", "lo", "root", "netem",
+                                "delay", "1ms"], capture_output=True)
+        return probe.returncode == 0
+    except LinkError:
+        return False
+    finally:
+        _delete_netns(name)
+
+
+def why_not(mech, run, hosts=None):
+    """Why `mech` cannot run over the run's link or between hosts (only IP mechanisms cross
+    one), else None."""
+    link = parse(run.link, "run.link")
+    if mech.endpoint == "inet" or (link == LOOPBACK and not hosts):
+        return None
+    if hosts:
+        return (f"{mech.name} does not use IP, so its server cannot run on another host "
+                f"({hosts['server']})")
+    return (f"{mech.name} does not use IP, so it cannot run over link {link.text} (only tcp, "
+            f"udp and the RPC mechanisms do)")
+
+
+def mark(cases, run, catalog, hosts=None):
+    """The cases with those that cannot cross the run's link (or hosts) marked not applicable."""
+    out = []
+    for case in cases:
+        reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run,
+                                                         hosts)
+        out.append(replace(case, skip_status="not-applicable", skip_reason=reason)
+                   if reason else case)
+    return out
+
+
+@dataclass
+class Network:
+    """A case's two Places, and the namespace whose counters see the client's traffic."""
+    client: Place = LOCAL
+    server: Place = LOCAL
+    counting_netns: str | None = None   # where wire.py installs its counters; None: not counted
+    names: tuple = ()                   # namespaces to delete at the end
+
+    def describe(self):
+        if not self.names:
+            return "loopback"
+        return f"client {self.client.describe()}, server {self.server.describe()}"
+
+
+@contextmanager
+def case_network(run, mech, remote=None):
+    """The case's Network for `mech`, made before the server starts and removed after the case
+    (also on Ctrl-C or a failure: the namespaces go in `finally`). With `remote` (hosts.Remote)
+    the server runs on the other host and the client here."""
+    link = parse(run.link, "run.link")
+    ip = mech.endpoint == "inet"
+    if remote is not None and ip:
+        yield Network(client=LOCAL, server=remote.server_place)
+        return
+    if not ip or (link == LOOPBACK and not run.wire_bytes):
+        yield Network()
+        return
+    serial = next(_serial)
+    base = f"{PREFIX}{os.getpid()}-{serial}"
+    net = Network()
+    try:
+        if link == LOOPBACK:
+            net = _private_loopback(base)
+        else:
+            net = _veth_pair(base, link, serial)
+        yield net
+    finally:
+        for name in net.names or _names_of(base):
+            _delete_netns(name)
+
+
+def _private_loopback(base):
+    name = f"{base}-lo"
+    _make_netns(name)
+    _offloads_off(name, "lo")
+    # 127.0.0.1 talks to 127.0.0.2 (both on lo): the address tells the two directions apart.
+    return Network(client=Place("127.0.0.1", name), server=Place("127.0.0.2", name),
+                   counting_netns=name, names=(name,))
+
+
+def _veth_pair(base, link, serial):
+    client_ns, server_ns = f"{base}-c", f"{base}-s"
+    net = Network(names=(client_ns, server_ns))
+    subnet = f"10.77.{serial % 254 + 1}"
+    for name in net.names:
+        _make_netns(name)
+    # Created straight inside the two namespaces: the names never meet in ours.
+    _run(["ip", "link", "add", DEVICE, "netns", client_ns, "type", "veth",
+          "peer", "name", DEVICE, "netns", server_ns])
+    for name, host in ((client_ns, 1), (server_ns, 2)):
+        _run(["ip", "-n", name, "addr", "add", f"{subnet}.{host}/30", "dev", DEVICE])
+        _run(["ip", "-n", name, "link", "set", DEVICE, "up"])
+        _offloads_off(name, DEVICE)
+        _shape(name, link)
+    net.client, net.server = Place(f"{subnet}.1", client_ns), Place(f"{subnet}.2", server_ns)
+    net.counting_netns = client_ns
+    return net
+
+
+def _make_netns(name):
+    _run(["ip", "netns", "add", name])
+    _run(["ip", "-n", name, "link", "set", "lo", "up"])
+
+
+def _offloads_off(netns, device):
+    """Without this the kernel hands the counters 64 KiB super-packets (GSO/TSO) or merges
+    received ones (GRO): bytes would still be right, packets not, and a merged packet has one
+    set of headers where the wire had many."""
+    _run(["ip", "netns", "exec", netns, "ethtool", "-K", device, "tso", "off", "gso", "off",
+          "gro", "off"])
+
+
+def tbf_parameters(rate_bps):
+    """(burst, limit) in bytes for tbf at `rate_bps`: burst is 1 ms at the rate but at least two
+    full Ethernet frames (tbf drops a packet bigger than its burst); limit, the queue, is 100 ms
+    at the rate but at least 64 KiB, so TCP is slowed by the rate, not by drops."""
+    per_ms = rate_bps // 8000
+    return max(per_ms, 2 * 1514), max(100 * per_ms, 65536)
+
+
+def _shape(netns, link):
+    if link.delay:
+        # netem both delays and (with rate) shapes; checked available before the run.
+        argv = ["tc", "-n", netns, "qdisc", "add", "dev", DEVICE, "root", "netem",
+                "delay", link.delay]
+        if link.rate:
+            argv += ["rate", link.rate]
+        _run(argv)
+    elif link.rate:
+        burst, limit = tbf_parameters(link.rate_bps)
+        _run(["tc", "-n", netns, "qdisc", "add", "dev", DEVICE, "root", "tbf", "rate", link.rate,
+              "burst", str(burst), "limit", str(limit)])
+
+
+def _names_of(base):
+    return [p.name for p in NETNS_DIR.glob(f"{base}-*")] if NETNS_DIR.is_dir() else []
+
+
+def _delete_netns(name):
+    if (NETNS_DIR / name).exists():
+        subprocess.run(["ip", "netns", "del", name], capture_output=True)
+
+
+def sweep():
+    """Deletes namespaces named by ipclab runs whose process is gone; returns how many."""
+    if not NETNS_DIR.is_dir() or os.geteuid() != 0:
+        return 0
+    removed = 0
+    for entry in NETNS_DIR.iterdir():
+        match = _NAME.match(entry.name)
+        if match and not ipcobjects.pid_alive(int(match.group(1))):
+            _delete_netns(entry.name)
+            removed += 1
+    return removed
+
+
+def _run(argv):
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True)
+    except OSError as e:
+        raise LinkError(f"{argv[0]}: {e.strerror}") from None
+    if done.returncode != 0:
+        detail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        raise LinkError(f"`{' '.join(argv)}` failed: {detail[0]}")
+    return done.stdout

@@ -1,0 +1,320 @@
+"""Runs one case: prepare the endpoint, start the server, wait for READY, start the client,
+watch both, stop both, judge what happened. Statistics are not done here (see analyse/case_stats.py)."""
+import json
+import shutil
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from ipclab.execute import burst
+from ipclab.execute import endpoints
+from ipclab.execute import ipcobjects
+from ipclab.execute import network
+from ipclab.execute import noise
+from ipclab.plan import placement
+from ipclab.analyse import throughput
+from ipclab.execute import wire
+from ipclab.plan.hosts import LOCAL, server_endpoint
+from ipclab.execute.peers import Peer, PeerError, wait_any
+
+SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
+
+
+@dataclass
+class Outcome:
+    case: object
+    status: str                 # ok, failed, not-applicable, unavailable, interrupted
+    reason: str | None = None
+    samples: np.ndarray | None = None
+    client: dict | None = None  # the client's result file (PROTOCOL.md section 7)
+    server: dict | None = None  # the server's READY object
+    cpus: dict = field(default_factory=dict)
+    seconds: float = 0.0
+    notes: list = field(default_factory=list)
+    logs: dict = field(default_factory=dict)  # role -> stderr text, kept for failed cases
+    round: int = 1
+    warmup_samples: np.ndarray | None = None  # the warm-up round trips' times (PROTOCOL.md 7)
+    noise: dict | None = None   # the machine's load while the round ran (noise.py)
+    time_wait: int | None = None  # short over TCP: sockets in TIME_WAIT at the end
+    burst: dict | None = None   # pattern burst: counters, backlog, the per-connection files (burst.py)
+    wire: dict | None = None        # --wire-bytes: per call figures (wire.py)
+    wire_total: dict | None = None  # --wire-bytes: what the counters moved during the pair
+
+
+class Runner:
+    def __init__(self, scenario, catalog, workspace, remote=None):
+        self.scenario, self.catalog, self.workspace = scenario, catalog, workspace
+        self.remote = remote  # hosts.Remote: the server's host over ssh ([hosts]), else None
+        self.live = []  # peers running now, for whoever wants to watch (tests, Ctrl-C)
+
+    def run(self, case, round_index=1):
+        """One round of `case`: a fresh server and client, with its own warm-up."""
+        if case.skip_status:
+            return Outcome(case, case.skip_status, case.skip_reason, round=round_index)
+        started = time.monotonic()
+        case_dir = self.workspace.case_dir(case)
+        before = noise.take()
+        try:
+            outcome = self._run_linked(case, case_dir)
+        finally:
+            shutil.rmtree(case_dir, ignore_errors=True)
+        after = noise.take()
+        outcome.round = round_index
+        outcome.seconds = time.monotonic() - started
+        pinned = sorted(set(outcome.cpus.get("client_cpus") or ()) |
+                        set(outcome.cpus.get("server_cpus") or ()))
+        if not pinned or outcome.cpus.get("client_cpus") is None:
+            pinned = placement.available_cpus()
+        outcome.noise = noise.summarise(before, after, pinned, noise.ticks_per_second())
+        return outcome
+
+    def _run_linked(self, case, case_dir):
+        """The case inside its link's namespaces (network.py), counted when wire bytes are on: the
+        measured pair, then a calibration pair with one call (wire.py says why)."""
+        try:
+            mech = self.catalog.mechanism(case.mechanism)
+            with network.case_network(self.scenario.run, mech, self.remote) as net:
+                counters = wire.Counters(net)
+                outcome = counters.around(lambda: self._run_in(case, case_dir, net))
+                if counters.active and outcome.status == "ok":
+                    short = Runner(replace(self.scenario, run=wire.calibration_run(self.scenario.run)),
+                                   self.catalog, self.workspace)
+                    (case_dir / "calibration").mkdir(mode=0o700)
+                    calibration = counters.around(
+                        lambda: short._run_in(case, case_dir / "calibration", net))
+                    wire.attach(outcome, calibration, case, self.scenario.run)
+                return outcome
+        except network.LinkError as e:
+            return Outcome(case, "failed", f"link {self.scenario.run.link}: {e}")
+
+    def _run_in(self, case, case_dir, net=network.Network()):
+        cpus = placement.resolve(case.placement)
+        mech = self.catalog.mechanism(case.mechanism)
+        endpoint = endpoints.prepare(mech, case_dir)
+        if mech.endpoint == "inet":
+            endpoint.server_arg = server_endpoint(net.server)  # where the link puts the server
+        server = client = ready = None
+        counters = burst.read_counters() if case.pattern == "burst" else None
+        try:
+            if mech.inprocess:
+                # No server process: the client calls a function (PROTOCOL.md 4.4).
+                cpus = placement.Cpus(cpus.client, None)
+                target = ["--endpoint", "inproc", *self._library_flags(case, mech)]
+            else:
+                server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
+                                     ["--endpoint", endpoint.server_arg,
+                                      *(burst.server_flags(case, self.scenario.run, case_dir)
+                                        if counters is not None else [])], net.server)
+                endpoint.release(endpoint.server_fds)
+                ready = server.wait_ready(self.scenario.run.ready_timeout)
+                target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
+            client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
+                                 [*target, *self._drive_flags(case, case_dir)], net.client)
+            endpoint.release(endpoint.client_fds)
+            server_died = self._watch(client, server, ready["endpoint"] if ready else "",
+                                      case_timeout(case, self.scenario.run))
+            if counters is not None and server:  # a burst server ends once it served them all
+                server.wait(burst.server_wait(case_dir))
+            time_wait = _time_wait(case, mech, ready, net.client)
+            self._stop(client, server)
+            outcome = _judge(case, client, server, ready, server_died, case_dir,
+                             expected_samples(case, self.scenario.run))
+            outcome.time_wait = time_wait
+            if counters is not None:
+                outcome.burst = burst.collect(case_dir, counters, burst.read_counters(),
+                                              self.scenario.run, time_wait)
+                # It ends by itself once all are served (exit 0); killed or failed, the refused
+                # connections that follow are not a result.
+                if server_died and server.returncode != 0 and outcome.status == "ok":
+                    outcome.status, outcome.reason = "failed", server_died
+        except PeerError as e:
+            outcome = Outcome(case, "failed", str(e))
+        finally:
+            self._stop(client, server)
+            endpoint.close()
+        left = ipcobjects.remove_named(ready["endpoint"]) if ready else 0
+        if left and outcome.status == "ok":
+            outcome.notes.append(f"the server left {left} IPC object(s) behind; removed")
+        outcome.cpus = cpus.as_dict()
+        if outcome.status == "failed":
+            outcome.logs = {p.role: p.stderr_path.read_text(errors="replace")
+                            for p in (client, server) if p and p.stderr_path.exists()}
+        return outcome
+
+    def _start(self, case, role, cpus, case_dir, fds, flags, place=LOCAL):
+        lang = self.catalog.languages[case.client if role == "client" else case.server]
+        verb = "drive" if role == "client" else "serve"
+        argv = [*lang.argv(self.catalog.root), verb, "--mechanism", case.mechanism, *flags,
+                "--seed", str(self.scenario.run.seed)]
+        peer = Peer(role, place.command(placement.pin(argv, cpus)), case_dir, fds).start()
+        self.live.append(peer)
+        return peer
+
+    def _library_flags(self, case, mech):
+        if mech.inprocess != "native":
+            return []
+        return ["--native-library", str(self.catalog.root / self.catalog.languages[case.server].library)]
+
+    def _drive_flags(self, case, case_dir):
+        """The client's flags for the case's pattern (PROTOCOL.md section 1's usage lines)."""
+        run = self.scenario.run
+        files = ["--io-timeout", f"{run.io_timeout:g}", "--samples-file", str(case_dir / "samples.i64"),
+                 "--result-file", str(case_dir / "result.json")]
+        if case.pattern == "burst":
+            return burst.drive_flags(case, run, case_dir)
+        if case.pattern == "stream":
+            return ["--pattern", "stream", "--message-size", str(case.message_size),
+                    "--messages", str(run.messages),
+                    "--windows", str(expected_samples(case, run)),
+                    "--warmup", str(effective_warmup(case, run)), *files]
+        if case.payload == "bytes":
+            what = ["--request-size", str(case.request_size), "--response-size", str(case.response_size)]
+        else:
+            what = ["--payload", case.payload, "--sequence-length", str(case.sequence_length)]
+        warmup = effective_warmup(case, run)
+        # Only with a warm-up (nothing to record without one) and only for round trips: the
+        # stream pattern refuses the flag (PROTOCOL.md 11.1).
+        keep_warmup = (["--warmup-samples-file", str(case_dir / "warmup.i64")]
+                       if warmup and case.pattern == "rr" else [])
+        return ["--pattern", case.pattern, *what,
+                "--warmup", str(warmup), "--iterations", str(run.iterations), *keep_warmup, *files]
+
+    def _watch(self, client, server, server_endpoint, timeout):
+        """Waits for the client; returns how the server ended if it died first, else None.
+
+        A client whose server died gets io_timeout + 5 s to notice (udp cannot see a dead peer
+        until its receive times out); removing the dead server's kernel objects wakes a client
+        blocked on them. A case over case_timeout is ended."""
+        run = self.scenario.run
+        deadline = time.monotonic() + timeout
+        server_died = None
+        while not client.exited():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PeerError(f"timeout: the case took longer than {timeout:g} s "
+                                f"(case_timeout, with its allowance for the case's messages); "
+                                f"client and server were stopped")
+            wait_any([client, server] if server_died is None and server else [client], left)
+            if server and server_died is None and server.exited() and not client.exited():
+                server_died = f"server {server.describe_exit()} during the case"
+                ipcobjects.remove_named(server_endpoint)
+                deadline = min(deadline, time.monotonic() + run.io_timeout + 5)
+        if server and server_died is None and client.returncode != 0:
+            # A client that failed because its server died may see the broken transport a
+            # moment before the server's death is reported: give that report a second to come.
+            if server.wait(1.0) and server.returncode != 0:
+                server_died = f"server {server.describe_exit()} during the case"
+        return server_died
+
+    def _stop(self, client, server):
+        for peer in (client, server):
+            if peer is not None:
+                peer.stop(SERVER_GRACE)
+                if peer in self.live:
+                    self.live.remove(peer)
+
+
+def effective_warmup(case, run):
+    """The scenario's warm-up (round trips, or a stream's messages), capped so that it moves at
+    most run.warmup_max_bytes."""
+    if case.pattern == "stream":
+        per_unit = case.message_size + 24                    # one header
+    else:
+        per_unit = case.request_size + case.response_size + 48  # two 24-byte headers
+    most = min(run.warmup_max_bytes, network.warmup_bytes(run))  # a slow link moves less
+    return min(run.warmup, max(1, most // per_unit)) if run.warmup else 0
+
+
+def expected_samples(case, run):
+    """Samples a client writes: a stream's windows (at most one per message), else iterations."""
+    return min(run.windows, run.messages) if case.pattern == "stream" else run.iterations
+
+
+# A long stream or many short connections take longer than case_timeout's usual few minutes:
+# each message or connection adds this much to the case's deadline (the slowest, a file per
+# message, moves about 3 000 messages/s on a 2-CPU VM; at 1 MiB, 200 MB/s): a safety net against
+# a hang, not a limit on a slow mechanism.
+PER_MESSAGE_S = 500e-6
+PER_BYTE_S = 5e-9
+
+
+def case_timeout(case, run):
+    """Seconds the case may take: case_timeout, plus an allowance per message for stream and per
+    connection for short (rr keeps case_timeout as it is)."""
+    if case.pattern == "stream":
+        count, size = run.messages + effective_warmup(case, run), case.message_size
+    elif case.pattern == "short":
+        count = run.iterations + effective_warmup(case, run)
+        size = case.request_size + case.response_size
+    elif case.pattern == "burst":  # plus a connect that may wait --io-timeout for its SYN
+        count, size = run.connections, case.request_size + case.response_size
+        return run.case_timeout + run.io_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
+    else:
+        return run.case_timeout
+    return run.case_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
+
+
+def _time_wait(case, mech, ready, place=LOCAL):
+    """For short over a TCP mechanism: the sockets in TIME_WAIT on connections to this server's
+    port (/proc/net/tcp and tcp6, state 06, either end), counted when the client has finished;
+    else None."""
+    if case.pattern not in ("short", "burst") or mech.endpoint != "inet" or not ready:
+        return None
+    port = str(ready.get("endpoint", "")).rsplit(":", 1)[-1]
+    if not port.isdigit():
+        return None
+    count = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            count += throughput.count_time_wait(place.read_text(table), int(port))
+        except OSError:
+            continue
+    return count
+
+
+def _judge(case, client, server, ready, server_died, case_dir, iterations):
+    result = _read_json(case_dir / "result.json")
+    notes = []
+    if server and server_died is None and server.returncode not in (0, None):
+        notes.append(f"server did not shut down cleanly: it {server.describe_exit()}")
+    if (case_dir / "client.stdout").exists() and (case_dir / "client.stdout").stat().st_size:
+        notes.append("client wrote to stdout, which the peer contract forbids")
+    if client.returncode == 0 and result and result.get("status") == "ok":
+        samples = _read_samples(case_dir / "samples.i64")
+        if case.pattern == "burst":  # a sample per connection that went well (11.4)
+            iterations = result.get("connections_ok")
+        if samples.size != iterations:
+            return Outcome(case, "failed", f"client reported ok but wrote {samples.size} samples, "
+                           f"expected {iterations}", client=result, server=ready, notes=notes)
+        warmup = _read_samples(case_dir / "warmup.i64") if (case_dir / "warmup.i64").exists() else None
+        return Outcome(case, "ok", None, samples, result, ready, notes=notes, warmup_samples=warmup)
+    return Outcome(case, "failed", _failure_reason(client, result, server_died),
+                   client=result, server=ready, notes=notes)
+
+
+def _failure_reason(client, result, server_died):
+    parts = [server_died] if server_died else []
+    if result and result.get("status") == "error":
+        parts.append(f"client: {result.get('error_kind')}: {result.get('error')}")
+    else:
+        tail = client.stderr_tail(3)
+        parts.append(f"client {client.describe_exit()}" + (f": {tail}" if tail else "")
+                     + ("" if result else " (no result file)"))
+    return "; ".join(parts)
+
+
+def _read_json(path):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _read_samples(path):
+    try:
+        return np.fromfile(path, dtype="<i8")
+    except (OSError, ValueError):
+        return np.empty(0, dtype="<i8")

@@ -1,0 +1,154 @@
+"""Bytes on the wire per call (`--wire-bytes`), counted by the kernel, never estimated.
+
+The pair runs in private network namespaces (network.py); an nftables table in the client's
+namespace counts every IPv4 packet to the server's address (output hook: requests) and from it
+(input hook: responses), bytes as the IP layer sees them (L3: IP header and all), and separately
+those with SYN, FIN or RST set (connection set-up and tear-down).
+
+The peer contract has no signal at "measured iterations start/end" (PROTOCOL.md 5 and 7: READY,
+then the client's result file at the end), so the counters cannot be read at those instants.
+Instead a case is run twice in the same namespaces: the measured pair (set-up, W warm-up calls,
+N measured calls, tear-down) and a calibration pair identical but for N = 1. Both totals hold the
+same set-up, warm-up and tear-down, so
+
+    per call = (total(N) − total(1)) / (N − 1)
+
+is exactly what the measured calls added, as the kernel counted it. It is an average: where a
+framework sends something on a timer (HTTP/2 pings, delayed ACKs that fire) a call's share can
+be fractional. A stream counts per message the same way (messages N and 1)."""
+import json
+import subprocess
+from dataclasses import replace
+
+from ipclab.execute.network import LinkError
+
+COUNTERS = ("req", "resp", "req_conn", "resp_conn")
+FIELDS = ("wire_req_bytes", "wire_resp_bytes", "wire_packets_per_call", "wire_conn_bytes",
+          "app_req_bytes", "app_resp_bytes")
+
+
+def ruleset(server_address):
+    """The nftables table (counters named in COUNTERS) for traffic with `server_address`."""
+    return f"""table ip ipclab {{
+  counter req {{ }}
+  counter resp {{ }}
+  counter req_conn {{ }}
+  counter resp_conn {{ }}
+  chain out {{
+    type filter hook output priority 0;
+    ip daddr {server_address} tcp flags & (syn | fin | rst) != 0 counter name req_conn
+    ip daddr {server_address} counter name req
+  }}
+  chain in {{
+    type filter hook input priority 0;
+    ip saddr {server_address} tcp flags & (syn | fin | rst) != 0 counter name resp_conn
+    ip saddr {server_address} counter name resp
+  }}
+}}
+"""
+
+
+class Counters:
+    """The counters of one case's network (a no-op when the case is not counted)."""
+
+    def __init__(self, net):
+        self.netns = net.counting_netns
+        if self.netns:
+            _nft(self.netns, ["-f", "-"], ruleset(net.server.address))
+
+    @property
+    def active(self):
+        return self.netns is not None
+
+    def read(self):
+        """{counter: [packets, bytes]} now."""
+        data = json.loads(_nft(self.netns, ["-j", "list", "counters", "table", "ip", "ipclab"]))
+        found = {item["counter"]["name"]: [item["counter"]["packets"], item["counter"]["bytes"]]
+                 for item in data.get("nftables", []) if "counter" in item}
+        return {name: found.get(name, [0, 0]) for name in COUNTERS}
+
+    def around(self, run_pair):
+        """Runs `run_pair()` (an Outcome) and attaches what the counters moved meanwhile."""
+        if not self.active:
+            return run_pair()
+        before = self.read()
+        outcome = run_pair()
+        after = self.read()
+        outcome.wire_total = {k: [a - b for a, b in zip(after[k], before[k])] for k in COUNTERS}
+        return outcome
+
+
+def calibration_run(run):
+    """The run settings of the calibration pair: one measured call (a stream: one message)."""
+    return replace(run, iterations=1, messages=1)
+
+
+def units(case, run):
+    """Measured calls (or a stream's messages) of the measured pair."""
+    return run.messages if case.pattern == "stream" else run.iterations
+
+
+def per_call(total, calibration, calls):
+    """Per measured call: bytes and packets each way, all packets, SYN/FIN/RST bytes both ways;
+    None when there is only one call (nothing to take the calibration from)."""
+    if calls < 2:
+        return None
+    diff = {k: [(t - c) / (calls - 1) for t, c in zip(total[k], calibration[k])] for k in COUNTERS}
+    return {"req_bytes": diff["req"][1], "resp_bytes": diff["resp"][1],
+            "req_packets": diff["req"][0], "resp_packets": diff["resp"][0],
+            "packets": diff["req"][0] + diff["resp"][0],
+            "conn_bytes": diff["req_conn"][1] + diff["resp_conn"][1],
+            "calls": calls, "total": total, "calibration": calibration}
+
+
+def attach(outcome, calibration, case, run):
+    """Puts the per-call figures on the measured outcome, or a note saying why there are none."""
+    if calibration.status != "ok":
+        outcome.notes.append(f"wire bytes not measured: the calibration pair (1 call) failed: "
+                             f"{calibration.reason}")
+        return
+    outcome.wire = per_call(outcome.wire_total, calibration.wire_total, units(case, run))
+    if outcome.wire is None:
+        outcome.notes.append("wire bytes need at least 2 measured calls (iterations)")
+
+
+def record_figures(record):
+    """The record's wire columns: the median over its ok rounds (each round counted on its own),
+    and the application payload beside them (sized payloads; a structured record's size is the
+    framework's business)."""
+    rounds = [e["wire"] for e in record.get("rounds") or [] if e.get("wire")]
+    out = dict.fromkeys(FIELDS)
+    if not rounds:
+        return out
+    median = lambda key: _median([w[key] for w in rounds])  # noqa: E731
+    out.update(wire_req_bytes=median("req_bytes"), wire_resp_bytes=median("resp_bytes"),
+               wire_packets_per_call=median("packets"))
+    if record.get("pattern") == "short":
+        out["wire_conn_bytes"] = median("conn_bytes")
+    if record.get("payload", "bytes") == "bytes":
+        size = record.get("message_size")
+        out["app_req_bytes"] = size if size is not None else record.get("request_size")
+        out["app_resp_bytes"] = 0 if size is not None else record.get("response_size")
+    return out
+
+
+def add_round(record, outcome):
+    """Keeps a finished round's wire figures in its round entry and refreshes the record's."""
+    wire = getattr(outcome, "wire", None)
+    if record.get("rounds"):
+        record["rounds"][-1]["wire"] = wire
+    record.update(record_figures(record))
+
+
+def _median(values):
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def _nft(netns, args, stdin=None):
+    done = subprocess.run(["ip", "netns", "exec", netns, "nft", *args], input=stdin,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        raise LinkError(f"nft {' '.join(args)} in {netns}: {done.stderr.strip()[:200]}")
+    return done.stdout

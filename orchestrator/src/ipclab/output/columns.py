@@ -1,0 +1,148 @@
+"""The human table's columns, shared by the Markdown and terminal renderers: each column's header,
+alignment, cell and priority (the terminal keeps the highest-priority columns that fit its width;
+Markdown and `--wide` show them all)."""
+from dataclasses import dataclass
+from typing import Callable
+
+from ipclab.plan.matrix import describe_shape
+from ipclab.common.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
+                          format_ratio_interval)
+
+ALL_PATTERNS = frozenset(("rr", "stream", "short", "burst"))
+TIMES = frozenset(("rr", "short", "burst"))  # samples are whole round trips (burst: connections)
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    header: str
+    right: bool
+    cell: Callable
+    priority: int | None  # lower first; None: only in the wide table
+    patterns: frozenset = ALL_PATTERNS  # the column is shown when a record has one of these
+
+
+def applicable(columns, records):
+    """The columns that say something about these records (a stream run has no round-trip
+    times, a round-trip run no messages/s)."""
+    present = {r.get("pattern", "rr") for r in records}
+    return [c for c in columns if c.patterns & present]
+
+
+def _figures(r, patterns=TIMES):
+    """The trimmed figures of an ok case of `patterns` (a failed case's finished rounds stay in
+    cases.csv; a stream's times per message are there too)."""
+    return r.get("trimmed") if r.get("status") == "ok" and r.get("pattern", "rr") in patterns else None
+
+
+def _trimmed(field):
+    return lambda r: format_ns(_figures(r)[field]) if _figures(r) else "-"
+
+
+def _mean(r):
+    t = _figures(r)
+    if not t:
+        return "-"
+    half = (t["ci95_high"] - t["mean"]) if t.get("ci95_high") is not None else None
+    return format_ns(t["mean"]) + (f" ± {format_ns(half)}" if half is not None else "")
+
+
+def _median(r):
+    t = _figures(r)
+    if not t:
+        return "-"
+    return format_ns_interval(t["median"], r.get("median_ci_low"), r.get("median_ci_high"))
+
+
+def _ratio(r):
+    if r.get("verdict") == "baseline":
+        return "1.00"
+    return format_ratio_interval(r.get("ratio"), r.get("ratio_ci_low"), r.get("ratio_ci_high"))
+
+
+def _rate(key):
+    return lambda r: format_rate_interval(r.get(key), r.get(f"{key}_ci_low"),
+                                          r.get(f"{key}_ci_high")) if r.get(key) else "-"
+
+
+def _mib(r):
+    return f"{r['mib_per_s']:.4g}" if r.get("mib_per_s") is not None else "-"
+
+
+def _cpu_per_msg(r):
+    return f"{r['cpu_us_per_msg']:.3g}" if r.get("cpu_us_per_msg") is not None else "-"
+
+
+def _lost(r):
+    return str(r["lost"]) if r.get("lost") is not None else "-"
+
+
+def _time_wait(r):
+    return str(r["time_wait"]) if r.get("time_wait") is not None else "-"
+
+
+def _outliers(r):
+    if r.get("outliers_removed") is None or not _figures(r, ALL_PATTERNS):
+        return "-"
+    return f"{r['outliers_removed']}/{r['raw']['count']}"
+
+
+def _rounds(r):
+    done = sum(1 for x in r.get("rounds") or [] if x.get("status") == "ok")
+    return f"{done}/{r['rounds_planned']}" if r.get("rounds_planned") else "-"
+
+
+def _spread(r):
+    return f"{r['round_spread']:.2f}" if _figures(r, ALL_PATTERNS) and r.get("round_spread") else "-"
+
+
+def status(record):
+    if record["status"] != "ok":
+        return f"{record['status']}: {record['reason']}" if record.get("reason") else record["status"]
+    verdict = record.get("verdict")
+    text = {"faster": "faster", "slower": "slower", "baseline": "base"}.get(verdict, "ok")
+    return text + (", unstable" if record.get("stable") is False else "")
+
+
+def _pair(r):
+    return f"{r['client']}→{r['server']}"
+
+
+def _sizes(r):
+    return describe_shape(r)
+
+
+STREAM = frozenset(("stream",))
+SHORT = frozenset(("short",))
+
+COLUMNS = (
+    Column("index", "#", True, lambda r: str(r["index"]), 0),
+    Column("mechanism", "mechanism", False, lambda r: r["mechanism"], 1),
+    Column("pattern", "pattern", False, lambda r: " ".join(  # burst: and its server model
+        filter(None, (r.get("pattern", "rr"), r.get("server_model")))), 1.5),
+    Column("pair", "client→server", False, _pair, 2),
+    Column("sizes", "sizes", True, _sizes, 3),
+    Column("placement", "placement", False, lambda r: r["placement"], 4),
+    Column("median", "median [95% CI]", True, _median, 5, TIMES),
+    Column("msgs_per_s", "msgs/s [95% CI]", True, _rate("msgs_per_s"), 5, STREAM),
+    Column("mib_per_s", "MiB/s", True, _mib, 5.2, STREAM),
+    Column("cpu_us_per_msg", "CPU µs/msg", True, _cpu_per_msg, 5.4, STREAM),
+    Column("conns_per_s", "conns/s [95% CI]", True, _rate("conns_per_s"), 5.1, SHORT | {"burst"}),
+    Column("lost", "lost", True, _lost, None, STREAM),
+    Column("time_wait", "TIME_WAIT", True, _time_wait, None, SHORT),
+    Column("mean", "mean ± 95% CI", True, _mean, None, TIMES),
+    Column("std", "std", True, _trimmed("std"), None, TIMES),
+    Column("p99", "p99", True, _trimmed("p99"), 6, TIMES),
+    Column("outliers", "outliers", True, _outliers, None),
+    Column("rounds", "rounds", True, _rounds, None),
+    Column("spread", "spread", True, _spread, None),
+    Column("ratio", "× base [95% CI]", True, _ratio, 7),
+    Column("status", "status", False, status, 8),
+)
+
+
+def ratio_caption(baseline_label, compare):
+    if not baseline_label:
+        return None
+    return (f"× base: ratio to {baseline_label}'s {compare} in the same round; faster/slower only "
+            f"if the interval excludes 1")

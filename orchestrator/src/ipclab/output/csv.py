@@ -1,0 +1,82 @@
+"""cases.csv: one row per case, every statistic in nanoseconds, failures with their reason.
+
+The time statistics are of round trips (rr), whole connections (short) or, for a stream, of
+each window's time per message (ipclab/throughput.py); the stream and short figures
+(msgs_per_s … time_wait) are empty where they do not apply."""
+import csv
+import io
+
+from ipclab.analyse.case_stats import STAT_FIELDS
+from ipclab.execute.burst import FIELDS as BURST_FIELDS
+from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
+from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
+
+CASE_COLUMNS = ["id", "index", "mechanism", "client", "server", "request_size", "response_size",
+                "message_size", "payload", "sequence_length", "placement", "pattern", "status",
+                "reason", "client_cpus", "server_cpus"]
+RAW_COLUMNS = ["count", "mean", "std", "median", "p99", "max"]
+ROUND_COLUMNS = ["rounds", "round_spread", "median_ci_low_ns", "median_ci_high_ns", "stable"]
+TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_id",
+                "client_runtime", "server_runtime", "seconds", "samples_file", "warmup_samples",
+                "warnings"]
+
+
+def columns(wire=False, burst=False):
+    """Every column; the wire-bytes ones (wire.py) only for a run that counted them, the burst
+    ones (burst.py) only for a run with burst cases."""
+    return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
+            + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS + list(PATTERN_COLUMNS)
+            + (["server_model", *BURST_FIELDS] if burst else [])
+            + (list(WIRE_COLUMNS) if wire else []) + TAIL_COLUMNS)
+
+
+def _stat_name(field):
+    return field if field == "count" else f"{field}_ns"
+
+
+def to_csv(records):
+    out = io.StringIO()
+    wire = any("wire_req_bytes" in r for r in records)
+    burst = any(r.get("pattern") == "burst" for r in records)
+    writer = csv.DictWriter(out, fieldnames=columns(wire, burst), lineterminator="\n",
+                            extrasaction="ignore")
+    writer.writeheader()
+    for record in records:
+        writer.writerow(_flatten(record))
+    return out.getvalue()
+
+
+def _flatten(record):
+    row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + list(PATTERN_COLUMNS) + TAIL_COLUMNS
+           + [w for w in WIRE_COLUMNS if w in record]
+           + [b for b in ("server_model", *BURST_FIELDS) if b in record]
+           if c not in ("samples_file", "warmup_samples", "warnings")}
+    trimmed, raw = record.get("trimmed") or {}, record.get("raw") or {}
+    for f in STAT_FIELDS:
+        row[_stat_name(f)] = _cell(trimmed.get(f))
+    for f in RAW_COLUMNS:
+        row[f"raw_{_stat_name(f)}"] = _cell(raw.get(f))
+    row["outliers_removed"] = _cell(record.get("outliers_removed"))
+    ok_rounds = [r for r in record.get("rounds") or [] if r.get("status") == "ok"]
+    row["rounds"] = len(ok_rounds) if record.get("status") in ("ok", "failed") else ""
+    row["round_spread"] = _cell(record.get("round_spread"))
+    row["median_ci_low_ns"] = _cell(record.get("median_ci_low"))
+    row["median_ci_high_ns"] = _cell(record.get("median_ci_high"))
+    stable = record.get("stable")
+    row["stable"] = "" if stable is None else str(stable).lower()
+    row["samples_file"] = "; ".join(r["samples_file"] for r in ok_rounds if r.get("samples_file"))
+    row["warmup_samples"] = _cell([r["warmup_samples"] for r in ok_rounds
+                                   if r.get("warmup_samples") is not None] or None)
+    row["warnings"] = "; ".join(w["text"] if isinstance(w, dict) else str(w)
+                                for w in record.get("warnings") or [])
+    return row
+
+
+def _cell(value):
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join(map(str, value)) if all(isinstance(v, int) for v in value) else "; ".join(value)
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) < 1e6 else f"{value:.1f}"
+    return value

@@ -1,0 +1,51 @@
+"""`ipclab list`: what each language's peer can do, from the capability data, and whether it can
+run on this machine."""
+from rich.table import Table
+
+from ipclab.common.units import format_size
+
+
+def capability_table(catalog):
+    table = Table(title="ipclab: mechanisms × languages")
+    table.add_column("mechanism")
+    for lang in catalog.languages.values():
+        table.add_column(f"{lang.display} ({lang.name})")
+    table.add_column("max payload", justify="right")
+    table.add_column("what it is")
+    for mech in catalog.mechanisms.values():
+        cells = [_cell(lang, mech.name) for lang in catalog.languages.values()]
+        table.add_row(mech.name, *cells, format_size(mech.max_payload), mech.description)
+    table.caption = _caption(catalog)
+    return table
+
+
+def _cell(lang, mechanism):
+    roles = [name for role, name in (("drive", "client"), ("serve", "server"))
+             if lang.supports(mechanism, role)]
+    if not roles:
+        return "[dim]unsupported[/]"
+    limit = f" ≤ {format_size(lang.max_payload[mechanism][0])}" if mechanism in lang.max_payload else ""
+    if lang.unavailable:
+        return f"[yellow]{'+'.join(roles)}{limit}, not built[/]"
+    return f"[green]{'+'.join(roles)}{limit}[/]"
+
+
+def _caption(catalog):
+    lines = []
+    for lang in catalog.languages.values():
+        state = f"not available: {lang.unavailable}" if lang.unavailable else "ready"
+        lines.append(f"{lang.display} ({lang.name}): {state}")
+        lines += _server_models(lang)
+    return "\n".join(lines)
+
+
+def _server_models(lang):
+    """The burst server models (PROTOCOL.md 11.4) per mechanism, and an optional one missing here
+    as unsupported with why."""
+    lines = []
+    for mech, models in lang.server_models.items():
+        lines.append(f"  burst server models over {mech}: {', '.join(models)}")
+        for model, why in lang.optional_server_models.items():
+            if model not in models:
+                lines.append(f"  {model}: unsupported here ({why})")
+    return lines

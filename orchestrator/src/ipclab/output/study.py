@@ -1,0 +1,156 @@
+"""Tables in the shape of a published study, chosen by a scenario's `[report] table`: pure
+functions from records to `Study` tables (headers, cells, caption), which the Markdown and
+terminal renderers lay out. Adding a shape is adding one function to SHAPES.
+
+stream-cpu: the message-queue-versus-socket comparison (a 2010 blog post, issue 10): per
+pattern, one row per mechanism × client→server pair with the wall time, each side's user and
+system seconds, messages/s, and each mechanism's ratios to the `versus` mechanism (report.versus,
+default tcp) for the same pair.
+
+pivot: the general shape (export/pivot.py): rows, columns, the statistic in the cell and a ratio
+to one column, from `[report]` rows, columns, cell, ratio_to, ratio_as. The thesis's Table 4.1,
+the Java IPC paper's Table 1 and the middleware study's figures are pivots."""
+from dataclasses import dataclass
+
+from ipclab.output import phases as _phases
+from ipclab.output import pivot as _pivot
+from ipclab.plan.matrix import describe_shape
+
+
+@dataclass(frozen=True)
+class Study:
+    title: str
+    headers: tuple      # a header may hold "\n": two lines in the terminal, one in Markdown
+    right: tuple        # right-aligned columns
+    rows: list          # rows of cell texts
+    caption: str
+    failed: list        # "case N: reason" for the cases that failed
+    wrap: bool = False  # the terminal may wrap cells (a pivot's many wide columns)
+
+
+def _seconds(value):
+    return f"{value:.2f}" if value is not None else "-"
+
+
+def _ratio(value, base):
+    return f"{value / base:.2f}" if value is not None and base else "-"
+
+
+def _cpu(record):
+    parts = [record.get(k) for k in ("client_user_s", "client_sys_s", "server_user_s",
+                                     "server_sys_s")]
+    return sum(parts) if None not in parts else None
+
+
+def _wall(record):
+    """A stream's wall time (MARK_ACK to END_ACK); for short, the connections' time added up
+    (an average round: every connection of it, one after another)."""
+    if record.get("pattern") == "stream":
+        return record.get("stream_s")
+    raw = record.get("raw")
+    rounds = sum(1 for e in record.get("rounds") or [] if e.get("status") == "ok")
+    return raw["mean"] * raw["count"] / rounds / 1e9 if raw and rounds else None
+
+
+def _rate(record):
+    """Messages (or connections) per second over the wall time, as the blog divided them."""
+    if record.get("pattern") == "stream":
+        return record.get("stream_msgs_per_s")
+    wall, raw = _wall(record), record.get("raw")
+    rounds = sum(1 for e in record.get("rounds") or [] if e.get("status") == "ok")
+    return raw["count"] / rounds / wall if wall and raw and rounds else None
+
+
+def _match(record):
+    return (record["pattern"], record["client"], record["server"], record.get("message_size"),
+            record.get("request_size"), record.get("response_size"), record["placement"])
+
+
+def stream_cpu(records, versus):
+    """One table per pattern (stream, then short) of the stream-cpu shape."""
+    ran = [r for r in records if r["status"] in ("ok", "failed")
+           and r.get("pattern") in ("stream", "short")]
+    base = {_match(r): r for r in ran if r["mechanism"] == versus and r["status"] == "ok"}
+    studies = []
+    for pattern in ("stream", "short"):
+        mine = [r for r in ran if r["pattern"] == pattern]
+        if not mine:
+            continue
+        mine.sort(key=lambda r: (r["mechanism"] != versus, r["index"]))
+        cpu = pattern == "stream"
+        headers = ["mechanism", "client→server", "size", "wall s"]
+        if cpu:
+            headers += ["client\nuser s", "client\nsys s", "server\nuser s", "server\nsys s"]
+        headers += ["msgs/s" if cpu else "conns/s", f"wall\n÷ {versus}"]
+        if cpu:
+            headers += [f"CPU\n÷ {versus}"]
+        headers += ["status"]
+        rows = []
+        for r in mine:
+            ok = r["status"] == "ok"
+            other = base.get(_match(r)) if r["mechanism"] != versus else None
+            cells = [r["mechanism"], f"{r['client']}→{r['server']}", describe_shape(r),
+                     _seconds(_wall(r) if ok else None)]
+            if cpu:
+                cells += [_seconds(r.get(k) if ok else None)
+                          for k in ("client_user_s", "client_sys_s", "server_user_s",
+                                    "server_sys_s")]
+            cells += [f"{_rate(r):,.0f}" if ok and _rate(r) else "-",
+                      _ratio(_wall(r), _wall(other)) if ok and other else "-"]
+            if cpu:
+                cells += [_ratio(_cpu(r), _cpu(other)) if ok and other else "-"]
+            cells += ["ok" if ok else "failed"]
+            rows.append(cells)
+        what = ("one-way stream: wall = the measured stream (median of rounds), user and sys "
+                "each side's CPU over it, msgs/s = messages / wall" if cpu else
+                "a connection per message (open, request, response, close): wall = the "
+                "connections of a round added up, conns/s = connections / wall")
+        caption = (f"{what}; ÷ {versus}: this mechanism over {versus} for the same pair "
+                   f"(below 1: cheaper than {versus})")
+        studies.append(Study(
+            title=pattern, headers=tuple(headers),
+            right=tuple(h not in ("mechanism", "client→server", "status") for h in headers),
+            rows=rows, caption=caption,
+            failed=[f"case {r['index']}: {r['reason']}" for r in mine if r["status"] != "ok"]))
+    return studies
+
+
+def pivot_studies(records, report):
+    """The pivots of `[report]` (a dict as saved in run.json) as Studies, one per statistic."""
+    return [pivot_study(records, spec) for spec in _pivot.Spec.each(report)]
+
+
+def pivot_study(records, spec):
+    table = _pivot.pivot(records, spec)
+    headers, rows = _pivot.text_rows(table)
+    axes = " × ".join(table.row_axes)
+    return Study(title=f"{table.spec.cell} by {axes} and {table.spec.columns}",
+                 headers=tuple(headers),
+                 right=tuple([False] * len(table.row_axes) + [True] * len(table.column_keys)),
+                 rows=rows, caption=_pivot.caption(table),
+                 failed=[f"case {r['index']}: {r['reason']}" for r in records
+                         if r["status"] == "failed"], wrap=True)
+
+
+# Shapes taking (records, versus); "pivot" takes the whole [report] (pivot_studies).
+SHAPES = {"stream-cpu": stream_cpu, "server-models": _phases.server_models}
+TABLE_NAMES = ("cases", "pivot", *SHAPES)
+
+
+def tables(name, records, versus, report=None):
+    """The study tables of shape `name`, or [] for "cases" (the ordinary table). `report`: the
+    scenario's [report] settings (a dict), which a pivot reads."""
+    if name == "pivot":
+        return pivot_studies(records, report or {})
+    return SHAPES[name](records, versus) if name in SHAPES else []
+
+
+def to_markdown(studies, title):
+    lines = [f"# {title}"]
+    for study in studies:
+        lines += ["", f"## {study.title}", "",
+                  "| " + " | ".join(h.replace("\n", " ") for h in study.headers) + " |",
+                  "|" + "".join("---:|" if r else "---|" for r in study.right)]
+        lines += ["| " + " | ".join(c.replace("\n", " ") for c in row) + " |" for row in study.rows]
+        lines += ["", f"- {study.caption}", *[f"- failed: {f}" for f in study.failed]]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,162 @@
+"""What `ipclab run` and `ipclab report` print: a table that fits the width, then one line per
+kind of warning, the notes, and one line for the cases that were not run. Pure: records in,
+rich renderables out (the full texts stay in cases.csv; `verbose` prints every warning)."""
+from collections import Counter
+from dataclasses import replace
+
+from rich import box
+from rich.cells import cell_len
+from rich.table import Table
+from rich.text import Text
+
+from ipclab.output.columns import COLUMNS, applicable, ratio_caption
+from ipclab.analyse.stats import ADVICE
+
+_SKIPPED = ("not-applicable", "unavailable")
+_MIN_STATUS = 12
+
+
+def render(records, title, baseline_label, compare, notes=(), width=120, wide=False,
+           verbose=False, studies=()):
+    """[(renderable, width to print it at)]: the wide table is as wide as it needs. `studies`
+    (export/study.py) replace the table of cases when the scenario asks for a study's shape."""
+    shown = [r for r in records if r["status"] not in _SKIPPED]
+    if studies:
+        lines = [_study(s, title) for s in studies]
+        lines += [Text(_cut(f"failed: {f}", width), style="red") for s in studies for f in s.failed]
+    else:
+        lines = [_table(shown, title, baseline_label, compare, width, wide)] if shown else []
+    lines += _lost_lines(shown, width)
+    lines += _skipped_lines(records, width)
+    lines += [Text(f"note: {n}", style="yellow") for n in notes]
+    lines += _all_warnings(shown) if verbose else _grouped_warnings(shown, width)
+    return [line if isinstance(line, tuple) else (line, None) for line in lines]
+
+
+def _table(records, title, baseline_label, compare, width, wide):
+    fixed = {}
+    for key in ("pattern", "placement"):  # one value for every case: said once, in the title
+        cell = next(c.cell for c in COLUMNS if c.key == key)  # burst: the pattern and model
+        values = sorted({cell(r) for r in records})
+        if len(values) == 1 and not wide:
+            fixed[key] = values[0]
+    columns = [c for c in applicable(COLUMNS, records)
+               if c.key not in fixed and (wide or c.priority is not None)]
+    if any(r["status"] != "ok" or r.get("stable") is False for r in records):
+        columns = [_urgent(c) for c in columns]  # then the status outranks p99 and the ratio
+    cells = {c.key: [c.cell(r) for r in records] for c in columns}
+    need = {c.key: max([cell_len(c.header), *map(cell_len, cells[c.key])]) for c in columns}
+    chosen = columns if wide else _fit(columns, need, width)
+    rounds = max((r.get("rounds_planned") or 0 for r in records), default=0)
+    said = [v for k, v in fixed.items() if not (k == "pattern" and v == "rr")]
+    heading = [title, *said, f"{rounds} round{'s' if rounds != 1 else ''}"]
+    table = Table(title=" · ".join(heading), box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption=ratio_caption(baseline_label, compare) if any(
+                      c.key == "ratio" for c in chosen) else None, caption_justify="left")
+    used = sum(need[c.key] for c in chosen if c.key != "status") + 3 * (len(chosen) - 1) + 2
+    for c in chosen:
+        limit = max(width - used, _MIN_STATUS) if c.key == "status" and not wide else None
+        table.add_column(c.header, justify="right" if c.right else "left", no_wrap=not wide,
+                         overflow="ellipsis" if not wide else "fold", max_width=limit)
+    for i, record in enumerate(records):
+        style = None if record["status"] == "ok" else "red"
+        table.add_row(*(cells[c.key][i] for c in chosen), style=style)
+    return table, (used + need["status"] if wide else None)
+
+
+def _study(study, title):
+    table = Table(title=f"{title} · {study.title}", box=box.SIMPLE_HEAD, pad_edge=False,
+                  caption=study.caption, caption_justify="left")
+    for header, right in zip(study.headers, study.right):
+        table.add_column(header, justify="right" if right else "left", no_wrap=not study.wrap)
+    for row in study.rows:
+        failed = study.headers[-1] == "status" and row[-1] != "ok"  # a pivot has no status
+        table.add_row(*row, style="red" if failed else None)
+    return table
+
+
+def _lost_lines(records, width):
+    """Datagrams a udp stream lost are reported, never hidden (PROTOCOL.md 11.1 step 5)."""
+    return [Text(_cut(f"note: case {r['index']} ({r['mechanism']} {r['client']}→{r['server']}) "
+                      f"lost {r['lost']} of {r['messages'] * _ok_rounds(r)} messages "
+                      f"over its rounds; its rate counts what was sent", width), style="yellow")
+            for r in records if r.get("lost") and r.get("messages")]
+
+
+def _ok_rounds(record):
+    return max(sum(1 for e in record.get("rounds") or [] if e.get("status") == "ok"), 1)
+
+
+def _urgent(column):
+    return replace(column, priority=5.5) if column.key == "status" else column
+
+
+def _fit(columns, need, width):
+    """The columns, by priority, that fit in `width` (status counts at its minimum width; it
+    takes what is left and shortens its texts)."""
+    chosen = []
+    for c in sorted(columns, key=lambda c: c.priority):
+        trial = chosen + [c]
+        total = sum(min(need[x.key], _MIN_STATUS) if x.key == "status" else need[x.key]
+                    for x in trial) + 3 * (len(trial) - 1) + 2
+        if total <= width or not chosen:
+            chosen = trial
+    order = {c.key: i for i, c in enumerate(columns)}
+    return sorted(chosen, key=lambda c: order[c.key])
+
+
+def _skipped_lines(records, width):
+    lines = []
+    for status in _SKIPPED:
+        reasons = Counter(r.get("reason") or "?" for r in records if r["status"] == status)
+        if not reasons:
+            continue
+        count = sum(reasons.values())
+        parts = "; ".join(f"{n}× {why}" if n > 1 else why for why, n in reasons.most_common())
+        text = (f"{count} case{'s' if count != 1 else ''} {status.replace('-', ' ')} "
+                f"(listed in cases.csv): {parts}")
+        lines.append(Text(_cut(text, width), style="dim"))
+    return lines
+
+
+def _grouped_warnings(records, width):
+    cases = {}
+    for record in records:
+        for w in record.get("warnings") or []:
+            kind = w.get("kind") if isinstance(w, dict) else "other"
+            cases.setdefault(kind, []).append(record["index"])
+    lines = []
+    for kind in [*ADVICE, *sorted(set(cases) - set(ADVICE))]:
+        if kind not in cases:
+            continue
+        what, todo = ADVICE.get(kind, (kind, "see the warnings column of cases.csv"))
+        numbers = sorted(set(cases[kind]))
+        n = len(numbers)
+        head = f"warning: {what} in {n} case{'s' if n != 1 else ''} ("
+        tail = f"): {todo}"
+        lines.append(Text(head + _numbers(numbers, width - cell_len(head) - cell_len(tail))
+                          + tail, style="yellow"))
+    return lines
+
+
+def _numbers(numbers, room):
+    """"1, 2, 3, …" within `room` characters (at least the first number)."""
+    text = ", ".join(map(str, numbers))
+    if cell_len(text) <= room:
+        return text
+    shown = []
+    for n in numbers:
+        if cell_len(", ".join(map(str, [*shown, n])) + ", …") > room and shown:
+            break
+        shown.append(n)
+    return ", ".join(map(str, shown)) + ", …"
+
+
+def _all_warnings(records):
+    return [Text(f"warning: case {r['index']}: "
+                 f"{w['text'] if isinstance(w, dict) else w}", style="yellow")
+            for r in records for w in r.get("warnings") or []]
+
+
+def _cut(text, width):
+    return text if cell_len(text) <= width else text[:max(width - 1, 1)] + "…"

@@ -1,0 +1,159 @@
+"""Does each built peer do what its peer.toml says? (PROTOCOL.md section 1, `capabilities`.)
+
+Every peer answers `PEER capabilities` with one JSON object generated from its own table of
+mechanisms. We ask once per build (the answer is cached under .build/, keyed by the build's
+fingerprint) and compare it with peer.toml and protocol/mechanisms.toml. A disagreement is one
+line naming the peer, the field and both values: a stale build or a peer.toml that claims too
+much must never produce numbers."""
+import json
+import subprocess
+from pathlib import Path
+
+from ipclab.common.errors import UserError
+
+CONTRACT = 2           # the contract version this orchestrator speaks (PROTOCOL.md)
+ANSWER_TIMEOUT = 60    # seconds; a JVM answering on a loaded machine takes a few
+
+
+def check_all(catalog):
+    """Checks every peer that can run here; fills each language's kernel-reported limits and
+    `runtime`. Raises UserError on the first disagreement."""
+    for lang in catalog.languages.values():
+        if lang.unavailable is None:
+            answer = answer_of(lang, catalog.root)
+            compare(lang, answer, catalog.mechanisms)
+            apply(lang, answer, catalog.mechanisms)
+
+
+def answer_of(lang, root):
+    """The peer's capabilities answer, from the cache when the build has not changed."""
+    key = fingerprint(lang, root)
+    cache = Path(root) / ".build" / "capabilities" / f"{lang.name}.json"
+    try:
+        saved = json.loads(cache.read_text())
+        if saved.get("fingerprint") == key:
+            return saved["answer"]
+    except (OSError, ValueError, KeyError, AttributeError):
+        pass
+    answer = ask(lang)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"fingerprint": key, "answer": answer}))
+        tmp.replace(cache)
+    except OSError:
+        pass  # a read-only checkout asks every time; still correct
+    return answer
+
+
+def fingerprint(lang, root):
+    """What changes when the peer is rebuilt: size and mtime of the artifact (or of the files
+    peer.toml's `fingerprint` globs name), and the command itself."""
+    root = Path(root)
+    paths = [root / lang.artifact] if lang.artifact else []
+    for pattern in lang.fingerprint:
+        paths += sorted(root.glob(pattern))
+    stamps = []
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        stamps.append(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}")
+    return {"command": lang.argv(), "files": stamps}
+
+
+def ask(lang):
+    where = lang.toml_path or lang.name
+    argv = [*lang.argv(), "capabilities"]
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=ANSWER_TIMEOUT,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise UserError(f"{where}: the {lang.display} peer did not answer `capabilities` within "
+                        f"{ANSWER_TIMEOUT} s") from None
+    except OSError as e:
+        raise UserError(f"{where}: cannot start the {lang.display} peer: {e}") from None
+    if done.returncode != 0:
+        tail = " | ".join(done.stderr.strip().splitlines()[-2:]) or "no stderr"
+        # Exit 2 is a usage error: a peer of contract 1 does not know the subcommand.
+        why = (f"it predates contract {CONTRACT}; rebuild it ({lang.build_hint})"
+               if done.returncode == 2 else "the peer is broken; see its message")
+        raise UserError(f"{where}: the {lang.display} peer answered `capabilities` with exit "
+                        f"{done.returncode} ({tail}): {why}")
+    try:
+        answer = json.loads(done.stdout.strip().splitlines()[0])
+        if not isinstance(answer, dict) or not isinstance(answer.get("mechanisms"), dict):
+            raise ValueError("no mechanisms object")
+    except (ValueError, IndexError) as e:
+        raise UserError(f"{where}: the {lang.display} peer's `capabilities` answer is not the "
+                        f"contract's JSON ({e}): {done.stdout[:200]!r}") from None
+    return answer
+
+
+def compare(lang, answer, mechanisms):
+    """Raises UserError naming peer, field and both values at the first disagreement."""
+    where, who = lang.toml_path or lang.name, f"the {lang.display} peer"
+    _same(where, "contract", CONTRACT, answer.get("contract"),
+          f"ipclab speaks contract {CONTRACT}, {who} answers {answer.get('contract')!r}: "
+          f"rebuild it ({lang.build_hint})")
+    _same(where, "language", lang.name, answer.get("language"),
+          f"peer.toml says language {lang.name!r}, {who} says {answer.get('language')!r}")
+    claimed, real = set(lang.mechanisms), set(answer["mechanisms"])
+    for mech in sorted(claimed - real):
+        raise UserError(f"{where}: [mechanisms] {mech}: peer.toml claims it, {who} does not "
+                        f"implement it (its capabilities list {len(real)} mechanisms, not {mech})")
+    for mech in sorted(real - claimed):
+        raise UserError(f"{where}: [mechanisms]: {who} implements {mech}, peer.toml does not "
+                        f"list it")
+    for mech in sorted(claimed):
+        got = answer["mechanisms"][mech]
+        _same(where, f"[mechanisms] {mech} roles", sorted(lang.mechanisms[mech]),
+              sorted(got.get("roles", [])))
+        _same(where, f"[mechanisms] {mech} patterns", sorted(lang.patterns_of(mech)),
+              sorted(got.get("patterns", [])))
+        _check_models(where, lang, mech, got.get("server_models", []))
+        _check_limit(where, lang, mechanisms[mech], got.get("max_payload"))
+
+
+def _check_models(where, lang, mech, got):
+    """Burst server models (PROTOCOL.md 11.4): every one peer.toml lists, and nothing else but
+    the models it names optional (present only where the machine allows them)."""
+    claimed, optional = set(lang.server_models.get(mech, [])), set(lang.optional_server_models)
+    if not claimed <= set(got) <= claimed | optional:
+        _same(where, f"[mechanisms] {mech} server_models", sorted(claimed), sorted(got),
+              f"peer.toml says {sorted(claimed)} (optional: {sorted(optional)}), the "
+              f"{lang.display} peer answers {sorted(got)}")
+
+
+def _check_limit(where, lang, mech, got):
+    if not isinstance(got, int) or got < 0:
+        raise UserError(f"{where}: [mechanisms] {mech.name} max_payload: the {lang.display} peer "
+                        f"answers {got!r}, not a number of bytes")
+    if mech.peer_limit:
+        if got > mech.max_payload:
+            raise UserError(f"{where}: [mechanisms] {mech.name} max_payload: the {lang.display} "
+                            f"peer answers {got}, over the contract's {mech.max_payload}")
+        return
+    expected = min(mech.max_payload, lang.max_payload.get(mech.name, (mech.max_payload,))[0])
+    _same(where, f"[max_payload] {mech.name}", expected, got,
+          f"peer.toml and mechanisms.toml give {expected} B, the {lang.display} peer "
+          f"answers {got} B")
+
+
+def apply(lang, answer, mechanisms):
+    """What only the running peer knows: kernel limits (peer_limit mechanisms), its runtime."""
+    lang.runtime = answer.get("runtime")
+    for name, got in answer["mechanisms"].items():  # optional burst models present here
+        if got.get("server_models") and name in lang.server_models:
+            lang.server_models[name] = list(got["server_models"])
+    for name, got in answer["mechanisms"].items():
+        mech = mechanisms.get(name)
+        if mech and mech.peer_limit and name in lang.mechanisms:
+            lang.max_payload[name] = (got["max_payload"], mech.limit_reason)
+
+
+def _same(where, field, expected, got, message=None):
+    if expected != got:
+        raise UserError(f"{where}: {field}: " + (message or f"peer.toml says {expected!r}, the "
+                                                           f"peer answers {got!r}"))

@@ -1,0 +1,272 @@
+"""Capabilities as data: the mechanisms (protocol/mechanisms.toml) and one adapter per language
+(peers/<dir>/peer.toml). Nothing here knows a language by name; adding one is adding a file."""
+import importlib.util
+import os
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from ipclab.common.errors import UserError
+
+ROLES = ("serve", "drive")
+DEFAULT_PATTERNS = ("rr",)
+
+
+def repo_root():
+    """The checkout this orchestrator belongs to (IPCLAB_ROOT overrides, for tests)."""
+    if os.environ.get("IPCLAB_ROOT"):
+        return Path(os.environ["IPCLAB_ROOT"]).resolve()
+    for parent in Path(__file__).resolve().parents:
+        if (parent / "protocol" / "PROTOCOL.md").is_file():
+            return parent
+    raise UserError("cannot find the ipclab checkout (no protocol/PROTOCOL.md above the package);"
+                    " set IPCLAB_ROOT")
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    name: str
+    description: str
+    endpoint: str
+    max_payload: int
+    limit_reason: str = ""
+    same_core: bool = True          # False: the peers must not share a CPU (spinning)
+    same_core_reason: str = ""
+    inprocess: str | None = None    # "native": the server is the native library; "self": none
+    peer_limit: bool = False        # the real limit is the kernel's: each peer reports its own
+    payloads: tuple = ("bytes",)    # RPC mechanisms also carry the structured records
+
+    def server_rule(self, client, server, native_servers):
+        """Why an in-process mechanism cannot have this client/server pair, or None.
+        `native_servers`: the languages whose peer.toml names the native library."""
+        if self.inprocess == "native" and server not in native_servers:
+            return (f"{self.name} calls the native library in-process: its server is "
+                    f"{' or '.join(native_servers) or 'the language that builds it'}")
+        if self.inprocess == "self" and server != client:
+            return f"{self.name} has no server: it is measured with server = client"
+        return None
+
+    def not_applicable(self, request_size, response_size, payload="bytes"):
+        """Why a payload cannot travel over this mechanism, or None if it can."""
+        if payload not in self.payloads:
+            return (f"{self.name} carries {', '.join(self.payloads)} payloads only; the structured "
+                    f"records ({payload}) need an RPC mechanism")
+        largest = max(request_size, response_size)
+        if largest > self.max_payload:
+            why = self.limit_reason or f"{self.name} carries at most {self.max_payload} payload bytes"
+            return f"{largest} B is over the limit: {why}"
+        return None
+
+
+@dataclass
+class Language:
+    """One language's adapter, read from its peer.toml: how to start, build and test its peer and
+    what the peer claims to do. Placeholders like {python} or {jdk} in commands are filled from
+    [locate] (a command whose output is the value) or, for {python}, this interpreter."""
+    name: str
+    display: str
+    command: list
+    mechanisms: dict
+    toml_path: Path | None = None
+    artifact: str | None = None
+    library: str | None = None      # the native library of in-process mechanisms, if any
+    floor: bool = False             # `ipclab bench` holds this peer to the hand-written C floor
+    requires: list = field(default_factory=list)   # "module:NAME": a Python module (the venv)
+    locate: dict = field(default_factory=dict)     # name -> {command, missing, required}
+    build: list = field(default_factory=list)      # commands, run in order from the checkout
+    build_inputs: list = field(default_factory=list)  # globs: skip the build when none is newer
+    build_env: dict = field(default_factory=dict)
+    test: list = field(default_factory=list)
+    clean: list = field(default_factory=list)     # what `make clean` removes (build outputs)
+    fingerprint: list = field(default_factory=list)   # globs whose change means "rebuilt"
+    version: list = field(default_factory=list)    # a command printing the runtime's version
+    build_hint: str = ""
+    unavailable: str | None = None  # why this language's peer cannot run here, if it cannot
+    # mechanism -> (bytes, reason): where this language's implementation carries less than the
+    # mechanism itself (a framework's own message limit, or a kernel limit the peer reported)
+    max_payload: dict = field(default_factory=dict)
+    patterns: dict = field(default_factory=dict)   # mechanism -> patterns; default ["rr"]
+    server_models: dict = field(default_factory=dict)  # mechanism -> burst server models (11.4)
+    # model -> why it may be missing: listed by the peer only where the machine allows it
+    optional_server_models: dict = field(default_factory=dict)
+    root: Path | None = None
+    runtime: str | None = None      # what the built peer says it runs on (its capabilities)
+
+    def supports(self, mechanism, role):
+        return role in self.mechanisms.get(mechanism, ())
+
+    def patterns_of(self, mechanism):
+        return list(self.patterns.get(mechanism, DEFAULT_PATTERNS))
+
+    def size_limit(self, mechanism, request_size, response_size):
+        """Why this peer cannot carry these sizes over `mechanism`, or None."""
+        if mechanism not in self.max_payload:
+            return None
+        limit, reason = self.max_payload[mechanism]
+        largest = max(request_size, response_size)
+        if largest > limit:
+            return f"{largest} B is over the {self.display} peer's {mechanism} limit of {limit} B: {reason}"
+        return None
+
+    def placeholders(self):
+        """{name} -> value for every [locate] entry that was found, and {python}."""
+        values = {"python": sys.executable}
+        for name, spec in self.locate.items():
+            found = locate(tuple(spec["command"]), str(self.root))
+            if found:
+                values[name] = found
+        return values
+
+    def fill(self, parts, values=None):
+        """Placeholders filled; a part naming a file of the checkout made absolute."""
+        values = self.placeholders() if values is None else values
+        out = []
+        for part in parts:
+            for name, value in values.items():
+                part = part.replace("{" + name + "}", value)
+            out.append(str(self.root / part) if self.root and (self.root / part).exists() else part)
+        return out
+
+    def argv(self, root=None):
+        """The command that starts this peer, with placeholders filled and paths made absolute."""
+        return self.fill(self.command)
+
+    def environment(self):
+        """build_env with placeholders filled; a variable whose value was not found is left out
+        (an optional [locate] entry, like the C++ build's JDK)."""
+        values = self.placeholders()
+        filled = {k: self.fill([v], values)[0] for k, v in self.build_env.items()}
+        return {k: v for k, v in filled.items() if "{" not in v}
+
+
+@dataclass
+class Catalog:
+    root: Path
+    mechanisms: dict
+    languages: dict
+
+    def mechanism(self, name):
+        return self.mechanisms[name]
+
+    @property
+    def native_servers(self):
+        """Languages whose peer builds the native library of the in-process mechanisms."""
+        return [lang.name for lang in self.languages.values() if lang.library]
+
+
+def load_catalog(root=None, check=True):
+    """Mechanisms and languages; with `check`, every peer that can run here is asked for its
+    capabilities (cached per build) and must agree with its peer.toml (capabilities.py)."""
+    root = Path(root) if root else repo_root()
+    mechanisms = _load_mechanisms(root / "protocol" / "mechanisms.toml")
+    languages = {}
+    for path in root.glob("peers/*/peer.toml"):
+        lang = _load_language(path, mechanisms, root)
+        lang.unavailable = _why_unavailable(lang, root)
+        languages[lang.name] = lang
+    languages = dict(sorted(languages.items()))
+    catalog = Catalog(root=root, mechanisms=mechanisms, languages=languages)
+    if check:
+        from ipclab.plan import capabilities
+        capabilities.check_all(catalog)
+    return catalog
+
+
+def _read_toml(path):
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except OSError as e:
+        raise UserError(f"{path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"{path}: not valid TOML: {e}") from None
+
+
+def _load_mechanisms(path):
+    out = {}
+    for name, spec in _read_toml(path).items():
+        if "payloads" in spec:
+            spec = {**spec, "payloads": tuple(spec["payloads"])}
+        out[name] = Mechanism(name=name, **spec)
+    return out
+
+
+def _load_language(path, mechanisms, root):
+    data = _read_toml(path)
+    for key in ("language", "command"):
+        if key not in data:
+            raise UserError(f"{path}: {key!r} is missing")
+    roles, patterns, server_models = {}, {}, {}
+    for mech, spec in data.get("mechanisms", {}).items():
+        if isinstance(spec, list):
+            spec = {"roles": spec}
+        if mech not in mechanisms or not isinstance(spec, dict) \
+                or not set(spec.get("roles", ())) <= set(ROLES):
+            raise UserError(f"{path}: [mechanisms] {mech} = {spec!r}: unknown mechanism or role")
+        roles[mech] = list(spec["roles"])
+        if "patterns" in spec:
+            patterns[mech] = list(spec["patterns"])
+        if "server_models" in spec:
+            server_models[mech] = list(spec["server_models"])
+    limits = {}
+    for mech, spec in data.get("max_payload", {}).items():
+        if mech not in mechanisms or not isinstance(spec, dict) \
+                or not isinstance(spec.get("bytes"), int) or not isinstance(spec.get("reason"), str):
+            raise UserError(f"{path}: [max_payload] {mech} = {spec!r}: expected a known mechanism "
+                            f"= {{ bytes = N, reason = \"...\" }}")
+        limits[mech] = (spec["bytes"], spec["reason"])
+    for name, spec in data.get("locate", {}).items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("command"), list):
+            raise UserError(f"{path}: [locate] {name} = {spec!r}: expected {{ command = [...] }}")
+    return Language(
+        name=data["language"], display=data.get("display", data["language"]),
+        command=list(data["command"]), mechanisms=roles, patterns=patterns, toml_path=path,
+        server_models=server_models,
+        optional_server_models=dict(data.get("optional_server_models", {})),
+        artifact=data.get("artifact"), library=data.get("library"),
+        floor=bool(data.get("floor", False)), requires=list(data.get("requires", [])), locate=dict(data.get("locate", {})),
+        build=[list(c) for c in data.get("build", [])], build_inputs=list(data.get("build_inputs", [])),
+        build_env=dict(data.get("build_env", {})), test=[list(c) for c in data.get("test", [])],
+        clean=list(data.get("clean", [])),
+        fingerprint=list(data.get("fingerprint", [])), version=list(data.get("version", [])),
+        build_hint=data.get("build_hint", "make build"), max_payload=limits, root=root,
+    )
+
+
+def _why_unavailable(lang, root):
+    if lang.artifact and not (root / lang.artifact).exists():
+        return f"not built ({lang.artifact} missing): run {lang.build_hint}"
+    values = lang.placeholders()
+    for name, spec in lang.locate.items():
+        if spec.get("required", True) and name not in values:
+            return spec.get("missing", f"{name} not found (scripts: {' '.join(spec['command'])})")
+    for need in lang.requires:
+        if need.startswith("module:") and importlib.util.find_spec(need[7:]) is None:
+            return f"Python module {need[7:]} is not installed: run {lang.build_hint}"
+    return None
+
+
+@cache
+def locate(command, root):
+    """What a [locate] command prints (a path, a version), or None when it fails."""
+    argv = [str(Path(root) / command[0]) if (Path(root) / command[0]).exists() else command[0],
+            *command[1:]]
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=20, cwd=root)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = out.stdout.strip()
+    return text if out.returncode == 0 and text else None
+
+
+def tool_version(argv):
+    """First line a tool prints about its version, or None (used for the run's environment)."""
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (out.stdout or out.stderr).strip()
+    return text.splitlines()[0] if text else None

@@ -1,0 +1,155 @@
+"""The matrix of cases: every combination of the scenario's axes, each either runnable or
+marked with why it is not (a skip is a result too, never a silent drop)."""
+import itertools
+from dataclasses import asdict, dataclass
+
+from ipclab.plan import placement as placement_mod
+from ipclab.common.units import format_size
+
+
+@dataclass(frozen=True)
+class Case:
+    index: int
+    mechanism: str
+    client: str
+    server: str
+    request_size: int | None   # None for stream cases (their size is message_size)
+    response_size: int | None
+    placement: str
+    pattern: str
+    skip_status: str | None = None  # "not-applicable" or "unavailable"
+    skip_reason: str | None = None
+    payload: str = "bytes"
+    sequence_length: int | None = None  # structured payloads only
+    message_size: int | None = None     # stream cases only (PROTOCOL.md 11.1)
+    server_model: str | None = None     # burst cases only (PROTOCOL.md 11.4)
+
+    @property
+    def shape(self):
+        """What travels, for names: "16-1024" (request-response bytes), "m1024" (a stream's
+        messages) or "small-5"."""
+        if self.message_size is not None:
+            return f"m{self.message_size}"
+        if self.payload == "bytes":
+            return f"{self.request_size}-{self.response_size}"
+        return f"{self.payload}-{self.sequence_length}"
+
+    @property
+    def id(self):
+        model = f"-{self.server_model}" if self.server_model else ""
+        return (f"{self.index:04d}-{self.mechanism}-{self.client}-{self.server}-"
+                f"{self.shape}-{self.placement}-{self.pattern}{model}")
+
+    @property
+    def label(self):
+        pattern = "" if self.pattern == "rr" else f" {self.pattern}"
+        if self.server_model:
+            pattern += f" {self.server_model}"
+        return (f"{self.mechanism}{pattern} {self.client}→{self.server} {describe_shape(self)} "
+                f"{self.placement}")
+
+    def as_dict(self):
+        return {"id": self.id, **asdict(self)}
+
+
+def describe_shape(record):
+    """"16 B/1 KiB" for sized payloads, "small ×5" for structured ones (a record or a Case)."""
+    get = record.get if isinstance(record, dict) else lambda k: getattr(record, k, None)
+    if get("message_size") is not None:
+        return f"{format_size(get('message_size'))} msg"
+    if (get("payload") or "bytes") == "bytes":
+        return f"{format_size(get('request_size'))}/{format_size(get('response_size'))}"
+    return f"{get('payload')} ×{get('sequence_length')}"
+
+
+def _shapes(m, pattern):
+    """(request_size, response_size, payload, sequence_length, message_size) in order: the size
+    grid for bytes, the sequence lengths for each structured payload (sizes do not apply to
+    those); for a stream, its message sizes (request and response sizes do not apply)."""
+    if pattern == "stream":
+        yield from ((None, None, "bytes", None, size) for size in m["message_size"])
+        return
+    if m.get("sizes") == "zip":
+        sizes = list(zip(m["request_size"], m["response_size"]))
+    else:
+        sizes = list(itertools.product(m["request_size"], m["response_size"]))
+    for payload in m["payload"]:
+        if payload == "bytes":
+            yield from ((req, resp, payload, None, None) for req, resp in sizes)
+        else:
+            yield from ((0, 0, payload, n, None) for n in m["sequence_length"])
+
+
+def expand(scenario, catalog, cpus=None):
+    """Cases in a stable order: the scenario's axes nested left to right, except that each
+    pattern brings its own shapes (a stream's message sizes, the others' request × response
+    sizes), nested inside the pattern."""
+    cases = []
+    m = scenario.matrix
+    # burst: one case per server model (PROTOCOL.md 11.4), innermost of the pattern's shapes.
+    shaped = [(pattern, shape, model) for pattern in m["pattern"] for shape in _shapes(m, pattern)
+              for model in (m["server_model"] if pattern == "burst" else [None])]
+    combos = itertools.product(m["mechanism"], m["client"], m["server"], shaped, m["placement"])
+    for index, (mech, client, server, (pattern, shape, model), where) in enumerate(combos, start=1):
+        req, resp, payload, length, message_size = shape
+        fields = dict(mechanism=mech, client=client, server=server, request_size=req,
+                      response_size=resp, payload=payload, sequence_length=length,
+                      placement=where, pattern=pattern, message_size=message_size,
+                      server_model=model)
+        status, reason = _why_not(fields, catalog, cpus)
+        cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
+    return cases
+
+
+def _why_not(f, catalog, cpus):
+    """What the case itself cannot be (not-applicable) comes before what this machine lacks."""
+    mech = catalog.mechanism(f["mechanism"])
+    roles = (("drive", catalog.languages[f["client"]]), ("serve", catalog.languages[f["server"]]))
+    if mech.inprocess:
+        rule = mech.server_rule(f["client"], f["server"], catalog.native_servers)
+        if rule:
+            return "not-applicable", rule
+        roles = roles[:1]  # no server process to ask for a role
+    if f["placement"] == "same-core" and not mech.same_core:
+        return "not-applicable", f"{mech.name} at same-core: {mech.same_core_reason}"
+    for role, lang in roles:
+        if not lang.supports(mech.name, role):
+            return "not-applicable", f"the {lang.display} peer has no {mech.name} {role} role"
+    client = roles[0][1]
+    if f["pattern"] not in client.patterns_of(mech.name):
+        return "not-applicable", (f"the {client.display} peer drives {mech.name} with "
+                                  f"{', '.join(client.patterns_of(mech.name))} only, not "
+                                  f"{f['pattern']}")
+    if f["server_model"]:
+        models = roles[1][1].server_models.get(mech.name, [])
+        optional = roles[1][1].optional_server_models.get(f["server_model"])
+        if f["server_model"] not in models and optional:
+            return "unavailable", (f"the {roles[1][1].display} peer's {f['server_model']} "
+                                   f"server model is not on this machine: {optional}")
+        if f["server_model"] not in models:
+            return "not-applicable", (f"the {roles[1][1].display} peer has no burst server model "
+                                      f"{f['server_model']} over {mech.name} (its models: "
+                                      f"{', '.join(models) or 'none'})")
+    if f["pattern"] != "rr" and f["payload"] != "bytes":
+        return "not-applicable", (f"the {f['pattern']} pattern carries sized payloads only, not "
+                                  f"the structured record {f['payload']}")
+    sizes = ((f["message_size"], f["message_size"]) if f["message_size"] is not None
+             else (f["request_size"], f["response_size"]))
+    too_big = mech.not_applicable(*sizes, f["payload"])
+    if too_big:
+        return "not-applicable", too_big
+    for _, lang in roles:
+        too_big = lang.size_limit(mech.name, *sizes)
+        if too_big:
+            return "not-applicable", too_big
+    where = placement_mod.resolve(f["placement"], cpus)
+    if isinstance(where, str):
+        return "not-applicable", where
+    for _, lang in roles:
+        if lang.unavailable:
+            return "unavailable", f"{lang.display} peer: {lang.unavailable}"
+    if mech.inprocess == "native":
+        native = catalog.languages[f["server"]]
+        if not native.library or not (catalog.root / native.library).exists():
+            return "unavailable", f"the native library ({native.library}) is not built: run make build"
+    return None, None
