@@ -1,0 +1,114 @@
+"""The stages import one way: cli → output → analyse → execute → plan → common (docs/architecture.md).
+A module may import its own stage or any stage below it, never one above; no two modules import
+each other, directly or round a loop. The check reads the source (ast), so it also catches an
+import inside a function."""
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ipclab"
+# Top first. The command line (cli, bench, __main__) is the top: it wires the stages together.
+LAYERS = ("app", "output", "analyse", "execute", "plan", "common")
+
+
+def layer_of(module):
+    """"ipclab.execute.runner" -> "execute"; the package's own top-level modules are the app."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in LAYERS else "app"
+
+
+def imports_of(path, module):
+    """The ipclab modules that the file at `path` (module `module`) imports, as dotted names."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("ipclab")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
+                and node.module.startswith("ipclab"):
+            # `from ipclab.plan import matrix` imports the module ipclab.plan.matrix
+            found |= {f"{node.module}.{a.name}" for a in node.names} | {node.module}
+    return found
+
+
+def modules(package=PACKAGE):
+    """Dotted name -> path of every module under `package`."""
+    out = {}
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def upward_imports(package=PACKAGE):
+    """(importer, imported) for every import of a higher stage than the importer's own."""
+    found = modules(package)
+    bad = []
+    for name, path in found.items():
+        for target in imports_of(path, name):
+            if target in found and LAYERS.index(layer_of(target)) < LAYERS.index(layer_of(name)):
+                bad.append((name, target))
+    return sorted(bad)
+
+
+def cycles(package=PACKAGE):
+    """Loops of modules importing each other (packages' __init__ re-exports excluded)."""
+    found = modules(package)
+    graph = {n: {t for t in imports_of(p, n) if t in found and not found[t].name == "__init__.py"}
+             for n, p in found.items() if p.name != "__init__.py"}
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_stage_imports_a_stage_above_it():
+    assert upward_imports() == []
+
+
+def test_no_import_cycles():
+    assert cycles() == []
+
+
+def test_an_upward_import_is_caught(tmp_path):
+    """The check itself: a plan module that imports an output module fails it; so does a loop."""
+    package = tmp_path / "ipclab"
+    for stage in ("plan", "output"):
+        (package / stage).mkdir(parents=True)
+        (package / stage / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "output" / "table.py").write_text("from ipclab.plan import matrix\n")
+    (package / "plan" / "matrix.py").write_text(
+        "def f():\n    from ipclab.output.table import render\n")
+    assert upward_imports(package) == [("ipclab.plan.matrix", "ipclab.output.table")]
+    assert cycles(package) == [["ipclab.output.table", "ipclab.plan.matrix"]]
+
+
+@pytest.mark.parametrize("module, layer", [("ipclab.cli", "app"), ("ipclab.plan.matrix", "plan"),
+                                           ("ipclab.output.report.html", "output")])
+def test_layer_of(module, layer):
+    assert layer_of(module) == layer
