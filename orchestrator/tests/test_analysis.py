@@ -5,14 +5,15 @@ from ipclab.analyse import case_stats
 from ipclab.plan.matrix import Case
 from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import StatSettings
+from ipclab.execute import rundir
 
 CASE = Case(1, "tcp", "cpp", "cpp", 16, 16, "same-core", "rr")
 
 
 def record_of(rounds):
-    record = case_stats.case_record(CASE, len(rounds))
+    record = rundir.new_record(CASE, len(rounds))
     for r, samples in enumerate(rounds, start=1):
-        case_stats.add_round(record, Outcome(CASE, "ok", samples=samples, round=r))
+        rundir.add_round(record, Outcome(CASE, "ok", samples=samples, round=r))
     case_stats.analyse(record, dict(enumerate(rounds, start=1)), StatSettings())
     return record
 

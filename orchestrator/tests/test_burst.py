@@ -5,8 +5,9 @@ import io
 
 import pytest
 
-from ipclab.execute import burst
-from ipclab.output import phases
+from ipclab.analyse import burst
+from ipclab.execute import burst as burst_round
+from ipclab.output import phases, study
 
 NETSTAT = """TcpExt: SyncookiesSent ListenOverflows ListenDrops TCPSynRetrans
 TcpExt: 0 17 19 4
@@ -28,12 +29,12 @@ CLIENT = """conn_index,process,connector,connect_start_ns,connect_ns,response_ns
 def test_counters_are_read_by_name_from_header_and_value_lines():
     names = {"ListenOverflows": "listen_overflows", "ListenDrops": "listen_drops",
              "TCPSynRetrans": "syn_retrans"}
-    assert burst.parse_counters(NETSTAT, names) == {
+    assert burst_round.parse_counters(NETSTAT, names) == {
         "listen_overflows": 17, "listen_drops": 19, "syn_retrans": 4}
 
 
 def test_a_round_gives_each_phase_the_connections_that_have_it():
-    values = burst.phase_values(SERVER, CLIENT)
+    values = burst_round.phase_values(SERVER, CLIENT)
     assert values[("server", "accept")] == [100, 200, 300]
     assert values[("server", "loop")] == [50]
     assert values[("server", "total")] == [400, 600]
@@ -76,9 +77,9 @@ def test_phases_csv_has_a_row_per_case_side_and_phase():
 
 
 def test_the_table_has_phases_for_rows_and_models_for_columns():
-    (study,) = phases.server_models([record("thread"), record("epoll", status="failed")])
-    assert study.headers == ("phase", "thread", "epoll")
-    by_phase = {row[0]: row[1:] for row in study.rows}
+    (table,) = study.server_models([record("thread"), record("epoll", status="failed")])
+    assert table.headers == ("phase", "thread", "epoll")
+    by_phase = {row[0]: row[1:] for row in table.rows}
     assert by_phase["accept"] == ["2 µs [1–3]", "failed"]
     assert by_phase["spawn"] == ["—", "failed"]
     assert by_phase["conns/s"] == ["1234", "1234"]

@@ -15,6 +15,7 @@ from ipclab.common.errors import UserError
 from ipclab.plan.matrix import Case
 from ipclab.plan.placement import available_cpus
 from ipclab.execute.rundir import RunStore
+from ipclab.output.publish import Publisher
 from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import ReportSettings, RunSettings, Scenario, StatSettings
 
@@ -25,7 +26,7 @@ def write_run(path, cases, rounds=3, placement="cross-core"):
                         StatSettings(), ReportSettings())
     made = [Case(i, mech, "cpp", "cpp", size, size, placement, "rr")
             for i, (mech, size) in enumerate(cases, start=1)]
-    store = RunStore(path, scenario, {"host": "test"}, made).create()
+    store = RunStore(path, scenario, {"host": "test"}, made, publish=Publisher(scenario)).create()
     for case in made:
         for r, samples in enumerate(cases[(case.mechanism, case.request_size)], start=1):
             store.add(Outcome(case, "ok", samples=np.asarray(samples, dtype=np.int64), round=r,
@@ -86,7 +87,7 @@ def test_a_failed_case_is_listed_with_its_reason(tmp_path):
     scenario = Scenario("synthetic", "", "<test>", {}, RunSettings(rounds=1), StatSettings(),
                         ReportSettings())
     case = Case(1, "tcp", "cpp", "cpp", 16, 16, "cross-core", "rr")
-    store = RunStore(b, scenario, {}, [case]).create()
+    store = RunStore(b, scenario, {}, [case], publish=Publisher(scenario)).create()
     store.add(Outcome(case, "failed", "server crashed", round=1))
     store.finish()
     pair = compare.compare(compare.load_run(a), compare.load_run(b)).pairs[0]

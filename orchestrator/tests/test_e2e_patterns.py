@@ -13,6 +13,7 @@ from ipclab.plan.catalog import load_catalog
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import build_scenario
 from ipclab.execute.workspace import Workspace
+from ipclab.execute import rundir
 from test_e2e import LANGS, cases_csv, faulty, ipclab, seed  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
@@ -56,8 +57,8 @@ def run_cases(catalog, raw, pairs=None):
 
 
 def analysed(scenario, outcome):
-    record = case_stats.case_record(outcome.case)
-    case_stats.add_round(record, outcome)
+    record = rundir.new_record(outcome.case)
+    rundir.add_round(record, outcome)
     case_stats.analyse(record, {1: outcome.samples} if outcome.status == "ok" else {},
                      scenario.statistics)
     return record

@@ -11,6 +11,7 @@ from ipclab.output import to_csv, to_markdown
 from ipclab.plan.matrix import Case
 from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import StatSettings
+from ipclab.execute import rundir
 
 GOLDEN = Path(__file__).with_name("golden")
 SETTINGS = StatSettings(baseline={"mechanism": "tcp"})
@@ -36,11 +37,11 @@ def records():
                        "end of stream", round=2)],
         grpc: [Outcome(grpc, "ok", samples=base * 3, cpus=cpus, round=r) for r in (1, 2, 3)],
     }
-    out, kept = [case_stats.case_record(udp)], {}
+    out, kept = [rundir.new_record(udp)], {}
     for case, outcomes in rounds.items():
-        record = case_stats.case_record(case, 3)
+        record = rundir.new_record(case, 3)
         for o in outcomes:
-            case_stats.add_round(record, o, f"samples/{case.id}.r{o.round}.i64")
+            rundir.add_round(record, o, f"samples/{case.id}.r{o.round}.i64")
         kept[case.id] = case_stats.analyse(
             record, {o.round: o.samples for o in outcomes if o.status == "ok"}, SETTINGS)
         out.append(record)

@@ -12,6 +12,7 @@ from rich.console import Console
 from ipclab.output import history
 from ipclab.plan.catalog import repo_root
 from ipclab.common.errors import UserError
+from ipclab.analyse import saved
 from test_compare import noisy, write_run
 
 
@@ -31,7 +32,7 @@ def runs(tmp_path):
 
 def _document(run):
     from ipclab.execute import rundir
-    return rundir.load(run)
+    return saved.load(run)
 
 
 def test_runs_are_recorded_and_listed_with_their_cases(tmp_path):

@@ -26,8 +26,10 @@ def imports_of(path, module):
             found |= {a.name for a in node.names if a.name.startswith("ipclab")}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 \
                 and node.module.startswith("ipclab"):
-            # `from ipclab.plan import matrix` imports the module ipclab.plan.matrix
-            found |= {f"{node.module}.{a.name}" for a in node.names} | {node.module}
+            # `from ipclab.plan import matrix` imports the module ipclab.plan.matrix (and the
+            # package ipclab.plan); `from ipclab import __version__` only the package's face
+            found |= {f"{node.module}.{a.name}" for a in node.names}
+            found |= {node.module} if node.module != "ipclab" else set()
     return found
 
 

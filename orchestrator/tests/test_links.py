@@ -8,6 +8,7 @@ import time
 import pytest
 
 from ipclab.execute import network
+from ipclab.plan import link
 from ipclab.plan import matrix
 from ipclab.execute import rounds
 from ipclab.common.errors import UserError
@@ -21,13 +22,13 @@ needs_root = pytest.mark.skipif(not ROOT, reason="network namespaces need root")
 
 
 def test_parse_accepts_the_documented_forms():
-    assert network.parse(None, "x") == network.LOOPBACK
-    assert network.parse("loopback", "x").text == "loopback"
-    assert network.parse("veth", "x") == network.Link("veth")
-    shaped = network.parse("veth:100mbit", "x")
+    assert link.parse(None, "x") == link.LOOPBACK
+    assert link.parse("loopback", "x").text == "loopback"
+    assert link.parse("veth", "x") == link.Link("veth")
+    shaped = link.parse("veth:100mbit", "x")
     assert (shaped.rate, shaped.rate_bps, shaped.text) == ("100mbit", 100_000_000, "veth:100mbit")
-    assert network.parse("VETH:1Gbit", "x").rate_bps == 10**9
-    assert network.parse("veth:1gbit:5ms", "x").delay == "5ms"
+    assert link.parse("VETH:1Gbit", "x").rate_bps == 10**9
+    assert link.parse("veth:1gbit:5ms", "x").delay == "5ms"
 
 
 @pytest.mark.parametrize("value,message", [
@@ -39,7 +40,7 @@ def test_parse_accepts_the_documented_forms():
 ])
 def test_parse_refuses_bad_links_naming_the_value(value, message):
     with pytest.raises(UserError, match=message):
-        network.parse(value, "--link")
+        link.parse(value, "--link")
 
 
 def test_scenario_names_the_file_and_key(catalog):
@@ -58,15 +59,15 @@ def test_tbf_parameters_hold_two_frames_and_100_ms():
 
 
 def test_a_shaped_link_caps_the_warm_up_at_two_seconds_of_its_rate():
-    assert network.warmup_bytes(RunSettings(link="veth:100mbit")) == 25_000_000
-    assert network.warmup_bytes(RunSettings(link="veth")) > 1 << 40
+    assert link.warmup_bytes(RunSettings(link="veth:100mbit")) == 25_000_000
+    assert link.warmup_bytes(RunSettings(link="veth")) > 1 << 40
 
 
 def test_only_ip_mechanisms_cross_a_link(catalog):
     scenario = build_scenario({"matrix": {"mechanism": ["tcp", "uds", "grpc", "none"],
                                           "client": ["cpp"], "server": ["cpp"]},
                                "run": {"link": "veth"}}, "t.toml", catalog, {}, "t")
-    cases = network.mark(matrix.expand(scenario, catalog), scenario.run, catalog)
+    cases = link.mark(matrix.expand(scenario, catalog), scenario.run, catalog)
     reasons = {c.mechanism: c.skip_reason for c in cases}
     assert reasons["tcp"] is None and reasons["grpc"] is None
     assert reasons["uds"] == ("uds does not use IP, so it cannot run over link veth (only tcp, "
@@ -74,7 +75,7 @@ def test_only_ip_mechanisms_cross_a_link(catalog):
     assert "does not use IP" in reasons["none"]
     loop = build_scenario({"matrix": {"mechanism": ["uds"]}}, "t.toml", catalog, {}, "t")
     assert all(c.skip_reason is None or "IP" not in c.skip_reason
-               for c in network.mark(matrix.expand(loop, catalog), loop.run, catalog))
+               for c in link.mark(matrix.expand(loop, catalog), loop.run, catalog))
 
 
 def test_not_root_is_one_line_saying_what_to_do(monkeypatch):

@@ -10,10 +10,13 @@ from rich.console import Console
 
 from ipclab.plan import matrix
 from ipclab.execute import rundir
+from ipclab.output.publish import Publisher
 from ipclab.execute.rounds import RoundsEta, execute
 from ipclab.plan.catalog import Language
 from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import build_scenario
+from ipclab.analyse import saved
+from ipclab.output import publish
 
 
 @pytest.fixture
@@ -58,7 +61,8 @@ def setup(catalog, tmp_path, rounds=3, **kw):
            "statistics": {"baseline": {"mechanism": "tcp"}}}
     scenario = build_scenario(raw, "t.toml", catalog, {}, "t")
     cases = matrix.expand(scenario, catalog)
-    store = rundir.RunStore(tmp_path / "run", scenario, {}, cases).create()
+    store = rundir.RunStore(tmp_path / "run", scenario, {}, cases,
+                            publish=Publisher(scenario)).create()
     runner = ScriptedRunner(scenario, catalog, tmp_path / "run", **kw)
     console = Console(file=io.StringIO(), width=100)
     stopped = execute(cases, runner, store, console)
@@ -115,10 +119,10 @@ def test_report_reproduces_the_intervals(fake, tmp_path):
     _, store, _, _ = setup(fake, tmp_path)
     out = tmp_path / "run"
     before = (out / "cases.csv").read_text()
-    document = rundir.load(out)
+    document = saved.load(out)
     settings = store.scenario.statistics
-    kept = rundir.reanalyse(out, document, settings)
-    rundir.write_outputs(out, document, settings, kept)
+    kept = saved.reanalyse(out, document, settings)
+    publish.write_outputs(out, document, settings, kept)
     assert (out / "cases.csv").read_text() == before
 
 
@@ -135,19 +139,19 @@ def test_a_version_1_run_is_read_as_one_round(fake, tmp_path):
         record["warnings"] = ["an old warning"]
     del doc["rounds"], doc["preflight"]
     (out / "run.json").write_text(json.dumps(doc))
-    document = rundir.load(out)
-    kept = rundir.reanalyse(out, document, store.scenario.statistics)
+    document = saved.load(out)
+    kept = saved.reanalyse(out, document, store.scenario.statistics)
     tcp = document["results"][0]
     assert document["schema"] == "ipclab.run/3" and tcp["rounds"][0]["round"] == 1
     assert tcp["median_ci_low"] is not None and kept[tcp["id"]]
-    rundir.write_outputs(out, document, store.scenario.statistics, kept)
+    publish.write_outputs(out, document, store.scenario.statistics, kept)
     assert json.loads((out / "run.json").read_text())["schema"] == "ipclab.run/3"
 
 
 def test_an_unknown_schema_is_refused(tmp_path):
     (tmp_path / "run.json").write_text('{"schema": "ipclab.run/9"}')
     with pytest.raises(Exception, match="ipclab.run/9"):
-        rundir.load(tmp_path)
+        saved.load(tmp_path)
 
 
 def test_eta_counts_each_case_by_what_it_took_in_earlier_rounds():

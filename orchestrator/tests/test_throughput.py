@@ -9,11 +9,13 @@ from rich.console import Console
 
 from ipclab.analyse import case_stats
 from ipclab.analyse import throughput
+from ipclab.execute import network
 from ipclab.output import study, to_csv, to_markdown
 from ipclab.output.terminal import render
 from ipclab.plan.matrix import Case
 from ipclab.execute.runner import Outcome, case_timeout, effective_warmup, expected_samples
 from ipclab.plan.scenario import RunSettings, StatSettings
+from ipclab.execute import rundir
 
 SETTINGS = StatSettings()
 
@@ -78,12 +80,12 @@ RR = Case(3, "uds", "cpp", "java", 16, 16, "cross-core", "rr")
 
 def stream_record(rounds=((1_000_000, 2_000_000_000, 0), (1_100_000, 2_200_000_000, 0))):
     """A 1000-message stream in 10 windows per round: (window ns, stream ns, lost) per round."""
-    record = case_stats.case_record(STREAM, len(rounds))
+    record = rundir.new_record(STREAM, len(rounds))
     samples = {}
     for r, (window, wall, lost) in enumerate(rounds, start=1):
         x = np.full(10, window, dtype=np.int64)
         samples[r] = x
-        case_stats.add_round(record, Outcome(STREAM, "ok", samples=x, round=r,
+        rundir.add_round(record, Outcome(STREAM, "ok", samples=x, round=r,
                                            client=stream_result(stream_ns=wall, lost=lost)))
     kept = case_stats.analyse(record, samples, SETTINGS)
     return record, kept
@@ -113,19 +115,19 @@ def test_lost_messages_add_up_over_rounds():
 
 
 def test_few_windows_advise_more_windows_not_more_iterations():
-    record = case_stats.case_record(STREAM, 1)
+    record = rundir.new_record(STREAM, 1)
     x = np.full(4, 1_000_000, dtype=np.int64)
-    case_stats.add_round(record, Outcome(STREAM, "ok", samples=x, round=1, client=stream_result()))
+    rundir.add_round(record, Outcome(STREAM, "ok", samples=x, round=1, client=stream_result()))
     case_stats.analyse(record, {1: x}, SETTINGS)
     assert [w["kind"] for w in record["warnings"]] == ["few-windows"]
 
 
 def short_record(time_wait=(812, 1630)):
-    record = case_stats.case_record(SHORT, len(time_wait))
+    record = rundir.new_record(SHORT, len(time_wait))
     samples = {}
     for r, tw in enumerate(time_wait, start=1):
         samples[r] = np.full(200, 50_000, dtype=np.int64) + np.arange(200)
-        case_stats.add_round(record, Outcome(SHORT, "ok", samples=samples[r], round=r,
+        rundir.add_round(record, Outcome(SHORT, "ok", samples=samples[r], round=r,
                                            time_wait=tw, client={"status": "ok"}))
     case_stats.analyse(record, samples, SETTINGS)
     return record
@@ -146,9 +148,9 @@ def test_time_wait_counts_state_06_on_either_end_of_one_port():
         "   2: 0301017F:8AE6 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000\n"
         "   3: 0401017F:8AE8 0100007F:1F91 06 00000000:00000000 03:00001146 00000000     0\n"
         "   4: 0100007F:1F90 0501017F:8AEA 06 00000000:00000000 03:00001146 00000000     0\n")
-    assert throughput.count_time_wait(table, 0x1F90) == 3
-    assert throughput.count_time_wait(table, 0x1F91) == 1
-    assert throughput.count_time_wait("header only\n", 80) == 0
+    assert network.count_time_wait(table, 0x1F90) == 3
+    assert network.count_time_wait(table, 0x1F91) == 1
+    assert network.count_time_wait("header only\n", 80) == 0
 
 
 # --- the runner's arithmetic --------------------------------------------------------------------
@@ -168,9 +170,9 @@ def test_stream_warm_up_windows_and_timeout_scale_with_the_stream():
 def records():
     stream, _ = stream_record()
     short = short_record()
-    rr = case_stats.case_record(RR, 1)
+    rr = rundir.new_record(RR, 1)
     x = np.full(100, 20_000, dtype=np.int64)
-    case_stats.add_round(rr, Outcome(RR, "ok", samples=x, round=1))
+    rundir.add_round(rr, Outcome(RR, "ok", samples=x, round=1))
     case_stats.analyse(rr, {1: x}, SETTINGS)
     return [stream, short, rr]
 
@@ -228,15 +230,15 @@ def study_records():
                                                 ("sysv-mq", 1_000_000_000, 250)), start=1):
         case = Case(index, mech, "cpp", "cpp", None, None, "cross-core", "stream",
                     message_size=1024)
-        record = case_stats.case_record(case, 1)
+        record = rundir.new_record(case, 1)
         x = np.full(10, wall // 10, dtype=np.int64)
-        case_stats.add_round(record, Outcome(case, "ok", samples=x, round=1, client=stream_result(
+        rundir.add_round(record, Outcome(case, "ok", samples=x, round=1, client=stream_result(
             stream_ns=wall, client=cpu(user, 1000), server=cpu(user, 1000))))
         case_stats.analyse(record, {1: x}, SETTINGS)
         out.append(record)
-    failed = case_stats.case_record(Case(3, "posix-mq", "cpp", "cpp", None, None, "cross-core",
+    failed = rundir.new_record(Case(3, "posix-mq", "cpp", "cpp", None, None, "cross-core",
                                        "stream", message_size=1024), 1)
-    case_stats.add_round(failed, Outcome(STREAM, "failed", "client: io: boom", round=1))
+    rundir.add_round(failed, Outcome(STREAM, "failed", "client: io: boom", round=1))
     return out + [failed]
 
 

@@ -10,6 +10,7 @@ from ipclab.analyse import case_stats
 from ipclab.execute import environment
 from ipclab.plan import hosts
 from ipclab.execute import network
+from ipclab.plan import link
 from ipclab.plan import matrix
 from ipclab.execute import rundir
 from ipclab.execute import rounds
@@ -21,6 +22,8 @@ from ipclab.output.terminal import render
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import StatSettings, load_scenario
 from ipclab.execute.workspace import Workspace
+from ipclab.analyse import saved
+from ipclab.output import publish
 
 DEFAULT_SCENARIO = "scenarios/quick.toml"
 
@@ -85,7 +88,7 @@ def run(scenario, out, wide, verbose, html, **flags):
     catalog = load_catalog()
     path = scenario or catalog.root / DEFAULT_SCENARIO
     plan = load_scenario(path, catalog, overrides=flags)
-    cases = network.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
+    cases = link.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
     network.check_machine(plan.run, hosts=plan.hosts)
     env = environment.collect(catalog.root)
     out_dir = Path(out) if out else rundir.default_out_dir(catalog.root, plan.name)
@@ -93,7 +96,8 @@ def run(scenario, out, wide, verbose, html, **flags):
         notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(network.sweep())
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes
-        store = rundir.RunStore(out_dir, plan, env, cases, notes=notes).create()
+        store = rundir.RunStore(out_dir, plan, env, cases, notes=notes,
+                                 publish=publish.Publisher(plan)).create()
         interrupted = rounds.execute(cases, Runner(plan, catalog, workspace, remote), store,
                                       console)
     store.finish(interrupted)
@@ -129,14 +133,14 @@ def list_cmd():
               help="write every figure as PNG and SVG into this directory")
 def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir):
     """Re-render the tables and files of a saved run from its raw samples."""
-    document = rundir.load(run_dir)
-    saved = document["scenario"]["statistics"]
-    settings = StatSettings(**{**saved, **{k: v for k, v in
+    document = saved.load(run_dir)
+    stored = document["scenario"]["statistics"]
+    settings = StatSettings(**{**stored, **{k: v for k, v in
                                            {"outliers": outliers, "tukey_k": tukey_k,
                                             "compare": compare}.items() if v is not None}})
     document["scenario"]["statistics"] = vars(settings)
-    kept = rundir.reanalyse(run_dir, document, settings)
-    rundir.write_outputs(Path(run_dir), document, settings, kept)
+    kept = saved.reanalyse(run_dir, document, settings)
+    publish.write_outputs(Path(run_dir), document, settings, kept)
     _show(document, settings, wide, verbose)
     if html:
         console.print(f"report: {ipclab_report.write_html(run_dir, document)}")
@@ -303,7 +307,7 @@ def _show(document, settings, wide=False, verbose=False):
     for line in render(document["results"], f"ipclab: {document['scenario']['name']}",
                        case_stats.baseline_label(settings), settings.compare,
                        document.get("notes", []), console.width, wide, verbose,
-                       studies=rundir.studies_of(document)):
+                       studies=publish.studies_of(document)):
         _print_at(*line)
     for line in wire_view.terminal(document["results"]):  # --wire-bytes: bytes per call
         console.print(line)

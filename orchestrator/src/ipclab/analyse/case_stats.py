@@ -4,7 +4,7 @@ import zlib
 
 import numpy as np
 
-from ipclab.execute import burst
+from ipclab.analyse import burst
 from ipclab.execute import noise
 from ipclab.analyse import stats
 from ipclab.analyse import throughput
@@ -14,71 +14,6 @@ STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "
                "ci95_low", "ci95_high")
 ANALYSIS_FIELDS = ("raw", "trimmed", "outliers_removed", "warnings", "round_medians",
                    "round_spread", "median_ci_low", "median_ci_high", "stable")
-
-
-def case_record(case, rounds_planned=1):
-    """The saved form of one case before any round ran: its inputs, and its status if it cannot
-    run at all (not applicable, unavailable)."""
-    return {
-        **case.as_dict(), "status": case.skip_status or "pending", "reason": case.skip_reason,
-        "client_cpus": None, "server_cpus": None, "seconds": 0.0, "notes": [],
-        "warmup": None, "client_runtime": None, "server_runtime": None,
-        "rounds_planned": rounds_planned if not case.skip_status else 0, "rounds": [],
-        **dict.fromkeys(ANALYSIS_FIELDS), "warnings": [], **dict.fromkeys(throughput.FIELDS),
-        **(dict.fromkeys(burst.FIELDS) if case.pattern == "burst" else {}),
-    }
-
-
-def add_round(record, outcome, samples_file=None, warmup_file=None, position=None):
-    """Adds one finished round (an Outcome) to `record`; a failed round fails the case."""
-    client = outcome.client or {}
-    warmup = outcome.warmup_samples
-    record["rounds"].append({
-        "round": outcome.round, "position": position, "status": outcome.status,
-        "reason": outcome.reason, "seconds": round(outcome.seconds, 3),
-        "samples": int(outcome.samples.size) if outcome.samples is not None else 0,
-        "samples_file": samples_file,
-        "warmup_samples": int(warmup.size) if warmup is not None else None,
-        "warmup_samples_file": warmup_file, "noise": outcome.noise,
-        "notes": list(outcome.notes),
-        **_pattern_figures(outcome),
-    })
-    record.update(outcome.cpus)
-    record["seconds"] = round(record["seconds"] + outcome.seconds, 3)
-    for note in outcome.notes:
-        text = f"round {outcome.round}: {note}"
-        if text not in record["notes"]:
-            record["notes"].append(text)
-    if client:
-        record["warmup"] = client.get("warmup")
-        record["client_runtime"] = client.get("runtime")
-    if outcome.server:
-        record["server_runtime"] = outcome.server.get("runtime")
-    if outcome.status != "ok":
-        record["status"] = outcome.status
-        record["reason"] = (f"round {outcome.round}: {outcome.reason}"
-                            if record["rounds_planned"] > 1 else outcome.reason)
-    elif record["status"] == "pending":
-        record["status"] = "ok"
-    return record
-
-
-# What a stream round's client result carries beyond rr's (PROTOCOL.md 11.1 step 8).
-STREAM_RESULT = ("messages", "message_size", "windows", "stream_ns", "lost", "client_cpu",
-                 "server_cpu")
-
-
-def _pattern_figures(outcome):
-    """A round entry's pattern-specific part: the stream's figures from the client's result file;
-    for short, the TIME_WAIT sockets counted after it (None where not counted)."""
-    pattern = outcome.case.pattern
-    if pattern == "stream" and outcome.client and outcome.status == "ok":
-        return {"stream": {k: outcome.client.get(k) for k in STREAM_RESULT}}
-    if pattern == "short":
-        return {"time_wait": outcome.time_wait}
-    if pattern == "burst" and outcome.status == "ok":
-        return burst.round_entry(outcome)
-    return {}
 
 
 def per_message_rounds(record, rounds):

@@ -27,6 +27,7 @@ from ipclab.common.errors import UserError
 from ipclab.plan.matrix import describe_shape
 from ipclab.plan.scenario import StatSettings
 from ipclab.common.units import format_ns, format_ratio_interval
+from ipclab.analyse import saved
 
 KEY = ("mechanism", "pattern", "client", "server", "request_size", "response_size",
        "message_size", "payload", "sequence_length", "placement")
@@ -93,10 +94,10 @@ class Comparison:
 def load_run(run_dir):
     """A saved run (any schema `ipclab report` reads) with its samples, analysed under its own
     statistics settings, as `ipclab report` analyses it."""
-    document = rundir.load(run_dir)
+    document = saved.load(run_dir)
     settings = StatSettings(**document["scenario"]["statistics"])
     try:
-        kept = rundir.reanalyse(run_dir, document, settings)
+        kept = saved.reanalyse(run_dir, document, settings)
     except OSError as e:
         raise UserError(f"{e.filename}: cannot read: {e.strerror}") from None
     # A failed case's finished rounds are not compared: the case as a whole did not work.

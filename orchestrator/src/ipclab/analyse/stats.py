@@ -50,7 +50,6 @@ import numpy as np
 from scipy import stats as _scipy_stats
 
 PERCENTILES = {"median": 50.0, "p90": 90.0, "p99": 99.0, "p99_9": 99.9}
-OUTLIER_RULES = ("tukey", "none")
 
 
 @dataclass(frozen=True)

@@ -152,25 +152,3 @@ def figures(record):
 def _median(values):
     values = [v for v in values if v is not None]
     return float(statistics.median(values)) if values else None
-
-
-# --- TIME_WAIT ----------------------------------------------------------------------------------
-
-TIME_WAIT = "06"  # the kernel's TCP_TIME_WAIT in /proc/net/tcp's `st` column
-
-
-def count_time_wait(table_text, server_port):
-    """How many sockets of a /proc/net/tcp (or tcp6) table are in TIME_WAIT on a connection to
-    or from `server_port`: the side that closes first keeps TIME_WAIT (PROTOCOL.md 11.2's tcp
-    client does; an HTTP server answering `Connection: close` may), so both ends are counted."""
-    count = 0
-    for line in table_text.splitlines()[1:]:
-        fields = line.split()
-        if len(fields) < 4 or fields[3] != TIME_WAIT:
-            continue
-        try:
-            ports = {int(end.rsplit(":", 1)[1], 16) for end in fields[1:3]}
-        except (ValueError, IndexError):
-            continue
-        count += server_port in ports
-    return count

@@ -20,20 +20,17 @@ import re
 import shutil
 import subprocess
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from ipclab.execute import ipcobjects
 from ipclab.common.errors import UserError
 from ipclab.plan.hosts import LOCAL, Place
+from ipclab.plan.link import LOOPBACK, needs_namespaces, parse
 
-KINDS = ("loopback", "veth")
 NETNS_DIR = Path("/run/netns")
 PREFIX = "ipclab-"
 _NAME = re.compile(r"^ipclab-(\d+)-")
-_RATE = re.compile(r"^(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit|tbit)$", re.IGNORECASE)
-_DELAY = re.compile(r"^(\d+(?:\.\d+)?)(us|ms|s)$", re.IGNORECASE)
-_RATE_SCALE = {"bit": 1, "kbit": 10**3, "mbit": 10**6, "gbit": 10**9, "tbit": 10**12}
 DEVICE = "ipclab0"        # each end's name inside its own namespace (no clash across cases)
 TOOLS = {"ip": "iproute2", "tc": "iproute2", "ethtool": "ethtool", "nft": "nftables"}
 _serial = itertools.count(1)
@@ -41,58 +38,6 @@ _serial = itertools.count(1)
 
 class LinkError(Exception):
     """Making or removing a case's namespaces, veth pair or qdiscs failed (the case fails)."""
-
-
-@dataclass(frozen=True)
-class Link:
-    kind: str = "loopback"
-    rate: str | None = None       # tc's spelling, e.g. "100mbit"
-    rate_bps: int | None = None   # the same in bits per second
-    delay: str | None = None      # e.g. "5ms"
-
-    @property
-    def text(self):
-        return ":".join(p for p in (self.kind, self.rate, self.delay) if p)
-
-
-LOOPBACK = Link()
-
-
-def parse(value, where):
-    """A Link from "loopback", "veth", "veth:RATE" or "veth:RATE:DELAY"; a bad value is one
-    UserError naming `where` and the value."""
-    if value is None:
-        return LOOPBACK
-    text = str(value).strip().lower()
-    kind, *rest = text.split(":")
-    if kind not in KINDS or (kind == "loopback" and rest) or len(rest) > 2:
-        raise UserError(f"{where}: unknown link {value!r} (known: loopback, veth, veth:RATE such "
-                        f"as veth:100mbit, veth:RATE:DELAY)")
-    rate = rest[0] if rest else None
-    match = _RATE.match(rate) if rate else None
-    if rate and not match:
-        raise UserError(f"{where}: {rate!r} in {value!r} is not a rate (like 100mbit or 1gbit)")
-    delay = rest[1] if len(rest) > 1 else None
-    if delay and not _DELAY.match(delay):
-        raise UserError(f"{where}: {delay!r} in {value!r} is not a delay (like 5ms or 200us)")
-    bps = int(float(match.group(1)) * _RATE_SCALE[match.group(2).lower()]) if match else None
-    if bps is not None and bps < 8000:
-        raise UserError(f"{where}: {rate!r} in {value!r} is below 8kbit (1 KB/s)")
-    return Link(kind, rate, bps, delay)
-
-
-WARMUP_SECONDS = 2  # of a shaped link's time: the most a case's warm-up may take of it
-
-
-def warmup_bytes(run):
-    """The most a warm-up may move over the run's link: 2 s at a shaped link's rate (1000 warm-up
-    calls of 1 MiB would take 90 s at 100mbit); unbounded otherwise."""
-    rate = parse(run.link, "run.link").rate_bps
-    return rate // 8 * WARMUP_SECONDS if rate else 1 << 62
-
-
-def needs_namespaces(run):
-    return parse(run.link, "run.link") != LOOPBACK or bool(run.wire_bytes)
 
 
 def check_machine(run, where="--link", hosts=None):
@@ -133,30 +78,6 @@ def netem_available():
         return False
     finally:
         _delete_netns(name)
-
-
-def why_not(mech, run, hosts=None):
-    """Why `mech` cannot run over the run's link or between hosts (only IP mechanisms cross
-    one), else None."""
-    link = parse(run.link, "run.link")
-    if mech.endpoint == "inet" or (link == LOOPBACK and not hosts):
-        return None
-    if hosts:
-        return (f"{mech.name} does not use IP, so its server cannot run on another host "
-                f"({hosts['server']})")
-    return (f"{mech.name} does not use IP, so it cannot run over link {link.text} (only tcp, "
-            f"udp and the RPC mechanisms do)")
-
-
-def mark(cases, run, catalog, hosts=None):
-    """The cases with those that cannot cross the run's link (or hosts) marked not applicable."""
-    out = []
-    for case in cases:
-        reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run,
-                                                         hosts)
-        out.append(replace(case, skip_status="not-applicable", skip_reason=reason)
-                   if reason else case)
-    return out
 
 
 @dataclass
@@ -294,3 +215,25 @@ def _run(argv):
         detail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
         raise LinkError(f"`{' '.join(argv)}` failed: {detail[0]}")
     return done.stdout
+
+
+# --- TIME_WAIT ----------------------------------------------------------------------------------
+
+TIME_WAIT = "06"  # the kernel's TCP_TIME_WAIT in /proc/net/tcp's `st` column
+
+
+def count_time_wait(table_text, server_port):
+    """How many sockets of a /proc/net/tcp (or tcp6) table are in TIME_WAIT on a connection to
+    or from `server_port`: the side that closes first keeps TIME_WAIT (PROTOCOL.md 11.2's tcp
+    client does; an HTTP server answering `Connection: close` may), so both ends are counted."""
+    count = 0
+    for line in table_text.splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 4 or fields[3] != TIME_WAIT:
+            continue
+        try:
+            ports = {int(end.rsplit(":", 1)[1], 16) for end in fields[1:3]}
+        except (ValueError, IndexError):
+            continue
+        count += server_port in ports
+    return count

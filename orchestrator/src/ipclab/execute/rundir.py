@@ -19,14 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ipclab.analyse import case_stats
-from ipclab.execute import burst
-from ipclab import output as export
-from ipclab.analyse import stats
-from ipclab.execute import wire
-from ipclab.output import phases as export_phases
-from ipclab.output import wire as wire_view
 from ipclab.common.errors import UserError
+from ipclab.execute import burst, wire
 
 # run.json schema history:
 #   ipclab.run/1 (0.1.0): first version.
@@ -61,24 +55,26 @@ def _now():
 
 
 class RunStore:
-    def __init__(self, out_dir, scenario, environment, cases, notes=()):
+    """The run's document and its directory. Each finished round is written at once (its raw
+    samples, its peers' logs, a burst's per-connection files) and handed to `publish`, which the
+    command line supplies (output/publish.py): it analyses the case and rewrites every output, so
+    this stage never imports the stages above it."""
+
+    def __init__(self, out_dir, scenario, environment, cases, notes=(), publish=None):
         self.dir = Path(out_dir)
         self.scenario = scenario
         self.rounds_planned = scenario.run.rounds
+        self.publish = publish or (lambda store, changed: None)
         self.document = {
             "schema": SCHEMA, "complete": False, "interrupted": False,
             "scenario": scenario.as_dict(),
-            "statistics_method": stats.__doc__.strip(),
-            "statistics_parameters": statistics_parameters(),
             "environment": environment, "notes": list(notes), "preflight": None,
             "cases": [c.as_dict() for c in cases],
             "rounds": [],
-            "results": [case_stats.case_record(c) for c in cases if c.skip_status],
+            "results": [new_record(c) for c in cases if c.skip_status],
         }
         self._by_id = {r["id"]: r for r in self.document["results"]}
-        self._samples = {}  # id -> round -> raw samples of the ok rounds
-        self.kept = {}      # id -> round -> sorted samples inside the fences (case_stats.analyse)
-        self._ratios = {}   # intervals already drawn (case_stats.add_ratios)
+        self.samples = {}  # id -> round -> raw samples of the ok rounds (kept for the analysis)
 
     def create(self):
         if self.dir.exists() and any(self.dir.iterdir()):
@@ -102,11 +98,11 @@ class RunStore:
         self.save()
 
     def add(self, outcome, position=None):
-        """Saves one finished round of a case and re-analyses that case."""
+        """Saves one finished round of a case; the case is analysed again as it is published."""
         case, r = outcome.case, outcome.round
         record = self._by_id.get(case.id)
         if record is None:
-            record = self._by_id[case.id] = case_stats.case_record(case, self.rounds_planned)
+            record = self._by_id[case.id] = new_record(case, self.rounds_planned)
             self.document["results"].append(record)
             self.document["results"].sort(key=lambda rec: rec["index"])
         samples_file = self._write(f"samples/{case.id}.r{r}.i64", outcome.samples)
@@ -116,14 +112,12 @@ class RunStore:
         for role, text in outcome.logs.items():
             (self.dir / "logs").mkdir(exist_ok=True)
             (self.dir / "logs" / f"{case.id}.r{r}.{role}.stderr").write_text(text)
-        case_stats.add_round(record, outcome, samples_file, warmup_file, position)
+        add_round(record, outcome, samples_file, warmup_file, position)
         if self.scenario.run.wire_bytes:
             wire.add_round(record, outcome)
         if outcome.status == "ok" and outcome.samples is not None:
-            self._samples.setdefault(case.id, {})[r] = outcome.samples
-        self.kept[case.id] = case_stats.analyse(record, self._samples.get(case.id, {}),
-                                              self.scenario.statistics, self.scenario.run.seed)
-        self.save()
+            self.samples.setdefault(case.id, {})[r] = outcome.samples
+        self.save(changed=case.id)
         return record
 
     def _write(self, name, samples):
@@ -142,126 +136,69 @@ class RunStore:
     def records(self):
         return self.document["results"]
 
-    def save(self):
-        write_outputs(self.dir, self.document, self.scenario.statistics, self.kept, self._ratios)
+    def save(self, changed=None):
+        """Every output rewritten from the document; `changed`: the case whose round was added."""
+        self.publish(self, changed)
 
 
-def statistics_parameters():
-    return {"level": 0.95, "bootstrap_resamples": stats.BOOTSTRAP_RESAMPLES,
-            "bootstrap_rng": "numpy default_rng([seed, crc32(case id)]); for ratios "
-                             "default_rng([seed, crc32(case id), crc32(baseline id)])",
-            "unstable_spread": stats.UNSTABLE_SPREAD, "drift_p": stats.DRIFT_P,
-            "drift_effect": stats.DRIFT_EFFECT}
+def new_record(case, rounds_planned=1):
+    """The saved form of one case before any round ran: its inputs, and its status if it cannot
+    run at all (not applicable, unavailable). analyse/case_stats.py adds the statistics."""
+    return {
+        **case.as_dict(), "status": case.skip_status or "pending", "reason": case.skip_reason,
+        "client_cpus": None, "server_cpus": None, "seconds": 0.0, "notes": [],
+        "warmup": None, "client_runtime": None, "server_runtime": None,
+        "rounds_planned": rounds_planned if not case.skip_status else 0, "rounds": [],
+    }
 
 
-def write_outputs(out_dir, document, settings, kept, ratio_cache=None):
-    """Rewrites run.json, cases.csv and table.md from the document (ratios recomputed)."""
-    records = case_stats.add_ratios(document["results"], settings, kept,
-                                  document["scenario"]["run"].get("seed", 1), ratio_cache)
-    label = case_stats.baseline_label(settings)
-    title = f"ipclab: {document['scenario']['name']}"
-    _atomic_write(out_dir / "run.json", export.to_json(document))
-    _atomic_write(out_dir / "cases.csv", export.to_csv(records))
-    if export_phases.has_phases(records):
-        _atomic_write(out_dir / "phases.csv", export_phases.to_csv(records))
-    table = export.to_markdown(records, title, label, settings.compare,
-                               notes=_table_notes(document, settings))
-    studies = studies_of(document)
-    if studies:  # the study's shape first, every case below it
-        table = export.study_to_markdown(studies, title) + "\n" + table.replace(
-            f"# {title}", "## every case", 1)
-    wire_section = wire_view.to_markdown(records)  # --wire-bytes: bytes per call
-    _atomic_write(out_dir / "table.md", table + ("\n" + wire_section if wire_section else ""))
+def add_round(record, outcome, samples_file=None, warmup_file=None, position=None):
+    """Adds one finished round (an Outcome) to `record`; a failed round fails the case."""
+    client = outcome.client or {}
+    warmup = outcome.warmup_samples
+    record["rounds"].append({
+        "round": outcome.round, "position": position, "status": outcome.status,
+        "reason": outcome.reason, "seconds": round(outcome.seconds, 3),
+        "samples": int(outcome.samples.size) if outcome.samples is not None else 0,
+        "samples_file": samples_file,
+        "warmup_samples": int(warmup.size) if warmup is not None else None,
+        "warmup_samples_file": warmup_file, "noise": outcome.noise,
+        "notes": list(outcome.notes),
+        **_pattern_figures(outcome),
+    })
+    record.update(outcome.cpus)
+    record["seconds"] = round(record["seconds"] + outcome.seconds, 3)
+    for note in outcome.notes:
+        text = f"round {outcome.round}: {note}"
+        if text not in record["notes"]:
+            record["notes"].append(text)
+    if client:
+        record["warmup"] = client.get("warmup")
+        record["client_runtime"] = client.get("runtime")
+    if outcome.server:
+        record["server_runtime"] = outcome.server.get("runtime")
+    if outcome.status != "ok":
+        record["status"] = outcome.status
+        record["reason"] = (f"round {outcome.round}: {outcome.reason}"
+                            if record["rounds_planned"] > 1 else outcome.reason)
+    elif record["status"] == "pending":
+        record["status"] = "ok"
+    return record
 
 
-def studies_of(document):
-    """The study tables the scenario's `[report] table` asks for (none for "cases")."""
-    report = document["scenario"].get("report") or {}
-    return export.study_tables(report.get("table", "cases"), document["results"],
-                               report.get("versus", "tcp"), report)
+# What a stream round's client result carries beyond rr's (PROTOCOL.md 11.1 step 8).
+STREAM_RESULT = ("messages", "message_size", "windows", "stream_ns", "lost", "client_cpu",
+                 "server_cpu")
 
 
-def _table_notes(document, settings):
-    patterns = {r.get("pattern", "rr") for r in document["results"]}
-    what = {"rr": "round trips", "short": "whole connections (short)",
-            "stream": "a stream window's time per message (stream)"}
-    notes = [f"Times are {', '.join(what[p] for p in ('rr', 'short', 'stream') if p in patterns)}; "
-             f"statistics after outlier removal "
-             f"({settings.outliers}{f', k = {settings.tukey_k:g}' if settings.outliers == 'tukey' else ''}); "
-             f"raw figures are in cases.csv."]
-    notes += document.get("notes", [])
-    for record in document["results"]:
-        for warning in record.get("warnings") or []:
-            notes.append(f"case {record['index']}: {warning['text']}")
-    return notes
-
-
-def _atomic_write(path, text):
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-def load(run_dir):
-    """A saved run's document (a /1 document upgraded to the /2 layout), for `ipclab report`."""
-    path = Path(run_dir) / "run.json"
-    try:
-        document = json.loads(path.read_text())
-    except OSError as e:
-        raise UserError(f"{path}: cannot read: {e.strerror}") from None
-    except ValueError as e:
-        raise UserError(f"{path}: not valid JSON: {e}") from None
-    schema = document.get("schema") if isinstance(document, dict) else None
-    if schema == "ipclab.run/1":
-        document = _upgrade_v1(document)
-    if schema in OLD_SCHEMAS:
-        return _upgrade_v2(document)
-    if schema != SCHEMA:
-        raise UserError(f"{path}: schema {schema!r} is not one of "
-                        f"{', '.join(repr(s) for s in (*OLD_SCHEMAS, SCHEMA))}")
-    return document
-
-
-def _upgrade_v1(document):
-    """/1 had one round per case and one samples file: it becomes round 1."""
-    document["schema"] = SCHEMA
-    document["scenario"]["run"].setdefault("rounds", 1)
-    document.setdefault("rounds", [])
-    document.setdefault("preflight", None)
-    document["statistics_method"] = stats.__doc__.strip()
-    document["statistics_parameters"] = statistics_parameters()
-    for record in document["results"]:
-        ran = record["status"] in ("ok", "failed")
-        record["rounds_planned"] = 1 if ran else 0
-        record["rounds"] = [{"round": 1, "position": None, "status": record["status"],
-                             "reason": record.get("reason"), "seconds": record.get("seconds"),
-                             "samples": (record.get("raw") or {}).get("count") or 0,
-                             "samples_file": record.get("samples_file"),
-                             "warmup_samples": None, "warmup_samples_file": None,
-                             "noise": None, "notes": []}] if ran else []
-        record.pop("samples_file", None)
-    return document
-
-
-def _upgrade_v2(document):
-    """/2 knew only rr: no message sizes, no report settings."""
-    document["schema"] = SCHEMA
-    document["scenario"].setdefault("report", {"table": "cases", "versus": "tcp"})
-    for item in (*document["cases"], *document["results"]):
-        item.setdefault("message_size", None)
-    return document
-
-
-def reanalyse(run_dir, document, settings):
-    """Recomputes every record's statistics from its saved raw samples under `settings`; returns
-    what write_outputs needs for the ratios (id -> round -> kept samples)."""
-    seed = document["scenario"]["run"].get("seed", 1)
-    kept = {}
-    for record in document["results"]:
-        rounds = {}
-        for entry in record.get("rounds") or []:
-            if entry.get("status") == "ok" and entry.get("samples_file"):
-                rounds[entry["round"]] = np.fromfile(Path(run_dir) / entry["samples_file"],
-                                                     dtype="<i8")
-        kept[record["id"]] = case_stats.analyse(record, rounds, settings, seed)
-    return kept
+def _pattern_figures(outcome):
+    """A round entry's pattern-specific part: the stream's figures from the client's result file;
+    for short, the TIME_WAIT sockets counted after it (None where not counted)."""
+    pattern = outcome.case.pattern
+    if pattern == "stream" and outcome.client and outcome.status == "ok":
+        return {"stream": {k: outcome.client.get(k) for k in STREAM_RESULT}}
+    if pattern == "short":
+        return {"time_wait": outcome.time_wait}
+    if pattern == "burst" and outcome.status == "ok":
+        return burst.round_entry(outcome)
+    return {}

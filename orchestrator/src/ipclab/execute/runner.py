@@ -11,9 +11,9 @@ from ipclab.execute import burst
 from ipclab.execute import endpoints
 from ipclab.execute import ipcobjects
 from ipclab.execute import network
+from ipclab.plan import link
 from ipclab.execute import noise
 from ipclab.plan import placement
-from ipclab.analyse import throughput
 from ipclab.execute import wire
 from ipclab.plan.hosts import LOCAL, server_endpoint
 from ipclab.execute.peers import Peer, PeerError, wait_any
@@ -222,7 +222,7 @@ def effective_warmup(case, run):
         per_unit = case.message_size + 24                    # one header
     else:
         per_unit = case.request_size + case.response_size + 48  # two 24-byte headers
-    most = min(run.warmup_max_bytes, network.warmup_bytes(run))  # a slow link moves less
+    most = min(run.warmup_max_bytes, link.warmup_bytes(run))  # a slow link moves less
     return min(run.warmup, max(1, most // per_unit)) if run.warmup else 0
 
 
@@ -267,7 +267,7 @@ def _time_wait(case, mech, ready, place=LOCAL):
     count = 0
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
-            count += throughput.count_time_wait(place.read_text(table), int(port))
+            count += network.count_time_wait(place.read_text(table), int(port))
         except OSError:
             continue
     return count

@@ -7,7 +7,7 @@ import csv
 import io
 
 from ipclab.analyse.case_stats import STAT_FIELDS
-from ipclab.execute.burst import FIELDS as BURST_FIELDS
+from ipclab.analyse.burst import FIELDS as BURST_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
 from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
 

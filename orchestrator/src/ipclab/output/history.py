@@ -30,6 +30,7 @@ from ipclab.execute import rundir
 from ipclab.analyse.compare import label
 from ipclab.common.errors import UserError
 from ipclab.common.units import format_ns, format_ns_interval
+from ipclab.analyse import saved
 
 SCHEMA_VERSION = 1
 FILE = "history.sqlite"
@@ -183,7 +184,7 @@ def rebuild(db, say=print):
     with _open(fresh) as conn:
         for run_dir in _run_dirs(db.parent):
             try:
-                document = rundir.load(run_dir)
+                document = saved.load(run_dir)
             except UserError as e:
                 say(f"history: skipped {run_dir.name}: {e}")
                 continue

@@ -19,15 +19,13 @@ the studies divide them); the per-round paired intervals of ratios are in the ta
 case."""
 from dataclasses import dataclass, field
 
+from ipclab.plan.report_spec import PIVOT_AXES as AXES  # noqa: F401 (re-exported)
+from ipclab.plan.report_spec import RATIO_FORMATS  # noqa: F401
 from ipclab.common.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
                           format_size)
 
-# The axes a pivot may use: the case's parameters, and "pair" (client→server) as one.
-AXES = ("mechanism", "client", "server", "pair", "pattern", "request_size", "response_size",
-        "message_size", "payload", "sequence_length", "placement")
 _SIZE_AXES = ("request_size", "response_size", "message_size")
 _NUMERIC_AXES = (*_SIZE_AXES, "sequence_length")
-RATIO_FORMATS = ("times", "percent")
 
 
 def _trimmed(key, low=None, high=None):

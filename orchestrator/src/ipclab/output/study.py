@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ipclab.output import phases as _phases
 from ipclab.output import pivot as _pivot
+from ipclab.execute.burst import PHASES
 from ipclab.plan.matrix import describe_shape
 
 
@@ -115,6 +116,46 @@ def stream_cpu(records, versus):
     return studies
 
 
+def server_models(records, versus=None):
+    """The study's Table 1: one column per burst case (its server model, and the pair when the
+    run has several), one row per server phase; a phase the model does not have is "—"."""
+    cases = [r for r in records if r.get("pattern") == "burst" and r["status"] in ("ok", "failed")]
+    if not cases:
+        return []
+    pairs = {(r["client"], r["server"]) for r in cases}
+    headers = ["phase"] + [r["server_model"] + (f"\n{r['client']}→{r['server']}"
+                                                if len(pairs) > 1 else "") for r in cases]
+    by_case = [{row["phase"]: row for row in r.get("phases") or [] if row["side"] == "server"}
+               for r in cases]
+    rows = []
+    for phase in PHASES:
+        cells = [phase]
+        for record, phases in zip(cases, by_case):
+            if record["status"] != "ok":
+                cells.append("failed")
+            else:
+                cells.append(_phases.mean_and_ci(phases[phase]) if phase in phases else "—")
+        rows.append(cells)
+    rows.append(["conns/s"] + [f"{r['conns_per_s']:.0f}" if r.get("conns_per_s") else "-"
+                               for r in cases])
+    rows.append(["failed connections"] + [str(r.get("connections_failed") or 0) for r in cases])
+    rows.append(["ListenOverflows"] + [_count(r.get("listen_overflows")) for r in cases])
+    n = cases[0].get("connections")
+    caption = ("server phases per connection, mean ± half width of its 95% confidence interval "
+               "(Student's t over every connection of every ok round), as the study's Table 1; "
+               "— : the model has no such phase; conns/s: connections served / the burst's "
+               f"duration (median of rounds); {n} connections per case over all rounds; "
+               "ListenOverflows: the kernel's counter over the case (machine-wide)")
+    return [Study(title="server models: phases per connection", headers=tuple(headers),
+                  right=tuple([False] + [True] * len(cases)), rows=rows, caption=caption,
+                  failed=[f"case {r['index']}: {r['reason']}" for r in cases
+                          if r["status"] == "failed"], wrap=True)]
+
+
+def _count(value):
+    return "-" if value is None else str(value)
+
+
 def pivot_studies(records, report):
     """The pivots of `[report]` (a dict as saved in run.json) as Studies, one per statistic."""
     return [pivot_study(records, spec) for spec in _pivot.Spec.each(report)]
@@ -133,8 +174,7 @@ def pivot_study(records, spec):
 
 
 # Shapes taking (records, versus); "pivot" takes the whole [report] (pivot_studies).
-SHAPES = {"stream-cpu": stream_cpu, "server-models": _phases.server_models}
-TABLE_NAMES = ("cases", "pivot", *SHAPES)
+SHAPES = {"stream-cpu": stream_cpu, "server-models": server_models}
 
 
 def tables(name, records, versus, report=None):

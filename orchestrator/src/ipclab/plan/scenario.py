@@ -6,19 +6,16 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ipclab.execute import burst
-from ipclab.plan import hosts
-from ipclab.execute import network
 from ipclab.common.errors import UserError
-from ipclab.output import pivot, study
-from ipclab.analyse.stats import OUTLIER_RULES
 from ipclab.common.units import parse_size
+from ipclab.plan import hosts, link, patterns, report_spec
 
 MAX_PAYLOAD = 134217728
 PLACEMENTS = ("same-core", "cross-core", "unpinned")
 DEFAULT_PLACEMENT = "cross-core"
 # PROTOCOL.md section 11: request–response, a one-way stream, a connection per round trip.
-PATTERNS = ("rr", "stream", "short", "burst")  # burst: 11.4 (burst.py)
+PATTERNS = patterns.NAMES
+OUTLIER_RULES = ("tukey", "none")  # analyse/stats.py remove_outliers
 # "bytes": the sized payloads of PROTOCOL.md section 3; the others are the structured records of
 # section 10.2, which only RPC mechanisms carry.
 PAYLOADS = ("bytes", "small", "medium", "large")
@@ -47,11 +44,11 @@ class RunSettings:
     # windows it is cut into, one sample each.
     messages: int = 100000
     windows: int = 10
-    # The link between client and server (network.py): loopback, veth, veth:RATE; and whether to
+    # The link between client and server (plan/link.py): loopback, veth, veth:RATE; and whether to
     # count each call's bytes on the wire (wire.py). Both need root.
     link: str = "loopback"
     wire_bytes: bool = False
-    # Pattern burst (PROTOCOL.md 11.4, burst.py): connections per burst, connector threads per
+    # Pattern burst (PROTOCOL.md 11.4, execute/burst.py): connections per burst, connector threads per
     # client process, client processes, the server's listen() backlog.
     connections: int = 1000
     connectors: int = 200
@@ -70,10 +67,10 @@ class StatSettings:
 @dataclass
 class ReportSettings:
     # The human table (table.md and the terminal): "cases", one row per case, or the shape of a
-    # published study (export/study.py), e.g. "stream-cpu".
+    # published study (output/study.py), e.g. "stream-cpu".
     table: str = "cases"
     versus: str = "tcp"           # a study's ratios: each mechanism over this one, same pair
-    # table = "pivot" (export/pivot.py): the axes of the rows, the axis of the columns, the
+    # table = "pivot" (output/pivot.py): the axes of the rows, the axis of the columns, the
     # statistic in a cell, and the column value every cell is divided by ("× jni", "% of tcp").
     rows: list = field(default_factory=list)
     columns: str | None = None
@@ -138,7 +135,7 @@ def build_scenario(raw, source, catalog, overrides, name):
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
     run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
     run.wire_bytes = v.flag(*_pick(run_raw, overrides, "wire_bytes", "run.wire_bytes"), False)
-    for key, top in burst.RUN_LIMITS.items():  # what the peers accept (PROTOCOL.md 11.4)
+    for key, top in patterns.BURST_RUN_LIMITS.items():  # what the peers accept (PROTOCOL.md 11.4)
         if getattr(run, key) > top:
             v.fail_at(_pick(run_raw, overrides, key, f"run.{key}")[1],
                       f"{getattr(run, key)!r} is over the burst limit of {top}")
@@ -152,7 +149,7 @@ def build_scenario(raw, source, catalog, overrides, name):
     )
     report_raw = raw.get("report", {})
     report = ReportSettings(
-        table=v.choice(report_raw.get("table"), "report.table", study.TABLE_NAMES, "cases"),
+        table=v.choice(report_raw.get("table"), "report.table", report_spec.TABLE_NAMES, "cases"),
         versus=v.axis("mechanism", [report_raw["versus"]], "report.versus")[0]
         if "versus" in report_raw else "tcp", **v.pivot(report_raw))
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
@@ -243,7 +240,7 @@ class _Validator:
         if axis == "payload":
             return list(PAYLOADS)
         if axis == "server_model":
-            return list(burst.MODELS)
+            return list(patterns.SERVER_MODELS)
         return list(PLACEMENTS if axis == "placement" else PATTERNS)
 
     def _default_axis(self, axis):
@@ -294,7 +291,7 @@ class _Validator:
 
     def link(self, value, where):
         try:
-            return network.parse(value, where).text
+            return link.parse(value, where).text
         except UserError as e:
             self._fail(where, str(e).split(": ", 1)[1])
 
@@ -314,7 +311,7 @@ class _Validator:
 
     def pivot(self, raw):
         """[report] rows, columns, cell, ratio_to, ratio_as: only with table = "pivot", which
-        needs rows and columns (distinct axes of export/pivot.py)."""
+        needs rows and columns (distinct axes of plan/report_spec.py)."""
         keys = ("rows", "columns", "cell", "ratio_to", "ratio_as")
         given = [k for k in keys if k in raw]
         if raw.get("table") != "pivot":
@@ -326,29 +323,29 @@ class _Validator:
             if key not in raw:
                 self._fail(f"report.{key}", "missing: table = \"pivot\" needs rows and columns")
         rows = raw["rows"] if isinstance(raw["rows"], list) else [raw["rows"]]
-        if not rows or not all(isinstance(a, str) and a in pivot.AXES for a in rows) \
+        if not rows or not all(isinstance(a, str) and a in report_spec.PIVOT_AXES for a in rows) \
                 or len(set(rows)) != len(rows):
             self._fail("report.rows", f"{raw['rows']!r} must be distinct axes among "
-                                      f"{', '.join(pivot.AXES)}")
-        columns = self.choice(raw["columns"], "report.columns", pivot.AXES, None)
+                                      f"{', '.join(report_spec.PIVOT_AXES)}")
+        columns = self.choice(raw["columns"], "report.columns", report_spec.PIVOT_AXES, None)
         if columns in rows:
             self._fail("report.columns", f"{columns!r} is also in report.rows")
         settings = {"rows": rows, "columns": columns,
                     "cell": self._cells(raw.get("cell")),
                     "ratio_as": self.choice(raw.get("ratio_as"), "report.ratio_as",
-                                            pivot.RATIO_FORMATS, "times"),
+                                            report_spec.RATIO_FORMATS, "times"),
                     "ratio_to": None}
         if "ratio_to" in raw:
             settings["ratio_to"] = self._ratio_to(raw["ratio_to"], rows, columns)
         return settings
 
     def _cells(self, value):
-        """One statistic of export/pivot.py CELLS, or a non-empty list of them."""
+        """One statistic of plan/report_spec.py PIVOT_CELLS, or a non-empty list of them."""
         if isinstance(value, list):
             if not value:
                 self._fail("report.cell", "[] must name at least one statistic")
-            return [self.choice(v, "report.cell", tuple(pivot.CELLS), None) for v in value]
-        return self.choice(value, "report.cell", tuple(pivot.CELLS), "median")
+            return [self.choice(v, "report.cell", report_spec.PIVOT_CELLS, None) for v in value]
+        return self.choice(value, "report.cell", report_spec.PIVOT_CELLS, "median")
 
     def _ratio_to(self, value, rows, columns):
         """{axis: value}: a plain value is one of the columns; { axis = value } names a row

@@ -1,0 +1,14 @@
+"""What a scenario's `[report]` may ask for, by name: the table shapes, a pivot's axes, the
+statistics a cell may show and how a ratio is written. The renderers in output/ give each name
+its meaning (output/study.py SHAPES, output/pivot.py CELLS); a test checks the two agree."""
+
+# "cases": one row per case; "pivot": rows × columns of one statistic; the others are the shape
+# of a published study.
+TABLE_NAMES = ("cases", "pivot", "stream-cpu", "server-models")
+# The axes a pivot may use: the case's parameters, and "pair" (client→server) as one.
+PIVOT_AXES = ("mechanism", "client", "server", "pair", "pattern", "request_size", "response_size",
+              "message_size", "payload", "sequence_length", "placement")
+PIVOT_CELLS = ("median", "mean", "mean±sd", "min", "p90", "p99", "p99_9", "max", "msgs_per_s",
+               "mib_per_s", "conns_per_s", "cpu_us_per_msg", "wire_bytes", "wire_req_bytes",
+               "wire_resp_bytes")
+RATIO_FORMATS = ("times", "percent")
