@@ -51,3 +51,16 @@ def test_list_shows_every_mechanism_and_language():
     assert out.returncode == 0
     for word in ("tcp", "udp", "uds", "pipe", "fifo", "C++", "Java", "Python"):
         assert word in out.stdout
+
+
+def test_the_command_names_itself_and_its_versions():
+    from ipclab import __version__
+    from ipclab.plan.capabilities import CONTRACT
+    done = ipclab("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == (f"ipclab {__version__} (peer contract {CONTRACT}, "
+                                   f"protocol/PROTOCOL.md)")
+    for args in (["--help"], ["run", "--help"], ["report", "--help"]):
+        usage = ipclab(*args).stdout.splitlines()[0]
+        assert usage.startswith("Usage: ipclab"), usage
+    assert "burst" in ipclab("--help").stdout and "report.html" in ipclab("--help").stdout

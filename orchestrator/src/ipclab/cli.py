@@ -6,6 +6,8 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from ipclab import __version__
+from ipclab.plan.capabilities import CONTRACT
 from ipclab.analyse import case_stats
 from ipclab.execute import environment
 from ipclab.plan import hosts
@@ -40,8 +42,18 @@ console = Console(width=_width())
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="ipclab",
+                      message=f"%(prog)s %(version)s (peer contract {CONTRACT}, protocol/PROTOCOL.md)")
 def cli():
-    """Measure how programs talk to each other: round trips between C++, Java and Python peers."""
+    """Measure how programs talk to each other.
+
+    C++, Java and Python peers, any client with any server, over kernel IPC (sockets, pipes,
+    queues, shared memory, files), in-process calls (JNI, FFM, ctypes) and RPC middleware (REST,
+    gRPC, Thrift, Ice, CORBA, RMI); patterns: round trips (rr), one-way streams with each side's
+    CPU (stream), a connection per round trip (short) and bursts of connects against server models
+    (burst). Every case runs in rounds of fresh peers; results are medians and ratios with
+    intervals, written as a terminal table, table.md, cases.csv, run.json and report.html.
+    """
 
 
 @cli.command()
@@ -327,7 +339,7 @@ def _print_at(renderable, width):
 
 def main():
     try:
-        cli.main(standalone_mode=False)
+        cli.main(standalone_mode=False, prog_name="ipclab")
     except UserError as e:
         click.echo(f"ipclab: error: {e}", err=True)
         sys.exit(e.exit_code)
