@@ -17,7 +17,10 @@ SCENARIO  ?= scenarios/quick.toml
 .PHONY: run setup build test test-orchestrator bench clean FORCE \
         $(addprefix build-,$(PEERS)) $(addprefix test-,$(PEERS))
 
-run: build
+# Every peer whose toolchain is here (a missing one is one line: which, and how to get it), then
+# the scenario with the languages that are built; their cases are marked unavailable otherwise.
+run: setup $(FLOOR_BIN)
+	$(IPCLAB) peers build --available
 	./ipclab run $(SCENARIO)
 
 setup: $(STAMPS)/system $(STAMPS)/venv

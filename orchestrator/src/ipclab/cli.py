@@ -216,9 +216,15 @@ def peers():
 
 @peers.command("build")
 @click.argument("names", nargs=-1)
-def peers_build(names):
+@click.option("--available", is_flag=True, help="skip a language whose toolchain is missing "
+              "(one line says which and how to get it) instead of failing")
+def peers_build(names, available):
     """Build NAMES (languages or peers/ directories; default all), then check their capabilities."""
     from ipclab.execute import toolchain
+    if available:
+        names = toolchain.buildable(load_catalog(check=False), names, echo=_say)
+        if not names:
+            return
     _each_peer(names, toolchain.build)
     _each_peer(names, toolchain.check)   # a fresh catalog: the artifacts may be new
 

@@ -28,6 +28,19 @@ def select(catalog, names):
     return chosen
 
 
+def buildable(catalog, names, echo=print):
+    """The names of the chosen languages whose toolchain is here; one line for each other."""
+    kept = []
+    for lang in select(catalog, names):
+        why = lang.missing_tool()
+        if why:
+            echo(f"ipclab: the {lang.display} peer is not built: {why} (its cases will be "
+                 f"unavailable; make test needs it)")
+        else:
+            kept.append(lang.name)
+    return kept
+
+
 def build(catalog, lang, echo=print):
     stamp = _stamp(catalog.root, lang)
     if lang.build_inputs and _up_to_date(catalog.root, stamp, lang.build_inputs):

@@ -120,6 +120,15 @@ class Language:
                 values[name] = found
         return values
 
+    def missing_tool(self):
+        """Why this language's toolchain is not on the machine (its first required [locate]
+        entry that found nothing, in peer.toml's words), else None."""
+        values = self.placeholders()
+        for name, spec in self.locate.items():
+            if spec.get("required", True) and name not in values:
+                return spec.get("missing", f"{name} not found (scripts: {' '.join(spec['command'])})")
+        return None
+
     def fill(self, parts, values=None):
         """Placeholders filled; a part naming a file of the checkout made absolute."""
         values = self.placeholders() if values is None else values
@@ -239,10 +248,9 @@ def _load_language(path, mechanisms, root):
 def _why_unavailable(lang, root):
     if lang.artifact and not (root / lang.artifact).exists():
         return f"not built ({lang.artifact} missing): run {lang.build_hint}"
-    values = lang.placeholders()
-    for name, spec in lang.locate.items():
-        if spec.get("required", True) and name not in values:
-            return spec.get("missing", f"{name} not found (scripts: {' '.join(spec['command'])})")
+    missing = lang.missing_tool()
+    if missing:
+        return missing
     for need in lang.requires:
         if need.startswith("module:") and importlib.util.find_spec(need[7:]) is None:
             return f"Python module {need[7:]} is not installed: run {lang.build_hint}"

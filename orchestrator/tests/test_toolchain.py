@@ -1,0 +1,34 @@
+"""A missing toolchain stops only its own language: `ipclab peers build --available` (what
+`make run` calls) skips it with one line saying which and how to get it; the cases of a language
+that is not built are unavailable with that reason, never a silent drop."""
+from pathlib import Path
+from types import SimpleNamespace
+
+from ipclab.execute import toolchain
+from ipclab.plan.catalog import Language, _why_unavailable
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def language(name, locate_command):
+    return Language(name=name, display=name.capitalize(), command=["true"], mechanisms={},
+                    locate={"jdk": {"command": locate_command,
+                                    "missing": "no JDK 25 found: set IPCLAB_JAVA_HOME to a JDK 25"}},
+                    root=ROOT)
+
+
+def test_a_language_without_its_toolchain_is_skipped_with_one_line():
+    lines = []
+    catalog = SimpleNamespace(languages={"java": language("java", ["false"]),
+                                         "cpp": language("cpp", ["echo", "/opt/jdk"])})
+    assert toolchain.buildable(catalog, [], echo=lines.append) == ["cpp"]
+    assert lines == ["ipclab: the Java peer is not built: no JDK 25 found: set IPCLAB_JAVA_HOME to "
+                     "a JDK 25 (its cases will be unavailable; make test needs it)"]
+
+
+def test_its_cases_say_why_they_are_unavailable():
+    lang = language("java", ["false"])
+    assert _why_unavailable(lang, ROOT) == "no JDK 25 found: set IPCLAB_JAVA_HOME to a JDK 25"
+    optional = language("cpp", ["false"])
+    optional.locate["jdk"]["required"] = False  # the C++ build's JDK (JNI headers) is optional
+    assert optional.missing_tool() is None
