@@ -39,17 +39,13 @@ def format_ns(ns):
     return f"{ns / 1e9:.4g} s"
 
 
+_NS_SCALE = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}
+_RATE_SCALE = {"G": 1e9, "M": 1e6, "k": 1e3}
+
+
 def format_ns_interval(value, low, high):
     """"98.2 µs [97.1–99.0]": a duration with its interval, in the value's unit and decimals."""
-    if value is None:
-        return "-"
-    text = format_ns(value)
-    if low is None or high is None:
-        return text
-    number, unit = text.split()
-    scale = {"ns": 1, "µs": 1e3, "ms": 1e6, "s": 1e9}[unit]
-    decimals = len(number.split(".")[1]) if "." in number else 0
-    return f"{text} [{low / scale:.{decimals}f}–{high / scale:.{decimals}f}]"
+    return _with_interval(format_ns, _NS_SCALE, value, low, high)
 
 
 def format_ratio_interval(value, low, high):
@@ -73,13 +69,18 @@ def format_rate(per_s):
 
 def format_rate_interval(value, low, high):
     """"1.234 M [1.201–1.250]": a rate with its interval, in the value's scale and decimals."""
+    return _with_interval(format_rate, _RATE_SCALE, value, low, high)
+
+
+def _with_interval(format_value, scales, value, low, high):
+    """The value as `format_value` writes it, then its interval in the same unit (the text's
+    last word, looked up in `scales`; none: 1) and with as many decimals."""
     if value is None:
         return "-"
-    text = format_rate(value)
+    text = format_value(value)
     if low is None or high is None:
         return text
-    parts = text.split()
-    scale = {"G": 1e9, "M": 1e6, "k": 1e3}.get(parts[-1], 1) if len(parts) == 2 else 1
-    number = parts[0]
+    number, _, unit = text.partition(" ")
+    scale = scales.get(unit, 1)
     decimals = len(number.split(".")[1]) if "." in number else 0
     return f"{text} [{low / scale:.{decimals}f}–{high / scale:.{decimals}f}]"
