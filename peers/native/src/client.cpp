@@ -55,6 +55,13 @@ void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq
                         " corrupted request payloads");
 }
 
+void check_mark_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq) {
+  if (got < kHeaderSize)
+    throw PeerError(ErrorKind::protocol, "MARK_ACK of " + std::to_string(got) + " bytes");
+  if (auto bad = check_reply_header(decode_header(reply), FrameKind::mark_ack, seq, 0, 0))
+    throw PeerError(ErrorKind::protocol, "MARK_ACK " + *bad);
+}
+
 void finish_stream(const std::uint8_t* ack, std::size_t got, std::uint64_t end_sequence,
                    bool lossy, const DriveOptions& o, StreamReport& report, Recorder& recorder) {
   if (got < kHeaderSize)

@@ -127,14 +127,18 @@ void install_server_lifecycle() {
   sigset_t old;
   block_termination(&old);  // an early SIGTERM waits until the handler is installed
   start_stdin_watcher();
+  install_termination_handler(on_terminate);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+void install_termination_handler(void (*handler)(int)) {
   struct sigaction sa {};
-  sa.sa_handler = on_terminate;
+  sa.sa_handler = handler;
   sigemptyset(&sa.sa_mask);
   sigaddset(&sa.sa_mask, SIGTERM);
   sigaddset(&sa.sa_mask, SIGINT);
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
-  pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
 void exit_process(int code) noexcept {

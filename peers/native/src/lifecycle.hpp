@@ -34,6 +34,11 @@ void remove_created_paths() noexcept;
 // created paths and _exit(0). Call once, before creating anything.
 void install_server_lifecycle();
 
+// Makes SIGTERM and SIGINT run `handler`, with both blocked while it runs (no SA_RESTART). The
+// server lifecycle installs its own with it; a burst server replaces that with one that first
+// writes its phases file.
+void install_termination_handler(void (*handler)(int));
+
 // Client setup: ignores SIGPIPE; SIGTERM and SIGINT remove what the client registered (its
 // uds-dgram socket path) and then end it as the signal would.
 void install_client_lifecycle();

@@ -10,17 +10,22 @@
 //   payload.cpp       splitmix64 payloads (section 3)   transport/   one file per mechanism (4);
 //                                                       message.hpp: the 4.1 adapter, file.*: 4.2
 //   client.cpp        `drive`: drivers, timing (7)      links.hpp    the client's links (4)
-//   patterns.hpp      the table of patterns (11)        server.cpp   `serve`
-//   lifecycle.cpp     signals, stdin EOF, cleanup (5)   result.cpp   READY, result, samples,
-//                                                                    capabilities (1, 5, 7)
-//   record.cpp        structured payloads (10.2)        rpc/         RPC middleware (10): rpc.cpp the
+//   patterns.hpp      the table of patterns (11)        server.cpp   `serve`: the family servers
+//   responder.cpp     the answer to each frame (2, 11)  result.cpp   READY, result, samples (5, 7)
+//   lifecycle.cpp     signals, stdin EOF, cleanup (5)   capabilities.cpp  `capabilities` (1)
+//   structs.cpp       structured payloads (10.2)        rpc/         RPC middleware (10): rpc.cpp the
 //                                                       shared client loop and service, one file
 //                                                       per framework
+//   burst/            pattern burst (11.4): client.cpp, serving.cpp (what every server model
+//                     shares), server_models.cpp (their table), per_connection.cpp, pools.cpp,
+//                     event_loop.cpp, io_uring.cpp (the models), records.cpp (per-connection
+//                     records and their CSV files), sockets.cpp
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "capabilities.hpp"
 #include "cli.hpp"
 #include "client.hpp"
 #include "error.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "endpoint.hpp"
-#include "record.hpp"
+#include "structs.hpp"
 
 namespace ipclab {
 

@@ -70,9 +70,6 @@ struct ClientResult {
 
 std::string result_json(const ClientResult& r);
 
-// The `capabilities` answer (section 1): one JSON line from the table of mechanisms.
-std::string capabilities_json();
-
 // Writes content to path + ".tmp-<pid>", then renames it into place. Throws PeerError(io).
 void write_file_atomically(const std::string& path, const std::string& content);
 

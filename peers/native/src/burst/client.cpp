@@ -38,7 +38,7 @@ struct Shared {
 
 struct Burst {
   const DriveOptions& o;
-  Address address;
+  detail::ResolvedAddress address;
   Shared* shared;
   std::uint32_t all_connectors;  // T × P
   std::vector<std::uint8_t> request;   // header + base payload, unstamped

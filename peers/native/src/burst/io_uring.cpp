@@ -9,11 +9,11 @@
 #include <memory>
 #include <optional>
 
-#include "burst/server_models.hpp"
+#include "burst/models.hpp"
 #include "burst/serving.hpp"
 #include "error.hpp"
 #include "patterns.hpp"  // now_ns
-#include "server.hpp"    // RequestHandler
+#include "responder.hpp"  // RequestHandler
 
 namespace ipclab::burst {
 

@@ -16,7 +16,7 @@
 #include "error.hpp"
 #include "lifecycle.hpp"
 #include "patterns.hpp"  // now_ns
-#include "server.hpp"    // RequestHandler
+#include "responder.hpp"  // RequestHandler
 
 namespace ipclab::burst {
 
@@ -152,13 +152,7 @@ void prepare(Server& server) {
   g_path = server.options.phases_file;
   g_tmp = g_path + ".tmp-" + std::to_string(g_pid);
   g_children.assign(n + server.workers + 1, 0);
-  struct sigaction sa {};
-  sa.sa_handler = on_stop;
-  sigemptyset(&sa.sa_mask);
-  sigaddset(&sa.sa_mask, SIGTERM);
-  sigaddset(&sa.sa_mask, SIGINT);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGINT, &sa, nullptr);
+  install_termination_handler(on_stop);
   ::signal(SIGCHLD, SIG_DFL);  // children are reaped one by one, by pid
 }
 

@@ -55,6 +55,13 @@ void prepare(Server& server);
 // One accept call on `listen_fd` (SOCK_CLOEXEC | extra_flags), timed. Retries EINTR and
 // ECONNABORTED inside the same call's time; on a non-blocking listener EAGAIN gives fd -1.
 Accepted accept_one(Server& server, int listen_fd, Acceptor& acceptor, int extra_flags = 0);
+// The next connection of the server's blocking listener (there, accept_one always returns one).
+inline Accepted accept_connection(Server& server, Acceptor& acceptor) {
+  for (;;) {
+    const Accepted c = accept_one(server, server.listen_fd, acceptor);
+    if (c.fd >= 0) return c;
+  }
+}
 // Reads the REQUEST, sends the RESPONSE, checks the payload, closes, records (blocking fd).
 void serve_connection(Server& server, int fd, std::uint64_t index);
 // Counts one connection as ended (signals stop_fd after the last). Every model calls it once

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include "error.hpp"
-#include "transport/inet.hpp"
 #include "transport/transport.hpp"
 
 namespace ipclab::burst {
@@ -36,13 +35,8 @@ int listen_tcp(const Endpoint& endpoint, std::uint32_t backlog, bool reuseport,
   return fd;
 }
 
-Address tcp_address(const Endpoint& endpoint) {
-  const auto where = detail::resolve(endpoint_as<InetEndpoint>(endpoint), SOCK_STREAM, false);
-  Address a;
-  a.addr = where.addr;
-  a.length = where.length;
-  a.family = where.family;
-  return a;
+detail::ResolvedAddress tcp_address(const Endpoint& endpoint) {
+  return detail::resolve(endpoint_as<InetEndpoint>(endpoint), SOCK_STREAM, false);
 }
 
 Endpoint tcp_same_port(const std::string& bound) { return parse_inet(bound); }

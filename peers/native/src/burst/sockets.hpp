@@ -8,22 +8,17 @@
 #include <string>
 
 #include "endpoint.hpp"
+#include "transport/inet.hpp"
 
 namespace ipclab::burst {
-
-struct Address {
-  sockaddr_storage addr{};
-  socklen_t length = 0;
-  int family = AF_UNSPEC;
-};
 
 struct Sockets {
   // A listening socket (close-on-exec) with `backlog`, SO_REUSEPORT when asked; `bound` is the
   // endpoint as READY names it and as a second listener of the same port is given. io on error.
   int (*listen)(const Endpoint& endpoint, std::uint32_t backlog, bool reuseport,
                 std::string& bound);
-  // The server's address, resolved once before the burst.
-  Address (*address)(const Endpoint& endpoint);
+  // The server's address, resolved once before the burst (by the transport's resolver).
+  detail::ResolvedAddress (*address)(const Endpoint& endpoint);
   // The endpoint a second listener (epoll-reuseport) binds: the first one's bound endpoint.
   Endpoint (*same_port)(const std::string& bound);
 };

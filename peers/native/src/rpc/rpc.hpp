@@ -12,7 +12,7 @@
 
 #include "error.hpp"
 #include "options.hpp"
-#include "record.hpp"
+#include "structs.hpp"
 #include "result.hpp"
 
 namespace ipclab::rpc {

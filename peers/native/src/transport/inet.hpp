@@ -1,4 +1,4 @@
-// Internal to transport/: name resolution for tcp and udp endpoints.
+// Name resolution for tcp and udp endpoints: transport/ and the burst sockets (burst/sockets.hpp).
 #pragma once
 
 #include <sys/socket.h>

@@ -1,4 +1,4 @@
-#include "record.hpp"
+#include "structs.hpp"
 
 #include "payload.hpp"
 

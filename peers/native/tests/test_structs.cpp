@@ -1,7 +1,7 @@
 // The structured records of section 10.2 against the `structs` vectors.
 #include <gtest/gtest.h>
 
-#include "record.hpp"
+#include "structs.hpp"
 #include "support.hpp"
 
 namespace ipclab {

@@ -1,0 +1,39 @@
+#include "capabilities.hpp"
+
+#include "burst/server_models.hpp"
+#include "mechanisms.hpp"
+#include "result.hpp"
+
+namespace ipclab {
+
+std::string capabilities_json() {
+  std::string j = "{\"contract\": " + std::to_string(kContract) +
+                  ", \"language\": " + json_string(kLanguage) +
+                  ", \"runtime\": " + json_string(runtime_string()) + ", \"mechanisms\": {";
+  const char* comma = "";
+  for (const Mechanism* m : implemented_mechanisms()) {
+    j += comma + json_string(m->name) + ": {\"roles\": [";
+    j += m->serve != nullptr ? "\"serve\", \"drive\"" : "\"drive\"";
+    j += "], \"patterns\": [";
+    const char* sep = "";
+    for (const std::string_view p : m->patterns) {
+      j += sep + json_string(p);
+      sep = ", ";
+    }
+    j += "], \"max_payload\": " + std::to_string(m->max_payload());
+    if (m->burst != nullptr) {  // 11.4: the burst server models of this build
+      j += ", \"server_models\": [";
+      sep = "";
+      for (const std::string_view name : burst::server_model_names()) {
+        j += sep + json_string(name);
+        sep = ", ";
+      }
+      j += "]";
+    }
+    j += "}";
+    comma = ", ";
+  }
+  return j + "}}\n";
+}
+
+}  // namespace ipclab
