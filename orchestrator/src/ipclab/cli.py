@@ -56,37 +56,49 @@ def cli():
     """
 
 
+# The scenario's values a run may override, as (flag, help): each flag takes one comma-separated
+# string, which plan/scenario.py validates as it validates the file's key.
+RUN_FLAGS = (
+    ("--mechanism", "comma-separated, e.g. tcp,uds (see `ipclab list`)"),
+    ("--client", "client languages, e.g. cpp,java,python"),
+    ("--server", "server languages, e.g. cpp,java,python"),
+    ("--request-size", "sizes with units, e.g. 16,1KiB,128MiB"),
+    ("--response-size", "sizes with units, e.g. 16,1KiB,128MiB"),
+    ("--payload", "bytes (sized, default) or structured records small,medium,large (RPC "
+                  "mechanisms)"),
+    ("--sequence-length", "elements per sequence field of structured payloads, e.g. 5,300"),
+    ("--placement", "same-core, cross-core or unpinned (default cross-core)"),
+    ("--pattern", "traffic patterns: rr (request-response), stream (one way), short (a "
+                  "connection per round trip), burst (many connections at once, PROTOCOL.md "
+                  "11.4), e.g. rr,stream"),
+    ("--message-size", "stream: bytes per message, with units, e.g. 16,1KiB,1MiB"),
+    ("--messages", "stream: messages per stream (each round a fresh stream)"),
+    ("--windows", "stream: windows the stream is cut into, one sample each (default 10)"),
+    ("--server-model", "burst: server models, e.g. iterative,thread,process,thread-pool,"
+                       "process-pool,epoll (PROTOCOL.md 11.4)"),
+    ("--connections", "burst: connections per burst (default 1000)"),
+    ("--connectors", "burst: connector threads per client process (default 200)"),
+    ("--processes", "burst: client processes (default 1)"),
+    ("--backlog", "burst: the server's listen() backlog (default 512)"),
+    ("--iterations", "measured round trips (or connections) per case"),
+    ("--warmup", "round trips (stream: messages) before measuring"),
+    ("--seed", "payload seed (also orders the rounds and seeds the bootstrap)"),
+    ("--rounds", "rounds per case, each a fresh pair of peers (default 3)"),
+    ("--preflight", "seconds of C floor ping-pong per placement first (0: none)"),
+    ("--link", "between client and server: loopback (default), veth, veth:RATE (e.g. "
+               "veth:100mbit); IP mechanisms only, needs root"),
+)
+
+
+def _run_flags(command):
+    for flag, text in reversed(RUN_FLAGS):
+        command = click.option(flag, help=text)(command)
+    return command
+
+
 @cli.command()
 @click.argument("scenario", required=False)
-@click.option("--mechanism", help="comma-separated, e.g. tcp,uds (see `ipclab list`)")
-@click.option("--client", help="client languages, e.g. cpp,java,python")
-@click.option("--server", help="server languages, e.g. cpp,java,python")
-@click.option("--request-size", help="sizes with units, e.g. 16,1KiB,128MiB")
-@click.option("--response-size", help="sizes with units, e.g. 16,1KiB,128MiB")
-@click.option("--payload", help="bytes (sized, default) or structured records small,medium,large "
-                                "(RPC mechanisms)")
-@click.option("--sequence-length", help="elements per sequence field of structured payloads, e.g. 5,300")
-@click.option("--placement", help="same-core, cross-core or unpinned (default cross-core)")
-@click.option("--pattern", help="traffic patterns: rr (request-response), stream (one way), "
-                                "short (a connection per round trip), burst (many connections at "
-                               "once, PROTOCOL.md 11.4), e.g. rr,stream")
-@click.option("--message-size", help="stream: bytes per message, with units, e.g. 16,1KiB,1MiB")
-@click.option("--messages", help="stream: messages per stream (each round a fresh stream)")
-@click.option("--windows", help="stream: windows the stream is cut into, one sample each "
-                                "(default 10)")
-@click.option("--server-model", help="burst: server models, e.g. iterative,thread,process,"
-              "thread-pool,process-pool,epoll (PROTOCOL.md 11.4)")
-@click.option("--connections", help="burst: connections per burst (default 1000)")
-@click.option("--connectors", help="burst: connector threads per client process (default 200)")
-@click.option("--processes", help="burst: client processes (default 1)")
-@click.option("--backlog", help="burst: the server's listen() backlog (default 512)")
-@click.option("--iterations", help="measured round trips (or connections) per case")
-@click.option("--warmup", help="round trips (stream: messages) before measuring")
-@click.option("--seed", help="payload seed (also orders the rounds and seeds the bootstrap)")
-@click.option("--rounds", help="rounds per case, each a fresh pair of peers (default 3)")
-@click.option("--preflight", help="seconds of C floor ping-pong per placement first (0: none)")
-@click.option("--link", help="between client and server: loopback (default), veth, veth:RATE "
-                            "(e.g. veth:100mbit); IP mechanisms only, needs root")
+@_run_flags
 @click.option("--wire-bytes/--no-wire-bytes", default=None,
               help="count each call's bytes and packets on the wire (IP mechanisms, needs root)")
 @click.option("--out", type=click.Path(), help="results directory (default results/<time>-<name>)")
