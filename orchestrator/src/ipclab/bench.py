@@ -16,6 +16,8 @@ import numpy as np
 from rich.table import Table
 
 from ipclab.plan import matrix
+from ipclab.plan import patterns
+from ipclab.plan.patterns import SHORT, STREAM
 from ipclab.plan import placement
 from ipclab.common.errors import UserError
 from ipclab.execute.runner import Runner
@@ -240,15 +242,15 @@ def run_stream(catalog, console, messages, iterations, rounds, where, size):
     held = _held_to_floor(catalog)
     warmup = max(1000, messages // 10)
     raw = {"matrix": {"mechanism": list(STREAM_MECHANISMS), "client": [held.name],
-                      "server": [held.name], "pattern": ["stream", "short"],
+                      "server": [held.name], "pattern": [STREAM.name, SHORT.name],
                       "message_size": [size], "request_size": [size], "response_size": [1],
                       "placement": [where]},
            "run": {"messages": messages, "iterations": iterations, "warmup": warmup,
                    "windows": 10}}
-    scenario = build_scenario(raw, "<stream benchmark>", catalog, {}, "stream")
+    scenario = build_scenario(raw, "<stream benchmark>", catalog, {}, STREAM.name)
     cases = sorted((c for c in matrix.expand(scenario, catalog)
-                    if c.pattern == "stream" or c.mechanism == "tcp"),
-                   key=lambda c: (c.pattern != "stream", c.index))
+                    if c.pattern == STREAM.name or c.mechanism == "tcp"),
+                   key=lambda c: (c.pattern != STREAM.name, c.index))
     rates = {}  # (pattern, mechanism, "floor" or "peer") -> per-round rates
     with Workspace() as ws, console.status("measuring") as status:
         runner = Runner(scenario, catalog, ws)
@@ -268,7 +270,7 @@ def run_stream(catalog, console, messages, iterations, rounds, where, size):
 def _floor_rate(floor_bin, case, messages, iterations, warmup, size, cpus, scratch):
     """The floor's messages/s (stream) or connections/s (short), or None if it failed."""
     with tempfile.NamedTemporaryFile(dir=scratch, suffix=".i64") as samples:
-        if case.pattern == "stream":
+        if patterns.of(case.pattern).per_window:
             what = ["--size", str(size + FRAME_HEADER), "--messages", str(messages)]
         else:
             what = ["--size", str(size + FRAME_HEADER), "--response-size", str(1 + FRAME_HEADER),
@@ -281,7 +283,9 @@ def _floor_rate(floor_bin, case, messages, iterations, warmup, size, cpus, scrat
         data = np.fromfile(samples.name, dtype="<i8") if done.returncode == 0 else np.empty(0)
     if not data.size or data.min() <= 0:
         return None
-    return messages * 1e9 / float(data[0]) if case.pattern == "stream" else 1e9 / float(data.mean())
+    if patterns.of(case.pattern).per_window:
+        return messages * 1e9 / float(data[0])
+    return 1e9 / float(data.mean())
 
 
 def _peer_rate(runner, case):
@@ -290,7 +294,7 @@ def _peer_rate(runner, case):
     outcome = runner.run(case)
     if outcome.status != "ok":
         return None
-    if case.pattern == "stream":
+    if patterns.of(case.pattern).per_window:
         return outcome.client["messages"] * 1e9 / outcome.client["stream_ns"]
     return 1e9 / float(np.mean(outcome.samples))
 
@@ -310,7 +314,7 @@ def _stream_table(held, rates, cases, messages, iterations, rounds, where, cpus,
         ratio = _mid([p / f for p, f in zip(mine, floors) if p and f])
         verdict = "-" if ratio is None else ("yes" if ratio >= STREAM_TARGET else "[red]no[/]")
         per_round = ", ".join(f"{format_rate(p)} ({format_rate(f)})" for p, f in zip(mine, floors))
-        table.add_row("stream msgs" if case.pattern == "stream" else "short conns",
+        table.add_row(f"{case.pattern} {'msgs' if patterns.of(case.pattern).per_window else 'conns'}",
                       case.mechanism, format_rate(_mid(floors)), format_rate(_mid(mine)),
                       f"{ratio:.3f}" if ratio else "-", verdict, per_round)
     return table

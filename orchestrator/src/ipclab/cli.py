@@ -8,19 +8,19 @@ from rich.console import Console
 
 from ipclab import __version__
 from ipclab.plan.capabilities import CONTRACT
-from ipclab.analyse import case_stats
 from ipclab.execute import environment
 from ipclab.plan import hosts
 from ipclab.execute import network
 from ipclab.plan import link
 from ipclab.plan import matrix
+from ipclab.plan import patterns
 from ipclab.execute import rundir
 from ipclab.execute import rounds
 from ipclab.output import report as ipclab_report
 from ipclab.plan.catalog import load_catalog
 from ipclab.common.errors import UserError
-from ipclab.output import wire as wire_view
-from ipclab.output.terminal import render
+from ipclab.output import model
+from ipclab.output import terminal
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import StatSettings, load_scenario
 from ipclab.execute.workspace import Workspace
@@ -120,16 +120,18 @@ def run(scenario, out, wide, verbose, html, **flags):
         notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(network.sweep())
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes
+        publisher = publish.Publisher(plan)   # builds the Report after every round
         store = rundir.RunStore(out_dir, plan, env, cases, notes=notes,
-                                 publish=publish.Publisher(plan)).create()
+                                 publish=publisher).create()
         interrupted = rounds.execute(cases, Runner(plan, catalog, workspace, remote), store,
                                       console)
     store.finish(interrupted)
-    _record_history(out_dir, store.document)
-    _show(store.document, plan.statistics, wide, verbose)
+    report = publisher.report   # the last one published: the finished run's
+    _record_history(out_dir, report)
+    _show(report, wide, verbose)
     console.print(f"results: {out_dir}")
     if html:
-        _write_html(out_dir, store.document)
+        _write_html(out_dir, report)
     if interrupted:
         done = sum(len(r["rounds"]) for r in store.records)
         console.print(f"[yellow]stopped: {done} finished round(s) of "
@@ -163,13 +165,13 @@ def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir
                                            {"outliers": outliers, "tukey_k": tukey_k,
                                             "compare": compare}.items() if v is not None}})
     document["scenario"]["statistics"] = vars(settings)
-    kept = saved.reanalyse(run_dir, document, settings)
-    publish.write_outputs(Path(run_dir), document, settings, kept)
-    _show(document, settings, wide, verbose)
+    report = model.build(document, settings, saved.reanalyse(run_dir, document, settings))
+    publish.write_outputs(Path(run_dir), report)
+    _show(report, wide, verbose)
     if html:
-        console.print(f"report: {ipclab_report.write_html(run_dir, document)}")
+        console.print(f"report: {ipclab_report.write_html(run_dir, report)}")
     if figures_dir:
-        written = ipclab_report.write_figures(run_dir, document, figures_dir)
+        written = ipclab_report.write_figures(run_dir, report, figures_dir)
         console.print(f"figures: {len(written)} files in {figures_dir}")
 
 
@@ -288,7 +290,7 @@ def bench_shm(iterations, rounds):
     run_shm(load_catalog(), console, iterations, rounds)
 
 
-@bench.command("stream")
+@bench.command(patterns.STREAM.name)  # `ipclab bench stream`
 @click.option("--messages", default="200000", help="messages per stream")
 @click.option("--iterations", default="20000", help="short tcp connections per measurement")
 @click.option("--size", default="1KiB", help="bytes per message (and per short request)")
@@ -300,11 +302,11 @@ def bench_stream(messages, iterations, size, rounds, placement):
     run_stream(load_catalog(), console, messages, iterations, rounds, placement, size)
 
 
-def _record_history(out_dir, document):
+def _record_history(out_dir, report):
     """Every run goes into the history.sqlite beside its directory (ipclab/history.py); that
     never fails the run: a broken database is reported in one line and rebuilt."""
     from ipclab.output import history
-    history.record_run(out_dir, document, say=_say)
+    history.record_run(out_dir, report, say=_say)
 
 
 def _say(text):
@@ -318,12 +320,12 @@ def _sweep_note(swept):
             f"crashed or was killed"]
 
 
-def _write_html(out_dir, document):
+def _write_html(out_dir, report):
     """report.html at the end of a run. The run's results are saved already: whatever stops the
     page (a full disk, a figure that cannot draw this run) is one line, and neither the run's
     exit code nor its table depends on it (`ipclab report RUN --html` tries again)."""
     try:
-        console.print(f"report: {ipclab_report.write_html(out_dir, document)}")
+        console.print(f"report: {ipclab_report.write_html(out_dir, report)}")
     except Exception as e:  # noqa: BLE001 (see above)
         console.print(f"[yellow]report.html not written: {type(e).__name__}: {e}[/]")
 
@@ -333,14 +335,9 @@ def _netns_note(swept):
             f"was killed"] if swept else []
 
 
-def _show(document, settings, wide=False, verbose=False):
-    for line in render(document["results"], f"ipclab: {document['scenario']['name']}",
-                       case_stats.baseline_label(settings), settings.compare,
-                       document.get("notes", []), console.width, wide, verbose,
-                       studies=publish.studies_of(document)):
+def _show(report, wide=False, verbose=False):
+    for line in terminal.show(report, console.width, wide, verbose):
         _print_at(*line)
-    for line in wire_view.terminal(document["results"]):  # --wire-bytes: bytes per call
-        console.print(line)
 
 
 def _print_at(renderable, width):

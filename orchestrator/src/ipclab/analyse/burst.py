@@ -6,6 +6,7 @@ import numpy as np
 
 from ipclab.analyse import stats
 from ipclab.execute.burst import CLIENT_PHASES, COUNTERS, PHASES
+from ipclab.plan import patterns
 
 # The fields a burst case adds to its record (and cases.csv); server_model is the case's own.
 FIELDS = ("connections", "connections_ok", "connections_failed", "slow_connects", "errors",
@@ -15,10 +16,11 @@ FIELDS = ("connections", "connections_ok", "connections_failed", "slow_connects"
 def figures(record):
     """A burst case's fields (None for other patterns): sums over ok rounds, conns/s median."""
     out = dict.fromkeys(FIELDS)
-    if record.get("pattern") != "burst":
+    pattern = patterns.of(record.get("pattern"))
+    if not pattern.server_models:
         return {}
-    rounds = [e["burst"] for e in record.get("rounds") or []
-              if e.get("status") == "ok" and e.get("burst")]
+    rounds = [e[pattern.entry_key] for e in record.get("rounds") or []
+              if e.get("status") == "ok" and e.get(pattern.entry_key)]
     if not rounds:
         return out
     for key in ("connections", "connections_ok", "connections_failed", "slow_connects",

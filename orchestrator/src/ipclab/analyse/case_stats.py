@@ -9,6 +9,7 @@ from ipclab.execute import noise
 from ipclab.analyse import stats
 from ipclab.analyse import throughput
 from ipclab.common.units import format_ns
+from ipclab.plan import patterns
 
 STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
                "ci95_low", "ci95_high")
@@ -19,9 +20,11 @@ ANALYSIS_FIELDS = ("raw", "trimmed", "outliers_removed", "warnings", "round_medi
 def per_message_rounds(record, rounds):
     """A stream case's rounds as each window's time per message (throughput.py); other
     patterns' rounds unchanged."""
-    if record.get("pattern") != "stream":
+    pattern = patterns.of(record.get("pattern"))
+    if not pattern.per_window:
         return rounds
-    messages = {e["round"]: (e.get("stream") or {}).get("messages") for e in record["rounds"]}
+    messages = {e["round"]: (e.get(pattern.entry_key) or {}).get("messages")
+                for e in record["rounds"]}
     out = {}
     for r, x in rounds.items():
         n = messages.get(r)
@@ -62,7 +65,7 @@ def _analyse(record, rounds, settings, seed):
     trimmed = stats.summarize(kept_pooled) if kept_pooled.size else raw
     record["raw"], record["trimmed"] = raw.as_dict(), trimmed.as_dict()
     record["outliers_removed"] = removed
-    warnings = stats.advice(trimmed, raw.count, removed, windows=record.get("pattern") == "stream")
+    warnings = stats.advice(trimmed, raw.count, removed, windows=patterns.of(record.get("pattern")).per_window)
     _round_figures(record, rounds, kept)
     medians = [float(np.median(x)) for x in kept.values()]
     intervals = [stats.median_ci_of_round(x) for x in kept.values()]

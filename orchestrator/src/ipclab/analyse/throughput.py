@@ -25,6 +25,8 @@ import statistics
 
 import numpy as np
 
+from ipclab.plan import patterns
+
 MIB = 1 << 20
 
 # The fields these figures add to a case's record (and to cases.csv), None where they do not apply.
@@ -60,10 +62,10 @@ def rate(per_item_ns, low_ns=None, high_ns=None):
     return inverse(per_item_ns), inverse(high_ns), inverse(low_ns)
 
 
-def stream_round(entry):
+def stream_round(entry, key=patterns.STREAM.entry_key):
     """One ok round's per-stream figures from its saved `stream` block (the client's result file:
     messages, message_size, stream_ns, lost, client_cpu, server_cpu), or None."""
-    s = entry.get("stream")
+    s = entry.get(key)
     if not s or not s.get("messages") or not s.get("stream_ns"):
         return None
     n, wall = s["messages"], s["stream_ns"]
@@ -98,11 +100,12 @@ def stream_figures(record):
     """The stream fields of a case record from its trimmed per-message statistics and its ok
     rounds (module note). Every field None when the record has no ok stream round."""
     out = dict.fromkeys(STREAM_FIELDS)
-    entries = [e for e in record.get("rounds") or [] if e.get("status") == "ok" and e.get("stream")]
-    per_round = [f for f in map(stream_round, entries) if f]
+    key = patterns.of(record.get("pattern")).entry_key
+    entries = [e for e in record.get("rounds") or [] if e.get("status") == "ok" and e.get(key)]
+    per_round = [f for f in (stream_round(e, key) for e in entries) if f]
     if entries:
-        out["messages"] = entries[-1]["stream"].get("messages")
-        out["windows"] = entries[-1]["stream"].get("windows")
+        out["messages"] = entries[-1][key].get("messages")
+        out["windows"] = entries[-1][key].get("windows")
     trimmed = record.get("trimmed")
     if trimmed:
         out["msgs_per_s"], out["msgs_per_s_ci_low"], out["msgs_per_s_ci_high"] = rate(
@@ -133,18 +136,19 @@ def short_figures(record):
     if trimmed:
         out["conns_per_s"], out["conns_per_s_ci_low"], out["conns_per_s_ci_high"] = rate(
             trimmed["median"], record.get("median_ci_low"), record.get("median_ci_high"))
-    counted = [e["time_wait"] for e in record.get("rounds") or []
-               if e.get("status") == "ok" and e.get("time_wait") is not None]
+    key = patterns.of(record.get("pattern")).entry_key
+    counted = [e[key] for e in record.get("rounds") or []
+               if e.get("status") == "ok" and e.get(key) is not None]
     out["time_wait"] = counted[-1] if counted else None
     return out
 
 
 def figures(record):
     """Every pattern field of a record: its own pattern's figures, None for the others."""
-    out = dict.fromkeys(FIELDS)
-    if record.get("pattern") == "stream":
+    out, pattern = dict.fromkeys(FIELDS), patterns.of(record.get("pattern"))
+    if pattern.per_window:
         out.update(stream_figures(record))
-    elif record.get("pattern") == "short":
+    elif pattern.rate_column and not pattern.server_models:  # a burst's: analyse/burst.py
         out.update(short_figures(record))
     return out
 

@@ -38,7 +38,7 @@ def server_flags(case, run, case_dir):
 
 
 def drive_flags(case, run, case_dir):
-    return ["--pattern", "burst", "--connections", str(run.connections),
+    return ["--pattern", case.pattern, "--connections", str(run.connections),
             "--connectors", str(run.connectors), "--processes", str(run.processes),
             "--request-size", str(case.request_size), "--response-size", str(case.response_size),
             "--io-timeout", f"{run.io_timeout:g}",
@@ -108,14 +108,15 @@ def collect(case_dir, before, after, run, time_wait):
 
 # --- what a round keeps ---------------------------------------------------------------------------
 
-def round_entry(outcome):
-    """A burst round's figures for run.json: the client's counts, the counters, where its files
-    are kept, and every connection's phase times (what the case's summary pools)."""
+def round_entry(outcome, key):
+    """A burst round's figures for run.json under `key` (the pattern row's entry_key): the
+    client's counts, the counters, where its files are kept, and every connection's phase times
+    (what the case's summary pools)."""
     b, client = outcome.burst or {}, outcome.client or {}
     keep = ("connections", "connections_ok", "connections_failed", "slow_connects", "errors",
             "burst_ns", "conns_per_s")
     values = phase_values(b.get("phases_text"), b.get("records_text"))
-    return {"burst": {**{k: client.get(k) for k in keep},
+    return {key: {**{k: client.get(k) for k in keep},
                       **{k: b.get(k) for k in (*COUNTERS, "backlog", "somaxconn", "time_wait",
                                                "phases_file", "records_file")},
                       "values": {f"{side}:{phase}": v for (side, phase), v in values.items()}}}
@@ -138,12 +139,13 @@ def phase_values(phases_text, records_text):
     return out
 
 
-def save_files(run_dir, case_id, round_index, info):
-    """Writes a round's per-connection files to RUN/burst/ and notes their names in `info`."""
-    folder = run_dir / "burst"
+def save_files(run_dir, case, round_index, info):
+    """Writes a round's per-connection files to RUN/<pattern>/ (RUN/burst/) and notes their names
+    in `info`."""
+    folder = run_dir / case.pattern
     folder.mkdir(exist_ok=True)
     for key, suffix in (("phases_text", "phases.csv"), ("records_text", "records.csv")):
         if info.get(key):
-            name = f"burst/{case_id}.r{round_index}.{suffix}"
+            name = f"{case.pattern}/{case.id}.r{round_index}.{suffix}"
             (run_dir / name).write_text(info[key])
             info[key.replace("_text", "_file")] = name

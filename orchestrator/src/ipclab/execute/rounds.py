@@ -13,6 +13,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn)
 
 from ipclab.execute import preflight
+from ipclab.plan import patterns
 from ipclab.common.units import format_ns, format_rate
 
 
@@ -106,14 +107,14 @@ class RoundsEta:
 
 def _figure(outcome):
     """A finished round in a few words: a stream's rate, else its median round trip."""
-    client = outcome.client or {}
-    if outcome.case.pattern == "stream" and client.get("stream_ns"):
+    client, pattern = outcome.client or {}, patterns.of(outcome.case.pattern)
+    if pattern.per_window and client.get("stream_ns"):
         rate = client["messages"] * 1e9 / client["stream_ns"]
         lost = f", {client['lost']} lost" if client.get("lost") else ""
         return f"{format_rate(rate)} msgs/s over {client['stream_ns'] / 1e9:.3g} s{lost}"
     median = float(np.median(outcome.samples))
-    if outcome.case.pattern == "short":
-        return f"median {format_ns(median)} per connection ({format_rate(1e9 / median)}/s)"
+    if pattern.progress:
+        return f"median {format_ns(median)} per {pattern.progress} ({format_rate(1e9 / median)}/s)"
     return f"median {format_ns(median)}"
 
 

@@ -21,6 +21,7 @@ import numpy as np
 
 from ipclab.common.errors import UserError
 from ipclab.execute import burst, wire
+from ipclab.plan import patterns
 
 # run.json schema history:
 #   ipclab.run/1 (0.1.0): first version.
@@ -108,7 +109,7 @@ class RunStore:
         samples_file = self._write(f"samples/{case.id}.r{r}.i64", outcome.samples)
         warmup_file = self._write(f"samples/{case.id}.r{r}.warmup.i64", outcome.warmup_samples)
         if outcome.burst:  # the per-connection files, for plots (burst.py)
-            burst.save_files(self.dir, case.id, r, outcome.burst)
+            burst.save_files(self.dir, case, r, outcome.burst)
         for role, text in outcome.logs.items():
             (self.dir / "logs").mkdir(exist_ok=True)
             (self.dir / "logs" / f"{case.id}.r{r}.{role}.stderr").write_text(text)
@@ -194,11 +195,10 @@ STREAM_RESULT = ("messages", "message_size", "windows", "stream_ns", "lost", "cl
 def _pattern_figures(outcome):
     """A round entry's pattern-specific part: the stream's figures from the client's result file;
     for short, the TIME_WAIT sockets counted after it (None where not counted)."""
-    pattern = outcome.case.pattern
-    if pattern == "stream" and outcome.client and outcome.status == "ok":
-        return {"stream": {k: outcome.client.get(k) for k in STREAM_RESULT}}
-    if pattern == "short":
-        return {"time_wait": outcome.time_wait}
-    if pattern == "burst" and outcome.status == "ok":
-        return burst.round_entry(outcome)
-    return {}
+    pattern, ok = patterns.of(outcome.case.pattern), outcome.status == "ok"
+    if pattern.per_window:
+        return {pattern.entry_key: {k: outcome.client.get(k) for k in STREAM_RESULT}} \
+            if outcome.client and ok else {}
+    if pattern.server_models:
+        return burst.round_entry(outcome, pattern.entry_key) if ok else {}
+    return {pattern.entry_key: outcome.time_wait} if pattern.entry_key else {}

@@ -3,7 +3,7 @@ watch both, stop both, judge what happened. Statistics are not done here (see an
 import json
 import shutil
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from ipclab.execute import endpoints
 from ipclab.execute import ipcobjects
 from ipclab.execute import network
 from ipclab.plan import link
+from ipclab.plan import patterns
 from ipclab.execute import noise
 from ipclab.plan import placement
 from ipclab.execute import wire
@@ -76,26 +77,27 @@ class Runner:
             mech = self.catalog.mechanism(case.mechanism)
             with network.case_network(self.scenario.run, mech, self.remote) as net:
                 counters = wire.Counters(net)
-                outcome = counters.around(lambda: self._run_in(case, case_dir, net))
+                run = self.scenario.run
+                outcome = counters.around(lambda: self._run_in(case, case_dir, run, net))
                 if counters.active and outcome.status == "ok":
-                    short = Runner(replace(self.scenario, run=wire.calibration_run(self.scenario.run)),
-                                   self.catalog, self.workspace)
                     (case_dir / "calibration").mkdir(mode=0o700)
-                    calibration = counters.around(
-                        lambda: short._run_in(case, case_dir / "calibration", net))
+                    calibration = counters.around(lambda: self._run_in(
+                        case, case_dir / "calibration", wire.calibration_run(run), net))
                     wire.attach(outcome, calibration, case, self.scenario.run)
                 return outcome
         except network.LinkError as e:
             return Outcome(case, "failed", f"link {self.scenario.run.link}: {e}")
 
-    def _run_in(self, case, case_dir, net=network.Network()):
+    def _run_in(self, case, case_dir, run, net=network.Network()):
+        """One pair of peers for `case` with the run settings `run` (the scenario's, or the wire
+        calibration's one call)."""
         cpus = placement.resolve(case.placement)
         mech = self.catalog.mechanism(case.mechanism)
         endpoint = endpoints.prepare(mech, case_dir)
         if mech.endpoint == "inet":
             endpoint.server_arg = server_endpoint(net.server)  # where the link puts the server
         server = client = ready = None
-        counters = burst.read_counters() if case.pattern == "burst" else None
+        counters = burst.read_counters() if patterns.of(case.pattern).server_models else None
         try:
             if mech.inprocess:
                 # No server process: the client calls a function (PROTOCOL.md 4.4).
@@ -104,26 +106,26 @@ class Runner:
             else:
                 server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
                                      ["--endpoint", endpoint.server_arg,
-                                      *(burst.server_flags(case, self.scenario.run, case_dir)
+                                      *(burst.server_flags(case, run, case_dir)
                                         if counters is not None else [])], net.server)
                 endpoint.release(endpoint.server_fds)
-                ready = server.wait_ready(self.scenario.run.ready_timeout)
+                ready = server.wait_ready(run.ready_timeout)
                 target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
             client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
-                                 [*target, *self._drive_flags(case, case_dir)], net.client)
+                                 [*target, *_drive_flags(case, run, case_dir)], net.client)
             endpoint.release(endpoint.client_fds)
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
-                                      case_timeout(case, self.scenario.run))
+                                      case_timeout(case, run), run.io_timeout)
             if counters is not None and server:  # a burst server ends once it served them all
                 server.wait(burst.server_wait(case_dir))
             time_wait = _time_wait(case, mech, ready, net.client)
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
-                             expected_samples(case, self.scenario.run))
+                             expected_samples(case, run))
             outcome.time_wait = time_wait
             if counters is not None:
                 outcome.burst = burst.collect(case_dir, counters, burst.read_counters(),
-                                              self.scenario.run, time_wait)
+                                              run, time_wait)
                 # It ends by itself once all are served (exit 0); killed or failed, the refused
                 # connections that follow are not a result.
                 if server_died and server.returncode != 0 and outcome.status == "ok":
@@ -156,37 +158,12 @@ class Runner:
             return []
         return ["--native-library", str(self.catalog.root / self.catalog.languages[case.server].library)]
 
-    def _drive_flags(self, case, case_dir):
-        """The client's flags for the case's pattern (PROTOCOL.md section 1's usage lines)."""
-        run = self.scenario.run
-        files = ["--io-timeout", f"{run.io_timeout:g}", "--samples-file", str(case_dir / "samples.i64"),
-                 "--result-file", str(case_dir / "result.json")]
-        if case.pattern == "burst":
-            return burst.drive_flags(case, run, case_dir)
-        if case.pattern == "stream":
-            return ["--pattern", "stream", "--message-size", str(case.message_size),
-                    "--messages", str(run.messages),
-                    "--windows", str(expected_samples(case, run)),
-                    "--warmup", str(effective_warmup(case, run)), *files]
-        if case.payload == "bytes":
-            what = ["--request-size", str(case.request_size), "--response-size", str(case.response_size)]
-        else:
-            what = ["--payload", case.payload, "--sequence-length", str(case.sequence_length)]
-        warmup = effective_warmup(case, run)
-        # Only with a warm-up (nothing to record without one) and only for round trips: the
-        # stream pattern refuses the flag (PROTOCOL.md 11.1).
-        keep_warmup = (["--warmup-samples-file", str(case_dir / "warmup.i64")]
-                       if warmup and case.pattern == "rr" else [])
-        return ["--pattern", case.pattern, *what,
-                "--warmup", str(warmup), "--iterations", str(run.iterations), *keep_warmup, *files]
-
-    def _watch(self, client, server, server_endpoint, timeout):
+    def _watch(self, client, server, server_endpoint, timeout, io_timeout):
         """Waits for the client; returns how the server ended if it died first, else None.
 
         A client whose server died gets io_timeout + 5 s to notice (udp cannot see a dead peer
         until its receive times out); removing the dead server's kernel objects wakes a client
         blocked on them. A case over case_timeout is ended."""
-        run = self.scenario.run
         deadline = time.monotonic() + timeout
         server_died = None
         while not client.exited():
@@ -199,7 +176,7 @@ class Runner:
             if server and server_died is None and server.exited() and not client.exited():
                 server_died = f"server {server.describe_exit()} during the case"
                 ipcobjects.remove_named(server_endpoint)
-                deadline = min(deadline, time.monotonic() + run.io_timeout + 5)
+                deadline = min(deadline, time.monotonic() + io_timeout + 5)
         if server and server_died is None and client.returncode != 0:
             # A client that failed because its server died may see the broken transport a
             # moment before the server's death is reported: give that report a second to come.
@@ -215,10 +192,35 @@ class Runner:
                     self.live.remove(peer)
 
 
+def _drive_flags(case, run, case_dir):
+    """The client's flags for the case's pattern (PROTOCOL.md section 1's usage lines)."""
+    pattern = patterns.of(case.pattern)
+    files = ["--io-timeout", f"{run.io_timeout:g}", "--samples-file", str(case_dir / "samples.i64"),
+             "--result-file", str(case_dir / "result.json")]
+    if pattern.server_models:
+        return burst.drive_flags(case, run, case_dir)
+    if pattern.shape == patterns.MESSAGE:
+        return ["--pattern", case.pattern, "--message-size", str(case.message_size),
+                "--messages", str(run.messages),
+                "--windows", str(expected_samples(case, run)),
+                "--warmup", str(effective_warmup(case, run)), *files]
+    if case.payload == "bytes":
+        what = ["--request-size", str(case.request_size), "--response-size", str(case.response_size)]
+    else:
+        what = ["--payload", case.payload, "--sequence-length", str(case.sequence_length)]
+    warmup = effective_warmup(case, run)
+    # Only with a warm-up (nothing to record without one) and only where the client keeps it:
+    # the stream pattern refuses the flag (PROTOCOL.md 11.1).
+    keep_warmup = (["--warmup-samples-file", str(case_dir / "warmup.i64")]
+                   if warmup and pattern.keeps_warmup else [])
+    return ["--pattern", case.pattern, *what,
+            "--warmup", str(warmup), "--iterations", str(run.iterations), *keep_warmup, *files]
+
+
 def effective_warmup(case, run):
     """The scenario's warm-up (round trips, or a stream's messages), capped so that it moves at
     most run.warmup_max_bytes."""
-    if case.pattern == "stream":
+    if patterns.of(case.pattern).warmup == patterns.MESSAGES:
         per_unit = case.message_size + 24                    # one header
     else:
         per_unit = case.request_size + case.response_size + 48  # two 24-byte headers
@@ -228,7 +230,7 @@ def effective_warmup(case, run):
 
 def expected_samples(case, run):
     """Samples a client writes: a stream's windows (at most one per message), else iterations."""
-    return min(run.windows, run.messages) if case.pattern == "stream" else run.iterations
+    return min(run.windows, run.messages) if patterns.of(case.pattern).per_window else run.iterations
 
 
 # A long stream or many short connections take longer than case_timeout's usual few minutes:
@@ -240,26 +242,28 @@ PER_BYTE_S = 5e-9
 
 
 def case_timeout(case, run):
-    """Seconds the case may take: case_timeout, plus an allowance per message for stream and per
-    connection for short (rr keeps case_timeout as it is)."""
-    if case.pattern == "stream":
-        count, size = run.messages + effective_warmup(case, run), case.message_size
-    elif case.pattern == "short":
-        count = run.iterations + effective_warmup(case, run)
-        size = case.request_size + case.response_size
-    elif case.pattern == "burst":  # plus a connect that may wait --io-timeout for its SYN
-        count, size = run.connections, case.request_size + case.response_size
-        return run.case_timeout + run.io_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
-    else:
+    """Seconds the case may take: case_timeout, plus the pattern's allowance (its row's
+    `timeout`): per message for stream and per connection for short, their warm-ups included; per
+    connection of a burst plus a connect that may wait --io-timeout for its SYN; rr none."""
+    pattern = patterns.of(case.pattern)
+    if pattern.timeout == patterns.NO_ALLOWANCE:
         return run.case_timeout
+    if pattern.shape == patterns.MESSAGE:
+        size = case.message_size
+    else:
+        size = case.request_size + case.response_size
+    if pattern.timeout == patterns.PER_CONNECTION:
+        return run.case_timeout + run.io_timeout + run.connections * (
+            PER_MESSAGE_S + size * PER_BYTE_S)
+    count = wire.units(case, run) + effective_warmup(case, run)
     return run.case_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
 
 
 def _time_wait(case, mech, ready, place=LOCAL):
-    """For short over a TCP mechanism: the sockets in TIME_WAIT on connections to this server's
+    """For short and burst over a TCP mechanism: the sockets in TIME_WAIT on connections to this server's
     port (/proc/net/tcp and tcp6, state 06, either end), counted when the client has finished;
     else None."""
-    if case.pattern not in ("short", "burst") or mech.endpoint != "inet" or not ready:
+    if not patterns.of(case.pattern).counts_time_wait or mech.endpoint != "inet" or not ready:
         return None
     port = str(ready.get("endpoint", "")).rsplit(":", 1)[-1]
     if not port.isdigit():
@@ -282,7 +286,7 @@ def _judge(case, client, server, ready, server_died, case_dir, iterations):
         notes.append("client wrote to stdout, which the peer contract forbids")
     if client.returncode == 0 and result and result.get("status") == "ok":
         samples = _read_samples(case_dir / "samples.i64")
-        if case.pattern == "burst":  # a sample per connection that went well (11.4)
+        if patterns.of(case.pattern).server_models:  # a sample per connection that went well (11.4)
             iterations = result.get("connections_ok")
         if samples.size != iterations:
             return Outcome(case, "failed", f"client reported ok but wrote {samples.size} samples, "

@@ -21,6 +21,7 @@ import subprocess
 from dataclasses import replace
 
 from ipclab.execute.network import LinkError
+from ipclab.plan import patterns
 
 COUNTERS = ("req", "resp", "req_conn", "resp_conn")
 FIELDS = ("wire_req_bytes", "wire_resp_bytes", "wire_packets_per_call", "wire_conn_bytes",
@@ -85,7 +86,7 @@ def calibration_run(run):
 
 def units(case, run):
     """Measured calls (or a stream's messages) of the measured pair."""
-    return run.messages if case.pattern == "stream" else run.iterations
+    return run.messages if patterns.of(case.pattern).shape == patterns.MESSAGE else run.iterations
 
 
 def per_call(total, calibration, calls):
@@ -123,7 +124,7 @@ def record_figures(record):
     median = lambda key: _median([w[key] for w in rounds])  # noqa: E731
     out.update(wire_req_bytes=median("req_bytes"), wire_resp_bytes=median("resp_bytes"),
                wire_packets_per_call=median("packets"))
-    if record.get("pattern") == "short":
+    if patterns.of(record.get("pattern")).wire_conn_bytes:
         out["wire_conn_bytes"] = median("conn_bytes")
     if record.get("payload", "bytes") == "bytes":
         size = record.get("message_size")

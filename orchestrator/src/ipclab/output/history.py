@@ -75,10 +75,11 @@ def path_for(run_dir):
 
 # --- writing ----------------------------------------------------------------------------------
 
-def record_run(run_dir, document, say=print):
-    """Records one run (idempotent: a run recorded again replaces its rows). Never raises for a
-    broken database: it says so in one line, rebuilds it from the run directories beside it,
-    then records the run."""
+def record_run(run_dir, report, say=print):
+    """Records one run, its Report (output/model.py) or its document (idempotent: a run recorded
+    again replaces its rows). Never raises for a broken database: it says so in one line,
+    rebuilds it from the run directories beside it, then records the run."""
+    document = getattr(report, "document", report)
     db = path_for(run_dir)
     if not db.exists():
         try:

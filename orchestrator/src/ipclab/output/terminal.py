@@ -1,7 +1,7 @@
 """What `ipclab run` and `ipclab report` print: a table that fits the width, then one line per
-kind of warning, the notes, and one line for the cases that were not run. Pure: records in,
-rich renderables out (the full texts stay in cases.csv; `verbose` prints every warning)."""
-from collections import Counter
+kind of warning, the notes, and one line for the cases that were not run, then the bytes on the
+wire. Pure: a Report (output/model.py) in, rich renderables out (the full texts stay in
+cases.csv; `verbose` prints every warning)."""
 from dataclasses import replace
 
 from rich import box
@@ -9,31 +9,41 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
-from ipclab.output.columns import COLUMNS, applicable, ratio_caption
-from ipclab.analyse.stats import ADVICE
+from ipclab.output import model
+from ipclab.output import wire
+from ipclab.output.columns import COLUMNS, applicable
 
-_SKIPPED = ("not-applicable", "unavailable")
 _MIN_STATUS = 12
+
+
+def show(report, width=120, wide=False, verbose=False):
+    """[(renderable, width to print it at)]: the wide table is as wide as it needs. The report's
+    study tables (output/study.py) replace the table of cases when the scenario asks for one."""
+    shown = report.shown
+    if report.studies:
+        lines = [_study(s, report.title) for s in report.studies]
+        lines += [Text(_cut(f"failed: {f}", width), style="red")
+                  for s in report.studies for f in s.failed]
+    else:
+        lines = [_table(shown, report.title, report.ratio_caption, width, wide)] if shown else []
+    lines += [Text(_cut(text, width), style="yellow") for text in report.lost]
+    lines += [Text(_cut(text, width), style="dim") for text in report.skipped]
+    lines += [Text(f"note: {n}", style="yellow") for n in report.notes]
+    lines += ([Text(f"warning: {w}", style="yellow") for w in report.case_warnings] if verbose
+              else [_warning_line(group, width) for group in report.warnings])
+    if report.wire:  # --wire-bytes: bytes per call
+        lines += wire.terminal_of(report.wire.rows, report.wire.ranking)
+    return [line if isinstance(line, tuple) else (line, None) for line in lines]
 
 
 def render(records, title, baseline_label, compare, notes=(), width=120, wide=False,
            verbose=False, studies=()):
-    """[(renderable, width to print it at)]: the wide table is as wide as it needs. `studies`
-    (export/study.py) replace the table of cases when the scenario asks for a study's shape."""
-    shown = [r for r in records if r["status"] not in _SKIPPED]
-    if studies:
-        lines = [_study(s, title) for s in studies]
-        lines += [Text(_cut(f"failed: {f}", width), style="red") for s in studies for f in s.failed]
-    else:
-        lines = [_table(shown, title, baseline_label, compare, width, wide)] if shown else []
-    lines += _lost_lines(shown, width)
-    lines += _skipped_lines(records, width)
-    lines += [Text(f"note: {n}", style="yellow") for n in notes]
-    lines += _all_warnings(shown) if verbose else _grouped_warnings(shown, width)
-    return [line if isinstance(line, tuple) else (line, None) for line in lines]
+    """`show` for loose records (a Report made of them, without the wire section)."""
+    report = model.of_records(records, title, baseline_label, compare, notes, studies)
+    return show(replace(report, wire=None), width, wide, verbose)
 
 
-def _table(records, title, baseline_label, compare, width, wide):
+def _table(records, title, caption, width, wide):
     fixed = {}
     for key in ("pattern", "placement"):  # one value for every case: said once, in the title
         cell = next(c.cell for c in COLUMNS if c.key == key)  # burst: the pattern and model
@@ -51,7 +61,7 @@ def _table(records, title, baseline_label, compare, width, wide):
     said = [v for k, v in fixed.items() if not (k == "pattern" and v == "rr")]
     heading = [title, *said, f"{rounds} round{'s' if rounds != 1 else ''}"]
     table = Table(title=" · ".join(heading), box=box.SIMPLE_HEAD, pad_edge=False,
-                  caption=ratio_caption(baseline_label, compare) if any(
+                  caption=caption if any(
                       c.key == "ratio" for c in chosen) else None, caption_justify="left")
     used = sum(need[c.key] for c in chosen if c.key != "status") + 3 * (len(chosen) - 1) + 2
     for c in chosen:
@@ -75,18 +85,6 @@ def _study(study, title):
     return table
 
 
-def _lost_lines(records, width):
-    """Datagrams a udp stream lost are reported, never hidden (PROTOCOL.md 11.1 step 5)."""
-    return [Text(_cut(f"note: case {r['index']} ({r['mechanism']} {r['client']}→{r['server']}) "
-                      f"lost {r['lost']} of {r['messages'] * _ok_rounds(r)} messages "
-                      f"over its rounds; its rate counts what was sent", width), style="yellow")
-            for r in records if r.get("lost") and r.get("messages")]
-
-
-def _ok_rounds(record):
-    return max(sum(1 for e in record.get("rounds") or [] if e.get("status") == "ok"), 1)
-
-
 def _urgent(column):
     return replace(column, priority=5.5) if column.key == "status" else column
 
@@ -105,38 +103,12 @@ def _fit(columns, need, width):
     return sorted(chosen, key=lambda c: order[c.key])
 
 
-def _skipped_lines(records, width):
-    lines = []
-    for status in _SKIPPED:
-        reasons = Counter(r.get("reason") or "?" for r in records if r["status"] == status)
-        if not reasons:
-            continue
-        count = sum(reasons.values())
-        parts = "; ".join(f"{n}× {why}" if n > 1 else why for why, n in reasons.most_common())
-        text = (f"{count} case{'s' if count != 1 else ''} {status.replace('-', ' ')} "
-                f"(listed in cases.csv): {parts}")
-        lines.append(Text(_cut(text, width), style="dim"))
-    return lines
-
-
-def _grouped_warnings(records, width):
-    cases = {}
-    for record in records:
-        for w in record.get("warnings") or []:
-            kind = w.get("kind") if isinstance(w, dict) else "other"
-            cases.setdefault(kind, []).append(record["index"])
-    lines = []
-    for kind in [*ADVICE, *sorted(set(cases) - set(ADVICE))]:
-        if kind not in cases:
-            continue
-        what, todo = ADVICE.get(kind, (kind, "see the warnings column of cases.csv"))
-        numbers = sorted(set(cases[kind]))
-        n = len(numbers)
-        head = f"warning: {what} in {n} case{'s' if n != 1 else ''} ("
-        tail = f"): {todo}"
-        lines.append(Text(head + _numbers(numbers, width - cell_len(head) - cell_len(tail))
-                          + tail, style="yellow"))
-    return lines
+def _warning_line(group, width):
+    n = len(group.cases)
+    head = f"warning: {group.what} in {n} case{'s' if n != 1 else ''} ("
+    tail = f"): {group.todo}"
+    return Text(head + _numbers(group.cases, width - cell_len(head) - cell_len(tail)) + tail,
+                style="yellow")
 
 
 def _numbers(numbers, room):
@@ -150,12 +122,6 @@ def _numbers(numbers, room):
             break
         shown.append(n)
     return ", ".join(map(str, shown)) + ", …"
-
-
-def _all_warnings(records):
-    return [Text(f"warning: case {r['index']}: "
-                 f"{w['text'] if isinstance(w, dict) else w}", style="yellow")
-            for r in records for w in r.get("warnings") or []]
 
 
 def _cut(text, width):

@@ -97,7 +97,11 @@ CAPTION = ("L3 bytes (IP header and all) per call (a stream: per message) in eac
 
 def to_markdown(records):
     """A `## bytes on the wire per call` section, or "" when nothing was counted."""
-    table = rows(records)
+    return markdown_of(rows(records), ranking(records))
+
+
+def markdown_of(table, ranked):
+    """The section of `rows` and `ranking` (output/model.py keeps them once per run)."""
     if not table:
         return ""
     lines = ["## bytes on the wire per call", "", CAPTION + ".", "",
@@ -105,16 +109,19 @@ def to_markdown(records):
              "|" + "|".join("---:" if i in (0, 4, 5, 6, 7) else "---" for i in range(len(HEADERS)))
              + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in table]
-    lines += [""] + [f"- {line}" for line in ranking(records)]
+    lines += [""] + [f"- {line}" for line in ranked]
     return "\n".join(lines) + "\n"
 
 
 def terminal(records):
     """The same for the terminal: a rich Table and the ranking lines, or [] when none."""
+    return terminal_of(rows(records), ranking(records))
+
+
+def terminal_of(table_rows, ranked):
     from rich import box
     from rich.table import Table
     from rich.text import Text
-    table_rows = rows(records)
     if not table_rows:
         return []
     table = Table(title="bytes on the wire per call", box=box.SIMPLE_HEAD, pad_edge=False,
@@ -123,4 +130,4 @@ def terminal(records):
         table.add_column(header, justify="right" if i in (0, 4, 5, 6, 7) else "left")
     for row in table_rows:
         table.add_row(*row)
-    return [table, *(Text(line) for line in ranking(records))]
+    return [table, *(Text(line) for line in ranked)]

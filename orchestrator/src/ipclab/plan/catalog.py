@@ -10,9 +10,10 @@ from functools import cache
 from pathlib import Path
 
 from ipclab.common.errors import UserError
+from ipclab.plan import patterns as pattern_table
 
 ROLES = ("serve", "drive")
-DEFAULT_PATTERNS = ("rr",)
+DEFAULT_PATTERNS = (pattern_table.DEFAULT.name,)
 
 
 def repo_root():

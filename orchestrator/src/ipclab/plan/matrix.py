@@ -3,6 +3,7 @@ marked with why it is not (a skip is a result too, never a silent drop)."""
 import itertools
 from dataclasses import asdict, dataclass
 
+from ipclab.plan import patterns
 from ipclab.plan import placement as placement_mod
 from ipclab.common.units import format_size
 
@@ -42,7 +43,7 @@ class Case:
 
     @property
     def label(self):
-        pattern = "" if self.pattern == "rr" else f" {self.pattern}"
+        pattern = f" {self.pattern}" if patterns.of(self.pattern).in_label else ""
         if self.server_model:
             pattern += f" {self.server_model}"
         return (f"{self.mechanism}{pattern} {self.client}→{self.server} {describe_shape(self)} "
@@ -66,7 +67,7 @@ def _shapes(m, pattern):
     """(request_size, response_size, payload, sequence_length, message_size) in order: the size
     grid for bytes, the sequence lengths for each structured payload (sizes do not apply to
     those); for a stream, its message sizes (request and response sizes do not apply)."""
-    if pattern == "stream":
+    if patterns.of(pattern).shape == patterns.MESSAGE:
         yield from ((None, None, "bytes", None, size) for size in m["message_size"])
         return
     if m.get("sizes") == "zip":
@@ -88,7 +89,7 @@ def expand(scenario, catalog, cpus=None):
     m = scenario.matrix
     # burst: one case per server model (PROTOCOL.md 11.4), innermost of the pattern's shapes.
     shaped = [(pattern, shape, model) for pattern in m["pattern"] for shape in _shapes(m, pattern)
-              for model in (m["server_model"] if pattern == "burst" else [None])]
+              for model in (m["server_model"] if patterns.of(pattern).server_models else [None])]
     combos = itertools.product(m["mechanism"], m["client"], m["server"], shaped, m["placement"])
     for index, (mech, client, server, (pattern, shape, model), where) in enumerate(combos, start=1):
         req, resp, payload, length, message_size = shape
@@ -130,7 +131,7 @@ def _why_not(f, catalog, cpus):
             return "not-applicable", (f"the {roles[1][1].display} peer has no burst server model "
                                       f"{f['server_model']} over {mech.name} (its models: "
                                       f"{', '.join(models) or 'none'})")
-    if f["pattern"] != "rr" and f["payload"] != "bytes":
+    if not patterns.of(f["pattern"]).records and f["payload"] != "bytes":
         return "not-applicable", (f"the {f['pattern']} pattern carries sized payloads only, not "
                                   f"the structured record {f['payload']}")
     sizes = ((f["message_size"], f["message_size"]) if f["message_size"] is not None

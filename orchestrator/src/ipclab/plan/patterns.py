@@ -1,7 +1,7 @@
 """The traffic patterns (PROTOCOL.md section 11) as one table, as each peer has its own: what the
 orchestrator knows of a pattern is in its row here, and the stages read the row's traits, never
 the pattern's name. Adding a pattern: docs/extending.md, "Add a pattern"."""
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # What a case of the pattern is shaped by: a request and a response size (and the structured
 # payloads), or one message size.
@@ -14,6 +14,21 @@ SERVER_MODELS = ("iterative", "thread", "virtual-thread", "process", "thread-poo
 BURST_RUN_LIMITS = {"connectors": 10000, "processes": 64, "backlog": 65535}  # the contract's ranges
 
 
+# How a case's deadline grows with its work (execute/runner.py case_timeout): not at all, per
+# measured item and warm-up item (a stream's messages, short's connections), or per connection of
+# the burst plus one io timeout (a connect may wait that long for its SYN).
+NO_ALLOWANCE, PER_ITEM, PER_CONNECTION = "none", "per item", "per connection"
+TIMEOUTS = (NO_ALLOWANCE, PER_ITEM, PER_CONNECTION)
+# What the warm-up counts (PROTOCOL.md 7, 11.1); a pattern without one has NO_WARMUP.
+ROUND_TRIPS, MESSAGES, NO_WARMUP = "round trips", "messages", ""
+WARMUPS = (ROUND_TRIPS, MESSAGES, NO_WARMUP)
+# The report's figure groups (output/report/figures.py) a pattern's ok cases appear in.
+TIME_FIGURES, WARMUP_FIGURE, STREAM_FIGURES, CONNECTION_FIGURE = (
+    "times", "warm-up", "stream rate and cpu", "connection rate")
+REPORT_FIGURES = (TIME_FIGURES, WARMUP_FIGURE, STREAM_FIGURES, CONNECTION_FIGURE)
+RATE_COLUMNS = ("msgs_per_s", "conns_per_s")
+
+
 @dataclass(frozen=True)
 class Pattern:
     name: str
@@ -21,13 +36,48 @@ class Pattern:
     sample: str                 # what one sample is
     shape: str = EXCHANGE
     records: bool = False       # carries the structured records (--payload), not just sizes
-    server_models: bool = False  # a case per server model (matrix axis server_model)
+    server_models: bool = False  # a case per server model (matrix axis server_model); the server
+    #                             ends by itself; flags, counters and files of execute/burst.py
+    warmup: str = ROUND_TRIPS   # what its warm-up counts
+    keeps_warmup: bool = False  # the client writes its warm-up samples (--warmup-samples-file)
+    per_window: bool = False    # samples are stream windows, converted per message for statistics
+    timeout: str = NO_ALLOWANCE  # case_timeout's allowance (above)
+    counts_time_wait: bool = False  # TIME_WAIT sockets counted after it (inet mechanisms)
+    default_sizes: tuple | None = None  # (request, response) when nobody chose sizes
+    run_limits: dict = field(default_factory=dict)  # [run] keys only it reads -> the contract's top
+    run_keys: tuple = ()        # the [run] keys only it reads
+    axes: tuple = ()            # the matrix axes only it reads
+    whole_times: bool = False   # samples are whole operations' times: median/p99 columns
+    rate_column: str | None = None  # its rate figure's column
+    entry_key: str | None = None    # where a round entry of run.json keeps its own figures
+    in_label: bool = True       # its name in case labels (the default pattern's is left out)
+    note: str = ""              # what its times are, in the table's note
+    note_rank: int = 0          # the note's order among the patterns'
+    columns: tuple = ()         # the table's columns only it (and its kind) shows
+    progress: str = ""          # a round's median in the progress line is "per <this>"
+    wire_conn_bytes: bool = False  # a connection per call: the wire's SYN/FIN/RST bytes per call
+    report_figures: tuple = ()  # the report's figure groups its cases appear in
 
 
-RR = Pattern("rr", "11", "round trips")
-STREAM = Pattern("stream", "11.1", "a stream window's time per message", shape=MESSAGE)
-SHORT = Pattern("short", "11.2", "whole connections")
-BURST = Pattern("burst", "11.4", "connections", server_models=True)
+RR = Pattern("rr", "11", "round trips", records=True, keeps_warmup=True, whole_times=True,
+             in_label=False, note="round trips", note_rank=1,
+             report_figures=(TIME_FIGURES, WARMUP_FIGURE))
+STREAM = Pattern("stream", "11.1", "a stream window's time per message", shape=MESSAGE,
+                 warmup=MESSAGES, per_window=True, timeout=PER_ITEM, run_keys=("messages", "windows"),
+                 axes=("message_size",), rate_column="msgs_per_s", entry_key="stream",
+                 note="a stream window's time per message (stream)", note_rank=3,
+                 columns=("msgs_per_s", "mib_per_s", "cpu_us_per_msg", "lost"),
+                 report_figures=(STREAM_FIGURES,))
+SHORT = Pattern("short", "11.2", "whole connections", timeout=PER_ITEM, counts_time_wait=True,
+                whole_times=True, rate_column="conns_per_s", entry_key="time_wait",
+                note="whole connections (short)", note_rank=2, columns=("conns_per_s", "time_wait"),
+                progress="connection", wire_conn_bytes=True,
+                report_figures=(TIME_FIGURES, CONNECTION_FIGURE))
+BURST = Pattern("burst", "11.4", "connections", server_models=True, warmup=NO_WARMUP,
+                timeout=PER_CONNECTION, counts_time_wait=True, default_sizes=(1000, 8),
+                run_limits=BURST_RUN_LIMITS, run_keys=("connections", *BURST_RUN_LIMITS),
+                axes=("server_model",), whole_times=True, rate_column="conns_per_s",
+                entry_key="burst", columns=("conns_per_s",))
 
 PATTERNS = {p.name: p for p in (RR, STREAM, SHORT, BURST)}
 NAMES = tuple(PATTERNS)
@@ -37,3 +87,14 @@ DEFAULT = RR
 def of(name):
     """The pattern named `name`; a saved record from before patterns existed is rr."""
     return PATTERNS[name or DEFAULT.name]
+
+
+def of_record(record):
+    """The pattern of a case record of run.json (a dict) or a Case."""
+    get = record.get if isinstance(record, dict) else lambda k: getattr(record, k, None)
+    return of(get("pattern"))
+
+
+def named(test):
+    """The names of the patterns whose row passes `test`, in table order."""
+    return frozenset(p.name for p in PATTERNS.values() if test(p))

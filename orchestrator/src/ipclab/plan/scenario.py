@@ -123,8 +123,9 @@ def build_scenario(raw, source, catalog, overrides, name):
     run_raw, stat_raw = raw.get("run", {}), raw.get("statistics", {})
     matrix = {axis: v.axis(axis, *_pick(matrix_raw, overrides, axis, f"matrix.{axis}"))
               for axis in MATRIX_AXES}
-    if _burst_sizes_by_contract(matrix, matrix_raw, overrides):
-        matrix["request_size"], matrix["response_size"] = [BURST_REQUEST], [BURST_RESPONSE]
+    sizes = _contract_sizes(matrix, matrix_raw, overrides)
+    if sizes:
+        matrix["request_size"], matrix["response_size"] = [sizes[0]], [sizes[1]]
     # "zip": request_size[i] goes with response_size[i] (symmetric tables); "product": all pairs.
     matrix["sizes"] = v.choice(*_pick(matrix_raw, overrides, "sizes", "matrix.sizes"),
                                SIZE_PAIRING, "product")
@@ -135,10 +136,11 @@ def build_scenario(raw, source, catalog, overrides, name):
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
     run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
     run.wire_bytes = v.flag(*_pick(run_raw, overrides, "wire_bytes", "run.wire_bytes"), False)
-    for key, top in patterns.BURST_RUN_LIMITS.items():  # what the peers accept (PROTOCOL.md 11.4)
+    for pattern, key, top in ((p, key, top) for p in patterns.PATTERNS.values()
+                              for key, top in p.run_limits.items()):  # what the peers accept
         if getattr(run, key) > top:
             v.fail_at(_pick(run_raw, overrides, key, f"run.{key}")[1],
-                      f"{getattr(run, key)!r} is over the burst limit of {top}")
+                      f"{getattr(run, key)!r} is over the {pattern.name} limit of {top}")
     stat = StatSettings(
         outliers=v.choice(*_pick(stat_raw, overrides, "outliers", "statistics.outliers"),
                           OUTLIER_RULES, "tukey"),
@@ -164,17 +166,17 @@ def _pick(section, overrides, key, file_key):
     return section.get(key), file_key
 
 
-# PROTOCOL.md 11.4: a burst connection's request and acknowledgement unless sizes are asked for.
-BURST_REQUEST, BURST_RESPONSE = 1000, 8
-
-
-def _burst_sizes_by_contract(matrix, matrix_raw, overrides):
-    """True when only bursts run and nobody chose their sizes: the command line gave none and the
-    file's sizes were written for its own patterns, not bursts (e.g. `--pattern burst` over
-    quick.toml, whose 16 B round trips are not the paper's 1000 B request and ack)."""
+def _contract_sizes(matrix, matrix_raw, overrides):
+    """The (request, response) sizes of the pattern's row (burst: PROTOCOL.md 11.4's request and
+    acknowledgement) when only that pattern runs and nobody chose sizes: the command line gave
+    none and the file's sizes were written for its own patterns, not this one (e.g. `--pattern
+    burst` over quick.toml, whose 16 B round trips are not the paper's 1000 B request and ack);
+    else None."""
     chosen = any(overrides.get(k) is not None for k in ("request_size", "response_size"))
-    file_bursts = "burst" in (matrix_raw.get("pattern") or [])
-    return matrix["pattern"] == ["burst"] and not chosen and not file_bursts
+    if len(matrix["pattern"]) != 1 or chosen:
+        return None
+    name = matrix["pattern"][0]
+    return None if name in (matrix_raw.get("pattern") or []) else patterns.of(name).default_sizes
 
 
 SIZE_PAIRING = ("product", "zip")
@@ -245,7 +247,7 @@ class _Validator:
 
     def _default_axis(self, axis):
         defaults = {"request_size": [16], "response_size": [16], "placement": [DEFAULT_PLACEMENT],
-                    "pattern": ["rr"], "payload": ["bytes"], "sequence_length": [5],
+                    "pattern": [patterns.DEFAULT.name], "payload": ["bytes"], "sequence_length": [5],
                     "message_size": [1024]}
         return defaults.get(axis, self._allowed(axis))
 

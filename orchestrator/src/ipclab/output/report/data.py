@@ -1,6 +1,8 @@
-"""What the figures read, loaded from a run directory in one place (the only I/O of the report
-besides writing it): the run document, each round's samples reduced to a quantile grid, each
-round's warm-up reduced to binned medians, and the files other patterns add beside run.json.
+"""What the figures read beyond the Report (output/model.py): each round's samples reduced to a
+quantile grid, each round's warm-up reduced to binned medians, and a burst round's per-connection
+files, loaded from the run directory in one place. These are saved data (samples/, bursts/); no
+exported file (cases.csv, phases.csv) is read back: the phases and the wire bytes come from the
+Report.
 
 Reduced, not raw: a quick run holds ~10^5 samples and a long one millions; embedding them would
 make report.html tens of megabytes. A quantile grid keeps an ECDF's shape (dense in the tail,
@@ -11,28 +13,35 @@ from pathlib import Path
 
 import numpy as np
 
+from ipclab.output.model import Report
+
 # Probabilities of the ECDF grid: every percent, then the tail to the maximum.
 QUANTILE_GRID = np.unique(np.concatenate([np.linspace(0, 1, 101),
                                           [0.991, 0.993, 0.995, 0.997, 0.999, 0.9995, 0.9999]]))
 WARMUP_BINS = 40
 
-# Columns issue 12 adds to cases.csv (bytes on the wire and in the application per call).
-WIRE_COLUMNS = ("wire_req_bytes", "wire_resp_bytes", "wire_packets_per_call", "app_req_bytes",
-                "app_resp_bytes")
 
 
 @dataclass
 class RunData:
-    document: dict
+    report: Report
     quantiles: dict = field(default_factory=dict)  # case id -> round -> (p, x ns)
     warmup: dict = field(default_factory=dict)     # case id -> round -> (iteration, median ns)
-    phases: list = field(default_factory=list)     # phases.csv rows (numbers as floats)
+    phases: list = None                            # the Report's phase rows unless given
     connections: dict = field(default_factory=dict)  # case id -> round -> server phases rows
     client_connections: dict = field(default_factory=dict)  # case id -> round -> records rows
 
+    def __post_init__(self):
+        if self.phases is None:
+            self.phases = self.report.phases
+
+    @property
+    def document(self):
+        return self.report.document
+
     @property
     def records(self):
-        return self.document["results"]
+        return self.report.records
 
 
 def quantile_grid(samples, grid=QUANTILE_GRID):
@@ -56,11 +65,10 @@ def binned_medians(samples, bins=WARMUP_BINS):
     return (np.array([p.mean() for p in parts]), np.array([np.median(x[p]) for p in parts]))
 
 
-def load(run_dir, document):
-    """The report's input for a run directory whose document is already loaded (and, for
-    `ipclab report`, re-analysed)."""
+def load(run_dir, report):
+    """The figures' input for a run directory and its Report."""
     run_dir = Path(run_dir)
-    data = RunData(document)
+    data = RunData(report)
     for record in data.records:
         for entry in record.get("rounds") or []:
             if entry.get("status") != "ok":
@@ -72,11 +80,6 @@ def load(run_dir, document):
             warmup = _read(run_dir, entry.get("warmup_samples_file"))
             if warmup is not None:
                 data.warmup.setdefault(record["id"], {})[entry["round"]] = binned_medians(warmup)
-    _merge_csv_columns(run_dir / "cases.csv", data.records, WIRE_COLUMNS)
-    # phases.csv (one row per burst case, side and phase), else the same rows in the records
-    data.phases = _read_csv(run_dir / "phases.csv") or [
-        {"case_id": r["id"], **row} for r in data.records
-        if isinstance(r.get("phases"), list) for row in r["phases"]]
     return data
 
 
@@ -101,16 +104,6 @@ def _read_csv(path):
         return []
     with path.open(newline="") as f:
         return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]
-
-
-def _merge_csv_columns(path, records, columns):
-    """Columns cases.csv has and the records lack (written by a newer exporter) join the records."""
-    by_id = {r["id"]: r for r in records}
-    for row in _read_csv(path):
-        record = by_id.get(row.get("id"))
-        for column in columns:
-            if record is not None and record.get(column) is None and row.get(column) is not None:
-                record[column] = row[column]
 
 
 def _number(text):

@@ -11,8 +11,10 @@ import math
 import numpy as np
 from plotly.offline import get_plotlyjs
 
-from ipclab.output.columns import COLUMNS, applicable, ratio_caption
+from ipclab.output.columns import COLUMNS, applicable
 from ipclab.output.report import figures
+from ipclab.output.report import sections as report_sections
+from ipclab.output.report.data import RunData
 from ipclab.common.units import format_ns
 
 # Marks told apart without colour too: dash patterns and marker symbols cycle with the series.
@@ -21,31 +23,34 @@ SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "triangle
 CONFIG = {"displaylogo": False, "responsive": True}
 
 
-def render(data, sections=()):
-    """The page for RunData. `sections` are extra (title, html) blocks placed after the figures:
-    the seam for the study pivots and `ipclab compare` (see table_section)."""
-    document = data.document
-    charts = figures.charts(data)
-    title = f"ipclab: {document['scenario']['name']}"
-    body = [f"<h1>{_e(title)}</h1>", _status(document),
-            f"<div class='meta'><div>{_scenario(document)}</div><div>{_environment(document)}</div></div>",
-            "<h2 id='cases'>Cases</h2>", summary_table(document["results"]),
-            _contents(charts)]
+def render(report, data=None, sections=()):
+    """The page of a Report (output/model.py); `data` (report/data.py) adds the samples the
+    figures draw. The study tables (a pivot, stream-cpu, server-models) come first, as in
+    table.md, then every case, the bytes on the wire, the burst phases, the figures; `sections`
+    are extra (title, html) blocks after the figures (`ipclab compare`, see table_section)."""
+    document = report.document
+    charts = figures.charts(data if data is not None else RunData(report))
+    body = [f"<h1>{_e(report.title)}</h1>", _status(document),
+            f"<div class='meta'><div>{_scenario(document)}</div><div>{_environment(document)}</div></div>"]
+    body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in report_sections.studies(report)]
+    body += ["<h2 id='cases'>Cases</h2>", summary_table(report.records, report.ratio_caption)]
+    body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in
+             [*report_sections.wire(report), *report_sections.phases(report)]]
+    body.append(_contents(charts))
     body += [_chart_block(i, chart) for i, chart in enumerate(charts)]
     body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in sections]
-    body.append(_notes(document))
+    body.append(_notes(report))
     figures_json = json.dumps([plotly_figure(c) for c in charts], separators=(",", ":"),
                               allow_nan=False).replace("</", "<\\/")
-    return PAGE.format(title=_e(title), style=STYLE, plotly=get_plotlyjs(), body="\n".join(body),
-                       figures=figures_json, config=json.dumps(CONFIG), script=SCRIPT)
+    return PAGE.format(title=_e(report.title), style=STYLE, plotly=get_plotlyjs(),
+                       body="\n".join(body), figures=figures_json, config=json.dumps(CONFIG),
+                       script=SCRIPT)
 
 
 def table_section(title, headers, table_rows):
     """A (title, html) section of a plain sortable table, for other reports to add to the page
     (`ipclab compare`'s verdicts, a study's pivot): headers are strings, rows lists of cells."""
-    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
-    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in table_rows)
-    return title, f"<table class='sortable'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return title, report_sections.table(headers, table_rows)
 
 
 def compare_section(comparison):
@@ -171,7 +176,7 @@ SORT_KEYS = {
 }
 
 
-def summary_table(records):
+def summary_table(records, ratio_caption=None):
     """Every case, every column of the wide table; a click on a header sorts by it (numbers by
     value, not by their text)."""
     shown = [r for r in records]
@@ -189,6 +194,7 @@ def summary_table(records):
         status = "" if r["status"] == "ok" else f" class='{_e(r['status'])}'"
         lines.append(f"<tr{status}>{''.join(cells)}</tr>")
     caption = "Times after outlier removal; intervals are 95%. Click a header to sort."
+    caption += f" {_e(ratio_caption)}." if ratio_caption else ""
     return (f"<div class='wide'><table class='sortable' id='summary'><caption>{caption}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table></div>")
 
@@ -249,9 +255,13 @@ def _chart_block(i, chart):
             f"<p class='caption'>{_e(chart.caption)}</p></section>")
 
 
-def _notes(document):
-    notes = list(document.get("notes", []))
-    for r in document["results"]:
+def _notes(report):
+    """The warnings by kind (as the terminal sums them up), the run's notes, then each case's
+    warnings and the reason of each case that did not finish."""
+    notes = [f"{g.what} in {len(g.cases)} case{'s' if len(g.cases) != 1 else ''} "
+             f"({', '.join(map(str, g.cases))}): {g.todo}" for g in report.warnings]
+    notes += list(report.notes) + report.lost
+    for r in report.records:
         notes += [f"#{r['index']} {figures.case_label(r)}: {w['text'] if isinstance(w, dict) else w}"
                   for w in r.get("warnings") or []]
         if r["status"] not in ("ok",) and r.get("reason"):

@@ -1,0 +1,78 @@
+"""report.html's tables beside the figures, each from the Report (output/model.py): the study
+tables and pivots of the scenario's `[report]`, the bytes on the wire per call and the phases of
+each burst connection. Pure: a Report in, (title, html) sections out; html.py places them."""
+import html
+
+from ipclab.common.units import format_ns
+from ipclab.output import phases as export_phases
+
+PHASE_HEADERS = ("#", "case", "side", "phase", "count", "mean [95% CI]", "median", "p99", "max")
+
+
+def table(headers, rows, right=(), caption=None, marked=()):
+    """A plain sortable table: headers and rows of cell texts; `right`: right-aligned columns
+    (by index); `marked`: rows shown as failed."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    lines = []
+    num, failed = " class='num'", " class='failed'"
+    for i, row in enumerate(rows):
+        cells = "".join(f"<td{num if k in right else ''}>{_e(c)}</td>" for k, c in enumerate(row))
+        lines.append(f"<tr{failed if i in marked else ''}>{cells}</tr>")
+    under = f"<caption>{_e(caption)}</caption>" if caption else ""
+    return (f"<div class='wide'><table class='sortable'>{under}<thead><tr>{head}</tr></thead>"
+            f"<tbody>{''.join(lines)}</tbody></table></div>")
+
+
+def studies(report):
+    """One section per study table (a pivot, stream-cpu, server-models), titled as the terminal
+    and table.md title it; a study's failed cases listed under it."""
+    out = []
+    for study in report.studies:
+        headers = [h.replace("\n", " ") for h in study.headers]
+        right = {i for i, r in enumerate(study.right) if r}
+        marked = {i for i, row in enumerate(study.rows)
+                  if study.headers[-1] == "status" and row[-1] != "ok"}  # a pivot has no status
+        failed = "".join(f"<li>failed: {_e(f)}</li>" for f in study.failed)
+        out.append((study.title, table(headers, study.rows, right, study.caption, marked)
+                    + (f"<ul class='notes'>{failed}</ul>" if failed else "")))
+    return out
+
+
+def wire(report):
+    """The bytes on the wire per call (--wire-bytes), leanest first, and the ranking lines."""
+    if not report.wire:
+        return []
+    section = report.wire
+    ranking = "".join(f"<li>{_e(line)}</li>" for line in section.ranking)
+    return [("Bytes on the wire per call",
+             table(section.headers, section.rows, {0, 4, 5, 6, 7}, section.caption)
+             + (f"<ul class='notes'>{ranking}</ul>" if ranking else ""))]
+
+
+def phases(report):
+    """Each burst case's phases (phases.csv's rows): mean with its interval, median, p99, max."""
+    if not report.phases:
+        return []
+    by_id = {r["id"]: r for r in report.records}
+    rows = []
+    for row in report.phases:
+        record = by_id.get(row["case_id"], {})
+        case = " ".join(str(x) for x in (record.get("mechanism"), record.get("server_model"),
+                                          f"{record.get('client')}→{record.get('server')}") if x)
+        rows.append((str(record.get("index", "")), case, row["side"], row["phase"],
+                     str(row.get("count") or 0), export_phases.mean_and_ci(row),
+                     format_ns(row.get("median_ns")), format_ns(row.get("p99_ns")),
+                     format_ns(row.get("max_ns"))))
+    return [("Phases of each connection (bursts)",
+             table(PHASE_HEADERS, rows, {0, 4, 5, 6, 7, 8},
+                   "Mean time of each phase with its 95% bootstrap interval, per case and side "
+                   "(phases.csv)."))]
+
+
+def every(report):
+    """The sections of the Report, in the page's order."""
+    return [*studies(report), *wire(report), *phases(report)]
+
+
+def _e(text):
+    return html.escape(str(text), quote=True)
