@@ -12,7 +12,7 @@ from ipclab.plan import link
 from ipclab.plan import matrix
 from ipclab.execute import rounds
 from ipclab.common.errors import UserError
-from ipclab.plan.hosts import LOCAL, Place, server_endpoint
+from ipclab.execute.places import LOCAL, Place, server_endpoint
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import RunSettings, build_scenario
 from ipclab.execute.workspace import Workspace

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ipclab.execute import places
 from ipclab.plan import hosts
 from ipclab.common.errors import UserError
 
@@ -40,7 +41,7 @@ def test_hosts_table_is_validated_naming_the_key(tmp_path):
 
 
 def test_a_remote_command_is_quoted_and_rooted_there():
-    place = hosts.SshPlace(address="10.0.0.2", target="u@h", ssh_options=("-o", "BatchMode=yes"),
+    place = places.SshPlace(address="10.0.0.2", target="u@h", ssh_options=("-o", "BatchMode=yes"),
                            local_root="/here/ipclab", remote_root="/there/ipc lab")
     argv = place.command(["taskset", "--cpu-list", "1", "/here/ipclab/peers/x", "serve", "a;b"])
     assert argv == ["ssh", "-o", "BatchMode=yes", "u@h", "--",

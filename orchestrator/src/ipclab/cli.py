@@ -9,7 +9,7 @@ from rich.console import Console
 from ipclab import __version__
 from ipclab.plan.capabilities import CONTRACT
 from ipclab.execute import environment
-from ipclab.plan import hosts
+from ipclab.execute import places
 from ipclab.execute import network
 from ipclab.plan import link
 from ipclab.plan import matrix
@@ -116,7 +116,7 @@ def run(scenario, out, wide, verbose, html, **flags):
     network.check_machine(plan.run, hosts=plan.hosts)
     env = environment.collect(catalog.root)
     out_dir = Path(out) if out else rundir.default_out_dir(catalog.root, plan.name)
-    with Workspace() as workspace, hosts.connect(plan.hosts, catalog.root, workspace.path) as remote:
+    with Workspace() as workspace, places.connect(plan.hosts, catalog.root, workspace.path) as remote:
         notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(network.sweep())
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ipclab.execute import ipcobjects
 from ipclab.common.errors import UserError
-from ipclab.plan.hosts import LOCAL, Place
+from ipclab.execute.places import LOCAL, Place
 from ipclab.plan.link import LOOPBACK, needs_namespaces, parse
 
 NETNS_DIR = Path("/run/netns")
@@ -97,7 +97,7 @@ class Network:
 @contextmanager
 def case_network(run, mech, remote=None):
     """The case's Network for `mech`, made before the server starts and removed after the case
-    (also on Ctrl-C or a failure: the namespaces go in `finally`). With `remote` (hosts.Remote)
+    (also on Ctrl-C or a failure: the namespaces go in `finally`). With `remote` (places.Remote)
     the server runs on the other host and the client here."""
     link = parse(run.link, "run.link")
     ip = mech.endpoint == "inet"

@@ -16,7 +16,7 @@ from ipclab.plan import patterns
 from ipclab.execute import noise
 from ipclab.plan import placement
 from ipclab.execute import wire
-from ipclab.plan.hosts import LOCAL, server_endpoint
+from ipclab.execute.places import LOCAL, server_endpoint
 from ipclab.execute.peers import Peer, PeerError, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
@@ -46,7 +46,7 @@ class Outcome:
 class Runner:
     def __init__(self, scenario, catalog, workspace, remote=None):
         self.scenario, self.catalog, self.workspace = scenario, catalog, workspace
-        self.remote = remote  # hosts.Remote: the server's host over ssh ([hosts]), else None
+        self.remote = remote  # places.Remote: the server's host over ssh ([hosts]), else None
         self.live = []  # peers running now, for whoever wants to watch (tests, Ctrl-C)
 
     def run(self, case, round_index=1):
