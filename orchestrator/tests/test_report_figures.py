@@ -6,6 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from ipclab.output import model
 from ipclab.output.report import data as report_data
 from ipclab.output.report import figures, html, paper
 from ipclab.output.report.data import RunData, binned_medians, quantile_grid
@@ -31,7 +32,7 @@ def run(records, **kw):
     document = {"scenario": {"name": "hand-made", "matrix": {}, "run": {}, "statistics": {}},
                 "environment": {"hostname": "h"}, "notes": ["a note"], "results": records,
                 "complete": True}
-    return RunData(document, **kw)
+    return RunData(model.build(document), **kw)
 
 
 def keys(charts):
@@ -129,12 +130,12 @@ def test_wire_bytes_only_when_the_columns_exist():
     assert [s.y for s in chart.series] == [[152.0], [32.0]]
 
 
-def test_wire_bytes_from_cases_csv_when_the_record_lacks_them(tmp_path):
+def test_exported_files_are_never_read_back(tmp_path):
     r = record(1)
     (tmp_path / "cases.csv").write_text(f"id,wire_req_bytes,wire_resp_bytes\n{r['id']},100,60\n")
-    data = report_data.load(tmp_path, run([r]).document)
-    (chart,) = figures.wire_bytes(data)
-    assert chart.series[0].y == [160.0]
+    (tmp_path / "phases.csv").write_text(f"case_id,side,phase,mean_ns\n{r['id']},server,accept,5\n")
+    data = report_data.load(tmp_path, run([r]).report)
+    assert figures.wire_bytes(data) == [] and data.phases == []
 
 
 def test_burst_phases_and_connections():
@@ -162,7 +163,7 @@ def every_figure_run():
     rr = [record(1), record(2, request=1024), record(3, client="python", status="failed")]
     stream = record(4, pattern="stream", request=1024, messages=100, msgs_per_s=1e5,
                     client_user_s=0.1, client_sys_s=0.1, server_user_s=0.1, server_sys_s=0.1,
-                    wire_req_bytes=1100.0, wire_resp_bytes=0.0)
+                    wire_req_bytes=1100.0, wire_resp_bytes=0.0, wire_packets_per_call=1.0)
     grid = {1: quantile_grid(np.arange(1000, 2000)), 2: quantile_grid(np.arange(1100, 2100))}
     warm = {1: binned_medians(np.linspace(5000, 1000, 100))}
     return run(rr + [stream], quantiles={rr[0]["id"]: grid, stream["id"]: grid},
@@ -179,7 +180,8 @@ def test_every_plotly_figure_passes_plotlys_validator():
 
 
 def test_page_inlines_plotly_once_and_names_no_url():
-    page = html.render(every_figure_run(), sections=[html.table_section("compared", ["a"], [["<b>"]])])
+    data = every_figure_run()
+    page = html.render(data.report, data, sections=[html.table_section("compared", ["a"], [["<b>"]])])
     plotly_js = html.get_plotlyjs()
     assert page.count(plotly_js) == 1
     rest = page.replace(plotly_js, "")
@@ -216,7 +218,7 @@ def test_a_comparison_is_a_section_of_the_page():
     title, fragment = html.compare_section(comparison)
     assert "run-b" in title and "1.200 [1.100–1.300]" in fragment and "only in A" in fragment
     assert "same-core (A) → cross-core (B)" in fragment
-    page = html.render(run([record(1)]), sections=[(title, fragment)])
+    page = html.render(run([record(1)]).report, sections=[(title, fragment)])
     assert fragment in page
 
 
@@ -232,7 +234,7 @@ def test_wire_bytes_of_a_structured_record_have_no_application_bar():
 def test_a_run_where_nothing_finished_has_a_page_without_figures():
     failed = [record(1, status="failed"), record(2, status="not-applicable", trimmed=None)]
     assert figures.charts(run(failed)) == []
-    page = html.render(run(failed))
+    page = html.render(run(failed).report)
     assert "No case finished: nothing to draw." in page and "it broke" in page
 
 
@@ -249,7 +251,7 @@ def test_burst_files_named_by_a_round_are_loaded(tmp_path):
     r = record(1, pattern="burst", server_model="iterative",
                rounds=[{"round": 1, "status": "ok", "burst": {"phases_file": "bursts/p.csv",
                                                               "records_file": "bursts/missing.csv"}}])
-    data = report_data.load(tmp_path, run([r]).document)
+    data = report_data.load(tmp_path, run([r]).report)
     assert [row["accept_ns"] for row in data.connections[r["id"]][1]] == [1000.0, 2000.0]
     assert data.client_connections == {}
     (chart, *_) = figures.burst_connections(data)
@@ -261,7 +263,7 @@ def test_burst_phase_rows_come_from_the_records_without_phases_csv(tmp_path):
                                             "mean_ns": 4000.0, "ci95_low_ns": 3000.0,
                                             "ci95_high_ns": 5000.0, "median_ns": 4000.0,
                                             "p99_ns": 6000.0, "max_ns": 7000.0}])
-    data = report_data.load(tmp_path, run([r]).document)
+    data = report_data.load(tmp_path, run([r]).report)
     (chart,) = figures.burst_phases(data)
     assert chart.series[0].name == "client" and chart.series[0].y == [4.0]
 

@@ -17,6 +17,7 @@ from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import build_scenario
 from ipclab.analyse import saved
 from ipclab.output import publish
+from ipclab.output import model
 
 
 @pytest.fixture
@@ -122,7 +123,7 @@ def test_report_reproduces_the_intervals(fake, tmp_path):
     document = saved.load(out)
     settings = store.scenario.statistics
     kept = saved.reanalyse(out, document, settings)
-    publish.write_outputs(out, document, settings, kept)
+    publish.write_outputs(out, model.build(document, settings, kept))
     assert (out / "cases.csv").read_text() == before
 
 
@@ -144,7 +145,7 @@ def test_a_version_1_run_is_read_as_one_round(fake, tmp_path):
     tcp = document["results"][0]
     assert document["schema"] == "ipclab.run/3" and tcp["rounds"][0]["round"] == 1
     assert tcp["median_ci_low"] is not None and kept[tcp["id"]]
-    publish.write_outputs(out, document, store.scenario.statistics, kept)
+    publish.write_outputs(out, model.build(document, store.scenario.statistics, kept))
     assert json.loads((out / "run.json").read_text())["schema"] == "ipclab.run/3"
 
 

@@ -24,7 +24,7 @@ from ipclab.analyse import case_stats
 from ipclab.execute import rundir
 from ipclab.analyse import stats
 from ipclab.common.errors import UserError
-from ipclab.plan.matrix import describe_shape
+from ipclab.plan.matrix import short_label
 from ipclab.plan.scenario import StatSettings
 from ipclab.common.units import format_ns, format_ratio_interval
 from ipclab.analyse import saved
@@ -107,9 +107,8 @@ def load_run(run_dir):
 
 def label(record, also=()):
     """"tcp cpp→cpp 16 B/16 B" (a case as the terminal names it), then the values of `also`
-    (pattern, placement) where they tell cases apart."""
-    text = f"{record['mechanism']} {record['client']}→{record['server']} {describe_shape(record)}"
-    return " ".join([text, *(str(record.get(k)) for k in also)])
+    (pattern, placement) where they tell cases apart: plan/matrix.py's case_label."""
+    return short_label(record, also)
 
 
 def compare(run_a, run_b, seed=1):

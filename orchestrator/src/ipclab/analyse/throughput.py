@@ -148,7 +148,7 @@ def figures(record):
     out, pattern = dict.fromkeys(FIELDS), patterns.of(record.get("pattern"))
     if pattern.per_window:
         out.update(stream_figures(record))
-    elif pattern.rate_column and not pattern.server_models:  # a burst's: analyse/burst.py
+    elif pattern.median_rate:
         out.update(short_figures(record))
     return out
 

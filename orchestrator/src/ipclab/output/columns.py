@@ -4,12 +4,13 @@ Markdown and `--wide` show them all)."""
 from dataclasses import dataclass
 from typing import Callable
 
+from ipclab.plan import patterns as pattern_table
 from ipclab.plan.matrix import describe_shape
 from ipclab.common.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
                           format_ratio_interval)
 
-ALL_PATTERNS = frozenset(("rr", "stream", "short", "burst"))
-TIMES = frozenset(("rr", "short", "burst"))  # samples are whole round trips (burst: connections)
+ALL_PATTERNS = frozenset(pattern_table.NAMES)
+TIMES = pattern_table.named(lambda p: p.whole_times)  # samples are whole round trips, connections
 
 
 @dataclass(frozen=True)
@@ -25,14 +26,15 @@ class Column:
 def applicable(columns, records):
     """The columns that say something about these records (a stream run has no round-trip
     times, a round-trip run no messages/s)."""
-    present = {r.get("pattern", "rr") for r in records}
+    present = {pattern_table.of_record(r).name for r in records}
     return [c for c in columns if c.patterns & present]
 
 
 def _figures(r, patterns=TIMES):
     """The trimmed figures of an ok case of `patterns` (a failed case's finished rounds stay in
     cases.csv; a stream's times per message are there too)."""
-    return r.get("trimmed") if r.get("status") == "ok" and r.get("pattern", "rr") in patterns else None
+    ok = r.get("status") == "ok" and pattern_table.of_record(r).name in patterns
+    return r.get("trimmed") if ok else None
 
 
 def _trimmed(field):
@@ -112,24 +114,26 @@ def _sizes(r):
     return describe_shape(r)
 
 
-STREAM = frozenset(("stream",))
-SHORT = frozenset(("short",))
+def _own(key):
+    """The patterns whose row lists the column `key` as its own."""
+    return pattern_table.named(lambda p: key in p.columns)
+
 
 COLUMNS = (
     Column("index", "#", True, lambda r: str(r["index"]), 0),
     Column("mechanism", "mechanism", False, lambda r: r["mechanism"], 1),
     Column("pattern", "pattern", False, lambda r: " ".join(  # burst: and its server model
-        filter(None, (r.get("pattern", "rr"), r.get("server_model")))), 1.5),
+        filter(None, (pattern_table.of_record(r).name, r.get("server_model")))), 1.5),
     Column("pair", "client→server", False, _pair, 2),
     Column("sizes", "sizes", True, _sizes, 3),
     Column("placement", "placement", False, lambda r: r["placement"], 4),
     Column("median", "median [95% CI]", True, _median, 5, TIMES),
-    Column("msgs_per_s", "msgs/s [95% CI]", True, _rate("msgs_per_s"), 5, STREAM),
-    Column("mib_per_s", "MiB/s", True, _mib, 5.2, STREAM),
-    Column("cpu_us_per_msg", "CPU µs/msg", True, _cpu_per_msg, 5.4, STREAM),
-    Column("conns_per_s", "conns/s [95% CI]", True, _rate("conns_per_s"), 5.1, SHORT | {"burst"}),
-    Column("lost", "lost", True, _lost, None, STREAM),
-    Column("time_wait", "TIME_WAIT", True, _time_wait, None, SHORT),
+    Column("msgs_per_s", "msgs/s [95% CI]", True, _rate("msgs_per_s"), 5, _own("msgs_per_s")),
+    Column("mib_per_s", "MiB/s", True, _mib, 5.2, _own("mib_per_s")),
+    Column("cpu_us_per_msg", "CPU µs/msg", True, _cpu_per_msg, 5.4, _own("cpu_us_per_msg")),
+    Column("conns_per_s", "conns/s [95% CI]", True, _rate("conns_per_s"), 5.1, _own("conns_per_s")),
+    Column("lost", "lost", True, _lost, None, _own("lost")),
+    Column("time_wait", "TIME_WAIT", True, _time_wait, None, _own("time_wait")),
     Column("mean", "mean ± 95% CI", True, _mean, None, TIMES),
     Column("std", "std", True, _trimmed("std"), None, TIMES),
     Column("p99", "p99", True, _trimmed("p99"), 6, TIMES),

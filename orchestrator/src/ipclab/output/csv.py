@@ -10,6 +10,7 @@ from ipclab.analyse.case_stats import STAT_FIELDS
 from ipclab.analyse.burst import FIELDS as BURST_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
 from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
+from ipclab.plan import patterns
 
 CASE_COLUMNS = ["id", "index", "mechanism", "client", "server", "request_size", "response_size",
                 "message_size", "payload", "sequence_length", "placement", "pattern", "status",
@@ -37,7 +38,7 @@ def _stat_name(field):
 def to_csv(records):
     out = io.StringIO()
     wire = any("wire_req_bytes" in r for r in records)
-    burst = any(r.get("pattern") == "burst" for r in records)
+    burst = any(patterns.of_record(r).server_models for r in records)
     writer = csv.DictWriter(out, fieldnames=columns(wire, burst), lineterminator="\n",
                             extrasaction="ignore")
     writer.writeheader()

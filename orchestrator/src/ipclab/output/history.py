@@ -27,7 +27,8 @@ from rich.cells import cell_len
 from rich.table import Table
 
 from ipclab.execute import rundir
-from ipclab.analyse.compare import label
+from ipclab.plan import patterns
+from ipclab.plan.matrix import short_label as label
 from ipclab.common.errors import UserError
 from ipclab.common.units import format_ns, format_ns_interval
 from ipclab.analyse import saved
@@ -320,7 +321,7 @@ def case_table(case_label, rows):
                          overflow="ellipsis")
     for r in rows:
         ok = r["status"] == "ok"
-        where = r["placement"] + ("" if r.get("pattern") in (None, "rr") else f" {r['pattern']}")
+        where = r["placement"] + patterns.label_suffix(r.get("pattern"))
         table.add_row((r["started"] or "-")[:19].replace("T", " "), r["run"], where,
                       format_ns_interval(r.get("median"), r.get("median_ci_low"),
                                          r.get("median_ci_high")) if ok else "-",

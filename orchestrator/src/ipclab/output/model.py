@@ -16,6 +16,7 @@ from ipclab.output import phases as export_phases
 from ipclab.output import study
 from ipclab.output import wire
 from ipclab.output.columns import ratio_caption
+from ipclab.plan import patterns as pattern_table
 from ipclab.plan.scenario import StatSettings
 
 SKIPPED = ("not-applicable", "unavailable")
@@ -118,10 +119,10 @@ def phase_rows(records):
 
 
 def table_notes(document, settings):
-    patterns = {r.get("pattern", "rr") for r in document["results"]}
-    what = {"rr": "round trips", "short": "whole connections (short)",
-            "stream": "a stream window's time per message (stream)"}
-    notes = [f"Times are {', '.join(what[p] for p in ('rr', 'short', 'stream') if p in patterns)}; "
+    present = {pattern_table.of_record(r).name for r in document["results"]}
+    what = sorted((p for p in pattern_table.PATTERNS.values() if p.note and p.name in present),
+                  key=lambda p: p.note_rank)
+    notes = [f"Times are {', '.join(p.note for p in what)}; "
              f"statistics after outlier removal "
              f"({settings.outliers}{f', k = {settings.tukey_k:g}' if settings.outliers == 'tukey' else ''}); "
              f"raw figures are in cases.csv."]

@@ -5,13 +5,14 @@ import csv
 import io
 
 from ipclab.common.units import format_ns, format_ns_interval
+from ipclab.plan import patterns
 
 COLUMNS = ("case_id", "side", "phase", "count", "mean_ns", "ci95_low_ns", "ci95_high_ns",
            "median_ns", "p99_ns", "max_ns")
 
 
 def has_phases(records):
-    return any(r.get("pattern") == "burst" for r in records)
+    return any(patterns.of_record(r).server_models for r in records)
 
 
 def to_csv(records):

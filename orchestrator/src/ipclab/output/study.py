@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ipclab.output import phases as _phases
 from ipclab.output import pivot as _pivot
 from ipclab.execute.burst import PHASES
+from ipclab.plan import patterns
 from ipclab.plan.matrix import describe_shape
 
 
@@ -46,7 +47,7 @@ def _cpu(record):
 def _wall(record):
     """A stream's wall time (MARK_ACK to END_ACK); for short, the connections' time added up
     (an average round: every connection of it, one after another)."""
-    if record.get("pattern") == "stream":
+    if patterns.of_record(record).per_window:
         return record.get("stream_s")
     raw = record.get("raw")
     rounds = sum(1 for e in record.get("rounds") or [] if e.get("status") == "ok")
@@ -55,7 +56,7 @@ def _wall(record):
 
 def _rate(record):
     """Messages (or connections) per second over the wall time, as the blog divided them."""
-    if record.get("pattern") == "stream":
+    if patterns.of_record(record).per_window:
         return record.get("stream_msgs_per_s")
     wall, raw = _wall(record), record.get("raw")
     rounds = sum(1 for e in record.get("rounds") or [] if e.get("status") == "ok")
@@ -68,17 +69,20 @@ def _match(record):
 
 
 def stream_cpu(records, versus):
-    """One table per pattern (stream, then short) of the stream-cpu shape."""
+    """One table per pattern with a median rate (stream, then short: the table's order) of the
+    stream-cpu shape."""
+    shown = [p for p in patterns.PATTERNS.values() if p.median_rate]
     ran = [r for r in records if r["status"] in ("ok", "failed")
-           and r.get("pattern") in ("stream", "short")]
+           and patterns.of_record(r) in shown]
     base = {_match(r): r for r in ran if r["mechanism"] == versus and r["status"] == "ok"}
     studies = []
-    for pattern in ("stream", "short"):
+    for row in shown:
+        pattern = row.name
         mine = [r for r in ran if r["pattern"] == pattern]
         if not mine:
             continue
         mine.sort(key=lambda r: (r["mechanism"] != versus, r["index"]))
-        cpu = pattern == "stream"
+        cpu = row.per_window
         headers = ["mechanism", "client→server", "size", "wall s"]
         if cpu:
             headers += ["client\nuser s", "client\nsys s", "server\nuser s", "server\nsys s"]
@@ -119,7 +123,8 @@ def stream_cpu(records, versus):
 def server_models(records, versus=None):
     """The study's Table 1: one column per burst case (its server model, and the pair when the
     run has several), one row per server phase; a phase the model does not have is "—"."""
-    cases = [r for r in records if r.get("pattern") == "burst" and r["status"] in ("ok", "failed")]
+    cases = [r for r in records if patterns.of_record(r).server_models
+             and r["status"] in ("ok", "failed")]
     if not cases:
         return []
     pairs = {(r["client"], r["server"]) for r in cases}

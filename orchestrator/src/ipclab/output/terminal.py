@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ipclab.output import model
+from ipclab.plan import patterns
 from ipclab.output import wire
 from ipclab.output.columns import COLUMNS, applicable
 
@@ -58,7 +59,7 @@ def _table(records, title, caption, width, wide):
     need = {c.key: max([cell_len(c.header), *map(cell_len, cells[c.key])]) for c in columns}
     chosen = columns if wide else _fit(columns, need, width)
     rounds = max((r.get("rounds_planned") or 0 for r in records), default=0)
-    said = [v for k, v in fixed.items() if not (k == "pattern" and v == "rr")]
+    said = [v for k, v in fixed.items() if not (k == "pattern" and v == patterns.DEFAULT.name)]
     heading = [title, *said, f"{rounds} round{'s' if rounds != 1 else ''}"]
     table = Table(title=" · ".join(heading), box=box.SIMPLE_HEAD, pad_edge=False,
                   caption=caption if any(

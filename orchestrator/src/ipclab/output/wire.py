@@ -1,6 +1,7 @@
 """Bytes on the wire per call (wire.py's figures), for table.md and the terminal: one row per
 counted case, grouped by what travels and leanest first, then which mechanism was leanest and
 heaviest how often. Pure: records in, rows and text out."""
+from ipclab.plan import patterns
 from ipclab.plan.matrix import describe_shape
 
 HEADERS = ("#", "shape", "mechanism", "client→server", "request B", "response B", "total B",
@@ -20,7 +21,7 @@ def counted(records):
 
 def _group(r):
     """What travels: cases in one group differ only in mechanism."""
-    return (r.get("pattern", "rr"), r.get("payload") or "bytes", r.get("sequence_length") or 0,
+    return (patterns.of_record(r).name, r.get("payload") or "bytes", r.get("sequence_length") or 0,
             r.get("request_size") or 0, r.get("response_size") or 0, r.get("message_size") or 0,
             r["client"], r["server"], r["placement"])
 
@@ -40,7 +41,7 @@ def rows(records):
     for r in ordered:
         payload = (f"{r['app_req_bytes']} + {r['app_resp_bytes']}"
                    if r.get("app_req_bytes") is not None else "-")
-        shape = describe_shape(r) + ("" if r.get("pattern", "rr") == "rr" else f" {r['pattern']}")
+        shape = describe_shape(r) + patterns.label_suffix(r.get("pattern"))
         out.append((str(r["index"]), shape, r["mechanism"], f"{r['client']}→{r['server']}",
                     _bytes(r["wire_req_bytes"]), _bytes(r["wire_resp_bytes"]), _bytes(_total(r)),
                     f"{r['wire_packets_per_call']:.3g}", payload))

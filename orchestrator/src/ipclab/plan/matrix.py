@@ -43,19 +43,41 @@ class Case:
 
     @property
     def label(self):
-        pattern = f" {self.pattern}" if patterns.of(self.pattern).in_label else ""
-        if self.server_model:
-            pattern += f" {self.server_model}"
-        return (f"{self.mechanism}{pattern} {self.client}→{self.server} {describe_shape(self)} "
-                f"{self.placement}")
+        return case_label(self)
 
     def as_dict(self):
         return {"id": self.id, **asdict(self)}
 
 
+def case_label(case, pattern=True, server_model=True, placement=True, also=()):
+    """The name of a case (a Case or its record): "tcp stream cpp→java 1 KiB msg cross-core" (the
+    pattern where it names itself, a burst's server model after it). Without pattern, model and
+    placement it is the name the tables and the history give a case, "tcp cpp→cpp 16 B/16 B",
+    then the values of `also` (e.g. pattern, placement) where they tell cases apart."""
+    get = _getter(case)
+    head = get("mechanism")
+    if pattern and patterns.of(get("pattern")).in_label:
+        head += f" {get('pattern')}"
+    if server_model and get("server_model"):
+        head += f" {get('server_model')}"
+    parts = [head, f"{get('client')}→{get('server')}", describe_shape(case)]
+    parts += [get("placement")] if placement else []
+    return " ".join([*parts, *(str(get(k)) for k in also)])
+
+
+def short_label(case, also=()):
+    """"tcp cpp→cpp 16 B/16 B" and the values of `also`: case_label without pattern, server
+    model and placement (the name `ipclab compare` and the history give a case)."""
+    return case_label(case, pattern=False, server_model=False, placement=False, also=also)
+
+
+def _getter(record):
+    return record.get if isinstance(record, dict) else lambda k: getattr(record, k, None)
+
+
 def describe_shape(record):
     """"16 B/1 KiB" for sized payloads, "small ×5" for structured ones (a record or a Case)."""
-    get = record.get if isinstance(record, dict) else lambda k: getattr(record, k, None)
+    get = _getter(record)
     if get("message_size") is not None:
         return f"{format_size(get('message_size'))} msg"
     if (get("payload") or "bytes") == "bytes":

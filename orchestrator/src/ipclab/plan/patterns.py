@@ -49,6 +49,8 @@ class Pattern:
     axes: tuple = ()            # the matrix axes only it reads
     whole_times: bool = False   # samples are whole operations' times: median/p99 columns
     rate_column: str | None = None  # its rate figure's column
+    median_rate: bool = False   # the rate is from the trimmed median (analyse/throughput.py) and
+    #                             the stream-cpu study has a table of it (output/study.py)
     entry_key: str | None = None    # where a round entry of run.json keeps its own figures
     in_label: bool = True       # its name in case labels (the default pattern's is left out)
     note: str = ""              # what its times are, in the table's note
@@ -64,12 +66,12 @@ RR = Pattern("rr", "11", "round trips", records=True, keeps_warmup=True, whole_t
              report_figures=(TIME_FIGURES, WARMUP_FIGURE))
 STREAM = Pattern("stream", "11.1", "a stream window's time per message", shape=MESSAGE,
                  warmup=MESSAGES, per_window=True, timeout=PER_ITEM, run_keys=("messages", "windows"),
-                 axes=("message_size",), rate_column="msgs_per_s", entry_key="stream",
+                 axes=("message_size",), rate_column="msgs_per_s", median_rate=True, entry_key="stream",
                  note="a stream window's time per message (stream)", note_rank=3,
                  columns=("msgs_per_s", "mib_per_s", "cpu_us_per_msg", "lost"),
                  report_figures=(STREAM_FIGURES,))
 SHORT = Pattern("short", "11.2", "whole connections", timeout=PER_ITEM, counts_time_wait=True,
-                whole_times=True, rate_column="conns_per_s", entry_key="time_wait",
+                whole_times=True, rate_column="conns_per_s", median_rate=True, entry_key="time_wait",
                 note="whole connections (short)", note_rank=2, columns=("conns_per_s", "time_wait"),
                 progress="connection", wire_conn_bytes=True,
                 report_figures=(TIME_FIGURES, CONNECTION_FIGURE))
@@ -93,6 +95,12 @@ def of_record(record):
     """The pattern of a case record of run.json (a dict) or a Case."""
     get = record.get if isinstance(record, dict) else lambda k: getattr(record, k, None)
     return of(get("pattern"))
+
+
+def label_suffix(name):
+    """" stream" after a case's mechanism in labels; nothing for the default pattern."""
+    pattern = of(name)
+    return f" {pattern.name}" if pattern.in_label else ""
 
 
 def named(test):

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from ipclab.output.model import Report
+from ipclab.plan import patterns
 
 # Probabilities of the ECDF grid: every percent, then the tail to the maximum.
 QUANTILE_GRID = np.unique(np.concatenate([np.linspace(0, 1, 101),
@@ -76,17 +77,18 @@ def load(run_dir, report):
             samples = _read(run_dir, entry.get("samples_file"))
             if samples is not None:
                 data.quantiles.setdefault(record["id"], {})[entry["round"]] = quantile_grid(samples)
-            _burst_files(run_dir, record["id"], entry, data)
+            _burst_files(run_dir, record, entry, data)
             warmup = _read(run_dir, entry.get("warmup_samples_file"))
             if warmup is not None:
                 data.warmup.setdefault(record["id"], {})[entry["round"]] = binned_medians(warmup)
     return data
 
 
-def _burst_files(run_dir, case_id, entry, data):
+def _burst_files(run_dir, record, entry, data):
     """A burst round's per-connection files (PROTOCOL.md 11.4), named in its round entry (under
-    "burst", as burst.py saves them): the server's phases and the client's records."""
-    burst = entry.get("burst") or entry
+    its row's entry_key, as burst.py saves them): the server's phases and the client's records."""
+    pattern, case_id = patterns.of_record(record), record["id"]
+    burst = (entry.get(pattern.entry_key) if pattern.server_models else None) or entry
     for key, into in (("phases_file", data.connections), ("records_file", data.client_connections)):
         name = burst.get(key)
         if name and (run_dir / name).is_file():

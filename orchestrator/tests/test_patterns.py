@@ -1,0 +1,101 @@
+"""The traffic patterns are one table (plan/patterns.py): no other module of the orchestrator
+names a pattern by a string, and every row of the table is consistent."""
+import ast
+from dataclasses import fields
+from pathlib import Path
+
+from ipclab.plan import patterns
+from ipclab.plan.scenario import MATRIX_AXES, RunSettings
+
+PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ipclab"
+TABLE = Path("plan") / "patterns.py"
+PYTHON_PEER_TABLE = PACKAGE.parents[2] / "peers" / "python" / "src" / "ipclab_peer" / "patterns.py"
+# Strings that equal a pattern's name but are not one: module -> how many, and why.
+NOT_PATTERNS = {Path("execute") / "network.py": 1}  # tc's tbf parameter `burst`
+
+
+def _docstrings(tree):
+    """The ids of the string constants that are docstrings (module, class, function)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def pattern_strings(path, names=patterns.NAMES):
+    """(line, text) of every string constant in the module at `path` equal to a pattern name;
+    docstrings excluded, the literal parts of f-strings included (they are Constants too)."""
+    tree = ast.parse(path.read_text(), str(path))
+    skip = _docstrings(tree)
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            and node.value in names and id(node) not in skip]
+
+
+def named_patterns(package=PACKAGE, allowed=None):
+    """{module path: [(line, name), ...]} of the modules outside the pattern table that name a
+    pattern by a string (beyond the counts `allowed` lets through)."""
+    allowed = NOT_PATTERNS if allowed is None else allowed
+    bad = {}
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if relative == TABLE:
+            continue
+        found = pattern_strings(path)
+        if len(found) > allowed.get(relative, 0):
+            bad[str(relative)] = found
+    return bad
+
+
+def test_no_module_outside_the_table_names_a_pattern():
+    assert named_patterns() == {}
+
+
+def test_the_check_catches_a_planted_name(tmp_path):
+    (tmp_path / "plan").mkdir()
+    (tmp_path / "plan" / "patterns.py").write_text('RR = "rr"\n')  # the table may
+    (tmp_path / "fine.py").write_text('"""A module about the stream pattern."""\n'
+                                      'def f(p):\n    """Not for "stream"."""\n    return p.per_window\n')
+    (tmp_path / "planted.py").write_text('def f(p):\n    if p == "stream":\n        return 1\n')
+    (tmp_path / "label.py").write_text('def f(p):\n    return f"{p}" + f"short"\n')
+    bad = named_patterns(tmp_path, allowed={})
+    assert bad == {"planted.py": [(2, "stream")], "label.py": [(2, "short")]}
+
+
+def test_every_row_is_consistent():
+    kinds = {"shape": (patterns.EXCHANGE, patterns.MESSAGE), "timeout": patterns.TIMEOUTS,
+             "warmup": patterns.WARMUPS, "rate_column": (None, *patterns.RATE_COLUMNS)}
+    run_keys = set(vars(RunSettings()))
+    for name, p in patterns.PATTERNS.items():
+        assert p.name == name and p.sample and p.section.startswith("11")
+        for trait, allowed in kinds.items():
+            assert getattr(p, trait) in allowed, (name, trait)
+        assert set(p.report_figures) <= set(patterns.REPORT_FIGURES), name
+        assert set(p.run_keys) <= run_keys and set(p.run_limits) <= set(p.run_keys), name
+        assert set(p.axes) <= set(MATRIX_AXES), name
+        assert p.default_sizes is None or (p.shape == patterns.EXCHANGE and len(p.default_sizes) == 2)
+        assert not p.keeps_warmup or p.warmup != patterns.NO_WARMUP, name
+        assert not p.per_window or (p.shape == patterns.MESSAGE and p.entry_key), name
+        assert not p.server_models or (p.entry_key and "server_model" in p.axes), name
+        assert (p.timeout == patterns.PER_CONNECTION) == p.server_models, name
+        assert not p.records or p.shape == patterns.EXCHANGE, name
+        assert bool(p.note) == bool(p.note_rank), name
+        assert not p.rate_column or p.rate_column in p.columns, name
+        assert p.in_label == (p is not patterns.DEFAULT), name
+    ranks = [p.note_rank for p in patterns.PATTERNS.values() if p.note_rank]
+    assert len(ranks) == len(set(ranks))
+    assert patterns.NAMES == tuple(patterns.PATTERNS) and patterns.DEFAULT.name in patterns.NAMES
+    assert {f.name for f in fields(patterns.Pattern)} >= {"shape", "records", "server_models"}
+
+
+def test_the_python_peers_patterns_are_ours():
+    tree = ast.parse(PYTHON_PEER_TABLE.read_text())
+    # Pattern("name", ...) calls of the peer's table, read from its source (the peer's package
+    # need not be importable from the orchestrator's environment)
+    names = {call.args[0].value for call in ast.walk(tree)
+             if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "Pattern"
+             and call.args and isinstance(call.args[0], ast.Constant)}
+    assert names and names <= set(patterns.NAMES)
