@@ -16,7 +16,8 @@ def table(headers, rows, right=(), caption=None, marked=()):
     lines = []
     num, failed = " class='num'", " class='failed'"
     for i, row in enumerate(rows):
-        cells = "".join(f"<td{num if k in right else ''}>{_e(c)}</td>" for k, c in enumerate(row))
+        cells = "".join(f"<td{num if k in right else ''}>{_lines(c)}</td>"
+                        for k, c in enumerate(row))
         lines.append(f"<tr{failed if i in marked else ''}>{cells}</tr>")
     under = f"<caption>{_e(caption)}</caption>" if caption else ""
     return (f"<div class='wide'><table class='sortable'>{under}<thead><tr>{head}</tr></thead>"
@@ -72,6 +73,11 @@ def phases(report):
 def every(report):
     """The sections of the Report, in the page's order."""
     return [*studies(report), *wire(report), *phases(report)]
+
+
+def _lines(text):
+    """A cell's text, its "\\n" (a pivot's value above its interval) a line break."""
+    return _e(text).replace("\n", "<br>")
 
 
 def _e(text):
