@@ -15,16 +15,12 @@ import java.lang.foreign.MemorySegment;
  * Blocking calls are restarted after {@code EINTR}. The handle is thread-safe; the queue itself
  * lives in the kernel until {@link #remove()}.
  */
-public final class SysVMessageQueue {
+public final class SysVMessageQueue extends SysVObject {
     /** Offset of the message text in a message buffer (after the 8-byte mtype). */
     public static final long TEXT_OFFSET = 8;
 
-    private final int key;
-    private final int id;
-
     private SysVMessageQueue(int key, int id) {
-        this.key = key;
-        this.id = id;
+        super(key, id);
     }
 
     /**
@@ -76,24 +72,6 @@ public final class SysVMessageQueue {
      */
     public static MemorySegment allocateMessage(Arena arena, long maxText) {
         return arena.allocate(TEXT_OFFSET + maxText, 8);
-    }
-
-    /**
-     * The key the queue was opened with.
-     *
-     * @return the key
-     */
-    public int key() {
-        return key;
-    }
-
-    /**
-     * The kernel's queue identifier.
-     *
-     * @return the msqid
-     */
-    public int id() {
-        return id;
     }
 
     /**
@@ -224,10 +202,5 @@ public final class SysVMessageQueue {
         } catch (Throwable t) {
             throw Libc.failure(t);
         }
-    }
-
-    @Override
-    public String toString() {
-        return String.format("SysVMessageQueue[key=0x%08x, id=%d]", key, id);
     }
 }

@@ -10,20 +10,17 @@ import java.lang.foreign.MemorySegment;
  * Operations use a per-thread preallocated {@code struct sembuf} and {@code timespec}, so
  * {@link #op} and {@link #op(int, int, long)} allocate nothing. The handle is thread-safe.
  */
-public final class SysVSemaphoreSet {
+public final class SysVSemaphoreSet extends SysVObject {
     private static final int GETNCNT = 14;
     private static final int GETVAL = 12;
     private static final int GETALL = 13;
     private static final int SETVAL = 16;
     private static final int SETALL = 17;
 
-    private final int key;
-    private final int id;
     private final int size;
 
     private SysVSemaphoreSet(int key, int id, int size) {
-        this.key = key;
-        this.id = id;
+        super(key, id);
         this.size = size;
     }
 
@@ -68,24 +65,6 @@ public final class SysVSemaphoreSet {
         } catch (Throwable t) {
             throw Libc.failure(t);
         }
-    }
-
-    /**
-     * The key the set was opened with.
-     *
-     * @return the key
-     */
-    public int key() {
-        return key;
-    }
-
-    /**
-     * The kernel's identifier.
-     *
-     * @return the semid
-     */
-    public int id() {
-        return id;
     }
 
     /**
@@ -264,10 +243,5 @@ public final class SysVSemaphoreSet {
         sops.set(JAVA_SHORT, 2, (short) delta);
         sops.set(JAVA_SHORT, 4, (short) flags);
         return sops;
-    }
-
-    @Override
-    public String toString() {
-        return String.format("SysVSemaphoreSet[key=0x%08x, id=%d]", key, id);
     }
 }

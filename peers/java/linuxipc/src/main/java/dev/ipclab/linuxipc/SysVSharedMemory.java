@@ -12,20 +12,17 @@ import java.lang.foreign.MemorySegment;
  * segment's size, so every access is bounds-checked; a read-only attachment rejects writes with
  * an exception instead of a crash. Close detaches; {@link #remove()} marks it for removal.
  */
-public final class SysVSharedMemory implements AutoCloseable {
+public final class SysVSharedMemory extends SysVObject implements AutoCloseable {
     /** Offset of {@code shm_segsz} in {@code struct shmid_ds} (x86-64 and aarch64). */
     private static final long SEGSZ_OFFSET = 48;
     private static final long SHMID_DS_SIZE = 128;
 
-    private final int key;
-    private final int id;
     private final long size;
     private MemorySegment memory;
     private MemorySegment mapping;
 
     private SysVSharedMemory(int key, int id, long size) {
-        this.key = key;
-        this.id = id;
+        super(key, id);
         this.size = size;
     }
 
@@ -79,24 +76,6 @@ public final class SysVSharedMemory implements AutoCloseable {
                     "shmctl(IPC_STAT)");
             return ds.get(JAVA_LONG, SEGSZ_OFFSET);
         }
-    }
-
-    /**
-     * The key the segment was opened with.
-     *
-     * @return the key
-     */
-    public int key() {
-        return key;
-    }
-
-    /**
-     * The kernel's identifier.
-     *
-     * @return the shmid
-     */
-    public int id() {
-        return id;
     }
 
     /**
@@ -227,7 +206,7 @@ public final class SysVSharedMemory implements AutoCloseable {
     }
 
     @Override
-    public String toString() {
-        return String.format("SysVSharedMemory[key=0x%08x, id=%d, size=%d]", key, id, size);
+    String details() {
+        return ", size=" + size;
     }
 }

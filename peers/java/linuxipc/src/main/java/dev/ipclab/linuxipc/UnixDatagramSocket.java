@@ -1,13 +1,10 @@
 package dev.ipclab.linuxipc;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
-import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -19,7 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code SO_RCVBUF}, {@code SO_RCVTIMEO}, {@code shutdown}, {@code unlink}.
  *
  * <p>Buffers are caller-owned native segments; sending and receiving allocate nothing (a source
- * {@link Address} is a reusable holder). Blocking calls are restarted after {@code EINTR}.
+ * {@link UnixSocketAddress} is a reusable holder). Blocking calls are restarted after {@code EINTR}.
  */
 public final class UnixDatagramSocket implements AutoCloseable {
     /**
@@ -30,7 +27,6 @@ public final class UnixDatagramSocket implements AutoCloseable {
     /** A datagram may be at most the sending socket's {@code SO_SNDBUF} less this. */
     public static final int SEND_BUFFER_OVERHEAD = 32;
 
-    private static final int AF_UNIX = 1;
     private static final int SOCK_DGRAM = 2;
     private static final int SOCK_CLOEXEC = 02000000;
     private static final int SOL_SOCKET = 1;
@@ -39,87 +35,12 @@ public final class UnixDatagramSocket implements AutoCloseable {
     private static final int SO_RCVTIMEO = 20;
     private static final int MSG_TRUNC = 0x20;
     private static final int SHUT_RDWR = 2;
-    /** {@code struct sockaddr_un}: a u16 family, then 108 bytes of NUL-terminated path. */
-    private static final int SOCKADDR_UN_SIZE = 110;
-    private static final int PATH_OFFSET = 2;
-    private static final int MAX_PATH = SOCKADDR_UN_SIZE - PATH_OFFSET - 1;
 
     private final int fd;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private UnixDatagramSocket(int fd) {
         this.fd = fd;
-    }
-
-    /**
-     * A socket's address: a {@code struct sockaddr_un} and its length in native memory, made once
-     * and reused, so {@link #receiveFrom} and {@link #sendTo} allocate nothing.
-     */
-    public static final class Address {
-        private static final long LENGTH_OFFSET = 112;
-        private final MemorySegment storage = Arena.ofAuto().allocate(LENGTH_OFFSET + 4, 8);
-
-        /** An empty holder, to be filled by {@link #receiveFrom}. */
-        public Address() {}
-
-        /**
-         * The address of a filesystem path.
-         *
-         * @param path the socket's path, at most 107 bytes
-         * @return the address
-         * @throws LinuxIpcException {@code ENAMETOOLONG} if the path does not fit
-         */
-        public static Address of(Path path) throws LinuxIpcException {
-            byte[] bytes = path.toString().getBytes(StandardCharsets.UTF_8);
-            if (bytes.length > MAX_PATH) {
-                throw new LinuxIpcException("sockaddr_un " + path, Libc.ENAMETOOLONG);
-            }
-            Address address = new Address();
-            address.storage.set(JAVA_SHORT, 0, (short) AF_UNIX);
-            MemorySegment.copy(bytes, 0, address.storage, JAVA_BYTE, PATH_OFFSET, bytes.length);
-            address.storage.set(JAVA_BYTE, PATH_OFFSET + bytes.length, (byte) 0);
-            address.length(PATH_OFFSET + bytes.length + 1);
-            return address;
-        }
-
-        /**
-         * The path this address names ("" for an unnamed socket).
-         *
-         * @return the path (allocates)
-         */
-        public String path() {
-            int length = length();
-            if (length <= PATH_OFFSET) {
-                return "";
-            }
-            byte[] bytes = storage.asSlice(PATH_OFFSET, length - PATH_OFFSET).toArray(JAVA_BYTE);
-            int end = 0;
-            while (end < bytes.length && bytes[end] != 0) {
-                end++;
-            }
-            return new String(bytes, 0, end, StandardCharsets.UTF_8);
-        }
-
-        int length() {
-            return storage.get(JAVA_INT, LENGTH_OFFSET);
-        }
-
-        void length(int length) {
-            storage.set(JAVA_INT, LENGTH_OFFSET, length);
-        }
-
-        MemorySegment sockaddr() {
-            return storage;
-        }
-
-        MemorySegment lengthCell() {
-            return storage.asSlice(LENGTH_OFFSET, 4);
-        }
-
-        @Override
-        public String toString() {
-            return "Address[" + path() + "]";
-        }
     }
 
     /**
@@ -130,7 +51,7 @@ public final class UnixDatagramSocket implements AutoCloseable {
      */
     public static UnixDatagramSocket open() throws LinuxIpcException {
         try {
-            int fd = (int) Libc.SOCKET.invokeExact(Libc.state(), AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+            int fd = (int) Libc.SOCKET.invokeExact(Libc.state(), UnixSocketAddress.AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
             return new UnixDatagramSocket((int) Libc.check(fd, "socket"));
         } catch (Throwable t) {
             throw Libc.failure(t);
@@ -207,7 +128,7 @@ public final class UnixDatagramSocket implements AutoCloseable {
      * @throws LinuxIpcException {@code EADDRINUSE} if the path exists, {@code ENAMETOOLONG}
      */
     public void bind(Path path, int mode) throws LinuxIpcException {
-        Address address = Address.of(path);
+        UnixSocketAddress address = UnixSocketAddress.of(path);
         try {
             Libc.check((int) Libc.BIND.invokeExact(Libc.state(), fd, address.sockaddr(),
                     address.length()), "bind " + path);
@@ -225,7 +146,7 @@ public final class UnixDatagramSocket implements AutoCloseable {
      * @throws LinuxIpcException {@code ENOENT}, {@code ECONNREFUSED}
      */
     public void connect(Path path) throws LinuxIpcException {
-        Address address = Address.of(path);
+        UnixSocketAddress address = UnixSocketAddress.of(path);
         try {
             Libc.check((int) Libc.CONNECT.invokeExact(Libc.state(), fd, address.sockaddr(),
                     address.length()), "connect " + path);
@@ -254,7 +175,7 @@ public final class UnixDatagramSocket implements AutoCloseable {
      * @param to where, e.g. the source {@link #receiveFrom} filled in
      * @throws LinuxIpcException as {@link #send(MemorySegment, long)}
      */
-    public void sendTo(MemorySegment buffer, long length, Address to) throws LinuxIpcException {
+    public void sendTo(MemorySegment buffer, long length, UnixSocketAddress to) throws LinuxIpcException {
         send(buffer, length, to.sockaddr(), to.length());
     }
 
@@ -291,8 +212,8 @@ public final class UnixDatagramSocket implements AutoCloseable {
      * @return the datagram's real size, or -1 on a receive timeout
      * @throws LinuxIpcException as {@link #receive(MemorySegment)}
      */
-    public long receiveFrom(MemorySegment buffer, Address from) throws LinuxIpcException {
-        from.length(SOCKADDR_UN_SIZE);
+    public long receiveFrom(MemorySegment buffer, UnixSocketAddress from) throws LinuxIpcException {
+        from.length(UnixSocketAddress.SOCKADDR_UN_SIZE);
         return receive(buffer, from.sockaddr(), from.lengthCell());
     }
 

@@ -36,7 +36,7 @@ class UnixDatagramSocketTest {
             MemorySegment buf = arena.allocate(64);
             buf.copyFrom(MemorySegment.ofArray(new byte[] {1, 2, 3, 4, 5}));
             client.send(buf, 5);
-            UnixDatagramSocket.Address from = new UnixDatagramSocket.Address();
+            UnixSocketAddress from = new UnixSocketAddress();
             MemorySegment in = arena.allocate(64);
             assertEquals(5, server.receiveFrom(in, from));
             assertEquals(clientPath.toString(), from.path());
@@ -137,7 +137,7 @@ class UnixDatagramSocketTest {
             assertEquals(LinuxIpcException.ENOENT, assertThrows(LinuxIpcException.class,
                     () -> b.connect(dir.resolve("none"))).errno());
             assertThrows(LinuxIpcException.class,
-                    () -> UnixDatagramSocket.Address.of(dir.resolve("x".repeat(120))));
+                    () -> UnixSocketAddress.of(dir.resolve("x".repeat(120))));
         }
         UnixDatagramSocket.unlink(path);
         assertEquals(LinuxIpcException.ENOENT, assertThrows(LinuxIpcException.class,

@@ -2,6 +2,7 @@ package dev.ipclab.peer;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.ipclab.peer.burst.ServerModel;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

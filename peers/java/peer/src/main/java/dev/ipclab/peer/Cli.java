@@ -1,12 +1,18 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.burst.BurstOptions;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.pattern.Samples;
+import dev.ipclab.peer.pattern.StreamShape;
+import dev.ipclab.peer.rpc.Structs;
+import dev.ipclab.peer.server.Fault;
+import dev.ipclab.peer.transport.Numbers;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import dev.ipclab.peer.rpc.Structs;
 
 /**
  * Strict parsing of PROTOCOL.md section 1: subcommand first, then {@code --name value} pairs,
@@ -198,7 +204,7 @@ final class Cli {
                 Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"), "--io-timeout"),
                 pollInterval(flags), spin(flags), null, DriveOptions.BYTES,
                 DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, warmupSamplesFile(flags),
-                new DriveOptions.StreamShape(size(flags, "message-size"), messages, windows));
+                new StreamShape(size(flags, "message-size"), messages, windows));
     }
 
     private static Path warmupSamplesFile(Map<String, String> flags) {

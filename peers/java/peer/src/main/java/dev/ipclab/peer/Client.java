@@ -1,5 +1,10 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.frame.ErrorKind;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.pattern.Samples;
+import dev.ipclab.peer.pattern.StreamDrive;
+import dev.ipclab.peer.transport.ReceiveTimeoutException;
 import java.io.IOException;
 import java.io.PrintStream;
 

@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.pattern.StreamShape;
 import dev.ipclab.peer.rpc.RpcDrive;
 import java.nio.file.Path;
 
@@ -29,12 +30,6 @@ record DriveOptions(
         StreamShape stream) implements Command {
     static final String BYTES = "bytes";
     static final long DEFAULT_WINDOWS = 10;
-
-    /**
-     * {@code --pattern stream} (section 11.1): S, N and W; then request and response sizes and
-     * iterations are 0 (not given).
-     */
-    record StreamShape(int messageSize, long messages, long windows) {}
     static final int DEFAULT_SEQUENCE_LENGTH = 5;
     static final String OKHTTP = "okhttp";
 

@@ -1,5 +1,9 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.transport.Endpoints;
+import dev.ipclab.peer.transport.PosixMq;
+import dev.ipclab.peer.transport.SysVKeys;
+
 /**
  * The endpoint grammars of PROTOCOL.md section 4 (the {@code endpoint} kinds of
  * protocol/mechanisms.toml); each mechanism in {@link Mechanism} names one.

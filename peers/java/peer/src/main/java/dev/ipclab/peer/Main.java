@@ -1,5 +1,8 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.frame.ErrorKind;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.server.Server;
 import java.io.PrintStream;
 
 /**
@@ -35,7 +38,7 @@ public final class Main {
         Lifecycle.endOnSignals();
         Server server;
         try {
-            server = Server.open(options, err);
+            server = Servers.open(options, err);
         } catch (PeerException e) {
             err.println(e.line());
             return e.kind().exitCode();

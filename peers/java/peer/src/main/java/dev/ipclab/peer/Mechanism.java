@@ -1,5 +1,14 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.burst.BurstServer;
+import dev.ipclab.peer.burst.ServerModel;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.inprocess.InProcess;
+import dev.ipclab.peer.pattern.Exchange;
+import dev.ipclab.peer.pattern.OneWay;
+import dev.ipclab.peer.pattern.Session;
+import dev.ipclab.peer.pattern.StreamExchange;
 import dev.ipclab.peer.rpc.CorbaBench;
 import dev.ipclab.peer.rpc.GrpcBench;
 import dev.ipclab.peer.rpc.IceBench;
@@ -9,7 +18,27 @@ import dev.ipclab.peer.rpc.RmiServer;
 import dev.ipclab.peer.rpc.RpcClient;
 import dev.ipclab.peer.rpc.RpcDrive;
 import dev.ipclab.peer.rpc.RpcServer;
+import dev.ipclab.peer.rpc.RpcServerAdapter;
 import dev.ipclab.peer.rpc.ThriftBench;
+import dev.ipclab.peer.server.DatagramServer;
+import dev.ipclab.peer.server.Responder;
+import dev.ipclab.peer.server.Server;
+import dev.ipclab.peer.server.StreamServer;
+import dev.ipclab.peer.transport.ClientLink;
+import dev.ipclab.peer.transport.Dial;
+import dev.ipclab.peer.transport.DatagramPort;
+import dev.ipclab.peer.transport.Fifo;
+import dev.ipclab.peer.transport.FileFrames;
+import dev.ipclab.peer.transport.Pipe;
+import dev.ipclab.peer.transport.PosixMq;
+import dev.ipclab.peer.transport.Shm;
+import dev.ipclab.peer.transport.StreamListener;
+import dev.ipclab.peer.transport.SysVMq;
+import dev.ipclab.peer.transport.SysVShm;
+import dev.ipclab.peer.transport.Tcp;
+import dev.ipclab.peer.transport.Udp;
+import dev.ipclab.peer.transport.Uds;
+import dev.ipclab.peer.transport.UdsDgram;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.EnumSet;
@@ -52,7 +81,7 @@ enum Mechanism {
     SHM_FUTEX("shm-futex", EndpointKind.POSIX, shm(Shm.Wait.FUTEX)),
     /** In-process (section 4.4): drive only, endpoint {@code inproc}. */
     NONE("none", EndpointKind.INPROC, inProcess(InProcess::own, false)),
-    JNI("jni", EndpointKind.INPROC, inProcess(InProcess::jni, true)),
+    JNI("jni", EndpointKind.INPROC, inProcess(NativeCall::jni, true)),
     FFM("ffm", EndpointKind.INPROC, inProcess(InProcess::ffm, true)),
     /** RPC middleware (section 10): the framework's own protocol, no frames. */
     GRPC("grpc", EndpointKind.INET, rpc(GrpcBench::serve, GrpcBench::connect)
@@ -106,7 +135,7 @@ enum Mechanism {
 
     /** short over frames: how the client dials one connection per round trip (section 11.2). */
     interface Dialer {
-        Exchange.Dial dialer(String endpoint, Settings settings) throws IOException;
+        Dial dialer(String endpoint, Settings settings) throws IOException;
     }
 
     /**
@@ -129,7 +158,8 @@ enum Mechanism {
         /** short over frames: a connection per round trip, END over one more. */
         Behaviour dialing(Dialer dialer) {
             return withShort(options -> Exchange.dialing(
-                    dialer.dialer(options.endpoint(), options.settings()), options));
+                    dialer.dialer(options.endpoint(), options.settings()), options.seed(),
+                    options.requestSize(), options.responseSize()));
         }
 
         Behaviour streaming(OpenStream stream) {
@@ -185,8 +215,20 @@ enum Mechanism {
     }
 
     private static Behaviour frames(Serve serve, Connect connect) {
-        return new Behaviour(serve, options -> Exchange.open(connect, options), false, false, connect)
-                .streaming(options -> StreamExchange.open(connect, options));
+        return new Behaviour(serve, options -> Exchange.open(link(connect, options), options.seed(),
+                options.requestSize(), options.responseSize()), false, false, connect)
+                .streaming(options -> StreamExchange.open(link(connect, options), options.seed(),
+                        options.stream().messageSize(), options.ioTimeoutNanos()));
+    }
+
+    /** Connects a client's link, or fails with an io error naming the endpoint. */
+    private static ClientLink link(Connect connect, DriveOptions options) throws PeerException {
+        try {
+            return connect.connect(options.endpoint(), options.settings());
+        } catch (IOException e) {
+            throw PeerException.io("cannot connect to " + options.endpoint() + ": "
+                    + PeerException.describe(e), e);
+        }
     }
 
     private static Behaviour shm(Shm.Wait wait) {
@@ -195,12 +237,14 @@ enum Mechanism {
     }
 
     private static Behaviour inProcess(InProcess.Maker maker, boolean nativeLibrary) {
-        return new Behaviour(null, options -> InProcess.open(maker, options), false, nativeLibrary,
+        return new Behaviour(null, options -> InProcess.open(maker, options.nativeLibrary(),
+                options.seed(), options.requestSize(), options.responseSize()), false, nativeLibrary,
                 null);
     }
 
     private static Behaviour rpc(RpcServer.Factory serve, RpcClient.Factory connect) {
-        return new Behaviour((options, diagnostics) -> RpcServerAdapter.open(serve, options),
+        return new Behaviour((options, diagnostics) -> RpcServerAdapter.open(serve,
+                options.endpoint(), options.seed(), options.fault()),
                 options -> RpcDrive.open(connect, options.rpc()), true, false, null);
     }
 

@@ -1,5 +1,11 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.pattern.OneWay;
+import dev.ipclab.peer.pattern.RoundTrips;
+import dev.ipclab.peer.pattern.Samples;
+import dev.ipclab.peer.pattern.Session;
+import dev.ipclab.peer.pattern.StreamDrive;
 import java.io.IOException;
 import java.util.Optional;
 
@@ -15,7 +21,8 @@ enum Pattern {
     /** A one-way stream (11.1): one sample is one window. */
     STREAM("stream", (mechanism, options, warm, measured) -> {
         try (OneWay stream = mechanism.openStream(options)) {
-            return StreamDrive.drive(stream, options, measured);
+            return StreamDrive.drive(stream, options.stream(), options.warmup(), options.seed(),
+                    measured);
         }
     }),
     /** A new connection per round trip (11.2): the same loop; the session dials each time. */
@@ -55,24 +62,10 @@ enum Pattern {
         return driver.drive(mechanism, options, warm, measured);
     }
 
-    /**
-     * Warm-up round trips, measured ones, then the finish. A round trip's time is recorded only
-     * after it returned, that is after its checks. Two loops over the same roundTrip, not one
-     * loop with an "is this measured?" test: the JIT would compile that test during warm-up as
-     * never true and deoptimise at the first measured sample.
-     */
+    /** rr and short: the round-trip loop; they add nothing to the result file. */
     private static StreamDrive.Report roundTrips(Session session, DriveOptions options,
             Samples warm, Samples measured) throws PeerException, IOException {
-        try (session) {
-            long sequence = 0;
-            for (long warmup = options.warmup(); sequence < warmup; sequence++) {
-                warm.add(session.roundTrip(sequence));
-            }
-            for (long end = options.warmup() + options.iterations(); sequence < end; sequence++) {
-                measured.add(session.roundTrip(sequence));
-            }
-            session.finish(sequence);
-        }
+        RoundTrips.run(session, options.warmup(), options.iterations(), warm, measured);
         return null;
     }
 }

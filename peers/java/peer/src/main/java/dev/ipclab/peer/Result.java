@@ -2,6 +2,9 @@ package dev.ipclab.peer;
 
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ipclab.linuxipc.ResourceUsage;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.pattern.StreamDrive;
+import dev.ipclab.peer.pattern.StreamShape;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,7 +71,7 @@ record Result(
     }
 
     private static Stream stream(DriveOptions options, StreamDrive.Report report) {
-        DriveOptions.StreamShape shape = options.stream();
+        StreamShape shape = options.stream();
         if (shape == null) {
             return null;
         }

@@ -1,5 +1,8 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.burst.BurstOptions;
+import dev.ipclab.peer.server.Fault;
+
 /**
  * {@code serve}: the mechanism stays a string, because an unknown one is an unsupported error
  * (exit 7), reported after parsing, not a usage error.

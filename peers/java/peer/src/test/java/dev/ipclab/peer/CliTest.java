@@ -3,9 +3,13 @@ package dev.ipclab.peer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ipclab.peer.burst.BurstOptions;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.server.Loopback;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -158,6 +162,26 @@ class CliTest {
         assertTrue(text.startsWith("ipclab-peer: usage: "), text);
         assertEquals(1, text.lines().count());
         assertFalse(text.contains("Exception"), text);
+    }
+
+    @Test
+    void burstFlagsParseAndNeedServerModel() throws UsageException {
+        ServeOptions serve = (ServeOptions) Cli.parse(new String[] {"serve", "--mechanism", "tcp",
+            "--endpoint", "127.0.0.1:0", "--server-model", "nio", "--connections", "1000",
+            "--phases-file", "/tmp/p.csv", "--backlog", "1"});
+        assertEquals(new BurstOptions("nio", 1000, Path.of("/tmp/p.csv"), 1, 4), serve.burst());
+        assertNull(((ServeOptions) Cli.parse(new String[] {"serve", "--mechanism", "tcp",
+            "--endpoint", "127.0.0.1:0"})).burst());
+        for (String[] bad : List.of(new String[] {"--workers", "2"},
+                new String[] {"--server-model", "nio", "--phases-file", "/tmp/p"},
+                new String[] {"--server-model", "nio", "--connections", "1", "--phases-file", "/tmp/p",
+                    "--backlog", "0"})) {
+            String[] args = new String[bad.length + 5];
+            System.arraycopy(new String[] {"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0"},
+                    0, args, 0, 5);
+            System.arraycopy(bad, 0, args, 5, bad.length);
+            assertThrows(UsageException.class, () -> Cli.parse(args), String.join(" ", bad));
+        }
     }
 
     private static String[] with(String... extra) {

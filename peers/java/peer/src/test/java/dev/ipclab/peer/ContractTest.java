@@ -2,11 +2,21 @@ package dev.ipclab.peer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ipclab.linuxipc.UnixDatagramSocket;
+import dev.ipclab.peer.burst.BurstOptions;
+import dev.ipclab.peer.frame.ErrorKind;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.server.Fault;
+import dev.ipclab.peer.server.Loopback;
+import dev.ipclab.peer.transport.Udp;
+import dev.ipclab.peer.transport.UdsDgram;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -141,6 +151,37 @@ class ContractTest {
                 dir.resolve("s"), dir.resolve("r.json"), 1, 1_000_000_000L);
         assertEquals(5, new Client(options, new Loopback.Diagnostics().stream).run());
         assertFalse(Files.exists(Path.of(endpoint + "." + PeerInfo.pid())));
+    }
+
+    @Test
+    void capabilitiesAndReadyNameTheModels() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        new Capabilities().print(new PrintStream(out, true, StandardCharsets.UTF_8));
+        JsonNode mechanisms = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8))
+                .get("mechanisms");
+        assertEquals("[\"iterative\",\"thread\",\"virtual-thread\",\"thread-pool\",\"nio\"]",
+                mechanisms.get("tcp").get("server_models").toString());
+        assertNull(mechanisms.get("udp").get("server_models"));
+        JsonNode ready = new ObjectMapper().readTree(
+                Ready.of("127.0.0.1:1", "tcp", "nio").line().substring("READY ".length()));
+        assertEquals("nio", ready.get("server_model").asText());
+        assertNull(new ObjectMapper().readTree(Ready.of("127.0.0.1:1", "tcp").line()
+                .substring("READY ".length())).get("server_model"));
+    }
+
+    @Test
+    void anUnknownServerModelIsUnsupported() {
+        ServeOptions options = new ServeOptions("tcp", "127.0.0.1:0", 7, Fault.NONE,
+                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS,
+                new BurstOptions("epoll", 1, dir.resolve("p.csv"), 512, 4));
+        PeerException e = assertThrows(PeerException.class,
+                () -> Servers.open(options, new Loopback.Diagnostics().stream));
+        assertEquals(ErrorKind.UNSUPPORTED, e.kind());
+        ServeOptions udp = new ServeOptions("udp", "127.0.0.1:0", 7, Fault.NONE,
+                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS,
+                new BurstOptions("thread", 1, dir.resolve("p.csv"), 512, 4));
+        assertEquals(ErrorKind.UNSUPPORTED, assertThrows(PeerException.class,
+                () -> Servers.open(udp, new Loopback.Diagnostics().stream)).kind());
     }
 
     private DriveOptions withWarmup(DriveOptions o, long warmup) {

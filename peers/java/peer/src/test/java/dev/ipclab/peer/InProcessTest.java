@@ -8,6 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.ipclab.peer.frame.ErrorKind;
+import dev.ipclab.peer.frame.Payload;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.inprocess.InProcess;
+import dev.ipclab.peer.server.Loopback;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,7 +59,7 @@ class InProcessTest {
             int responseSize) throws PeerException {
         return switch (m) {
             case NONE -> InProcess.own(library, seed, requestSize, responseSize);
-            case JNI -> InProcess.jni(library, seed, requestSize, responseSize);
+            case JNI -> NativeCall.jni(library, seed, requestSize, responseSize);
             case FFM -> InProcess.ffm(library, seed, requestSize, responseSize);
             default -> throw new IllegalArgumentException(m.label() + " is not in-process");
         };
@@ -143,7 +148,7 @@ class InProcessTest {
             ServeOptions serve = (ServeOptions) Cli.parse(new String[] {"serve", "--mechanism", m,
                 "--endpoint", "auto"});
             PeerException e = assertThrows(PeerException.class,
-                    () -> Server.open(serve, new Loopback.Diagnostics().stream));
+                    () -> Servers.open(serve, new Loopback.Diagnostics().stream));
             assertEquals(ErrorKind.UNSUPPORTED, e.kind());
         }
     }

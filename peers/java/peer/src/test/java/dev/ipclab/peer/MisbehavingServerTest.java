@@ -3,6 +3,11 @@ package dev.ipclab.peer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.OutgoingFrame;
+import dev.ipclab.peer.frame.Payload;
+import dev.ipclab.peer.server.Loopback;
+import dev.ipclab.peer.transport.Udp;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

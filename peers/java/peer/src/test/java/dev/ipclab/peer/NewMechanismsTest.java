@@ -1,7 +1,6 @@
 package dev.ipclab.peer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ipclab.linuxipc.LinuxIpcException;
@@ -9,6 +8,12 @@ import dev.ipclab.linuxipc.PosixMessageQueue;
 import dev.ipclab.linuxipc.SysVMessageQueue;
 import dev.ipclab.linuxipc.SysVSemaphoreSet;
 import dev.ipclab.linuxipc.SysVSharedMemory;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.Vectors;
+import dev.ipclab.peer.server.Loopback;
+import dev.ipclab.peer.transport.ClientLink;
+import dev.ipclab.peer.transport.SysVKeys;
+import dev.ipclab.peer.transport.SysVShm;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -51,15 +56,13 @@ class NewMechanismsTest {
         }
     }
 
+    /** Sizes around each message size M (8192; shm: 48 inline, 1 MiB slots). */
     static Stream<Arguments> cases() {
-        List<Arguments> cases = new ArrayList<>();
-        for (Mechanism m : List.of(Mechanism.SYSV_MQ, Mechanism.POSIX_MQ, Mechanism.SYSV_SHM,
-                Mechanism.FILE, Mechanism.FILE_POLL)) {
-            for (int size : new int[] {0, 16, 8191, 8192, 8193, (1 << 20) + 1}) {
-                cases.add(Arguments.of(m, size));
-            }
-        }
-        return cases.stream();
+        return Stream.concat(RoundTripTest.everySize(List.of(Mechanism.SYSV_MQ,
+                Mechanism.POSIX_MQ, Mechanism.SYSV_SHM, Mechanism.FILE, Mechanism.FILE_POLL),
+                0, 16, 8191, 8192, 8193, (1 << 20) + 1), RoundTripTest.everySize(List.of(
+                Mechanism.SHM, Mechanism.SHM_SPIN, Mechanism.SHM_FUTEX), 0, 16, 48, 49, 1 << 20,
+                (1 << 20) + 1));
     }
 
     @ParameterizedTest(name = "{0} {1} B")
@@ -69,12 +72,10 @@ class NewMechanismsTest {
         String endpoint;
         try (ServerHarness server = ServerHarness.start(mechanism, dir, false)) {
             endpoint = server.clientEndpoint;
-            DriveOptions options = RoundTripTest.options(server, dir, size, size);
-            assertEquals(0, new Client(options, err.stream).run(), err.text());
-            assertEquals(7, RoundTripTest.result(options).get("samples").asLong());
+            RoundTripTest.assertRoundTrips(server, dir, size, size, err);
             assertEquals("", server.diagnostics.text());
         }
-        assertNothingLeft(mechanism, endpoint);
+        Leftovers.assertNone(mechanism, endpoint, ProcessHandle.current().pid());
         assertEquals("", err.text());
     }
 
@@ -90,7 +91,7 @@ class NewMechanismsTest {
                         endpoint);
                 String key = Integer.toString(SysVKeys.parse(endpoint));
                 for (String kind : mechanism == Mechanism.SYSV_MQ ? List.of("msg") : List.of("shm", "sem")) {
-                    String line = sysvipcLine(kind, key);
+                    String line = Leftovers.sysvipcLine(kind, key);
                     assertTrue(line != null, kind + " object missing");
                     assertEquals("600", line.trim().split("\\s+")[2], line);
                 }
@@ -228,45 +229,6 @@ class NewMechanismsTest {
         while (!condition.getAsBoolean()) {
             assertTrue(System.nanoTime() < deadline, "condition not met in 10 s");
             Thread.sleep(5);
-        }
-    }
-
-    static String sysvipcLine(String kind, String decimalKey) throws IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/sysvipc/" + kind))) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length > 2 && f[0].equals(decimalKey)) {
-                return line;
-            }
-        }
-        return null;
-    }
-
-    private static void assertNothingLeft(Mechanism mechanism, String endpoint) throws IOException {
-        switch (mechanism) {
-            case SYSV_MQ, SYSV_SHM -> {
-                String key = Integer.toString(SysVKeys.parse(endpoint));
-                for (String kind : List.of("msg", "shm", "sem")) {
-                    assertEquals(null, sysvipcLine(kind, key), kind + " " + endpoint + " left");
-                }
-            }
-            case POSIX_MQ -> {
-                String name = endpoint.substring("posix:".length());
-                for (String suffix : List.of("-1", "-2")) {
-                    LinuxIpcException e = org.junit.jupiter.api.Assertions.assertThrows(
-                            LinuxIpcException.class,
-                            () -> PosixMessageQueue.open(name + suffix, PosixMessageQueue.O_RDONLY));
-                    assertEquals(LinuxIpcException.ENOENT, e.errno());
-                }
-            }
-            default -> {
-                try (Stream<Path> files = Files.list(Path.of(endpoint))) {
-                    assertEquals(List.of(), files.toList());
-                }
-            }
-        }
-        try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
-            String mine = "ipclab-" + ProcessHandle.current().pid();
-            assertFalse(shm.anyMatch(p -> p.getFileName().toString().startsWith(mine)));
         }
     }
 }

@@ -18,9 +18,12 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The peer as the orchestrator sees it: a separate JVM, its stdout, stderr and exit code. */
 class ProcessTest {
@@ -55,6 +58,30 @@ class ProcessTest {
         assertEquals(0, exitCode(server));
         assertFalse(Files.exists(socket), "socket file left behind");
         assertEquals("", new String(server.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    /** The servers of section 2's frames, pipe aside: a process cannot pass on its ends here. */
+    static Stream<Mechanism> framesServedFromAnEndpoint() {
+        return RoundTripTest.linkMechanisms().stream().filter(m -> m != Mechanism.PIPE);
+    }
+
+    /**
+     * Each server as the orchestrator runs it, in a process of its own: SIGTERM right after READY
+     * ends it with exit 0 and nothing on stderr, leaving nothing behind (socket file, FIFOs,
+     * files, System V or POSIX objects).
+     */
+    @ParameterizedTest
+    @MethodSource("framesServedFromAnEndpoint")
+    void sigtermEndsEveryServerCleanly(Mechanism mechanism) throws Exception {
+        Path endpointDir = Files.createTempDirectory(dir, "endpoint-");
+        Process server = start("serve", "--mechanism", mechanism.label(), "--endpoint",
+                ServerHarness.endpoint(mechanism, endpointDir));
+        JsonNode ready = readReady(server);
+        assertEquals(mechanism.label(), ready.get("mechanism").asText());
+        server.toHandle().destroy();
+        assertEquals(0, exitCode(server));
+        assertEquals("", stderr(server));
+        Leftovers.assertNone(mechanism, ready.get("endpoint").asText(), server.pid());
     }
 
     @Test

@@ -5,6 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ipclab.peer.frame.ErrorKind;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.frame.Vectors;
+import dev.ipclab.peer.server.Loopback;
+import dev.ipclab.peer.transport.Fifo;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -60,6 +66,25 @@ class RoundTripTest {
             assertEquals("", server.diagnostics.text());
         }
         assertEquals("", err.text());
+    }
+
+    /** One rr client against the server: it succeeds and records every sample. */
+    static void assertRoundTrips(ServerHarness server, Path outputDir, int requestSize,
+            int responseSize, Loopback.Diagnostics err) throws IOException {
+        DriveOptions options = options(server, outputDir, requestSize, responseSize);
+        assertEquals(0, new Client(options, err.stream).run(), err.text());
+        assertEquals(ITERATIONS, result(options).get("samples").asLong());
+    }
+
+    /** Each mechanism with each size (request and response alike), as parameterized cases. */
+    static Stream<Arguments> everySize(List<Mechanism> mechanisms, int... sizes) {
+        List<Arguments> cases = new ArrayList<>();
+        for (Mechanism m : mechanisms) {
+            for (int size : sizes) {
+                cases.add(Arguments.of(m, size));
+            }
+        }
+        return cases.stream();
     }
 
     /** The mechanisms of section 2's frames; in-process: InProcessTest; RPC: RpcTest. */
@@ -139,7 +164,7 @@ class RoundTripTest {
                 assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(fifo)));
             }
             PeerException e = org.junit.jupiter.api.Assertions.assertThrows(PeerException.class,
-                    () -> Server.open(new ServeOptions("fifo", server.clientEndpoint, 1, false),
+                    () -> Servers.open(new ServeOptions("fifo", server.clientEndpoint, 1, false),
                             System.err));
             assertEquals(ErrorKind.IO, e.kind());
         }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ipclab.peer.rpc.Structs;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -15,12 +14,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The RPC mechanisms of section 10: a server in a child JVM (as the orchestrator runs it), the
@@ -32,22 +33,14 @@ class RpcTest {
     @TempDir
     Path dir;
 
-    @Test
-    void structsMatchTheVectors() {
-        for (JsonNode vector : Vectors.list("structs")) {
-            Structs.Kind kind = Structs.Kind.byLabel(vector.get("kind").asText());
-            var record = Structs.generate(kind, Numbers.unsigned(vector.get("seed").asText(), "seed"),
-                    vector.get("sequence_length").asInt());
-            if (vector.has("sequence")) {
-                record = Structs.stamped(record, vector.get("sequence").asLong());
-            }
-            assertEquals(vector.get("value"), MAPPER.valueToTree(record), vector.toString());
-        }
+    /** The RPC mechanisms of section 10, from the table: those that carry structured records. */
+    static Stream<String> rpcMechanisms() {
+        return Arrays.stream(Mechanism.values()).filter(Mechanism::carriesRecords)
+                .map(Mechanism::label);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grpc", "thrift-binary", "thrift-compact", "rest", "rmi", "ice",
-            "corba"})
+    @MethodSource("rpcMechanisms")
     void roundTripsBytesAndStructs(String mechanism) throws Exception {
         try (Child server = serve(mechanism, "none")) {
             assertEquals(0, drive(mechanism, server.endpoint, "--request-size", "16",
@@ -76,8 +69,7 @@ class RpcTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"grpc", "thrift-binary", "thrift-compact", "rest", "rmi", "ice",
-            "corba"})
+    @MethodSource("rpcMechanisms")
     void flippedResponseByteAndN2AreMismatches(String mechanism) throws Exception {
         try (Child server = serve(mechanism, "flip-response-byte")) {
             assertEquals(3, drive(mechanism, server.endpoint, "--request-size", "16",

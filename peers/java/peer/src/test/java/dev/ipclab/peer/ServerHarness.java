@@ -3,6 +3,10 @@ package dev.ipclab.peer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.ipclab.peer.server.Fault;
+import dev.ipclab.peer.server.Loopback;
+import dev.ipclab.peer.server.Server;
+import dev.ipclab.peer.transport.Fifo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutionException;
@@ -12,6 +16,8 @@ import java.util.concurrent.TimeoutException;
 
 /** A real server of one mechanism on a thread of the test JVM, stopped and checked on close. */
 final class ServerHarness implements AutoCloseable {
+    private static final String SOCKET = "server.sock";
+
     final Mechanism mechanism;
     final Server server;
     final Loopback.Diagnostics diagnostics;
@@ -46,32 +52,39 @@ final class ServerHarness implements AutoCloseable {
         NativePipe requests = null;
         NativePipe responses = null;
         String endpoint;
-        Path created = null;
-        switch (mechanism) {
-            case TCP, UDP -> endpoint = "127.0.0.1:0";
-            case UDS, UDS_DGRAM -> {
-                created = dir.resolve("server.sock");
-                endpoint = created.toString();
-            }
-            case FIFO -> {
-                created = dir.resolve(Fifo.REQUEST);
-                endpoint = dir.toString();
-            }
-            case PIPE -> {
-                requests = new NativePipe();
-                responses = new NativePipe();
-                endpoint = "fd:" + requests.read + "," + responses.write;
-            }
-            case SYSV_MQ, POSIX_MQ, SYSV_SHM, SHM, SHM_SPIN, SHM_FUTEX -> endpoint = "auto";
-            case FILE, FILE_POLL -> endpoint = dir.toString();
-            default -> throw new IllegalArgumentException(mechanism.toString());
+        Path created = switch (mechanism) {
+            case UDS, UDS_DGRAM -> dir.resolve(SOCKET);
+            case FIFO -> dir.resolve(Fifo.REQUEST);
+            default -> null;
+        };
+        if (mechanism == Mechanism.PIPE) {
+            requests = new NativePipe();
+            responses = new NativePipe();
+            endpoint = "fd:" + requests.read + "," + responses.write;
+        } else {
+            endpoint = endpoint(mechanism, dir);
         }
-        Server server = Server.open(new ServeOptions(mechanism.label(), endpoint, 1, fault),
+        Server server = Servers.open(new ServeOptions(mechanism.label(), endpoint, 1, fault),
                 diagnostics.stream);
         String clientEndpoint = mechanism == Mechanism.PIPE
                 ? "fd:" + responses.read + "," + requests.write : server.endpoint();
         return new ServerHarness(mechanism, server, diagnostics, clientEndpoint, created, requests,
                 responses);
+    }
+
+    /**
+     * A server endpoint of this mechanism (not pipe, whose ends the test makes).
+     *
+     * @param dir a fresh 0700 directory of the test's own
+     */
+    static String endpoint(Mechanism mechanism, Path dir) {
+        return switch (mechanism) {
+            case TCP, UDP -> "127.0.0.1:0";
+            case UDS, UDS_DGRAM -> dir.resolve(SOCKET).toString();
+            case FIFO, FILE, FILE_POLL -> dir.toString();
+            case SYSV_MQ, POSIX_MQ, SYSV_SHM, SHM, SHM_SPIN, SHM_FUTEX -> "auto";
+            default -> throw new IllegalArgumentException(mechanism.toString());
+        };
     }
 
     /** Stops the server the way each mechanism allows and checks it ended cleanly, files gone. */

@@ -1,29 +1,24 @@
 package dev.ipclab.peer;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.ipclab.linuxipc.PosixSharedMemory;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import dev.ipclab.peer.server.Fault;
+import dev.ipclab.peer.server.Loopback;
+import dev.ipclab.peer.server.Server;
+import dev.ipclab.peer.transport.Shm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /** shm, shm-spin, shm-futex (PROTOCOL.md section 4.3). */
 class ShmTest {
@@ -32,38 +27,25 @@ class ShmTest {
     @TempDir
     Path dir;
 
-    static Stream<Arguments> cases() {
-        List<Arguments> cases = new ArrayList<>();
-        for (Mechanism m : List.of(Mechanism.SHM, Mechanism.SHM_SPIN, Mechanism.SHM_FUTEX)) {
-            for (int size : new int[] {0, 16, 1 << 20, (1 << 20) + 1}) {
-                cases.add(Arguments.of(m, size));
-            }
-        }
-        return cases.stream();
-    }
-
-    @ParameterizedTest(name = "{0} {1} B")
-    @MethodSource("cases")
-    void roundTripsAndCleanUp(Mechanism mechanism, int size) throws Throwable {
+    /**
+     * The object is 0600 and of the layout's size; clients of every size take turns over it, the
+     * counters carrying on (round trips at each size and the clean-up: NewMechanismsTest).
+     */
+    @ParameterizedTest
+    @EnumSource(names = {"SHM", "SHM_SPIN", "SHM_FUTEX"})
+    void objectIsOwnerOnlyAndServesClientsInTurn(Mechanism mechanism) throws Throwable {
         Loopback.Diagnostics err = new Loopback.Diagnostics();
-        Path object;
         try (ServerHarness server = ServerHarness.start(mechanism, dir, false)) {
-            String prefix = "posix:/ipclab-" + ProcessHandle.current().pid();
-            assertEquals(prefix, server.clientEndpoint);
-            object = Path.of("/dev/shm/ipclab-" + ProcessHandle.current().pid() + "-shm");
+            assertEquals("posix:/ipclab-" + ProcessHandle.current().pid(), server.clientEndpoint);
+            Path object = Path.of("/dev/shm/ipclab-" + ProcessHandle.current().pid() + "-shm");
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(object)));
             assertEquals(Shm.SIZE, Files.size(object));
-            // Two clients in turn over the same object: the counters carry on.
-            for (int client = 0; client < 2; client++) {
-                DriveOptions options = RoundTripTest.options(server, dir, size, size);
-                assertEquals(0, new Client(options, err.stream).run(), err.text());
-                assertEquals(7, RoundTripTest.result(options).get("samples").asLong());
+            for (int size : new int[] {0, 16, 1 << 20, (1 << 20) + 1}) {
+                RoundTripTest.assertRoundTrips(server, dir, size, size, err);
+                RoundTripTest.assertRoundTrips(server, dir, size, 16, err);
             }
-            DriveOptions asymmetric = RoundTripTest.options(server, dir, size, 16);
-            assertEquals(0, new Client(asymmetric, err.stream).run(), err.text());
             assertEquals("", server.diagnostics.text());
         }
-        assertFalse(Files.exists(object), object + " left behind");
         assertEquals("", err.text());
     }
 
@@ -98,86 +80,6 @@ class ShmTest {
         }
     }
 
-    /**
-     * The offsets of the contract's table, read back raw: each side writes only its own line,
-     * messages of at most 48 bytes travel in it, longer ones in the slots.
-     */
-    @Test
-    void layoutHasOneLinePerSideAndInlineMessages() throws Throwable {
-        String name = "/ipclab-" + ProcessHandle.current().pid() + "-l"
-                + ThreadLocalRandom.current().nextInt(1 << 20) + Shm.SUFFIX;
-        try (PosixSharedMemory serverSide = PosixSharedMemory.create(name, Shm.SIZE, 0600);
-                PosixSharedMemory clientSide = PosixSharedMemory.open(name, Shm.SIZE, false)) {
-            try {
-                MemorySegment raw = serverSide.memory();
-                Shm server = new Shm(serverSide, true, Shm.Wait.SPIN, 0, 0);
-                Shm client = new Shm(clientSide, false, Shm.Wait.SPIN, 0, TIMEOUT);
-                byte[] request = new byte[48];
-                byte[] response = new byte[30];
-                for (int i = 0; i < 48; i++) {
-                    request[i] = (byte) (i + 1);
-                }
-                for (int i = 0; i < 30; i++) {
-                    response[i] = (byte) (100 + i);
-                }
-                client.send(ByteBuffer.wrap(request), 0, 48);
-                assertArrayEquals(new int[] {1, 0, 48, 0}, words(raw, 0, 4));
-                assertArrayEquals(request, bytes(raw, 16, 48));
-                assertArrayEquals(new int[] {0, 0, 0, 0}, words(raw, 64, 4));
-                assertEquals(48, server.receive());
-                assertArrayEquals(request, bytes(server.received(), 48));
-                server.release();
-                assertArrayEquals(new int[] {0, 1, 0, 0}, words(raw, 64, 4)); // ack1
-                server.send(ByteBuffer.wrap(response), 0, 30);
-                assertArrayEquals(new int[] {1, 1, 30, 0}, words(raw, 64, 4));
-                assertArrayEquals(response, bytes(raw, 80, 30));
-                assertEquals(30, client.receive());
-                assertArrayEquals(response, bytes(client.received(), 30));
-                client.release();
-                assertArrayEquals(new int[] {1, 1, 48, 0}, words(raw, 0, 4)); // ack2
-                // 49 bytes: the slot; the line keeps only the counters and the length.
-                byte[] longer = new byte[49];
-                for (int i = 0; i < 49; i++) {
-                    longer[i] = (byte) i;
-                }
-                client.send(ByteBuffer.wrap(longer), 0, 49);
-                assertArrayEquals(new int[] {2, 1, 49}, words(raw, 0, 3));
-                assertArrayEquals(longer, bytes(raw, 4096, 49));
-                assertArrayEquals(request, bytes(raw, 16, 48));
-                assertEquals(49, server.receive());
-                assertArrayEquals(longer, bytes(server.received(), 49));
-                server.release();
-                server.send(ByteBuffer.wrap(longer), 0, 49);
-                assertArrayEquals(new int[] {2, 2, 49}, words(raw, 64, 3));
-                assertArrayEquals(longer, bytes(raw, 4096 + (1 << 20), 49));
-                assertEquals(49, client.receive());
-                client.release();
-                assertArrayEquals(new int[] {0}, words(raw, 128, 1)); // sleepers: none slept
-                assertArrayEquals(new int[] {0}, words(raw, 192, 1));
-            } finally {
-                PosixSharedMemory.unlink(name);
-            }
-        }
-    }
-
-    private static int[] words(MemorySegment raw, long at, int count) {
-        int[] out = new int[count];
-        for (int i = 0; i < count; i++) {
-            out[i] = raw.get(ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN), at + 4L * i);
-        }
-        return out;
-    }
-
-    private static byte[] bytes(MemorySegment raw, long at, int count) {
-        return raw.asSlice(at, count).toArray(ValueLayout.JAVA_BYTE);
-    }
-
-    private static byte[] bytes(ByteBuffer buffer, int count) {
-        byte[] out = new byte[count];
-        buffer.get(0, out);
-        return out;
-    }
-
     @Test
     void clientWithoutTheObjectIsAnIoError() throws Throwable {
         DriveOptions options = new DriveOptions("shm", "posix:/ipclab-0-none", "rr", 16, 16, 0, 1,
@@ -210,7 +112,7 @@ class ShmTest {
         ServeOptions serveOptions = new ServeOptions("shm", "auto", 1, Fault.NONE,
                 Mechanism.DEFAULT_POLL_INTERVAL_NANOS, 0);
         Loopback.Diagnostics serverErr = new Loopback.Diagnostics();
-        try (Server server = Server.open(serveOptions, serverErr.stream)) {
+        try (Server server = Servers.open(serveOptions, serverErr.stream)) {
             Thread serving = Thread.ofPlatform().daemon().start(server::serve);
             DriveOptions options = new DriveOptions("shm", server.endpoint(), "rr", 100, 100, 5, 50,
                     dir.resolve("s"), dir.resolve("r.json"), 1, 5_000_000_000L,

@@ -4,16 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.OutgoingFrame;
+import dev.ipclab.peer.frame.Payload;
+import dev.ipclab.peer.pattern.StreamShape;
+import dev.ipclab.peer.server.Fault;
+import dev.ipclab.peer.server.Loopback;
+import dev.ipclab.peer.transport.ClientLink;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /** The stream and short patterns of section 11, client against server in one JVM. */
 class StreamPatternTest {
@@ -21,30 +23,6 @@ class StreamPatternTest {
 
     @TempDir
     Path dir;
-
-    @Test
-    void checksumIsTheWordSumOfTheZeroPaddedPayload() {
-        ByteBuffer buf = Frame.allocate(10);
-        for (int i = 0; i < 10; i++) {
-            buf.put(i, (byte) (i + 1));
-        }
-        // 0x0807060504030201 + 0x0a09 (the last word zero-padded)
-        assertEquals(0x0807_0605_0403_0C0AL, StreamChecksum.of(buf, 0, 10));
-        ByteBuffer wraps = Frame.allocate(16).putLong(0, -1L).putLong(8, 2L);
-        assertEquals(1L, StreamChecksum.of(wraps, 0, 16));
-        assertEquals(0L, StreamChecksum.of(buf, 3, 0));
-    }
-
-    @ParameterizedTest
-    @ValueSource(ints = {0, 1, 7, 8, 13, 1024})
-    void expectedChecksumEqualsTheSumOfTheStampedPayloads(int size) {
-        OutgoingFrame frame = new OutgoingFrame(Frame.DATA, 5, Payload.REQUEST_STREAM, size);
-        long sum = 0;
-        for (long s = 300; s < 600; s++) {
-            sum += StreamChecksum.of(frame.prepare(s, 0), Frame.HEADER_SIZE, size);
-        }
-        assertEquals(sum, StreamChecksum.expected(5, size, 300, 300));
-    }
 
     @ParameterizedTest
     @EnumSource(names = {"TCP", "UDS", "UDP", "UDS_DGRAM", "PIPE", "FIFO", "SYSV_MQ", "POSIX_MQ",
@@ -124,27 +102,6 @@ class StreamPatternTest {
         }
     }
 
-    /** Connection i comes from 127.1.b.c (section 11.2), so TIME_WAIT spreads over addresses. */
-    @Test
-    void shortTcpRotatesItsSourceAddress() throws Exception {
-        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
-            listener.bind(new InetSocketAddress("127.0.0.1", 0));
-            InetSocketAddress bound = (InetSocketAddress) listener.getLocalAddress();
-            try (Exchange.Dial dial = Tcp.dialer("127.0.0.1:" + bound.getPort())) {
-                for (int i = 0; i < 3; i++) {
-                    try (ClientLink link = dial.dial(); SocketChannel accepted = listener.accept()) {
-                        InetSocketAddress from = (InetSocketAddress) accepted.getRemoteAddress();
-                        assertEquals("127.1.0." + i, from.getAddress().getHostAddress());
-                    }
-                }
-            }
-        }
-        assertEquals("127.1.0.254", Tcp.source(254).getAddress().getHostAddress());
-        assertEquals("127.1.1.0", Tcp.source(255).getAddress().getHostAddress());
-        assertEquals("127.1.255.254", Tcp.source(65279).getAddress().getHostAddress());
-        assertEquals("127.1.0.0", Tcp.source(65280).getAddress().getHostAddress());
-    }
-
     @Test
     void streamFlagsAreTheirOwn() {
         String[] common = {"drive", "--mechanism", "tcp", "--endpoint", "127.0.0.1:1",
@@ -171,7 +128,7 @@ class StreamPatternTest {
     private DriveOptions stream(ServerHarness server, int size, long messages, long windows,
             long warmup) {
         return DriveOptions.streaming(server.mechanism.label(), server.clientEndpoint,
-                new DriveOptions.StreamShape(size, messages, windows), warmup,
+                new StreamShape(size, messages, windows), warmup,
                 dir.resolve("stream.samples"), dir.resolve("stream.json"), 1, SECONDS_30);
     }
 }

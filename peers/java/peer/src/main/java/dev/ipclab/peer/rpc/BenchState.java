@@ -1,8 +1,8 @@
 package dev.ipclab.peer.rpc;
 
-import dev.ipclab.peer.Fault;
-import dev.ipclab.peer.Payload;
-import dev.ipclab.peer.StreamTally;
+import dev.ipclab.peer.frame.Payload;
+import dev.ipclab.peer.server.Fault;
+import dev.ipclab.peer.server.StreamTally;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicLong;
 

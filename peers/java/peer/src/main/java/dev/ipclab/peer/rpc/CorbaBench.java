@@ -1,6 +1,6 @@
 package dev.ipclab.peer.rpc;
 
-import dev.ipclab.peer.PeerException;
+import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.rpc.corba.Bench;
 import dev.ipclab.rpc.corba.BenchHelper;
 import dev.ipclab.rpc.corba.BenchPOA;
@@ -11,8 +11,8 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Properties;
 import org.omg.CORBA.COMM_FAILURE;
-import org.omg.CORBA.ORB;
 import org.omg.CORBA.OBJECT_NOT_EXIST;
+import org.omg.CORBA.ORB;
 import org.omg.CORBA.TIMEOUT;
 import org.omg.CORBA.TRANSIENT;
 import org.omg.PortableServer.POA;

@@ -1,6 +1,5 @@
 package dev.ipclab.peer.rpc;
 
-import dev.ipclab.peer.PeerException;
 import com.zeroc.Ice.Communicator;
 import com.zeroc.Ice.ConnectFailedException;
 import com.zeroc.Ice.ConnectionLostException;
@@ -12,6 +11,7 @@ import com.zeroc.Ice.Properties;
 import com.zeroc.Ice.SocketException;
 import com.zeroc.Ice.TCPEndpointInfo;
 import com.zeroc.Ice.Util;
+import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.rpc.ipclabice.Bench;
 import dev.ipclab.rpc.ipclabice.BenchPrx;
 import dev.ipclab.rpc.ipclabice.Large;

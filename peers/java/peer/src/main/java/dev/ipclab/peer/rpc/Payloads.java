@@ -1,6 +1,6 @@
 package dev.ipclab.peer.rpc;
 
-import dev.ipclab.peer.Payload;
+import dev.ipclab.peer.frame.Payload;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 

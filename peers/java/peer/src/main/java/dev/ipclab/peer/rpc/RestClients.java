@@ -1,7 +1,7 @@
 package dev.ipclab.peer.rpc;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.ipclab.peer.PeerException;
+import dev.ipclab.peer.frame.PeerException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;

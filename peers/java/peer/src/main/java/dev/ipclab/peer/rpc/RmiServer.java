@@ -1,6 +1,6 @@
 package dev.ipclab.peer.rpc;
 
-import dev.ipclab.peer.PeerException;
+import dev.ipclab.peer.frame.PeerException;
 import java.io.IOException;
 import java.io.Serializable;
 import java.net.InetAddress;
@@ -98,13 +98,8 @@ public final class RmiServer {
         }
     }
 
-    private static final class Impl implements RmiBench {
-        private final BenchState bench;
-
-        Impl(BenchState bench) {
-            this.bench = bench;
-        }
-
+    /** The exported object: the bench behind the interface RMI calls. */
+    private record Impl(BenchState bench) implements RmiBench {
         @Override
         public byte[] call(long seq, int wanted, byte[] request) {
             return bench.call(seq, Integer.toUnsignedLong(wanted), request);

@@ -1,6 +1,6 @@
 package dev.ipclab.peer.rpc;
 
-import dev.ipclab.peer.PeerException;
+import dev.ipclab.peer.frame.PeerException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 

@@ -1,8 +1,8 @@
 package dev.ipclab.peer.rpc;
 
-import dev.ipclab.peer.PeerException;
-import dev.ipclab.peer.Payload;
-import dev.ipclab.peer.Session;
+import dev.ipclab.peer.frame.Payload;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.pattern.Session;
 import java.nio.ByteBuffer;
 import java.util.Map;
 

@@ -1,6 +1,6 @@
 package dev.ipclab.peer.rpc;
 
-import dev.ipclab.peer.PeerException;
+import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.rpc.thrift.Bench;
 import dev.ipclab.rpc.thrift.Large;
 import dev.ipclab.rpc.thrift.Medium;

@@ -1,0 +1,172 @@
+package dev.ipclab.peer.burst;
+
+import dev.ipclab.peer.frame.ErrorKind;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.server.Server;
+import dev.ipclab.peer.transport.Endpoints;
+import dev.ipclab.peer.transport.Tcp;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code serve --server-model M} (PROTOCOL.md 11.4): listens with the backlog, starts what the
+ * model needs before READY, serves with the model until N connections have ended (or a signal
+ * or end of stdin closes it), then stops its threads and writes the phases file.
+ */
+public final class BurstServer implements Server {
+    private final ServerModel model;
+    private final BurstOptions options;
+    private final ServerSocketChannel listener;
+    private final String endpoint;
+    private final PhaseLog log = new PhaseLog();
+    private final BurstExchange exchange;
+    private final PrintStream diagnostics;
+    private final AtomicLong left;
+    private volatile boolean finished;
+    private Runnable waker;
+    private volatile ExecutorService pool;
+    private boolean closed;
+
+    private BurstServer(ServerModel model, BurstOptions options, ServerSocketChannel listener,
+            PrintStream diagnostics, long seed) throws IOException {
+        this.model = model;
+        this.options = options;
+        this.listener = listener;
+        this.endpoint = Endpoints.format((InetSocketAddress) listener.getLocalAddress());
+        this.exchange = new BurstExchange(seed, diagnostics);
+        this.diagnostics = diagnostics;
+        this.left = new AtomicLong(options.connections());
+        this.waker = this::closeListener;
+    }
+
+    /**
+     * Listens on endpoint with the backlog and starts what the model needs before READY.
+     *
+     * @throws IOException the endpoint cannot be made
+     */
+    public static BurstServer open(ServerModel model, String endpoint, long seed,
+            BurstOptions options, PrintStream diagnostics) throws IOException {
+        InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
+        ServerSocketChannel listener = ServerSocketChannel.open(Tcp.family(address));
+        try {
+            listener.bind(address, options.backlog());
+            BurstServer server = new BurstServer(model, options, listener, diagnostics, seed);
+            model.prepare(server);
+            return server;
+        } catch (IOException | RuntimeException e) {
+            listener.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public String endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public String serverModel() {
+        return model.label();
+    }
+
+    @Override
+    public int serve() {
+        try {
+            model.serve(this);
+            return 0;
+        } catch (IOException e) {
+            if (finished) {
+                return 0;
+            }
+            diagnostics.println("ipclab-peer: io: cannot accept a client: " + PeerException.describe(e));
+            return ErrorKind.IO.exitCode();
+        }
+    }
+
+    /** One connection ended (served or failed); the N-th ends the server. */
+    void ended() {
+        if (left.decrementAndGet() == 0) {
+            stop();
+        }
+    }
+
+    boolean finished() {
+        return finished;
+    }
+
+    @Override
+    public void stop() {
+        finished = true;
+        wake();
+    }
+
+    /** Wakes the model's loop: closes the listener, or wakes the event loop's selector. */
+    private synchronized void wake() {
+        waker.run();
+    }
+
+    /**
+     * The event-loop model wakes its selector instead of closing the listener under it; null
+     * before it closes the selector (synchronized with {@link #wake}: never a closed one).
+     */
+    synchronized void wakeWith(Runnable waker) {
+        this.waker = waker == null ? this::closeListener : waker;
+    }
+
+    /** Stops accepting, interrupts the pool, then writes the phases file. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        finished = true;
+        wake();
+        closeListener();
+        if (pool != null) {
+            pool.shutdownNow();
+        }
+        try {
+            log.write(options.phasesFile());
+        } catch (IOException e) {
+            diagnostics.println("ipclab-peer: io: cannot write the phases file "
+                    + options.phasesFile() + ": " + PeerException.describe(e));
+        }
+    }
+
+    private void closeListener() {
+        try {
+            listener.close();
+        } catch (IOException e) {
+            diagnostics.println("ipclab-peer: io: closing the listener: " + PeerException.describe(e));
+        }
+    }
+
+    ServerSocketChannel listener() {
+        return listener;
+    }
+
+    PhaseLog log() {
+        return log;
+    }
+
+    BurstExchange exchange() {
+        return exchange;
+    }
+
+    BurstOptions options() {
+        return options;
+    }
+
+    ExecutorService pool() {
+        return pool;
+    }
+
+    void usePool(ExecutorService pool) {
+        this.pool = pool;
+    }
+}

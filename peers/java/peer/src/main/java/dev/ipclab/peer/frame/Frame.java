@@ -1,0 +1,174 @@
+package dev.ipclab.peer.frame;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The 24-byte frame header of PROTOCOL.md section 2: encoding, and the checks both sides make.
+ *
+ * <p>Everything works on absolute offsets of a little-endian buffer so that the hot paths neither
+ * move buffer positions nor allocate.
+ */
+public final class Frame {
+    public static final int HEADER_SIZE = 24;
+    public static final int MAX_PAYLOAD = 134_217_728;
+
+    static final byte VERSION = 1;
+    public static final byte REQUEST = 1;
+    public static final byte RESPONSE = 2;
+    public static final byte END = 3;
+    public static final byte END_ACK = 4;
+    /** Section 11: a stream's message (client to server), its barrier and the barrier's answer. */
+    public static final byte DATA = 5;
+    public static final byte MARK = 6;
+    public static final byte MARK_ACK = 7;
+
+    /** The bytes "IPCL" read as a little-endian u32. */
+    static final int MAGIC = 0x4C43_5049;
+
+    static final int OFF_MAGIC = 0;
+    static final int OFF_VERSION = 4;
+    public static final int OFF_KIND = 5;
+    static final int OFF_FLAGS = 6;
+    public static final int OFF_SEQUENCE = 8;
+    static final int OFF_LENGTH = 16;
+    public static final int OFF_WANTED = 20;
+
+    /** END_ACK carries the server's corrupted-request counter as a u64. */
+    public static final int END_ACK_PAYLOAD = 8;
+    /** A stream's END_ACK: seven u64 (section 11.1 step 4). */
+    public static final int STREAM_END_ACK_PAYLOAD = 56;
+
+    private Frame() {}
+
+    /** A direct little-endian buffer; direct so that channel I/O needs no hidden copy. */
+    public static ByteBuffer allocate(int bytes) {
+        return ByteBuffer.allocateDirect(bytes).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    public static void writeHeader(ByteBuffer buf, byte kind, long sequence, int length, int wanted) {
+        buf.putInt(OFF_MAGIC, MAGIC);
+        buf.put(OFF_VERSION, VERSION);
+        buf.put(OFF_KIND, kind);
+        buf.putShort(OFF_FLAGS, (short) 0);
+        buf.putLong(OFF_SEQUENCE, sequence);
+        buf.putInt(OFF_LENGTH, length);
+        buf.putInt(OFF_WANTED, wanted);
+    }
+
+    public static byte kind(ByteBuffer buf) {
+        return kind(buf, 0);
+    }
+
+    public static long sequence(ByteBuffer buf) {
+        return sequence(buf, 0);
+    }
+
+    /** The length field as an unsigned value: a hostile 0xFFFFFFFF must not turn negative. */
+    public static long length(ByteBuffer buf) {
+        return length(buf, 0);
+    }
+
+    public static long wanted(ByteBuffer buf) {
+        return wanted(buf, 0);
+    }
+
+    /** The getters for a header at offset {@code at} (a reader holding several frames). */
+    public static byte kind(ByteBuffer buf, int at) {
+        return buf.get(at + OFF_KIND);
+    }
+
+    public static long sequence(ByteBuffer buf, int at) {
+        return buf.getLong(at + OFF_SEQUENCE);
+    }
+
+    public static long length(ByteBuffer buf, int at) {
+        return Integer.toUnsignedLong(buf.getInt(at + OFF_LENGTH));
+    }
+
+    public static long wanted(ByteBuffer buf, int at) {
+        return Integer.toUnsignedLong(buf.getInt(at + OFF_WANTED));
+    }
+
+    public static String requestProblem(ByteBuffer buf) {
+        return requestProblem(buf, 0);
+    }
+
+    /**
+     * The server's header checks, in the order and with the reasons of PROTOCOL.md sections 2
+     * and 11 (DATA and MARK besides REQUEST and END).
+     *
+     * @return the rejection reason, or null if the header at offset {@code at} is a valid
+     *     REQUEST, END, DATA or MARK
+     */
+    public static String requestProblem(ByteBuffer buf, int at) {
+        if (buf.getInt(at + OFF_MAGIC) != MAGIC) {
+            return "bad magic";
+        }
+        if (buf.get(at + OFF_VERSION) != VERSION) {
+            return "bad version";
+        }
+        byte kind = kind(buf, at);
+        if (kind != REQUEST && kind != END && kind != DATA && kind != MARK) {
+            return "unexpected kind";
+        }
+        if (buf.getShort(at + OFF_FLAGS) != 0) {
+            return "bad flags";
+        }
+        long length = length(buf, at);
+        if (length > MAX_PAYLOAD || wanted(buf, at) > MAX_PAYLOAD) {
+            return "length too large";
+        }
+        if (kind == END && length != 0) {
+            return "bad end frame";
+        }
+        if ((kind == DATA || kind == MARK) && (wanted(buf, at) != 0 || (kind == MARK && length != 0))) {
+            return "bad stream frame";
+        }
+        return null;
+    }
+
+    /**
+     * The client's checks of a RESPONSE or END_ACK header (PROTOCOL.md section 2).
+     *
+     * @throws PeerException a protocol error naming the first field that differs
+     */
+    public static void checkReply(ByteBuffer buf, byte kind, long sequence, int length, int wanted)
+            throws PeerException {
+        String what = switch (kind) {
+            case RESPONSE -> "response";
+            case MARK_ACK -> "mark_ack";
+            default -> "end_ack";
+        };
+        if (buf.getInt(OFF_MAGIC) != MAGIC) {
+            throw mismatch(what, "magic", magicHex(MAGIC), magicHex(buf.getInt(OFF_MAGIC)));
+        }
+        expect(what, "version", VERSION, Byte.toUnsignedInt(buf.get(OFF_VERSION)));
+        expect(what, "kind", kind, Byte.toUnsignedInt(buf.get(OFF_KIND)));
+        expect(what, "flags", 0, Short.toUnsignedInt(buf.getShort(OFF_FLAGS)));
+        if (buf.getLong(OFF_SEQUENCE) != sequence) {
+            throw mismatch(what, "sequence", Long.toUnsignedString(sequence),
+                    Long.toUnsignedString(buf.getLong(OFF_SEQUENCE)));
+        }
+        expect(what, "length", length, buf.getInt(OFF_LENGTH));
+        expect(what, "wanted", wanted, buf.getInt(OFF_WANTED));
+    }
+
+    private static void expect(String what, String field, int expected, int received)
+            throws PeerException {
+        if (expected != received) {
+            throw mismatch(what, field, Integer.toUnsignedString(expected),
+                    Integer.toUnsignedString(received));
+        }
+    }
+
+    /** The magic as its bytes in wire order, e.g. 4950434c, which is how a reader knows it. */
+    private static String magicHex(int littleEndian) {
+        return String.format("%08x", Integer.reverseBytes(littleEndian));
+    }
+
+    private static PeerException mismatch(String what, String field, String expected, String received) {
+        return new PeerException(ErrorKind.PROTOCOL,
+                what + " " + field + ": expected " + expected + ", received " + received);
+    }
+}

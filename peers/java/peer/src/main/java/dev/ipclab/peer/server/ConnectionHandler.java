@@ -1,0 +1,72 @@
+package dev.ipclab.peer.server;
+
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.transport.FrameRejectedException;
+import dev.ipclab.peer.transport.StreamConnection;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+
+/**
+ * Serves stream clients one after another: REQUEST -> RESPONSE, DATA counted, MARK -> MARK_ACK,
+ * END -> END_ACK, until each closes. The corrupted-request count runs across connections until
+ * END (section 11.2: a short client sends END over a connection of its own).
+ */
+final class ConnectionHandler {
+    private final Responder responder;
+    private final FrameReader reader = new FrameReader();
+    private final PrintStream diagnostics;
+    private long corrupted;
+
+    ConnectionHandler(Responder responder, PrintStream diagnostics) {
+        this.responder = responder;
+        this.diagnostics = diagnostics;
+    }
+
+    /**
+     * Serves the connection until the client closes it or sends a malformed frame.
+     *
+     * @return null after a normal close, else the rejection reason (already reported on stderr)
+     * @throws IOException when the transport fails (reset, broken pipe)
+     */
+    String serve(StreamConnection connection) throws IOException {
+        reader.reset();
+        Responder.Reply reply = connection::write;
+        while (true) {
+            FrameReader.Status status;
+            try {
+                status = reader.next(connection);
+            } catch (FrameRejectedException e) {
+                diagnostics.println("ipclab-peer: rejected frame: " + e.reason());
+                return e.reason();
+            }
+            switch (status) {
+                case CLOSED -> {
+                    return null;
+                }
+                case REJECTED -> {
+                    diagnostics.println("ipclab-peer: rejected frame: " + reader.rejection());
+                    return reader.rejection();
+                }
+                case FRAME -> answer(reply);
+            }
+            reader.consume();
+        }
+    }
+
+    private void answer(Responder.Reply reply) throws IOException {
+        ByteBuffer frame = reader.frame();
+        int at = reader.start();
+        if (Frame.kind(frame, at) == Frame.END) {
+            responder.answer(frame, at, reply, corrupted);
+            corrupted = 0;
+        } else {
+            corrupted += responder.answer(frame, at, reply, 0);
+        }
+    }
+
+    /** The receive buffer's size, so tests can see that no claimed length was allocated. */
+    int receiveCapacity() {
+        return reader.capacity();
+    }
+}

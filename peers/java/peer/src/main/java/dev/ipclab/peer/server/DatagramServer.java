@@ -1,0 +1,115 @@
+package dev.ipclab.peer.server;
+
+import dev.ipclab.peer.frame.ErrorKind;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.transport.DatagramPort;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * udp, uds-dgram: answers each datagram to its source address. A malformed datagram is dropped
+ * with a rejection line; the server goes on. Corrupted-request counts are kept per client address;
+ * a stream's counters are the responder's (one client streams at a time).
+ */
+public final class DatagramServer implements Server {
+    private final DatagramPort port;
+    private final Responder responder;
+    private final PrintStream diagnostics;
+    private final ByteBuffer in;
+    private final Map<Object, Long> corrupted = new HashMap<>();
+    private final Responder.Reply reply;
+    private volatile boolean stopping;
+
+    public DatagramServer(DatagramPort port, Responder responder, PrintStream diagnostics) {
+        this.port = port;
+        this.responder = responder;
+        this.diagnostics = diagnostics;
+        this.in = Frame.allocate(port.receiveCapacity());
+        this.reply = port::reply;
+    }
+
+    @Override
+    public String endpoint() {
+        return port.endpoint();
+    }
+
+    @Override
+    public int serve() {
+        while (!stopping) {
+            try {
+                in.clear();
+                int size = port.receive(in);
+                if (stopping) {
+                    return 0;
+                }
+                handle(size);
+            } catch (IOException e) {
+                if (stopping) {
+                    return 0;
+                }
+                // One failed send or receive concerns one client; the server goes on.
+                diagnostics.println("ipclab-peer: io: datagram failed: " + PeerException.describe(e));
+                if (!port.isOpen()) {
+                    return ErrorKind.IO.exitCode();
+                }
+            }
+        }
+        return 0;
+    }
+
+    private void handle(int size) throws IOException {
+        String problem = problem(in, size, port.maxPayload());
+        if (problem != null) {
+            diagnostics.println("ipclab-peer: rejected frame: " + problem);
+            return;
+        }
+        if (Frame.kind(in) == Frame.END) {
+            Long count = corrupted.remove(port.source());
+            responder.answer(in, 0, reply, count == null ? 0 : count);
+        } else if (responder.answer(in, 0, reply, 0) != 0) {
+            corrupted.merge(port.source(), 1L, Long::sum);
+        }
+    }
+
+    /** The stream checks of PROTOCOL.md section 2, then what only a datagram can get wrong. */
+    static String problem(ByteBuffer datagram, int size, int maxPayload) {
+        if (size < Frame.HEADER_SIZE) {
+            return "truncated header";
+        }
+        String problem = Frame.requestProblem(datagram);
+        if (problem != null) {
+            return problem;
+        }
+        if (Frame.wanted(datagram) > maxPayload) {
+            return "length too large";
+        }
+        if (size != Frame.HEADER_SIZE + Frame.length(datagram)) {
+            return "length mismatch";
+        }
+        return null;
+    }
+
+    @Override
+    public void stop() {
+        stopping = true;
+        try {
+            port.wake();
+        } catch (IOException e) {
+            diagnostics.println("ipclab-peer: io: waking the socket: " + PeerException.describe(e));
+        }
+    }
+
+    @Override
+    public void close() {
+        stopping = true;
+        try {
+            port.close();
+        } catch (IOException e) {
+            diagnostics.println("ipclab-peer: io: cannot remove the endpoint: " + PeerException.describe(e));
+        }
+    }
+}

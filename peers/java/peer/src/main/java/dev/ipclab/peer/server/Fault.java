@@ -1,0 +1,33 @@
+package dev.ipclab.peer.server;
+
+import java.util.Optional;
+
+/** {@code serve --fault} (PROTOCOL.md sections 6 and 11.1): what a server gets wrong on purpose. */
+public enum Fault {
+    NONE("none"),
+    /** Every RESPONSE's last payload byte XOR 0x01. */
+    FLIP_RESPONSE_BYTE("flip-response-byte"),
+    /** The second measured DATA frame is left out of the count and the checksum. */
+    DROP_STREAM_MESSAGE("drop-stream-message"),
+    /** The second measured DATA frame's last payload byte gets its low bit flipped. */
+    FLIP_STREAM_BYTE("flip-stream-byte");
+
+    private final String label;
+
+    Fault(String label) {
+        this.label = label;
+    }
+
+    public static Optional<Fault> byName(String name) {
+        for (Fault f : values()) {
+            if (f.label.equals(name)) {
+                return Optional.of(f);
+            }
+        }
+        return Optional.empty();
+    }
+
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,118 @@
+package dev.ipclab.peer.server;
+
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.transport.StreamConnection;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * Reads client frames from a stream into one reusable buffer. Every read asks for as much as the
+ * buffer holds, so a frame usually arrives in one call and a stream of small DATA frames arrives
+ * many at a time; the frames are then handled where they lie ({@link #start()}), and only a
+ * partial frame at the end of the buffer is moved to its front. The buffer only grows to a length
+ * that has passed the header checks, so a hostile header cannot make the server allocate.
+ */
+final class FrameReader {
+    enum Status { FRAME, CLOSED, REJECTED }
+
+    static final int INITIAL_CAPACITY = Frame.HEADER_SIZE + 64 * 1024;
+
+    private ByteBuffer buf = Frame.allocate(INITIAL_CAPACITY);
+    /** Where the current frame starts in buf. */
+    private int start;
+    /** Bytes received into buf, from offset 0; may run past the current frame. */
+    private int filled;
+    private int frameSize;
+    private String rejection;
+
+    /** Forgets any state of a previous connection; keeps the buffer. */
+    void reset() {
+        start = 0;
+        filled = 0;
+        frameSize = 0;
+        rejection = null;
+    }
+
+    /** Reads the next frame: its header is at {@link #start()} of {@link #frame()}, its payload 24 later. */
+    Status next(StreamConnection connection) throws IOException {
+        if (!fill(connection, Frame.HEADER_SIZE)) {
+            return filled == start ? Status.CLOSED : reject("truncated header");
+        }
+        String problem = Frame.requestProblem(buf, start);
+        if (problem != null) {
+            return reject(problem);
+        }
+        int size = Frame.HEADER_SIZE + (int) Frame.length(buf, start);
+        if (!fill(connection, size)) {
+            return reject("truncated payload");
+        }
+        frameSize = size;
+        return Status.FRAME;
+    }
+
+    ByteBuffer frame() {
+        return buf;
+    }
+
+    /** The current frame's offset in {@link #frame()}. */
+    int start() {
+        return start;
+    }
+
+    String rejection() {
+        return rejection;
+    }
+
+    int capacity() {
+        return buf.capacity();
+    }
+
+    /** Drops the current frame, keeping any bytes of the next ones a streaming client sent. */
+    void consume() {
+        start += frameSize;
+        if (start == filled) {
+            start = 0;
+            filled = 0;
+        }
+        frameSize = 0;
+    }
+
+    /**
+     * Reads until the frame at start has at least {@code wanted} bytes; false at end of stream
+     * before that. Makes room first: a frame that would run past the buffer's end is moved to its
+     * front (or into a larger buffer).
+     */
+    private boolean fill(StreamConnection connection, int wanted) throws IOException {
+        if (start + wanted > buf.capacity()) {
+            makeRoom(wanted);
+        }
+        while (filled - start < wanted) {
+            buf.limit(buf.capacity()).position(filled);
+            int n = connection.read(buf);
+            if (n < 0) {
+                return false;
+            }
+            filled += n;
+        }
+        return true;
+    }
+
+    private void makeRoom(int wanted) {
+        int held = filled - start;
+        if (wanted > buf.capacity()) {
+            ByteBuffer bigger = Frame.allocate(wanted);
+            bigger.put(0, buf, start, held);
+            buf = bigger;
+        } else {
+            buf.limit(filled).position(start);
+            buf.compact();
+        }
+        start = 0;
+        filled = held;
+    }
+
+    private Status reject(String reason) {
+        rejection = reason;
+        return Status.REJECTED;
+    }
+}

@@ -1,0 +1,119 @@
+package dev.ipclab.peer.server;
+
+import dev.ipclab.peer.frame.ExpectedPayload;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.OutgoingFrame;
+import dev.ipclab.peer.frame.Payload;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+
+/**
+ * The server's answer to every valid frame, shared by every mechanism: REQUEST gets a RESPONSE
+ * from a preallocated frame for the last wanted size and is checked afterwards against the
+ * expected payload for the last request length; DATA goes into the {@link StreamTally}; MARK gets
+ * MARK_ACK; END gets END_ACK (the stream's seven figures after a MARK, else the corrupted count).
+ * Nothing here allocates while the sizes stay the same, which is the case within one run.
+ */
+public final class Responder {
+    /** Where answers go: the connection, or the datagram's source. */
+    interface Reply {
+        void send(ByteBuffer frame) throws IOException;
+    }
+
+    private final long seed;
+    private final boolean flipResponseByte;
+    private final StreamTally stream;
+    private final ByteBuffer endAck = Frame.allocate(Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD);
+    private final ByteBuffer streamEndAck =
+            Frame.allocate(Frame.HEADER_SIZE + Frame.STREAM_END_ACK_PAYLOAD);
+    private final ByteBuffer markAck = Frame.allocate(Frame.HEADER_SIZE);
+    private OutgoingFrame response;
+    private ExpectedPayload expectedRequest;
+    private ExpectedPayload.Check requestCheck;
+
+    public Responder(long seed, Fault fault) {
+        this.seed = seed;
+        this.flipResponseByte = fault == Fault.FLIP_RESPONSE_BYTE;
+        this.stream = new StreamTally(fault);
+        Frame.writeHeader(endAck, Frame.END_ACK, 0, Frame.END_ACK_PAYLOAD, 0);
+        Frame.writeHeader(streamEndAck, Frame.END_ACK, 0, Frame.STREAM_END_ACK_PAYLOAD, 0);
+        Frame.writeHeader(markAck, Frame.MARK_ACK, 0, 0, 0);
+    }
+
+    /**
+     * Answers the valid frame at offset {@code at} of buf.
+     *
+     * @param corrupted END only: the corrupted-request count END_ACK reports
+     * @return 1 if it was a REQUEST whose payload was corrupted, else 0
+     */
+    int answer(ByteBuffer buf, int at, Reply reply, long corrupted) throws IOException {
+        long sequence = Frame.sequence(buf, at);
+        int length = (int) Frame.length(buf, at);
+        switch (Frame.kind(buf, at)) {
+            case Frame.DATA -> {
+                stream.data(buf, at + Frame.HEADER_SIZE, length, sequence);
+                return 0;
+            }
+            case Frame.MARK -> {
+                stream.mark(sequence);
+                reply.send(stamped(markAck, sequence));
+                return 0;
+            }
+            case Frame.END -> {
+                if (stream.marked()) {
+                    stream.end().write(streamEndAck, Frame.HEADER_SIZE);
+                    reply.send(stamped(streamEndAck, sequence));
+                } else {
+                    endAck.putLong(Frame.HEADER_SIZE, corrupted);
+                    reply.send(stamped(endAck, sequence));
+                }
+                return 0;
+            }
+            default -> {
+                reply.send(response(sequence, (int) Frame.wanted(buf, at), length));
+                sent();
+                // Checked only now, after the response has left: the check costs the round trip nothing.
+                return intact(buf, at, length, sequence) ? 0 : 1;
+            }
+        }
+    }
+
+    /** The RESPONSE to send for a request; call {@link #sent()} once it is written. */
+    private ByteBuffer response(long sequence, int wanted, int requestLength) {
+        if (response == null || response.length() != wanted) {
+            response = null; // lets a large previous frame be collected before the next one
+            response = new OutgoingFrame(Frame.RESPONSE, seed, Payload.RESPONSE_STREAM, wanted);
+        }
+        ByteBuffer frame = response.prepare(sequence, requestLength);
+        if (flipResponseByte) {
+            response.flipLastByte();
+        }
+        return frame;
+    }
+
+    /** Undoes the fault after sending, so the cached base stays the true base. */
+    private void sent() {
+        if (flipResponseByte) {
+            response.flipLastByte();
+        }
+    }
+
+    /** Whether the request payload at {@code at + 24} of buf is exactly the one for this sequence. */
+    private boolean intact(ByteBuffer buf, int at, int length, long sequence) {
+        if (expectedRequest == null || expectedRequest.length() != length) {
+            expectedRequest = null;
+            requestCheck = null;
+            expectedRequest = new ExpectedPayload(seed, Payload.REQUEST_STREAM, length);
+        }
+        int offset = at + Frame.HEADER_SIZE;
+        if (requestCheck == null || requestCheck.buffer() != buf || requestCheck.offset() != offset) {
+            requestCheck = expectedRequest.bind(buf, offset);
+        }
+        return requestCheck.firstMismatch(sequence) < 0;
+    }
+
+    private static ByteBuffer stamped(ByteBuffer frame, long sequence) {
+        frame.putLong(Frame.OFF_SEQUENCE, sequence);
+        return frame.clear();
+    }
+}

@@ -1,0 +1,100 @@
+package dev.ipclab.peer.transport;
+
+import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/** tcp: a loopback (or any given host) stream socket with TCP_NODELAY on both sides. */
+public final class Tcp {
+    private Tcp() {}
+
+    public static StreamListener listen(String endpoint) throws IOException {
+        InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
+        ServerSocketChannel server = ServerSocketChannel.open(family(address));
+        try {
+            server.bind(address);
+            InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
+            return SocketListener.of(server, Endpoints.format(bound), null);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    public static ClientLink connect(String endpoint) throws IOException {
+        InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
+        SocketChannel channel = SocketChannel.open(family(address));
+        try {
+            configure(channel);
+            channel.connect(address);
+            return new StreamLink(new ChannelConnection(channel, channel));
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    /**
+     * short (section 11.2): a new socket per round trip. Towards 127.0.0.1, each connection is
+     * bound first to its own source address 127.1.b.c, port 0, so that TIME_WAIT, which stays
+     * with the client that closes first, spreads over 65280 source addresses instead of
+     * exhausting one address's ephemeral ports. The JDK has no IP_BIND_ADDRESS_NO_PORT, so bind
+     * picks the port; and its native bind refuses every 127.x.y.255 on Linux (EADDRNOTAVAIL
+     * without a system call), so c runs over 0 … 254 (see {@link #source}).
+     */
+    public static Dial dialer(String endpoint) throws IOException {
+        InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
+        StandardProtocolFamily family = family(address);
+        boolean rotate = address.getAddress().equals(LOCALHOST);
+        return new Dial() {
+            private int next;
+
+            @Override
+            public ClientLink dial() throws IOException {
+                SocketChannel channel = SocketChannel.open(family);
+                try {
+                    configure(channel);
+                    if (rotate) {
+                        channel.bind(source(next++));
+                    }
+                    channel.connect(address);
+                    return new StreamLink(new ChannelConnection(channel, channel));
+                } catch (IOException | RuntimeException e) {
+                    channel.close();
+                    throw e;
+                }
+            }
+        };
+    }
+
+    private static final InetAddress LOCALHOST = InetAddress.ofLiteral("127.0.0.1");
+
+    /**
+     * Connection i's source, port 0: with k = i mod 65280, 127.1.b.c for b = k / 255 and
+     * c = k mod 255 (the contract's b = i / 256 mod 256, c = i mod 256 less the .255 addresses
+     * the JDK cannot bind).
+     */
+    static InetSocketAddress source(int i) throws IOException {
+        int k = Integer.remainderUnsigned(i, 255 * 256);
+        return new InetSocketAddress(InetAddress.getByAddress(
+                new byte[] {127, 1, (byte) (k / 255), (byte) (k % 255)}), 0);
+    }
+
+    /** Small frames must leave at once, not wait for Nagle's algorithm. */
+    static void configure(SocketChannel channel) throws IOException {
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    }
+
+    public static StandardProtocolFamily family(InetSocketAddress address) throws IOException {
+        if (address.isUnresolved()) {
+            throw new IOException("cannot resolve host " + address.getHostString());
+        }
+        return address.getAddress() instanceof Inet6Address
+                ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
+    }
+}

@@ -1,0 +1,220 @@
+package dev.ipclab.peer.server;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.frame.OutgoingFrame;
+import dev.ipclab.peer.frame.Payload;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.frame.Vectors;
+import dev.ipclab.peer.transport.Udp;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class ConnectionHandlerTest {
+    private static final long SEED = 1;
+
+    static Stream<Arguments> malformedVectors() {
+        return Vectors.list("malformed").stream().map(v -> Arguments.of(v.get("name").asText(), v));
+    }
+
+    /**
+     * Each malformed vector goes over a real loopback connection, followed by end of stream: the
+     * handler must name the vector's reason, answer nothing, and allocate nothing for the claim.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedVectors")
+    void rejectsMalformedFrameWithTheContractReason(String name, JsonNode vector) throws IOException {
+        Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE), diagnostics.stream);
+        long directBefore = directMemoryUsed();
+        try (Loopback loopback = Loopback.open()) {
+            loopback.send(Vectors.hex(vector, "hex"));
+            loopback.client.shutdownOutput();
+
+            String reason = handler.serve(loopback.serverConnection());
+            loopback.server.close();
+
+            assertEquals(vector.get("reason").asText(), reason);
+            assertEquals("ipclab-peer: rejected frame: " + reason + System.lineSeparator(),
+                    diagnostics.text());
+            assertEquals(0, loopback.receiveAll().length, "a rejected frame gets no answer");
+        }
+        assertEquals(FrameReader.INITIAL_CAPACITY, handler.receiveCapacity());
+        assertTrue(directMemoryUsed() - directBefore < 1 << 20, "direct memory grew");
+    }
+
+    @Test
+    void answersRequestsAndCountsCorruptedPayloadsUntilEnd() throws IOException {
+        Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE), diagnostics.stream);
+        try (Loopback loopback = Loopback.open()) {
+            ByteArrayOutputStream frames = new ByteArrayOutputStream();
+            frames.write(request(0, 16, 24, false));
+            frames.write(request(1, 16, 24, true));
+            frames.write(request(2, 0, 0, false));
+            frames.write(end(3));
+            frames.write(request(4, 16, 24, true));
+            frames.write(end(5));
+            // All frames in one write: the reader must split what arrives in one read.
+            loopback.send(frames.toByteArray());
+            loopback.client.shutdownOutput();
+
+            assertNull(handler.serve(loopback.serverConnection()));
+            loopback.server.close();
+
+            ByteBuffer replies = ByteBuffer.wrap(loopback.receiveAll()).order(ByteOrder.LITTLE_ENDIAN);
+            assertResponse(replies, 0, 24, 16);
+            assertResponse(replies, 1, 24, 16);
+            assertResponse(replies, 2, 0, 0);
+            assertEquals(1, endAckCount(replies, 3), "one corrupted request before the first END");
+            assertResponse(replies, 4, 24, 16);
+            assertEquals(1, endAckCount(replies, 5), "the count restarts after END");
+            assertEquals(0, replies.remaining());
+        }
+        assertEquals("", diagnostics.text());
+    }
+
+    @Test
+    void growsOnlyForValidLargeRequests() throws IOException {
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE),
+                new Loopback.Diagnostics().stream);
+        int large = 1 << 20;
+        try (Loopback loopback = Loopback.open()) {
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    loopback.send(request(0, large, 8, false));
+                    loopback.send(end(1));
+                    loopback.client.shutdownOutput();
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            assertNull(handler.serve(loopback.serverConnection()));
+            joinQuietly(writer);
+            loopback.server.close();
+            ByteBuffer replies = ByteBuffer.wrap(loopback.receiveAll()).order(ByteOrder.LITTLE_ENDIAN);
+            assertResponse(replies, 0, 8, large);
+            assertEquals(0, endAckCount(replies, 1));
+        }
+        assertEquals(Frame.HEADER_SIZE + large, handler.receiveCapacity());
+    }
+
+    @Test
+    void flipFaultCorruptsTheLastResponseByteOfEveryResponse() throws IOException {
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.FLIP_RESPONSE_BYTE),
+                new Loopback.Diagnostics().stream);
+        try (Loopback loopback = Loopback.open()) {
+            loopback.send(request(0, 0, 20, false));
+            loopback.send(request(1, 0, 20, false));
+            loopback.client.shutdownOutput();
+            assertNull(handler.serve(loopback.serverConnection()));
+            loopback.server.close();
+            ByteBuffer replies = ByteBuffer.wrap(loopback.receiveAll());
+            for (long sequence = 0; sequence < 2; sequence++) {
+                byte[] payload = new byte[20];
+                replies.get(replies.position() + Frame.HEADER_SIZE, payload);
+                replies.position(replies.position() + Frame.HEADER_SIZE + 20);
+                byte[] expected = payload(Payload.RESPONSE_STREAM, sequence, 20);
+                expected[19] ^= 0x01;
+                assertArrayEquals(expected, payload);
+            }
+        }
+    }
+
+    static String udpReason(JsonNode vector) {
+        String reason = vector.get("reason").asText();
+        return reason.equals("truncated payload") ? "length mismatch" : reason;
+    }
+
+    /** The same vectors as datagrams; a payload shorter than its header says is a length mismatch. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedVectors")
+    void datagramChecksGiveTheContractReason(String name, JsonNode vector) {
+        byte[] bytes = Vectors.hex(vector, "hex");
+        ByteBuffer datagram = Frame.allocate(Udp.MAX_DATAGRAM + 1).put(bytes);
+        assertEquals(udpReason(vector), DatagramServer.problem(datagram, bytes.length, Udp.MAX_PAYLOAD));
+    }
+
+    @Test
+    void datagramChecksRejectWhatUdpCannotCarry() {
+        ByteBuffer datagram = Frame.allocate(Udp.MAX_DATAGRAM + 1);
+        Frame.writeHeader(datagram, Frame.REQUEST, 0, 16, Udp.MAX_PAYLOAD + 1);
+        assertEquals("length too large", DatagramServer.problem(datagram, 40, Udp.MAX_PAYLOAD));
+        Frame.writeHeader(datagram, Frame.REQUEST, 0, 16, Udp.MAX_PAYLOAD);
+        assertNull(DatagramServer.problem(datagram, 40, Udp.MAX_PAYLOAD));
+        assertEquals("length mismatch", DatagramServer.problem(datagram, 41, Udp.MAX_PAYLOAD));
+    }
+
+    static byte[] payload(int stream, long sequence, int length) {
+        OutgoingFrame frame = new OutgoingFrame(Frame.REQUEST, SEED, stream, length);
+        return Vectors.bytes(frame.prepare(sequence, 0), Frame.HEADER_SIZE, length);
+    }
+
+    private static byte[] request(long sequence, int length, int wanted, boolean corrupt) {
+        OutgoingFrame frame = new OutgoingFrame(Frame.REQUEST, SEED, Payload.REQUEST_STREAM, length);
+        ByteBuffer bytes = frame.prepare(sequence, wanted);
+        if (corrupt) {
+            frame.flipLastByte();
+        }
+        return Vectors.bytes(bytes, 0, Frame.HEADER_SIZE + length);
+    }
+
+    private static byte[] end(long sequence) {
+        ByteBuffer buf = Frame.allocate(Frame.HEADER_SIZE);
+        Frame.writeHeader(buf, Frame.END, sequence, 0, 0);
+        return Vectors.bytes(buf, 0, Frame.HEADER_SIZE);
+    }
+
+    private static void assertResponse(ByteBuffer replies, long sequence, int length, int echoed) {
+        ByteBuffer header = replies.slice(replies.position(), Frame.HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            Frame.checkReply(header, Frame.RESPONSE, sequence, length, echoed);
+        } catch (PeerException e) {
+            throw new AssertionError(e.getMessage());
+        }
+        byte[] payload = new byte[length];
+        replies.get(replies.position() + Frame.HEADER_SIZE, payload);
+        assertArrayEquals(payload(Payload.RESPONSE_STREAM, sequence, length), payload);
+        replies.position(replies.position() + Frame.HEADER_SIZE + length);
+    }
+
+    private static long endAckCount(ByteBuffer replies, long sequence) {
+        ByteBuffer header = replies.slice(replies.position(), Frame.HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
+        try {
+            Frame.checkReply(header, Frame.END_ACK, sequence, 8, 0);
+        } catch (PeerException e) {
+            throw new AssertionError(e.getMessage());
+        }
+        long count = replies.getLong(replies.position() + Frame.HEADER_SIZE);
+        replies.position(replies.position() + Frame.HEADER_SIZE + 8);
+        return count;
+    }
+
+    private static long directMemoryUsed() {
+        return ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class).stream()
+                .filter(pool -> pool.getName().equals("direct"))
+                .mapToLong(BufferPoolMXBean::getMemoryUsed).sum();
+    }
+
+    private static void joinQuietly(Thread thread) {
+        try {
+            thread.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
