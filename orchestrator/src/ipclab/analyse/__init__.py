@@ -1,0 +1,1 @@
+"""Analyse: statistics from saved samples (a case's figures, intervals, ratios, two runs compared)."""

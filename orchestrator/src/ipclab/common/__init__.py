@@ -1,0 +1,1 @@
+"""Common: what every stage may use (errors a user can fix, sizes and durations)."""

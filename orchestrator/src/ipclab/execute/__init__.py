@@ -1,0 +1,2 @@
+"""Execute: rounds of fresh peers, one case's round, the run directory. Peers measure; nothing
+here computes a statistic."""

@@ -1,4 +1,5 @@
-"""Exporters: pure functions from records (and the run document) to text. No I/O here."""
+"""Output: the Report of a run (model.py) and one renderer per format; the exporters here are pure
+functions from the Report or its records to text (publish.py writes the files)."""
 from ipclab.output.csv import to_csv
 from ipclab.output.json import to_json
 from ipclab.output.markdown import to_markdown
