@@ -8,7 +8,8 @@ from rich.console import Console
 
 from ipclab.analyse import saved
 from ipclab.output import markdown, model, terminal
-from ipclab.output.report import HTML_NAME, write_html
+from ipclab.output.report import HTML_NAME, figures, paper, write_html
+from ipclab.output.report import data as report_data
 from ipclab.plan.scenario import StatSettings
 from test_report_golden import GOLDEN, VARIANTS, saved_run
 
@@ -72,3 +73,11 @@ def test_the_terminal_shows_the_report(tmp_path):
     text = console.export_text()
     assert "mean by response_size × pattern × client and mechanism" in text
     assert "bytes on the wire per call" in text
+
+
+def test_burst_phase_bars_of_both_sides_draw(tmp_path):
+    """Bars whose series have different categories (a burst's server and client phases)."""
+    run, report = report_of(tmp_path, "cases")
+    (chart,) = figures.burst_phases(report_data.load(run, report))
+    assert {s.name for s in chart.series} == {"client", "server"}
+    paper.plt.close(paper.draw(chart))

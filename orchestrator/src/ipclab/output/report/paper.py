@@ -111,7 +111,10 @@ def _bars(ax, series, chart, legend=True):
                color=GREYS[i % len(GREYS)], edgecolor="black", linewidth=0.5,
                hatch=HATCHES[i % len(HATCHES)])
         if s.low is not None and s.high is not None and not chart.stacked:
-            ax.errorbar(offsets, heights, yerr=_errors(s), fmt="none", ecolor="black", capsize=2, lw=0.8)
+            below, above = _errors(s)  # by category: a series may lack some (a side's phases)
+            gaps = {x: (b, a) for x, b, a in zip(s.x, below, above)}
+            yerr = [[gaps.get(c, (0.0, 0.0))[k] for c in categories] for k in (0, 1)]
+            ax.errorbar(offsets, heights, yerr=yerr, fmt="none", ecolor="black", capsize=2, lw=0.8)
         if chart.stacked:
             bottom = [b + h for b, h in zip(bottom, heights)]
     ax.set_xticks(range(len(categories)))
