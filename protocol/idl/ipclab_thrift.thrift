@@ -72,4 +72,10 @@ service Bench {
   Medium echoMedium(1: Medium value),
   Large echoLarge(1: Large value),
   i64 finish(),
+  // The void operations (PROTOCOL.md 10.1, --void): two-way calls with Thrift's void reply, not
+  // `oneway` (which would not wait for the server).
+  void put(1: i64 seq, 2: binary request),
+  void putSmall(1: Small value),
+  void putMedium(1: Medium value),
+  void putLarge(1: Large value),
 }
