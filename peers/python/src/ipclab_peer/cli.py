@@ -24,6 +24,8 @@ DEFAULT_WINDOWS = 10
 POLL_INTERVAL_MAX = 2**32 - 1
 SPIN_MAX = 2**32 - 1
 PAYLOADS = ("bytes", "small", "medium", "large")
+REST_BODIES = ("octet", "json")
+CORBA_PAYLOADS = ("octets", "string")
 SEQUENCE_LENGTH_MAX = 1_000_000
 _UNSIGNED = re.compile(r"[0-9]+")
 _SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
@@ -75,6 +77,8 @@ class Flag:
     default: Any = REQUIRED
     stream: Optional[bool] = None
     absent: Any = 0
+    # A switch takes no value: given, its field is True (the contract's `--void`, `--one-way`).
+    switch: bool = False
 
     def belongs(self, pattern):
         return self.stream is None or self.stream == (pattern == STREAM)
@@ -93,6 +97,7 @@ class _MechanismConfig:
     seed: int
     poll_interval_us: int
     spin_us: int
+    nodelay: str  # "on" or "off": TCP_NODELAY on the peer's sockets (tcp, rest, grpc)
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,12 @@ class DriveConfig(_MechanismConfig):
     message_size: int
     messages: int
     windows: int
+    # Contract version 3's variants (PROTOCOL.md 1): --void, --rest-body, --corba-payload,
+    # --one-way.
+    void: bool
+    rest_body: str
+    corba_payload: str
+    one_way: bool
 
 
 COMMON_FLAGS = (
@@ -133,6 +144,7 @@ COMMON_FLAGS = (
     Flag("--poll-interval-us", "poll_interval_us", unsigned(POLL_INTERVAL_MAX, minimum=1), 2000),
     # shm (hybrid): microseconds to spin before sleeping on the futex; 0 sleeps at once.
     Flag("--spin-us", "spin_us", unsigned(SPIN_MAX), 50),
+    Flag("--nodelay", "nodelay", one_of("on", "off"), "on"),
 )
 
 
@@ -157,7 +169,7 @@ class Command:
 COMMANDS = {command.name: command for command in (
     Command("capabilities", "capabilities", (), CapabilitiesConfig),
     Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
-                     "[--poll-interval-us N] [--spin-us N]; or serve --mechanism M --endpoint E "
+                     "[--poll-interval-us N] [--spin-us N] [--nodelay on|off]; or serve --mechanism M --endpoint E "
                      "--server-model NAME --connections N --phases-file PATH [--backlog N] "
                      "[--workers N] [--seed S]",
             COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),) + BURST_SERVE_FLAGS,
@@ -166,7 +178,9 @@ COMMANDS = {command.name: command for command in (
                      "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N "
                      "--samples-file PATH --result-file PATH [--pattern rr|short] [--warmup N] "
                      "[--warmup-samples-file PATH] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
-                     "[--spin-us N] [--http-client NAME] [--native-library PATH]; or "
+                     "[--spin-us N] [--http-client NAME] [--native-library PATH] [--void] "
+                     "[--nodelay on|off] [--rest-body octet|json] "
+                     "[--corba-payload octets|string] [--one-way]; or "
                      "drive --pattern stream --mechanism M --endpoint E --message-size N "
                      "--messages N --samples-file PATH --result-file PATH [--windows N] "
                      "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
@@ -192,6 +206,12 @@ COMMANDS = {command.name: command for command in (
                 Flag("--native-library", "native_library", text, None),
                 # rest only: the HTTP client library; this peer has one (httpx).
                 Flag("--http-client", "http_client", text, None),
+                Flag("--void", "void", None, False, False, False, switch=True),
+                Flag("--rest-body", "rest_body", one_of(*REST_BODIES), "octet", False,
+                     "octet"),
+                Flag("--corba-payload", "corba_payload", one_of(*CORBA_PAYLOADS), "octets",
+                     False, "octets"),
+                Flag("--one-way", "one_way", None, False, False, False, switch=True),
             ),
             DriveConfig),
 )}
@@ -208,6 +228,7 @@ def parse(argv):
         if command.name != "capabilities":
             _check_mechanism(command, values)
         if command.name == "drive":
+            _check_variants(values)
             _check_sizes(values)
             _check_windows(values)
         if command.name == "serve":
@@ -220,7 +241,8 @@ def parse(argv):
 def _flag_values(command, args):
     flags = {flag.name: flag for flag in command.flags}
     values = {}
-    for index in range(0, len(args), 2):
+    index = 0
+    while index < len(args):
         name = args[index]
         flag = flags.get(name)
         if flag is None:
@@ -229,12 +251,17 @@ def _flag_values(command, args):
             raise ValueError(f"unknown flag {name!r} for {command.name}")
         if flag.field in values:
             raise ValueError(f"flag {name} given more than once")
+        if flag.switch:
+            values[flag.field] = True
+            index += 1
+            continue
         if index + 1 >= len(args) or args[index + 1].startswith("--"):
             raise ValueError(f"flag {name} needs a value")
         try:
             values[flag.field] = flag.parse(args[index + 1])
         except ValueError as err:
             raise ValueError(f"bad value {args[index + 1]!r} for {name}: {err}") from None
+        index += 2
     return _with_defaults(command.flags, values)
 
 
@@ -262,6 +289,19 @@ def _check_sizes(values):
             raise ValueError(f"{flag} must be absent or 0 with --payload {values['payload']}")
         else:
             values[field] = 0
+
+
+def _check_variants(values):
+    """--void is for pattern rr, --one-way for pattern short; neither has a response, so
+    --response-size is absent or 0 with them (PROTOCOL.md 1, 10.1, 11.2)."""
+    for field, flag, pattern in (("void", "--void", "rr"), ("one_way", "--one-way", "short")):
+        if not values[field]:
+            continue
+        if values["pattern"] != pattern:
+            raise ValueError(f"{flag} is used only with --pattern {pattern}")
+        if values["response_size"]:
+            raise ValueError(f"--response-size must be 0 with {flag}")
+        values["response_size"] = 0
 
 
 def args_given(args):

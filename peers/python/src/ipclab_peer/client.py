@@ -1,7 +1,7 @@
 """`drive`: time round trips against a server, validate them, write the outputs
 (PROTOCOL.md sections 2, 3, 7, 8). What to drive comes from the tables: the mechanism from
 mechanisms.py, the pattern's driver for its family from patterns.py."""
-from . import result
+from . import result, variants
 from .errors import IoError, PeerError, Unsupported, describe_os_error, report, report_error
 from .mechanisms import MECHANISMS, RPC
 from .patterns import PATTERNS, driver_of
@@ -34,6 +34,7 @@ def supported(config):
     if run_pattern is None:
         raise Unsupported(f"pattern {config.pattern!r} is not implemented for "
                           f"{config.mechanism!r}")
+    variants.check_drive(config, mechanism)
     largest = max(config.request_size, config.response_size, config.message_size)
     limit = mechanism.max_payload()
     if largest > limit:

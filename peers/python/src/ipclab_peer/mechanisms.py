@@ -55,6 +55,10 @@ class Mechanism:
     connect_short: Optional[Callable] = None
     # The burst server models (PROTOCOL.md 11.4, burst/models.py) its server runs.
     server_models: tuple = ()
+    # Contract version 3's variants it implements (variants.py: "nodelay-off", "rest-json",
+    # "corba-string"), and why `--nodelay off` is unsupported where the contract allows it.
+    variants: tuple = ()
+    nodelay_off_unsupported: str = ""
 
     @property
     def roles(self):
@@ -87,14 +91,23 @@ def _datagrams(name, grammar, client, server, max_payload):
     return Mechanism(name, DATAGRAMS, grammar, client, server, max_payload, patterns=STREAM)
 
 
-def _rpc(name, module, grammar=endpoints.INET, patterns=RR, **variant):
+def _rpc(name, module, grammar=endpoints.INET, patterns=RR, variants=(), why_not="",
+         **variant):
     framework = Framework(module, **variant)
-    return Mechanism(name, RPC, grammar, framework.connect, framework.listen, patterns=patterns)
+    return Mechanism(name, RPC, grammar, framework.connect, framework.listen, patterns=patterns,
+                     variants=variants, nodelay_off_unsupported=why_not)
+
+
+# grpcio's core sets TCP_NODELAY on every socket it opens, unconditionally, and offers no
+# channel or server argument to leave it off (only a C socket mutator, which Python cannot pass).
+GRPC_NAGLE = ("grpcio's core sets TCP_NODELAY on every socket it opens and has no channel or "
+              "server option to leave Nagle's algorithm on")
 
 
 MECHANISMS = {mechanism.name: mechanism for mechanism in (
     _kernel("tcp", endpoints.INET, connect.tcp, listeners.TcpListener, ALL,
-            connect_short=connect.tcp_from_source, server_models=tuple(SERVER_MODELS)),
+            connect_short=connect.tcp_from_source, server_models=tuple(SERVER_MODELS),
+            variants=("nodelay-off",)),
     _datagrams("udp", endpoints.INET, datagram.connect_udp, datagram.listen_udp,
                datagram.udp_max_payload),
     _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener, ALL),
@@ -113,10 +126,10 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
     Mechanism("none", INPROC, endpoints.INPROC, inproc.no_call, None),
     Mechanism("ctypes", INPROC, endpoints.INPROC, inproc.load_library, None,
               requires=("native_library",)),
-    _rpc("rest", "rest", patterns=SHORT),
-    _rpc("grpc", "grpc_rpc", patterns=STREAM),
+    _rpc("rest", "rest", patterns=SHORT, variants=("nodelay-off", "rest-json")),
+    _rpc("grpc", "grpc_rpc", patterns=STREAM, why_not=GRPC_NAGLE),
     _rpc("thrift-binary", "thrift_rpc", protocol="binary"),
     _rpc("thrift-compact", "thrift_rpc", protocol="compact"),
     _rpc("ice", "ice_rpc"),
-    _rpc("corba", "corba", endpoints.CORBA),
+    _rpc("corba", "corba", endpoints.CORBA, variants=("corba-string",)),
 )}

@@ -6,7 +6,7 @@ import os
 import socket
 import sys
 
-from . import shutdown
+from . import shutdown, variants
 from .burst.server import serve as burst_serve
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
                      report)
@@ -30,6 +30,8 @@ TRANSIENT_ACCEPT_ERRORS = {errno.ECONNABORTED, errno.EINTR, errno.EPROTO}
 def serve(config):
     """Never returns: every way out goes through Cleanup.exit()."""
     if config.server_model is not None:
+        # tcp, the one burst mechanism here, takes --nodelay either way (its exchange is
+        # one write each way, which Nagle's algorithm never holds back).
         burst_serve(config, MECHANISMS.get(config.mechanism), announce_ready)
     cleanup = shutdown.Cleanup()
     with cleanup.held():
@@ -49,6 +51,7 @@ def start(config, cleanup):
         mechanism = MECHANISMS.get(config.mechanism)
         if mechanism is None or mechanism.listen is None:
             raise Unsupported(f"mechanism {config.mechanism!r} is not implemented for serve")
+        variants.check_serve(config, mechanism)
         listener = listen(mechanism, config, cleanup)
         announce_ready(listener.endpoint, config.mechanism)
     return mechanism, listener

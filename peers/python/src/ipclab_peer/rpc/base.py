@@ -7,6 +7,7 @@ from .. import structs
 
 MASK = (1 << 64) - 1
 ECHOES = {"small": "echoSmall", "medium": "echoMedium", "large": "echoLarge"}
+PUTS = {"small": "putSmall", "medium": "putMedium", "large": "putLarge"}
 
 
 @contextlib.contextmanager
@@ -37,20 +38,31 @@ class Handler:
     def finish(self, current=None):
         return self._bench.finish()
 
+    # The void operations (--void): the framework's empty reply.
+    def put(self, seq, request, current=None):
+        self._bench.put(seq & MASK, request)
+
+    def _put(self, value, current=None):
+        pass
+
+    putSmall = putMedium = putLarge = _put
+
 
 class Client:
-    """A client over `stub` (call, echoSmall, echoMedium, echoLarge, finish) and the
-    framework's generated record types `TYPES` (kind -> type). drive.py uses: call(sequence,
-    wanted, request) -> bytes-like, struct(kind, record) -> value, stamp(value, n1),
-    echo(kind) -> the stub method, fields(kind, value) -> dict, finish() -> int, close()."""
+    """A client over `stub` (call, echoSmall, echoMedium, echoLarge, finish, put, putSmall,
+    putMedium, putLarge) and the framework's generated record types `TYPES` (kind -> type).
+    drive.py uses: call(sequence, wanted, request) -> bytes-like, put(sequence, request),
+    struct(kind, record) -> value, stamp(value, n1), echo(kind) and putter(kind) -> the stub
+    method, fields(kind, value) -> dict, finish() -> int, close()."""
 
     TYPES = {}
 
-    def __init__(self, stub, call=None):
+    def __init__(self, stub, call=None, put=None):
         self._stub = stub
-        # Bound straight to the stub where it has the IDL's call: no wrapper call inside the
-        # timed region.
+        # Bound straight to the stub where it has the IDL's operations: no wrapper call inside
+        # the timed region.
         self.call = call or stub.call
+        self.put = put or stub.put
 
     def struct(self, kind, record):
         return self.TYPES[kind](**record)
@@ -61,6 +73,9 @@ class Client:
 
     def echo(self, kind):
         return getattr(self._stub, ECHOES[kind])
+
+    def putter(self, kind):
+        return getattr(self._stub, PUTS[kind])
 
     @staticmethod
     def fields(kind, value):

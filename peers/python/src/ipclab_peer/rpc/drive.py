@@ -16,13 +16,12 @@ from ..stream import Plan, finish
 
 
 def rr(config, mechanism, recorder):
-    """Pattern rr over an RPC mechanism, bytes or a structured payload; also pattern short,
-    whose client (rest) opens a connection per call."""
+    """Pattern rr over an RPC mechanism, bytes or a structured payload, the echo or (--void)
+    the operation that returns nothing; also pattern short, whose client (rest) opens a
+    connection per call."""
+    calls = LOOPS[config.payload == "bytes", config.void]
     with _session(mechanism, config) as client:
-        if config.payload == "bytes":
-            _bytes_round_trips(config, recorder, client)
-        else:
-            _struct_round_trips(config, recorder, client)
+        calls(config, recorder, client)
         corrupted = client.finish()
     if corrupted:
         raise PayloadMismatch(f"payload mismatch: server received {corrupted} "
@@ -75,17 +74,23 @@ def _session(mechanism, config):
         client.close()
 
 
-def _bytes_round_trips(config, recorder, client):
-    seed, wanted = config.seed, config.response_size
-    request_base = base(seed, REQUEST_STREAM, config.request_size)
-    response_base = base(seed, RESPONSE_STREAM, wanted)
-    request, expected = bytearray(request_base), bytearray(response_base)
-    call, clock, record = client.call, time.perf_counter_ns, recorder.add
+def _requests(config):
+    """(sequence, request payload) per call, stamped before the clock is read."""
+    request_base = base(config.seed, REQUEST_STREAM, config.request_size)
+    request = bytearray(request_base)
     for sequence in range(config.warmup + config.iterations):
         request[:8] = request_base[:8]
         stamp(request, sequence)
         # Frameworks want an immutable bytes object; the copy is made before the clock.
-        payload = bytes(request)
+        yield sequence, bytes(request)
+
+
+def _bytes_round_trips(config, recorder, client):
+    wanted = config.response_size
+    response_base = base(config.seed, RESPONSE_STREAM, wanted)
+    expected = bytearray(response_base)
+    call, clock, record = client.call, time.perf_counter_ns, recorder.add
+    for sequence, payload in _requests(config):
         start = clock()
         response = call(sequence, wanted, payload)
         stop = clock()
@@ -93,6 +98,16 @@ def _bytes_round_trips(config, recorder, client):
         stamp(expected, sequence)
         if response != expected:
             raise _mismatch(sequence, response, expected)
+        record(sequence, stop - start)
+
+
+def _bytes_puts(config, recorder, client):
+    """--void: `put`, whose empty reply leaves nothing to check after the clock."""
+    put, clock, record = client.put, time.perf_counter_ns, recorder.add
+    for sequence, payload in _requests(config):
+        start = clock()
+        put(sequence, payload)
+        stop = clock()
         record(sequence, stop - start)
 
 
@@ -107,21 +122,44 @@ def _mismatch(sequence, response, expected):
                            f"payload offset {offset}")
 
 
-def _struct_round_trips(config, recorder, client):
+def _records(config, client):
+    """(sequence, the record's dict with the stamp, the framework's value) per call, the
+    value stamped before the clock is read."""
     kind = config.payload
     record = structs.record(config.seed, kind, config.sequence_length)
     value = client.struct(kind, record)
-    echo, put_stamp, clock = client.echo(kind), client.stamp, time.perf_counter_ns
-    keep = recorder.add
+    put_stamp = client.stamp
     for sequence in range(config.warmup + config.iterations):
         n1 = structs.stamp_value(sequence)
         put_stamp(value, n1)
+        record["n1"] = n1
+        yield sequence, record, value
+
+
+def _struct_round_trips(config, recorder, client):
+    kind = config.payload
+    echo, clock, keep = client.echo(kind), time.perf_counter_ns, recorder.add
+    for sequence, record, value in _records(config, client):
         start = clock()
         answer = echo(value)
         stop = clock()
-        record["n1"] = n1
         field = structs.first_difference(client.fields(kind, answer), record)
         if field is not None:
             raise PayloadMismatch(f"payload mismatch: echo of sequence {sequence} differs in "
                                   f"field {field}")
         keep(sequence, stop - start)
+
+
+def _struct_puts(config, recorder, client):
+    """--void: putSmall, putMedium or putLarge."""
+    put, clock, keep = client.putter(config.payload), time.perf_counter_ns, recorder.add
+    for sequence, _, value in _records(config, client):
+        start = clock()
+        put(value)
+        stop = clock()
+        keep(sequence, stop - start)
+
+
+# (bytes payload?, --void?) -> the loop of calls.
+LOOPS = {(True, False): _bytes_round_trips, (True, True): _bytes_puts,
+         (False, False): _struct_round_trips, (False, True): _struct_puts}

@@ -5,6 +5,7 @@ from concurrent import futures
 
 import grpc
 import ipclab_grpc_pb2 as pb
+from google.protobuf.empty_pb2 import Empty
 import ipclab_grpc_pb2_grpc as pb_grpc
 
 from ..errors import IoError, ProtocolError, ReceiveTimeout
@@ -37,6 +38,15 @@ class Servicer(pb_grpc.BenchServicer):
 
     def Finish(self, request, context):
         return pb.FinishReply(corrupted=self._bench.finish())
+
+    def Put(self, request, context):
+        self._bench.put(request.seq, request.request)
+        return Empty()
+
+    def _put(self, request, context):
+        return Empty()
+
+    PutSmall = PutMedium = PutLarge = _put
 
     def Stream(self, request_iterator, context):
         fields = self._bench.stream((chunk.seq, chunk.data) for chunk in request_iterator)
@@ -91,17 +101,25 @@ class Client(base.Client):
         except BaseException:
             self._channel.close()
             raise
-        super().__init__(pb_grpc.BenchStub(self._channel), call=self._call)
+        super().__init__(pb_grpc.BenchStub(self._channel), call=self._call, put=self._put)
 
     def _call(self, sequence, wanted, request):
         reply = self._stub.Call(pb.CallRequest(seq=sequence, wanted=wanted, request=request),
                                 timeout=self._timeout)
         return reply.response
 
-    def echo(self, kind):
-        method = getattr(self._stub, "Echo" + kind.capitalize())
-        timeout = self._timeout
+    def _put(self, sequence, request):
+        self._stub.Put(pb.PutRequest(seq=sequence, request=request), timeout=self._timeout)
+
+    def _with_deadline(self, name):
+        method, timeout = getattr(self._stub, name), self._timeout
         return lambda value: method(value, timeout=timeout)
+
+    def echo(self, kind):
+        return self._with_deadline("Echo" + kind.capitalize())
+
+    def putter(self, kind):
+        return self._with_deadline("Put" + kind.capitalize())
 
     def finish(self):
         return self._stub.Finish(pb.FinishRequest(), timeout=self._timeout).corrupted

@@ -21,6 +21,7 @@ MAX_BODY = 1 << 30
 HTTP_CLIENT = "httpx"  # the one --http-client this peer has
 OCTETS = "application/octet-stream"
 JSON = "application/json"
+OK, NO_CONTENT = 200, 204
 _UNSIGNED = re.compile(r"[0-9]+")
 INT32 = (-(1 << 31), (1 << 31) - 1)
 
@@ -68,6 +69,14 @@ def parse_record(kind, body):
     return value
 
 
+def _record_of(kind, body):
+    """The request's record, or 400 naming what is wrong with it."""
+    try:
+        return parse_record(kind, body)
+    except ValueError as err:
+        raise web.HTTPBadRequest(text=f"malformed {kind} record: {err}") from None
+
+
 def as_doubles(kind, value):
     """JSON does not keep 1.0 apart from 1: double fields become floats again."""
     for name in structs.field_names(kind):
@@ -88,10 +97,7 @@ def application(bench):
 
     def echo(kind):
         async def handle(request):
-            try:
-                value = parse_record(kind, await request.read())
-            except ValueError as err:
-                raise web.HTTPBadRequest(text=f"malformed {kind} record: {err}") from None
+            value = _record_of(kind, await request.read())
             value["n2"] = bench.echo_n2(value["n2"])
             return web.Response(body=orjson.dumps(value), content_type=JSON)
         return handle
@@ -99,10 +105,24 @@ def application(bench):
     async def finish(request):
         return web.Response(body=orjson.dumps({"corrupted": bench.finish()}), content_type=JSON)
 
+    async def put(request):
+        sequence = _unsigned(request.match_info["seq"], U64_MAX, "seq")
+        bench.put(sequence, await request.read())
+        return web.Response(status=NO_CONTENT)
+
+    def put_record(kind):
+        async def handle(request):
+            _record_of(kind, await request.read())
+            return web.Response(status=NO_CONTENT)
+        return handle
+
     app = web.Application(client_max_size=MAX_BODY)
     app.router.add_post("/call/{seq}", call)
     for kind in structs.KINDS:
         app.router.add_post(f"/echo/{kind}", echo(kind))
+        # Before /put/{seq}: aiohttp takes the first route that matches.
+        app.router.add_post(f"/put/{kind}", put_record(kind))
+    app.router.add_post("/put/{seq}", put)
     app.router.add_post("/finish", finish)
     return app
 
@@ -140,10 +160,10 @@ class Client:
             # Opens the one kept-alive connection before the warm-up; any answer (404) will do.
             self._http.get("/")
 
-    def _post(self, path, body, content_type):
+    def _post(self, path, body, content_type, status=OK):
         response = self._http.post(path, content=body,
                                    headers={"Content-Type": content_type, **self._headers})
-        if response.status_code != 200:
+        if response.status_code != status:
             raise ProtocolError(f"HTTP {response.status_code} from POST {path}: "
                                 f"{response.text[:200]}")
         return response.content
@@ -159,9 +179,16 @@ class Client:
     def stamp(value, n1):
         value["n1"] = n1
 
+    def put(self, sequence, request):
+        self._post(f"/put/{sequence}", request, OCTETS, NO_CONTENT)
+
     def echo(self, kind):
         path, post = f"/echo/{kind}", self._post
         return lambda value: orjson.loads(post(path, orjson.dumps(value), JSON))
+
+    def putter(self, kind):
+        path, post = f"/put/{kind}", self._post
+        return lambda value: post(path, orjson.dumps(value), JSON, NO_CONTENT)
 
     @staticmethod
     def fields(kind, value):

@@ -25,12 +25,20 @@ class Bench:
         stamp(response, sequence)
         if self._flip and response:
             response[-1] ^= 1
+        self.put(sequence, request)
+        return response
+
+    def put(self, sequence, request):
+        """`put` (--void): compares the request with its expected bytes as `call` does and
+        returns nothing."""
         expected = bytearray(self._base(REQUEST_STREAM, len(request)))
         stamp(expected, sequence)
         if expected != request:
-            with self._lock:
-                self._corrupted += 1
-        return response
+            self._count_corrupted()
+
+    def _count_corrupted(self):
+        with self._lock:
+            self._corrupted += 1
 
     def _base(self, stream, size):
         cached = self._response if stream == RESPONSE_STREAM else self._request
