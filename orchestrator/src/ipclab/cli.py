@@ -14,6 +14,7 @@ from ipclab.execute import network
 from ipclab.plan import link
 from ipclab.plan import matrix
 from ipclab.plan import patterns
+from ipclab.plan import settings as setting_table
 from ipclab.execute import rundir
 from ipclab.execute import rounds
 from ipclab.output import report as ipclab_report
@@ -63,7 +64,8 @@ RUN_FLAGS = (
     ("--client", "client languages, e.g. cpp,java,python"),
     ("--server", "server languages, e.g. cpp,java,python"),
     ("--request-size", "sizes with units, e.g. 16,1KiB,128MiB"),
-    ("--response-size", "sizes with units, e.g. 16,1KiB,128MiB"),
+    ("--response-size", "sizes with units, e.g. 16,1KiB,128MiB; void: the RPC operations that "
+                        "return nothing (reply = void)"),
     ("--payload", "bytes (sized, default) or structured records small,medium,large (RPC "
                   "mechanisms)"),
     ("--sequence-length", "elements per sequence field of structured payloads, e.g. 5,300"),
@@ -87,6 +89,8 @@ RUN_FLAGS = (
     ("--preflight", "seconds of C floor ping-pong per placement first (0: none)"),
     ("--link", "between client and server: loopback (default), veth, veth:RATE (e.g. "
                "veth:100mbit); IP mechanisms only, needs root"),
+    # The settings of plan/settings.py, each an axis like the others (PROTOCOL.md 1, contract 3).
+    *((f"--{s.name.replace('_', '-')}", s.help) for s in setting_table.SETTINGS.values()),
 )
 
 

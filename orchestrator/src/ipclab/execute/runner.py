@@ -15,6 +15,7 @@ from ipclab.plan import link
 from ipclab.plan import patterns
 from ipclab.execute import noise
 from ipclab.plan import placement
+from ipclab.plan import settings as setting_table
 from ipclab.execute import wire
 from ipclab.execute.places import LOCAL, server_endpoint
 from ipclab.execute.peers import Peer, PeerError, wait_any
@@ -148,6 +149,7 @@ class Runner:
         lang = self.catalog.languages[case.client if role == "client" else case.server]
         verb = "drive" if role == "client" else "serve"
         argv = [*lang.argv(self.catalog.root), verb, "--mechanism", case.mechanism, *flags,
+                *setting_table.peer_flags(case.settings, verb),
                 "--seed", str(self.scenario.run.seed)]
         peer = Peer(role, place.command(placement.pin(argv, cpus)), case_dir, fds).start()
         self.live.append(peer)

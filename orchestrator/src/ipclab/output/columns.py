@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ipclab.plan import patterns as pattern_table
+from ipclab.plan import settings as setting_table
 from ipclab.plan.matrix import describe_shape
 from ipclab.common.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
                           format_ratio_interval)
@@ -122,8 +123,9 @@ def _own(key):
 COLUMNS = (
     Column("index", "#", True, lambda r: str(r["index"]), 0),
     Column("mechanism", "mechanism", False, lambda r: r["mechanism"], 1),
-    Column("pattern", "pattern", False, lambda r: " ".join(  # burst: and its server model
-        filter(None, (pattern_table.of_record(r).name, r.get("server_model")))), 1.5),
+    Column("pattern", "pattern", False, lambda r: " ".join(  # and a burst's model, the settings
+        filter(None, (pattern_table.of_record(r).name, r.get("server_model"),
+                      setting_table.label_words(r.get("settings"))))), 1.5),
     Column("pair", "client→server", False, _pair, 2),
     Column("sizes", "sizes", True, _sizes, 3),
     Column("placement", "placement", False, lambda r: r["placement"], 4),

@@ -11,6 +11,7 @@ from ipclab.analyse.burst import FIELDS as BURST_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
 from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
 from ipclab.plan import patterns
+from ipclab.plan import settings as setting_table
 
 CASE_COLUMNS = ["id", "index", "mechanism", "client", "server", "request_size", "response_size",
                 "message_size", "payload", "sequence_length", "placement", "pattern", "status",
@@ -22,12 +23,13 @@ TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_i
                 "warnings"]
 
 
-def columns(wire=False, burst=False):
+def columns(wire=False, burst=False, settings=()):
     """Every column; the wire-bytes ones (wire.py) only for a run that counted them, the burst
-    ones (burst.py) only for a run with burst cases."""
+    ones (burst.py) only for a run with burst cases, a setting's (plan/settings.py) only for a
+    run where some case has it at another value than its default."""
     return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
             + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS + list(PATTERN_COLUMNS)
-            + (["server_model", *BURST_FIELDS] if burst else [])
+            + (["server_model", *BURST_FIELDS] if burst else []) + list(settings)
             + (list(WIRE_COLUMNS) if wire else []) + TAIL_COLUMNS)
 
 
@@ -39,7 +41,9 @@ def to_csv(records):
     out = io.StringIO()
     wire = any("wire_req_bytes" in r for r in records)
     burst = any(patterns.of_record(r).server_models for r in records)
-    writer = csv.DictWriter(out, fieldnames=columns(wire, burst), lineterminator="\n",
+    varied = {n for r in records for n, _ in setting_table.chosen(r.get("settings"))}
+    shown = [n for n in setting_table.NAMES if n in varied]
+    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown), lineterminator="\n",
                             extrasaction="ignore")
     writer.writeheader()
     for record in records:
@@ -52,6 +56,7 @@ def _flatten(record):
            + [w for w in WIRE_COLUMNS if w in record]
            + [b for b in ("server_model", *BURST_FIELDS) if b in record]
            if c not in ("samples_file", "warmup_samples", "warnings")}
+    row.update({n: _cell(v) for n, v in (record.get("settings") or {}).items()})
     trimmed, raw = record.get("trimmed") or {}, record.get("raw") or {}
     for f in STAT_FIELDS:
         row[_stat_name(f)] = _cell(trimmed.get(f))

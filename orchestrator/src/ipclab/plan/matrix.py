@@ -4,6 +4,7 @@ import itertools
 from dataclasses import asdict, dataclass
 
 from ipclab.plan import patterns
+from ipclab.plan import settings as setting_table
 from ipclab.plan import placement as placement_mod
 from ipclab.common.units import format_size
 
@@ -24,6 +25,8 @@ class Case:
     sequence_length: int | None = None  # structured payloads only
     message_size: int | None = None     # stream cases only (PROTOCOL.md 11.1)
     server_model: str | None = None     # burst cases only (PROTOCOL.md 11.4)
+    # (name, value) of every setting that applies to the case (plan/settings.py), defaults too
+    settings: tuple = ()
 
     @property
     def shape(self):
@@ -39,14 +42,15 @@ class Case:
     def id(self):
         model = f"-{self.server_model}" if self.server_model else ""
         return (f"{self.index:04d}-{self.mechanism}-{self.client}-{self.server}-"
-                f"{self.shape}-{self.placement}-{self.pattern}{model}")
+                f"{self.shape}-{self.placement}-{self.pattern}{model}"
+                f"{setting_table.id_suffix(self.settings)}")
 
     @property
     def label(self):
         return case_label(self)
 
     def as_dict(self):
-        return {"id": self.id, **asdict(self)}
+        return {"id": self.id, **asdict(self), "settings": dict(self.settings)}
 
 
 def case_label(case, pattern=True, server_model=True, placement=True, also=()):
@@ -60,6 +64,8 @@ def case_label(case, pattern=True, server_model=True, placement=True, also=()):
         head += f" {get('pattern')}"
     if server_model and get("server_model"):
         head += f" {get('server_model')}"
+    if setting_table.label_words(get("settings")):  # what differs from the defaults: "void"
+        head += f" {setting_table.label_words(get('settings'))}"
     parts = [head, f"{get('client')}→{get('server')}", describe_shape(case)]
     parts += [get("placement")] if placement else []
     return " ".join([*parts, *(str(get(k)) for k in also)])
@@ -80,9 +86,11 @@ def describe_shape(record):
     get = _getter(record)
     if get("message_size") is not None:
         return f"{format_size(get('message_size'))} msg"
+    reply = dict(get("settings") or {}).get("reply", "echo")
     if (get("payload") or "bytes") == "bytes":
-        return f"{format_size(get('request_size'))}/{format_size(get('response_size'))}"
-    return f"{get('payload')} ×{get('sequence_length')}"
+        back = {"void": "void", "one-way": "none"}.get(reply) or format_size(get("response_size"))
+        return f"{format_size(get('request_size'))}/{back}"
+    return f"{get('payload')} ×{get('sequence_length')}" + (" void" if reply == "void" else "")
 
 
 def _shapes(m, pattern):
@@ -112,16 +120,38 @@ def expand(scenario, catalog, cpus=None):
     # burst: one case per server model (PROTOCOL.md 11.4), innermost of the pattern's shapes.
     shaped = [(pattern, shape, model) for pattern in m["pattern"] for shape in _shapes(m, pattern)
               for model in (m["server_model"] if patterns.of(pattern).server_models else [None])]
-    combos = itertools.product(m["mechanism"], m["client"], m["server"], shaped, m["placement"])
-    for index, (mech, client, server, (pattern, shape, model), where) in enumerate(combos, start=1):
+    combos = ((mech, client, server, shaped_one, where, chosen)
+              for mech, client, server, shaped_one, where in itertools.product(
+                  m["mechanism"], m["client"], m["server"], shaped, m["placement"])
+              for chosen in _settings(m, catalog.mechanism(mech), shaped_one))
+    for index, (mech, client, server, (pattern, shape, model), where, chosen) in enumerate(
+            combos, start=1):
         req, resp, payload, length, message_size = shape
         fields = dict(mechanism=mech, client=client, server=server, request_size=req,
                       response_size=resp, payload=payload, sequence_length=length,
                       placement=where, pattern=pattern, message_size=message_size,
-                      server_model=model)
+                      server_model=model, settings=chosen)
         status, reason = _why_not(fields, catalog, cpus)
         cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
     return cases
+
+
+def _settings(m, mech, shaped_one):
+    """Each combination of the settings' values for one case, innermost of the matrix, as
+    (name, value) tuples of the settings that apply to it. A setting that does not apply takes
+    only its default when the scenario lists the default, so `--nodelay on,off` over tcp and uds
+    makes two tcp cases and one uds case; listed without its default it stays, and the case is
+    not applicable with the reason (a value asked for is never dropped in silence)."""
+    pattern, shape, _ = shaped_one
+    payload = shape[2]
+    usable = setting_table.applicable(mech, pattern, payload)
+    axes = []
+    for name, setting in setting_table.SETTINGS.items():
+        values = m.get(name) or [setting.default]
+        if name not in usable and setting.default in values:
+            continue
+        axes.append([(name, v) for v in values])
+    return [tuple(combo) for combo in itertools.product(*axes)]
 
 
 def _why_not(f, catalog, cpus):
@@ -153,6 +183,14 @@ def _why_not(f, catalog, cpus):
             return "not-applicable", (f"the {roles[1][1].display} peer has no burst server model "
                                       f"{f['server_model']} over {mech.name} (its models: "
                                       f"{', '.join(models) or 'none'})")
+    for name, value in f["settings"]:
+        why = setting_table.why_not(name, value, mech, f["pattern"], f["payload"])
+        if why:
+            return "not-applicable", f"{name} = {value}: {why}"
+        if name == setting_table.REPLY.name and value != "echo" and f["response_size"]:
+            return "not-applicable", (f"reply = {value} carries no response, so its response "
+                                      f"size is 0, not {f['response_size']} (--response-size "
+                                      f"void, or 0)")
     if not patterns.of(f["pattern"]).records and f["payload"] != "bytes":
         return "not-applicable", (f"the {f['pattern']} pattern carries sized payloads only, not "
                                   f"the structured record {f['payload']}")

@@ -7,23 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ipclab.common.errors import UserError
-from ipclab.common.units import parse_size
-from ipclab.plan import hosts, link, patterns, report_spec
-
-MAX_PAYLOAD = 134217728
-PLACEMENTS = ("same-core", "cross-core", "unpinned")
-DEFAULT_PLACEMENT = "cross-core"
-# PROTOCOL.md section 11: request–response, a one-way stream, a connection per round trip.
-PATTERNS = patterns.NAMES
-OUTLIER_RULES = ("tukey", "none")  # analyse/stats.py remove_outliers
-# "bytes": the sized payloads of PROTOCOL.md section 3; the others are the structured records of
-# section 10.2, which only RPC mechanisms carry.
-PAYLOADS = ("bytes", "small", "medium", "large")
-MAX_SEQUENCE_LENGTH = 1000000
-MATRIX_AXES = ("mechanism", "client", "server", "request_size", "response_size", "payload",
-               "sequence_length", "placement", "pattern", "message_size", "server_model")
-BASELINE_KEYS = ("mechanism", "client", "server", "placement", "pattern")
-
+from ipclab.plan import hosts, patterns, report_spec
+from ipclab.plan.validator import (  # noqa: F401 (the scenario's vocabulary, re-exported)
+    MAX_PAYLOAD, PLACEMENTS, DEFAULT_PLACEMENT, PATTERNS, OUTLIER_RULES,
+    PAYLOADS, MAX_SEQUENCE_LENGTH, MATRIX_AXES, VOID, BASELINE_KEYS, Validator)
 
 @dataclass
 class RunSettings:
@@ -118,9 +105,10 @@ def _read(path):
 
 def build_scenario(raw, source, catalog, overrides, name):
     _reject_unknown_keys(raw, source)
-    v = _Validator(source, catalog)
+    v = Validator(source, catalog)
     matrix_raw = raw.get("matrix", {})
     run_raw, stat_raw = raw.get("run", {}), raw.get("statistics", {})
+    matrix_raw, overrides = _void_reply(matrix_raw, overrides)
     matrix = {axis: v.axis(axis, *_pick(matrix_raw, overrides, axis, f"matrix.{axis}"))
               for axis in MATRIX_AXES}
     sizes = _contract_sizes(matrix, matrix_raw, overrides)
@@ -157,6 +145,19 @@ def build_scenario(raw, source, catalog, overrides, name):
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
                     matrix=matrix, run=run, statistics=stat, report=report,
                     hosts=hosts.parse_hosts(raw.get("hosts"), source))
+
+
+def _void_reply(matrix_raw, overrides):
+    """`response_size = void` (a flag or the file's key, alone) is how a user asks for the void
+    operations of PROTOCOL.md 10.1: the reply axis is "void" and the response carries 0 bytes."""
+    def is_void(value):
+        items = value.split(",") if isinstance(value, str) else value
+        return isinstance(items, list) and [str(i).strip() for i in items] == [VOID]
+    if is_void(overrides.get("response_size")):
+        overrides = {**overrides, "response_size": "0", "reply": VOID}
+    elif overrides.get("response_size") is None and is_void(matrix_raw.get("response_size")):
+        matrix_raw = {**matrix_raw, "response_size": [0], "reply": [VOID]}
+    return matrix_raw, overrides
 
 
 def _pick(section, overrides, key, file_key):
@@ -205,180 +206,3 @@ def _reject_unknown_keys(raw, source):
             if sub not in allowed:
                 raise UserError(f"{source}: unknown key '{key}.{sub}' "
                                 f"(known: {', '.join(sorted(allowed))})")
-
-
-class _Validator:
-    def __init__(self, source, catalog):
-        self.source, self.catalog = source, catalog
-
-    def fail_at(self, where, message):
-        self._fail(where, message)
-
-    def _fail(self, where, message):
-        prefix = where if where.startswith("--") else f"{self.source}: {where}"
-        raise UserError(f"{prefix}: {message}")
-
-    def axis(self, axis, value, where):
-        if value is None:
-            return self._default_axis(axis)
-        items = value.split(",") if isinstance(value, str) else value
-        if not isinstance(items, list) or not items:
-            self._fail(where, f"{value!r} must be a non-empty list")
-        if axis.endswith("_size"):
-            return [self._size(item, where) for item in items]
-        if axis == "sequence_length":
-            return list(dict.fromkeys(self._count(item, where) for item in items))
-        allowed = self._allowed(axis)
-        for item in items:
-            if not isinstance(item, str) or item.strip() not in allowed:
-                self._fail(where, f"unknown {axis} {item!r} (known: {', '.join(allowed)})")
-        return list(dict.fromkeys(item.strip() for item in items))
-
-    def _allowed(self, axis):
-        if axis == "mechanism":
-            return list(self.catalog.mechanisms)
-        if axis in ("client", "server"):
-            return list(self.catalog.languages)
-        if axis == "payload":
-            return list(PAYLOADS)
-        if axis == "server_model":
-            return list(patterns.SERVER_MODELS)
-        return list(PLACEMENTS if axis == "placement" else PATTERNS)
-
-    def _default_axis(self, axis):
-        defaults = {"request_size": [16], "response_size": [16], "placement": [DEFAULT_PLACEMENT],
-                    "pattern": [patterns.DEFAULT.name], "payload": ["bytes"], "sequence_length": [5],
-                    "message_size": [1024]}
-        return defaults.get(axis, self._allowed(axis))
-
-    def _size(self, item, where):
-        try:
-            size = parse_size(item.strip() if isinstance(item, str) else item, where)
-        except UserError as e:
-            self._fail(where, str(e).split(": ", 1)[1])
-        if size > MAX_PAYLOAD:
-            self._fail(where, f"{item!r} is over the peer contract's maximum of 128MiB")
-        return size
-
-    def _count(self, item, where):
-        text = item.strip() if isinstance(item, str) else item
-        if isinstance(text, str) and text.isdigit():
-            text = int(text)
-        if not isinstance(text, int) or isinstance(text, bool) or not 0 <= text <= MAX_SEQUENCE_LENGTH:
-            self._fail(where, f"{item!r} is not a sequence length (a whole number, 0 to "
-                              f"{MAX_SEQUENCE_LENGTH})")
-        return text
-
-    def number(self, key, value, where, default):
-        if value is None:
-            return default
-        given = value
-        if key.endswith("_bytes") and isinstance(value, str):
-            value = parse_size(value, where)
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if isinstance(value, str):
-            try:
-                value = type(default)(value)
-                ok = True
-            except ValueError:
-                ok = False
-        minimum = 1 if key in ("iterations", "rounds", "messages", "windows", "connections",
-                               "connectors", "processes", "backlog") else 0
-        if not ok or value < minimum or (key.endswith("timeout") and value <= 0) \
-                or (key == "tukey_k" and value <= 0) or (key == "seed" and value >= 2**64):
-            self._fail(where, f"{given!r} is not a valid {key}")
-        if isinstance(default, int) and value != int(value):
-            self._fail(where, f"{given!r} is not a whole number")
-        return type(default)(value)
-
-    def link(self, value, where):
-        try:
-            return link.parse(value, where).text
-        except UserError as e:
-            self._fail(where, str(e).split(": ", 1)[1])
-
-    def flag(self, value, where, default):
-        if value is None:
-            return default
-        if not isinstance(value, bool):
-            self._fail(where, f"{value!r} must be true or false")
-        return value
-
-    def choice(self, value, where, allowed, default):
-        if value is None:
-            return default
-        if value not in allowed:
-            self._fail(where, f"unknown value {value!r} (known: {', '.join(allowed)})")
-        return value
-
-    def pivot(self, raw):
-        """[report] rows, columns, cell, ratio_to, ratio_as: only with table = "pivot", which
-        needs rows and columns (distinct axes of plan/report_spec.py)."""
-        keys = ("rows", "columns", "cell", "ratio_to", "ratio_as")
-        given = [k for k in keys if k in raw]
-        if raw.get("table") != "pivot":
-            if given:
-                self._fail(f"report.{given[0]}", f"{raw[given[0]]!r} applies only with "
-                                                 f"table = \"pivot\"")
-            return {}
-        for key in ("rows", "columns"):
-            if key not in raw:
-                self._fail(f"report.{key}", "missing: table = \"pivot\" needs rows and columns")
-        rows = raw["rows"] if isinstance(raw["rows"], list) else [raw["rows"]]
-        if not rows or not all(isinstance(a, str) and a in report_spec.PIVOT_AXES for a in rows) \
-                or len(set(rows)) != len(rows):
-            self._fail("report.rows", f"{raw['rows']!r} must be distinct axes among "
-                                      f"{', '.join(report_spec.PIVOT_AXES)}")
-        columns = self.choice(raw["columns"], "report.columns", report_spec.PIVOT_AXES, None)
-        if columns in rows:
-            self._fail("report.columns", f"{columns!r} is also in report.rows")
-        settings = {"rows": rows, "columns": columns,
-                    "cell": self._cells(raw.get("cell")),
-                    "ratio_as": self.choice(raw.get("ratio_as"), "report.ratio_as",
-                                            report_spec.RATIO_FORMATS, "times"),
-                    "ratio_to": None}
-        if "ratio_to" in raw:
-            settings["ratio_to"] = self._ratio_to(raw["ratio_to"], rows, columns)
-        return settings
-
-    def _cells(self, value):
-        """One statistic of plan/report_spec.py PIVOT_CELLS, or a non-empty list of them."""
-        if isinstance(value, list):
-            if not value:
-                self._fail("report.cell", "[] must name at least one statistic")
-            return [self.choice(v, "report.cell", report_spec.PIVOT_CELLS, None) for v in value]
-        return self.choice(value, "report.cell", report_spec.PIVOT_CELLS, "median")
-
-    def _ratio_to(self, value, rows, columns):
-        """{axis: value}: a plain value is one of the columns; { axis = value } names a row
-        axis (or the column axis) itself."""
-        if not isinstance(value, dict):
-            return {columns: self._axis_value(columns, value)}
-        if len(value) != 1 or next(iter(value)) not in (*rows, columns):
-            self._fail("report.ratio_to", f"{value!r} must be one value of the columns "
-                                          f"({columns}) or {{ axis = value }} with an axis of "
-                                          f"rows or columns")
-        axis, item = next(iter(value.items()))
-        return {axis: self._axis_value(axis, item)}
-
-    def _axis_value(self, axis, value):
-        """One value of a pivot axis, checked as the matrix checks that axis."""
-        where = "report.ratio_to"
-        if axis == "pair":
-            parts = str(value).replace("->", "→").split("→")
-            if len(parts) != 2:
-                self._fail(where, f"{value!r} is not a pair like \"java→cpp\"")
-            return "→".join(self.axis("client", [p], where)[0] for p in parts)
-        if isinstance(value, list):
-            self._fail(where, f"{value!r} must be one value of {axis}")
-        return self.axis(axis, [value], where)[0]
-
-    def baseline(self, value):
-        where = "statistics.baseline"
-        if not isinstance(value, dict):
-            self._fail(where, f"{value!r} must be a table like {{ mechanism = \"tcp\" }}")
-        for key, item in value.items():
-            if key not in BASELINE_KEYS:
-                self._fail(where, f"unknown key {key!r} (known: {', '.join(BASELINE_KEYS)})")
-            self.axis(key, [item], f"{where}.{key}")
-        return dict(value)

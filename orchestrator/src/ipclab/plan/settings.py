@@ -1,0 +1,127 @@
+"""The settings a case runs with beyond its mechanism, sizes and pattern, as one table (PROTOCOL.md
+section 1, contract version 3): how a study ran a mechanism (a void reply, Nagle left on, JSON
+bodies, a string payload, one-way connections, a file poll interval). Each is a matrix axis with a
+default that is today's behaviour; a case records the value of every setting that applies to it,
+and only a value other than the default reaches the peers' command lines, the case's id and its
+label, so a run that leaves them alone is the run it was before.
+
+A value other than the default on a case it does not apply to makes that case not applicable,
+with the reason, like any other axis."""
+from dataclasses import dataclass
+from typing import Callable
+
+from ipclab.plan import patterns
+
+
+def _rpc(mech):
+    """RPC mechanisms are those that also carry the structured records (PROTOCOL.md 10)."""
+    return "bytes" in mech.payloads and len(mech.payloads) > 1
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str                   # the matrix axis, the [matrix] key, the cases.csv column
+    default: object
+    values: tuple | None        # the values a scenario may give; None: a whole number ≥ 1
+    applies: Callable           # (value, mechanism, pattern name, payload) -> why not, or None
+    flags: Callable             # a value other than the default -> {role: [peer flags]}
+    label: Callable             # a value other than the default -> the words in a case's label
+    help: str
+
+
+def _reply(value, mech, pattern, payload):
+    if value == "void" and not (_rpc(mech) and pattern == patterns.RR.name):
+        return ("a void reply is an RPC operation's (rest, grpc, thrift-binary, thrift-compact, "
+                "ice, corba, rmi) in round trips (rr)")
+    if value == "one-way" and (pattern != patterns.SHORT.name or _rpc(mech)):
+        return ("one-way connections are a variant of the short pattern over a framed mechanism "
+                "(an RPC call always has a reply)")
+    return None
+
+
+def _only(mechanisms, what, payload_bytes=False):
+    def why_not(value, mech, pattern, payload):
+        if mech.name not in mechanisms:
+            return f"{what} applies to {', '.join(mechanisms)} only"
+        if payload_bytes and payload != "bytes":
+            return f"{what} applies to sized payloads (bytes) only, not the record {payload}"
+        return None
+    return why_not
+
+
+REPLY = Setting(
+    "reply", "echo", ("echo", "void", "one-way"),
+    applies=_reply,
+    flags=lambda v: {"drive": ["--void"] if v == "void" else ["--one-way"]},
+    label=lambda v: "" if v == "void" else v,   # void is in the shape: "16 B/void"
+    help="echo (the reply carries the response), void (RPC: the framework's empty reply, as the "
+         "middleware study's operations returned void), one-way (short: connect, write, close)")
+NODELAY = Setting(
+    "nodelay", "on", ("on", "off"),
+    applies=_only(("tcp", "rest", "grpc"), "nodelay"),
+    flags=lambda v: {"serve": ["--nodelay", v], "drive": ["--nodelay", v]},
+    label=lambda v: f"nodelay {v}",
+    help="TCP_NODELAY on (default) or off (Nagle's algorithm on): tcp, rest, grpc")
+REST_BODY = Setting(
+    "rest_body", "octet", ("octet", "json"),
+    applies=_only(("rest",), "rest_body", payload_bytes=True),
+    flags=lambda v: {"drive": ["--rest-body", v]},
+    label=lambda v: f"{v} body",
+    help="rest: octet-stream bodies (default) or {\"data\": base64} JSON, as the thesis sent them")
+CORBA_PAYLOAD = Setting(
+    "corba_payload", "octets", ("octets", "string"),
+    applies=_only(("corba",), "corba_payload", payload_bytes=True),
+    flags=lambda v: {"drive": ["--corba-payload", v]},
+    label=lambda v: f"as {v}",
+    help="corba: the payload as sequence<octet> (default) or string, as the thesis's IDL had it")
+POLL_INTERVAL = Setting(
+    "poll_interval_us", 2000, None,
+    applies=_only(("file-poll",), "poll_interval_us"),
+    flags=lambda v: {"serve": ["--poll-interval-us", str(v)],
+                     "drive": ["--poll-interval-us", str(v)]},
+    label=lambda v: f"poll {v} µs",
+    help="file-poll: microseconds between checks for a file (default 2000, the thesis's 2 ms)")
+
+SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, POLL_INTERVAL)}
+NAMES = tuple(SETTINGS)
+
+
+def why_not(name, value, mech, pattern, payload):
+    """Why `value` of setting `name` cannot be run on this case, or None (the default always can)."""
+    setting = SETTINGS[name]
+    return None if value == setting.default else setting.applies(value, mech, pattern, payload)
+
+
+def applicable(mech, pattern, payload):
+    """The names of the settings that mean something for this case (its record keeps them)."""
+    return [s.name for s in SETTINGS.values()
+            if any(s.applies(v, mech, pattern, payload) is None for v in _others(s))]
+
+
+def _others(setting):
+    """The values of a setting other than its default (a number: any one stands for all)."""
+    return [v for v in setting.values if v != setting.default] if setting.values else [1]
+
+
+def chosen(case_settings):
+    """The (name, value) pairs of a case's settings that differ from their defaults."""
+    return [(n, v) for n, v in dict(case_settings or {}).items() if v != SETTINGS[n].default]
+
+
+def peer_flags(case_settings, role):
+    """The flags `role` ("serve" or "drive") gets for a case's non-default settings."""
+    out = []
+    for name, value in chosen(case_settings):
+        out += SETTINGS[name].flags(value).get(role, [])
+    return out
+
+
+def label_words(case_settings):
+    """"one-way nodelay off": a case's non-default settings, for its label (empty for defaults)."""
+    return " ".join(filter(None, (SETTINGS[n].label(v) for n, v in chosen(case_settings))))
+
+
+def id_suffix(case_settings):
+    """"-void-nodelay-off": the same, for a case's id (empty for defaults)."""
+    return "".join(f"-{str(SETTINGS[n].label(v) or v).replace(' ', '-').replace('µ', 'u')}"
+                   for n, v in chosen(case_settings))
