@@ -1,0 +1,85 @@
+"""Settings as axes (plan/settings.py, PROTOCOL.md contract 3): which cases they make, which are
+not applicable and why, what reaches the peers, and that leaving them alone changes nothing."""
+import pytest
+
+from ipclab.common.errors import UserError
+from ipclab.output import to_csv
+from ipclab.plan import matrix
+from ipclab.plan import settings as setting_table
+from ipclab.plan.scenario import load_scenario
+
+
+def cases(catalog, **overrides):
+    scenario = load_scenario(None, catalog, {"client": "cpp", "server": "cpp", **overrides})
+    return matrix.expand(scenario, catalog)
+
+
+def test_defaults_change_no_id_label_or_flag(catalog):
+    (case,) = cases(catalog, mechanism="tcp")
+    assert case.id == "0001-tcp-cpp-cpp-16-16-cross-core-rr"
+    assert case.label == "tcp cpp→cpp 16 B/16 B cross-core"
+    assert dict(case.settings) == {"nodelay": "on"}  # recorded: it applies to tcp
+    assert setting_table.peer_flags(case.settings, "drive") == []
+
+
+def test_response_size_void_asks_for_the_void_operations(catalog):
+    made = cases(catalog, mechanism="tcp,grpc", response_size="void", payload="bytes,small")
+    runnable = [c for c in made if not c.skip_status]
+    assert [c.label for c in runnable] == ["grpc cpp→cpp 16 B/void cross-core",
+                                            "grpc cpp→cpp small ×5 void cross-core"]
+    assert setting_table.peer_flags(runnable[0].settings, "drive") == ["--void"]
+    assert setting_table.peer_flags(runnable[0].settings, "serve") == []
+    tcp = [c for c in made if c.mechanism == "tcp" and c.payload == "bytes"]
+    assert tcp[0].skip_status == "not-applicable" and "RPC operation" in tcp[0].skip_reason
+
+
+def test_a_setting_that_does_not_apply_keeps_only_its_default(catalog):
+    made = cases(catalog, mechanism="tcp,uds", nodelay="on,off")
+    assert [(c.mechanism, dict(c.settings).get("nodelay")) for c in made] == [
+        ("tcp", "on"), ("tcp", "off"), ("uds", None)]
+    assert made[1].id.endswith("-rr-nodelay-off")
+    assert setting_table.peer_flags(made[1].settings, "serve") == ["--nodelay", "off"]
+    (uds,) = cases(catalog, mechanism="uds", nodelay="off")  # asked for alone: said, not dropped
+    assert uds.skip_status == "not-applicable" and "tcp, rest, grpc only" in uds.skip_reason
+
+
+def test_one_way_is_short_without_a_response(catalog):
+    made = cases(catalog, mechanism="tcp", pattern="short", reply="echo,one-way",
+                 response_size="0")
+    assert [c.label for c in made] == ["tcp short cpp→cpp 16 B/0 B cross-core",
+                                       "tcp short one-way cpp→cpp 16 B/none cross-core"]
+    assert setting_table.peer_flags(made[1].settings, "drive") == ["--one-way"]
+    (sized,) = cases(catalog, mechanism="tcp", pattern="short", reply="one-way")
+    assert sized.skip_status == "not-applicable" and "response size is 0" in sized.skip_reason
+    (rr,) = cases(catalog, mechanism="tcp", reply="one-way", response_size="0")
+    assert rr.skip_status == "not-applicable" and "short pattern" in rr.skip_reason
+
+
+def test_the_other_settings_reach_their_peers(catalog):
+    (json,) = cases(catalog, mechanism="rest", rest_body="json")
+    assert setting_table.peer_flags(json.settings, "drive") == ["--rest-body", "json"]
+    (text,) = cases(catalog, mechanism="corba", corba_payload="string")
+    assert text.label == "corba as string cpp→cpp 16 B/16 B cross-core"
+    (poll,) = cases(catalog, mechanism="file-poll", poll_interval_us="500")
+    assert setting_table.peer_flags(poll.settings, "serve") == ["--poll-interval-us", "500"]
+    (small,) = cases(catalog, mechanism="rest", rest_body="json", payload="small")
+    assert small.skip_status == "not-applicable" and "sized payloads" in small.skip_reason
+
+
+@pytest.mark.parametrize("flag, value, expected", [
+    ("nodelay", "maybe", "--nodelay: unknown nodelay 'maybe' (known: on, off)"),
+    ("reply", "oneway", "--reply: unknown reply 'oneway' (known: echo, void, one-way)"),
+    ("poll_interval_us", "2ms", "--poll-interval-us: '2ms' is not a valid poll_interval_us"),
+])
+def test_a_bad_value_is_one_line_naming_the_flag(catalog, flag, value, expected):
+    with pytest.raises(UserError) as e:
+        cases(catalog, mechanism="tcp", **{flag: value})
+    assert str(e.value).startswith(expected)
+
+
+def test_cases_csv_has_a_setting_column_only_where_a_case_changed_it(catalog):
+    def header(made):
+        records = [{**c.as_dict(), "status": "ok"} for c in made]
+        return to_csv(records).splitlines()[0].split(",")
+    assert "nodelay" not in header(cases(catalog, mechanism="tcp"))
+    assert "nodelay" in header(cases(catalog, mechanism="tcp", nodelay="on,off"))
