@@ -17,7 +17,7 @@ from pathlib import Path
 import posix_ipc
 import pytest
 import sysv_ipc
-from peers import PEER, Drive, Server, describe, load_vectors, peer_env, run_peer
+from peers import PEER, Drive, Server, describe, malformed_vectors, peer_env, run_peer
 from test_roundtrip import check_ok, check_served
 
 from ipclab_peer import frame
@@ -33,7 +33,7 @@ REJECTED = "ipclab-peer: rejected frame: "
 SIZES = [0, 16, 8168, 8169, 8191, 8192, 8193, MiB - 24, MiB - 23, MiB + 1]
 # Vectors that need end of stream (there is none on a message channel).
 NEEDS_END_OF_STREAM = {"truncated header", "truncated payload"}
-MALFORMED = load_vectors()["malformed"]
+MALFORMED = malformed_vectors()
 
 _endpoints = []  # READY endpoints (and hand-made ones) to remove after each test
 

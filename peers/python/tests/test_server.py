@@ -4,12 +4,12 @@ import socket
 import struct
 
 import pytest
-from peers import Drive, describe, load_vectors, serving
+from peers import Drive, describe, malformed_vectors, serving
 
 from ipclab_peer import frame, payload
 from ipclab_peer.transport import datagram
 
-MALFORMED = load_vectors()["malformed"]
+MALFORMED = malformed_vectors()
 REJECTED = "ipclab-peer: rejected frame: "
 
 

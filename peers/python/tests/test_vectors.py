@@ -1,6 +1,6 @@
 """The shared vectors of protocol/vectors/vectors.json, checked in-process."""
 import pytest
-from peers import load_vectors
+from peers import load_vectors, malformed_vectors
 
 from ipclab_peer import frame, payload
 from ipclab_peer.reader import FrameReader
@@ -106,7 +106,7 @@ class BytesLink:
         return count
 
 
-@pytest.mark.parametrize("vector", VECTORS["malformed"], ids=vector_id)
+@pytest.mark.parametrize("vector", malformed_vectors(), ids=vector_id)
 def test_malformed_frames_are_rejected_by_the_reader(vector):
     reader = FrameReader(capacity=32)
     reader.attach(BytesLink(bytes.fromhex(vector["hex"])))

@@ -39,16 +39,17 @@ def test_response_size_may_be_left_out(servers, workdir):  # noqa: F811
     check_ok(run, "grpc", "bytes", (8, 0), None, 3)
 
 
-@pytest.mark.parametrize("args,code", [
-    (["--response-size", "1"], 2),
-    (["--response-size", "0", "--pattern", "short"], 2),
-    (["--response-size", "0", "--pattern", "stream"], 2),
-    (["--response-size", "0", "--void", "1"], 2),
+@pytest.mark.parametrize("args,message", [
+    (["--response-size", "1"], "--response-size must be 0 with --void"),
+    (["--response-size", "0", "--pattern", "short"], "--void is used only with --pattern rr"),
+    (["--pattern", "stream"], "flag --request-size is not used with --pattern stream"),
+    (["--response-size", "0", "--void"], "flag --void given more than once"),
+    (["--response-size", "0", "yes"], "unknown flag 'yes'"),
 ])
-def test_void_usage_errors(args, code, workdir):
+def test_void_usage_errors(args, message, workdir):
     proc, _, _ = drive(workdir, "rest", "127.0.0.1:1", "--request-size", "8", "--void", *args)
-    assert proc.returncode == code, proc.stderr
-    assert proc.stderr.startswith("ipclab-peer: usage: ")
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("ipclab-peer: usage: " + message)
 
 
 def test_void_on_a_kernel_mechanism_is_unsupported(workdir):

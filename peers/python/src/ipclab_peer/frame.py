@@ -15,6 +15,15 @@ DATA, MARK, MARK_ACK = 5, 6, 7
 KIND_NAMES = {REQUEST: "REQUEST", RESPONSE: "RESPONSE", END: "END", END_ACK: "END_ACK",
               DATA: "DATA", MARK: "MARK", MARK_ACK: "MARK_ACK"}
 INCOMING = (REQUEST, END, DATA, MARK)
+# Flag NO_REPLY (PROTOCOL.md 2, 11.2 one-way): allowed on REQUEST and END only. A server sees
+# such a frame as a kind of its own (check_incoming), so its loop needs no flags field.
+NO_REPLY = 1
+FLAGGED_KINDS = 8
+REQUEST_NO_REPLY = REQUEST | NO_REPLY << FLAGGED_KINDS
+END_NO_REPLY = END | NO_REPLY << FLAGGED_KINDS
+# END_ACK to a one-way END: u64 corrupted, u64 requests received since the previous END.
+ONE_WAY_ACK = struct.Struct("<QQ")
+ONE_WAY_ACK_LENGTH = ONE_WAY_ACK.size
 MAX_PAYLOAD = 134217728
 END_ACK_LENGTH = 8
 LENGTH_OFFSET = 16
@@ -53,7 +62,8 @@ def decode_header(data, offset=0):
 
 
 def check_incoming(data, offset=0):
-    """Validates a header a server received; returns (kind, sequence, length, wanted).
+    """Validates a header a server received; returns (kind, sequence, length, wanted), the
+    kind REQUEST_NO_REPLY or END_NO_REPLY for a frame with flag NO_REPLY.
 
     Raises Rejected with the first failing check, in the contract's order.
     """
@@ -64,7 +74,8 @@ def check_incoming(data, offset=0):
         return DATA, sequence, length, wanted
     header = decode_header(data, offset)
     raise_if_malformed(header)
-    return header.kind, header.sequence, header.length, header.wanted
+    return (header.kind | header.flags << FLAGGED_KINDS, header.sequence, header.length,
+            header.wanted)
 
 
 def raise_if_malformed(header):
@@ -74,7 +85,7 @@ def raise_if_malformed(header):
         raise Rejected("bad version")
     if header.kind not in INCOMING:
         raise Rejected("unexpected kind")
-    if header.flags != 0:
+    if header.flags != 0 and (header.flags != NO_REPLY or header.kind not in (REQUEST, END)):
         raise Rejected("bad flags")
     if header.length > MAX_PAYLOAD or header.wanted > MAX_PAYLOAD:
         raise Rejected("length too large")
@@ -112,6 +123,12 @@ def end_ack(sequence, corrupted):
     return encode_header(END_ACK, sequence, END_ACK_LENGTH, 0) + COUNTER.pack(corrupted)
 
 
+def one_way_end_ack(sequence, corrupted, received):
+    """END_ACK to a one-way END (PROTOCOL.md 11.2)."""
+    return (encode_header(END_ACK, sequence, ONE_WAY_ACK_LENGTH, 0)
+            + ONE_WAY_ACK.pack(corrupted, received))
+
+
 def stream_end_ack(sequence, fields):
     """END_ACK of a stream (PROTOCOL.md 11.1 step 4): `fields` are STREAM_ACK's seven u64."""
     return encode_header(END_ACK, sequence, STREAM_ACK_LENGTH, 0) + STREAM_ACK.pack(*fields)
@@ -128,10 +145,10 @@ class FrameTemplate:
     a frame costs no allocation and no payload generation.
     """
 
-    def __init__(self, kind, length, wanted, seed, stream, flip_last_byte=False):
+    def __init__(self, kind, length, wanted, seed, stream, flip_last_byte=False, flags=0):
         self.length = length
         self.buf = bytearray(HEADER_SIZE + length)
-        HEADER.pack_into(self.buf, 0, MAGIC, VERSION, kind, 0, 0, length, wanted)
+        HEADER.pack_into(self.buf, 0, MAGIC, VERSION, kind, flags, 0, length, wanted)
         body = memoryview(self.buf)[HEADER_SIZE:]
         payload.fill_base(body, seed, stream)
         body.release()

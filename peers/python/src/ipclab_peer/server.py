@@ -10,8 +10,9 @@ from . import shutdown, variants
 from .burst.server import serve as burst_serve
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
                      report)
-from .frame import (DATA, END, HEADER_SIZE, MARK, REQUEST, RESPONSE, FrameTemplate, Rejected,
-                    check_incoming, end_ack, mark_ack, stream_end_ack)
+from .frame import (DATA, END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, NO_REPLY,
+                    REQUEST, REQUEST_NO_REPLY, RESPONSE, FrameTemplate, Rejected,
+                    check_incoming, end_ack, mark_ack, one_way_end_ack, stream_end_ack)
 from .mechanisms import DATAGRAMS, FRAMES, MECHANISMS, RPC
 from .payload import REQUEST_STREAM, RESPONSE_STREAM
 from .reader import FrameReader
@@ -88,8 +89,10 @@ class Responder:
         self._seed = config.seed
         self._flip = config.fault == "flip-response-byte"
         self._fault = config.fault
-        self._response = self._request = None
+        self._response = self._request = self._one_way = None
         self.corrupted = 0
+        # One-way REQUESTs (PROTOCOL.md 11.2) since the last END, across connections.
+        self.received = 0
 
     def tally(self):
         """A new stream's counters (PROTOCOL.md 11.1)."""
@@ -100,6 +103,28 @@ class Responder:
             self._response = FrameTemplate(RESPONSE, wanted, 0, self._seed, RESPONSE_STREAM,
                                            self._flip)
         return self._response
+
+    def take_one_way(self, frame):
+        """A REQUEST with flag NO_REPLY: validated and counted, never answered."""
+        _, sequence, length, wanted, received = frame
+        expected = self._one_way
+        if expected is None or expected.length != length:
+            expected = self._one_way = FrameTemplate(REQUEST, length, 0, self._seed,
+                                                     REQUEST_STREAM, flags=NO_REPLY)
+        expected.patch(sequence, wanted)
+        if expected.buf != received:
+            self.corrupted += 1
+        self.received += 1
+
+    def end_ack(self, kind, sequence):
+        """END_ACK to END (a one-way END's carries the requests received too); the counts
+        start again."""
+        if kind == END_NO_REPLY:
+            ack = one_way_end_ack(sequence, self.corrupted, self.received)
+        else:
+            ack = end_ack(sequence, self.corrupted)
+        self.corrupted = self.received = 0
+        return ack
 
     def expected_request_for(self, length):
         if self._request is None or self._request.length != length:
@@ -172,9 +197,12 @@ def answer_frames(link, reader, responder):
                 expected.patch(sequence, wanted)
                 if expected.buf != received:
                     corrupted += 1
-            elif kind == END:
-                send(end_ack(sequence, responder.corrupted + corrupted))
-                responder.corrupted = corrupted = 0
+            elif kind == END or kind == END_NO_REPLY:
+                responder.corrupted += corrupted
+                corrupted = 0
+                send(responder.end_ack(kind, sequence))
+            elif kind == REQUEST_NO_REPLY:
+                responder.take_one_way(frame)
             elif not receive_stream(frame, next_frame, send, responder.tally()):
                 return
     finally:
@@ -259,6 +287,8 @@ def answer_datagram(sock, datagram, size, peer, max_payload, responder, clients)
     kind, sequence, length, wanted = check_incoming(datagram)
     if size != HEADER_SIZE + length or size > len(datagram):
         raise Rejected("length mismatch")
+    if kind >> FLAGGED_KINDS:
+        raise Rejected("bad flags")  # one-way (flag NO_REPLY) is pattern short's, not here
     if kind == DATA:
         clients.stream(peer, responder).add(sequence, datagram[HEADER_SIZE:])
         return

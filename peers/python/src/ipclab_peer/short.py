@@ -5,19 +5,67 @@ connection. How connection i is opened comes from the mechanism table: `connect_
 it differs from `connect` (tcp's source address).
 
 The round trips are rr's (rr.round_trips, rr.Exchange) over `Connections`, a link whose send
-opens the next connection and whose receive closes it."""
-from .errors import IoError, describe_os_error
-from .rr import Exchange, round_trips
+opens the next connection and whose receive closes it.
+
+One-way (--one-way): each connection carries one REQUEST with flag NO_REPLY and is closed
+without reading; END (flag NO_REPLY too) is answered with the server's corrupted count and the
+number of requests it received, checked after the clock."""
+import time
+
+from .errors import IoError, PayloadMismatch, ProtocolError, describe_os_error
+from .frame import (END, END_ACK, HEADER_SIZE, NO_REPLY, ONE_WAY_ACK, ONE_WAY_ACK_LENGTH,
+                    REQUEST, FrameTemplate, encode_header)
+from .payload import REQUEST_STREAM
+from .rr import Exchange, frame_problem, round_trips
 
 
 def run(config, mechanism, recorder):
     link = Connections(mechanism, config)
     try:
-        exchange = Exchange(config)
-        round_trips(link, exchange, config, recorder)
-        exchange.end(link, config.warmup + config.iterations)
+        if config.one_way:
+            one_way(link, config, recorder)
+        else:
+            exchange = Exchange(config)
+            round_trips(link, exchange, config, recorder)
+            exchange.end(link, config.warmup + config.iterations)
     finally:
         link.close()
+
+
+def one_way(link, config, recorder):
+    """Open, send, close: the sample is all three; nothing comes back until END."""
+    request = FrameTemplate(REQUEST, config.request_size, 0, config.seed, REQUEST_STREAM,
+                            flags=NO_REPLY)
+    send, close, clock, record = link.send_all, link.close, time.perf_counter_ns, recorder.add
+    buf, patch = request.buf, request.patch
+    sent = config.warmup + config.iterations
+    for sequence in range(sent):
+        patch(sequence, 0)
+        start = clock()
+        send(buf)
+        close()
+        stop = clock()
+        record(sequence, stop - start)
+    end_one_way(link, sent)
+
+
+def end_one_way(link, sent):
+    """END with NO_REPLY over one more connection: its END_ACK says how many requests the
+    server received (fewer than sent is a protocol error) and how many were corrupted."""
+    link.send_all(encode_header(END, sent, 0, 0, flags=NO_REPLY))
+    ack = bytearray(HEADER_SIZE + ONE_WAY_ACK_LENGTH)
+    received = link.recv_frame(ack)
+    problem = frame_problem(memoryview(ack)[:received],
+                            encode_header(END_ACK, sent, ONE_WAY_ACK_LENGTH, 0), received)
+    if problem:
+        raise ProtocolError(f"END_ACK to sequence {sent}: {problem}")
+    corrupted, taken = ONE_WAY_ACK.unpack_from(ack, HEADER_SIZE)
+    if taken < sent:
+        raise ProtocolError(f"the server received {taken} one-way requests, the client sent "
+                            f"{sent} (warm-up + iterations)")
+    if corrupted:
+        raise PayloadMismatch(f"payload mismatch: server received {corrupted} "
+                              "corrupted request payloads")
 
 
 class Connections:

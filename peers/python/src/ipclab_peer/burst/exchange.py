@@ -10,7 +10,8 @@ import errno
 import threading
 
 from ..errors import PeerError, report
-from ..frame import HEADER_SIZE, REQUEST, RESPONSE, FrameTemplate, Rejected, check_incoming
+from ..frame import (FLAGGED_KINDS, HEADER_SIZE, REQUEST, RESPONSE, FrameTemplate, Rejected,
+                     check_incoming)
 from ..payload import REQUEST_STREAM, RESPONSE_STREAM
 from .record import now
 
@@ -64,7 +65,8 @@ def header(data):
     try:
         kind, sequence, length, wanted = check_incoming(data)
         if kind != REQUEST:
-            raise Rejected("unexpected kind")
+            # A one-way frame (flag NO_REPLY) belongs to pattern short only.
+            raise Rejected("bad flags" if kind >> FLAGGED_KINDS else "unexpected kind")
     except Rejected as rejected:
         report("rejected frame", rejected.reason)
         raise Failed("protocol") from None
