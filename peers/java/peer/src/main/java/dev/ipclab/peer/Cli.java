@@ -25,7 +25,7 @@ final class Cli {
 
     private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
             "poll-interval-us", "spin-us", "server-model", "connections", "phases-file", "backlog",
-            "workers");
+            "workers", "nodelay");
     /** serve flags of pattern burst (section 11.4): each needs --server-model. */
     private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
             "backlog", "workers");
@@ -34,7 +34,9 @@ final class Cli {
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
             "io-timeout", "poll-interval-us", "spin-us", "native-library", "payload",
             "sequence-length", "http-client", "warmup-samples-file", "message-size", "messages",
-            "windows");
+            "windows", "void", "nodelay", "rest-body", "corba-payload", "one-way");
+    /** Flags without a value (section 1's usage lines: {@code [--void]}, {@code [--one-way]}). */
+    private static final Set<String> SWITCHES = Set.of("void", "one-way");
     /**
      * --iterations for rr and short, --message-size and --messages for stream; --request-size
      * and --response-size for bytes payloads only (section 1).
@@ -45,7 +47,7 @@ final class Cli {
     /** Round-trip flags that a stream does not take (section 11.1). */
     private static final List<String> ROUND_TRIP_ONLY = List.of("request-size", "response-size",
             "iterations", "payload", "sequence-length", "http-client", "native-library",
-            "warmup-samples-file");
+            "warmup-samples-file", "void", "one-way", "rest-body", "corba-payload");
     private static final Set<String> PAYLOADS = Set.of(DriveOptions.BYTES, "small", "medium",
             "large");
     /** Java only: rest's client library (okhttp as in the thesis, or java.net.http). */
@@ -90,7 +92,7 @@ final class Cli {
                 "--fault must be none, flip-response-byte, drop-stream-message or flip-stream-byte, "
                 + "got '" + name + "'"));
         return new ServeOptions(mechanism, endpoint, seed(flags), fault, pollInterval(flags),
-                spin(flags), burst(flags));
+                spin(flags), burst(flags), nodelay(flags));
     }
 
     /** A burst server's flags (section 11.4), or null without --server-model. */
@@ -152,6 +154,7 @@ final class Cli {
                     + payload + "'");
         }
         boolean structured = !payload.equals(DriveOptions.BYTES);
+        Study study = study(flags, pattern, structured);
         String httpClient = flags.getOrDefault("http-client", DriveOptions.OKHTTP);
         if (!HTTP_CLIENTS.contains(httpClient)) {
             throw new IllegalArgumentException("--http-client must be okhttp or jdk, got '"
@@ -162,7 +165,7 @@ final class Cli {
                 endpoint(mechanism, flags.get("endpoint"), true),
                 flags.getOrDefault("pattern", "rr"),
                 size(flags, "request-size", structured),
-                size(flags, "response-size", structured),
+                responseSize(flags, structured, study),
                 Numbers.inRange(flags.getOrDefault("warmup", "0"), "--warmup", 0, MAX_COUNT),
                 Numbers.inRange(flags.get("iterations"), "--iterations", 1, MAX_COUNT),
                 path(flags, "samples-file"),
@@ -178,7 +181,63 @@ final class Cli {
                         Integer.toString(DriveOptions.DEFAULT_SEQUENCE_LENGTH)), "--sequence-length",
                         0, Structs.MAX_SEQUENCE_LENGTH),
                 httpClient,
-                warmupSamplesFile(flags), null);
+                warmupSamplesFile(flags), null, study);
+    }
+
+    /**
+     * The study flags of a round-trip drive (section 1): --void with rr only, --one-way with
+     * short only; --rest-body json and --corba-payload string with bytes payloads only. Whether
+     * the mechanism has them is the client's question (unsupported, exit 7).
+     */
+    private static Study study(Map<String, String> flags, String pattern, boolean structured) {
+        boolean voidCalls = flags.containsKey("void");
+        boolean oneWay = flags.containsKey("one-way");
+        if (voidCalls && !pattern.equals(Pattern.RR.label())) {
+            throw new IllegalArgumentException("--void is a flag of --pattern rr only");
+        }
+        if (oneWay && !pattern.equals(Pattern.SHORT.label())) {
+            throw new IllegalArgumentException("--one-way is a flag of --pattern short only");
+        }
+        boolean restJson = choice(flags, "rest-body", "octet", "json");
+        boolean corbaString = choice(flags, "corba-payload", "octets", "string");
+        if (structured && (restJson || corbaString)) {
+            throw new IllegalArgumentException("--rest-body json and --corba-payload string carry "
+                    + "bytes payloads only");
+        }
+        if (voidCalls && corbaString) {
+            throw new IllegalArgumentException("--corba-payload string has no void operation "
+                    + "(--void calls put)");
+        }
+        return new Study(voidCalls, nodelay(flags), restJson, corbaString, oneWay);
+    }
+
+    /** --response-size; with --void or --one-way nothing comes back, so it is absent or 0. */
+    private static int responseSize(Map<String, String> flags, boolean structured, Study study) {
+        if (!study.voidCalls() && !study.oneWay()) {
+            return size(flags, "response-size", structured);
+        }
+        int size = flags.containsKey("response-size") ? size(flags, "response-size") : 0;
+        if (size != 0) {
+            throw new IllegalArgumentException("--response-size must be absent or 0 with "
+                    + (study.voidCalls() ? "--void" : "--one-way") + ", got " + size);
+        }
+        return 0;
+    }
+
+    /** --nodelay on (default) or off. */
+    private static boolean nodelay(Map<String, String> flags) {
+        return !choice(flags, "nodelay", "on", "off");
+    }
+
+    /** A two-valued flag: false for its default, true for the other value; else a usage error. */
+    private static boolean choice(Map<String, String> flags, String name, String standard,
+            String other) {
+        String value = flags.getOrDefault(name, standard);
+        if (!value.equals(standard) && !value.equals(other)) {
+            throw new IllegalArgumentException("--" + name + " must be " + standard + " or " + other
+                    + ", got '" + value + "'");
+        }
+        return value.equals(other);
     }
 
     /** {@code --pattern stream}: S, N, W (1 … N, default 10 or N if fewer) and the common flags. */
@@ -204,7 +263,8 @@ final class Cli {
                 Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"), "--io-timeout"),
                 pollInterval(flags), spin(flags), null, DriveOptions.BYTES,
                 DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, warmupSamplesFile(flags),
-                new StreamShape(size(flags, "message-size"), messages, windows));
+                new StreamShape(size(flags, "message-size"), messages, windows),
+                new Study(false, nodelay(flags), false, false, false));
     }
 
     private static Path warmupSamplesFile(Map<String, String> flags) {
@@ -223,6 +283,11 @@ final class Cli {
             String name = flagName(args[i], known);
             if (flags.containsKey(name)) {
                 throw new UsageException("flag --" + name + " given more than once");
+            }
+            if (SWITCHES.contains(name)) {
+                flags.put(name, "");
+                i--;
+                continue;
             }
             if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
                 throw new UsageException("flag --" + name + " needs a value");

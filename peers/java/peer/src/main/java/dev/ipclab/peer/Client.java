@@ -92,6 +92,7 @@ final class Client {
             throw PeerException.unsupported("structured payloads (--payload " + options.payload()
                     + ") need an RPC mechanism, not " + mechanism.label());
         }
+        checkStudy(mechanism, options.study());
         int largest = Math.max(options.requestSize(), options.responseSize());
         if (options.stream() != null) {
             largest = Math.max(largest, options.stream().messageSize());
@@ -105,6 +106,34 @@ final class Client {
             throw PeerException.unsupported("this peer records at most " + Samples.MAX + " samples");
         }
         return mechanism;
+    }
+
+    /** The study flags (section 1) this mechanism has; anything else is unsupported. */
+    private static void checkStudy(Mechanism mechanism, Study study) throws PeerException {
+        String name = mechanism.label();
+        if (study.voidCalls() && !mechanism.carriesRecords()) {
+            throw PeerException.unsupported("--void calls an RPC operation: " + name
+                    + " is not an RPC mechanism");
+        }
+        checkNoDelay(mechanism, study.nodelay());
+        if (study.restJson() && mechanism != Mechanism.REST) {
+            throw PeerException.unsupported("--rest-body json is for rest only, not " + name);
+        }
+        if (study.corbaString() && mechanism != Mechanism.CORBA) {
+            throw PeerException.unsupported("--corba-payload string is for corba only, not " + name);
+        }
+        if (study.oneWay() && !mechanism.carriesOneWay()) {
+            throw PeerException.unsupported("--one-way needs short over frames (tcp, uds, sysv-mq, "
+                    + "posix-mq), not " + name);
+        }
+    }
+
+    /** --nodelay off only where the mechanism's sockets can keep Nagle's algorithm on. */
+    static void checkNoDelay(Mechanism mechanism, boolean nodelay) throws PeerException {
+        if (!nodelay && !mechanism.choosesNoDelay()) {
+            throw PeerException.unsupported("--nodelay off is for tcp, rest and grpc only, not "
+                    + mechanism.label());
+        }
     }
 
     /** A stream's warm-up messages are not timed one by one: its warm-up samples file stays empty. */

@@ -27,11 +27,24 @@ record DriveOptions(
         int sequenceLength,
         String httpClient,
         Path warmupSamplesFile,
-        StreamShape stream) implements Command {
+        StreamShape stream,
+        Study study) implements Command {
     static final String BYTES = "bytes";
     static final long DEFAULT_WINDOWS = 10;
     static final int DEFAULT_SEQUENCE_LENGTH = 5;
     static final String OKHTTP = "okhttp";
+
+    /** With the study flags' defaults. */
+    DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,
+            int responseSize, long warmup, long iterations, Path samplesFile, Path resultFile,
+            long seed, long ioTimeoutNanos, long pollIntervalNanos, long spinNanos,
+            String nativeLibrary, String payload, int sequenceLength, String httpClient,
+            Path warmupSamplesFile, StreamShape stream) {
+        this(mechanism, endpoint, pattern, requestSize, responseSize, warmup, iterations,
+                samplesFile, resultFile, seed, ioTimeoutNanos, pollIntervalNanos, spinNanos,
+                nativeLibrary, payload, sequenceLength, httpClient, warmupSamplesFile, stream,
+                Study.DEFAULT);
+    }
 
     /** A bytes payload, the default sequence length and HTTP client. */
     DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,
@@ -40,18 +53,19 @@ record DriveOptions(
             String nativeLibrary) {
         this(mechanism, endpoint, pattern, requestSize, responseSize, warmup, iterations,
                 samplesFile, resultFile, seed, ioTimeoutNanos, pollIntervalNanos, spinNanos,
-                nativeLibrary, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP, null, null);
+                nativeLibrary, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP, null, null, Study.DEFAULT);
     }
 
     /** What a link may read. */
     Mechanism.Settings settings() {
-        return new Mechanism.Settings(ioTimeoutNanos, pollIntervalNanos, spinNanos);
+        return new Mechanism.Settings(ioTimeoutNanos, pollIntervalNanos, spinNanos, study.nodelay());
     }
 
     /** What an RPC client needs (section 10). */
     RpcDrive.Options rpc() {
         return new RpcDrive.Options(mechanism, endpoint, seed, requestSize, responseSize, payload,
-                sequenceLength, ioTimeoutNanos, httpClient);
+                sequenceLength, ioTimeoutNanos, httpClient, study.voidCalls(), study.nodelay(),
+                study.restJson(), study.corbaString());
     }
 
     /** A stream client (section 11.1): S bytes per message, N messages, W windows. */
@@ -60,7 +74,7 @@ record DriveOptions(
         return new DriveOptions(mechanism, endpoint, Pattern.STREAM.label(), 0, 0, warmup, 0,
                 samplesFile, resultFile, seed, ioTimeoutNanos, Mechanism.DEFAULT_POLL_INTERVAL_NANOS,
                 Mechanism.DEFAULT_SPIN_NANOS, null, BYTES, DEFAULT_SEQUENCE_LENGTH, OKHTTP, null,
-                stream);
+                stream, Study.DEFAULT);
     }
 
     /** The samples a run keeps: one per window (stream) or per round trip. */

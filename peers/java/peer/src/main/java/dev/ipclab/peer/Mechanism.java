@@ -54,8 +54,9 @@ import java.util.function.IntSupplier;
  * the {@code capabilities} answer all read it; nothing else lists mechanisms.
  */
 enum Mechanism {
-    TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e), (e, s) -> Tcp.connect(e))
-            .dialing((e, s) -> Tcp.dialer(e)).bursting(EnumSet.allOf(ServerModel.class))),
+    TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e, s.nodelay()),
+            (e, s) -> Tcp.connect(e, s.nodelay())).dialing((e, s) -> Tcp.dialer(e, s.nodelay()))
+            .bursting(EnumSet.allOf(ServerModel.class))),
     UDP("udp", EndpointKind.INET, datagrams(Udp::bind, (e, s) -> Udp.connect(e, s.ioTimeoutNanos())),
             () -> Udp.MAX_PAYLOAD),
     UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))
@@ -103,8 +104,12 @@ enum Mechanism {
     /** The default --poll-interval-us (2000 us), in nanoseconds. */
     static final long DEFAULT_POLL_INTERVAL_NANOS = 2_000_000L;
 
-    /** The transport tuning flags a listener or link may read. */
-    record Settings(long ioTimeoutNanos, long pollIntervalNanos, long spinNanos) {}
+    /**
+     * The transport tuning flags a listener or link may read.
+     *
+     * @param nodelay --nodelay on (true) or off; only tcp, rest and grpc take off
+     */
+    record Settings(long ioTimeoutNanos, long pollIntervalNanos, long spinNanos, boolean nodelay) {}
 
     interface Listen {
         StreamListener listen(String endpoint, Settings settings) throws IOException;
@@ -155,11 +160,11 @@ enum Mechanism {
                     serverModels);
         }
 
-        /** short over frames: a connection per round trip, END over one more. */
+        /** short over frames: a connection per round trip, END over one more; or one-way (11.2). */
         Behaviour dialing(Dialer dialer) {
             return withShort(options -> Exchange.dialing(
                     dialer.dialer(options.endpoint(), options.settings()), options.seed(),
-                    options.requestSize(), options.responseSize()));
+                    options.requestSize(), options.responseSize(), options.study().oneWay()));
         }
 
         Behaviour streaming(OpenStream stream) {
@@ -244,7 +249,7 @@ enum Mechanism {
 
     private static Behaviour rpc(RpcServer.Factory serve, RpcClient.Factory connect) {
         return new Behaviour((options, diagnostics) -> RpcServerAdapter.open(serve,
-                options.endpoint(), options.seed(), options.fault()),
+                options.endpoint(), options.seed(), options.fault(), options.nodelay()),
                 options -> RpcDrive.open(connect, options.rpc()), true, false, null);
     }
 
@@ -288,6 +293,22 @@ enum Mechanism {
         return behaviour.records;
     }
 
+    /**
+     * --nodelay off (section 1): tcp, rest and grpc, whose sockets can keep Nagle's algorithm on;
+     * every other mechanism has no such choice here.
+     */
+    boolean choosesNoDelay() {
+        return switch (this) {
+            case TCP, REST, GRPC -> true;
+            default -> false;
+        };
+    }
+
+    /** --one-way (11.2): short over section 2's frames (tcp, uds, sysv-mq, posix-mq). */
+    boolean carriesOneWay() {
+        return hasLink() && patterns.contains(Pattern.SHORT);
+    }
+
     /** jni, ffm: need --native-library. */
     boolean needsNativeLibrary() {
         return behaviour.nativeLibrary;
@@ -326,6 +347,6 @@ enum Mechanism {
     /** For tests: the bare link of a frame mechanism. */
     ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
         return behaviour.link.connect(endpoint, new Settings(ioTimeoutNanos,
-                DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS));
+                DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS, true));
     }
 }

@@ -8,12 +8,14 @@ import dev.ipclab.peer.server.Fault;
  * (exit 7), reported after parsing, not a usage error.
  *
  * @param burst with --server-model, a burst server's options (section 11.4); else null
+ * @param nodelay --nodelay on (true, the default) or off (section 1)
  */
 record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
-        long pollIntervalNanos, long spinNanos, BurstOptions burst) implements Command {
+        long pollIntervalNanos, long spinNanos, BurstOptions burst, boolean nodelay)
+        implements Command {
     /** What a listener may read; a server's waits have no timeout. */
     Mechanism.Settings settings() {
-        return new Mechanism.Settings(0, pollIntervalNanos, spinNanos);
+        return new Mechanism.Settings(0, pollIntervalNanos, spinNanos, nodelay);
     }
 
     boolean flipResponseByte() {
@@ -23,7 +25,7 @@ record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
     /** Not a burst server. */
     ServeOptions(String mechanism, String endpoint, long seed, Fault fault, long pollIntervalNanos,
             long spinNanos) {
-        this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, null);
+        this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, null, true);
     }
 
     /** With the default --spin-us. */

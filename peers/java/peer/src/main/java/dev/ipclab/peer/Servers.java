@@ -24,6 +24,7 @@ final class Servers {
             throw PeerException.unsupported(mechanism.label()
                     + " is an in-process call: there is no server (drive only)");
         }
+        Client.checkNoDelay(mechanism, options.nodelay());
         try {
             if (options.burst() != null) {
                 return BurstServer.open(serverModel(mechanism, options.burst()), options.endpoint(),

@@ -173,13 +173,13 @@ class ContractTest {
     void anUnknownServerModelIsUnsupported() {
         ServeOptions options = new ServeOptions("tcp", "127.0.0.1:0", 7, Fault.NONE,
                 Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS,
-                new BurstOptions("epoll", 1, dir.resolve("p.csv"), 512, 4));
+                new BurstOptions("epoll", 1, dir.resolve("p.csv"), 512, 4), true);
         PeerException e = assertThrows(PeerException.class,
                 () -> Servers.open(options, new Loopback.Diagnostics().stream));
         assertEquals(ErrorKind.UNSUPPORTED, e.kind());
         ServeOptions udp = new ServeOptions("udp", "127.0.0.1:0", 7, Fault.NONE,
                 Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS,
-                new BurstOptions("thread", 1, dir.resolve("p.csv"), 512, 4));
+                new BurstOptions("thread", 1, dir.resolve("p.csv"), 512, 4), true);
         assertEquals(ErrorKind.UNSUPPORTED, assertThrows(PeerException.class,
                 () -> Servers.open(udp, new Loopback.Diagnostics().stream)).kind());
     }

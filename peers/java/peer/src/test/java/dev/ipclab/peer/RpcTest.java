@@ -165,6 +165,39 @@ class RpcTest {
                 "--iterations", "1"));
     }
 
+    /** --void (10.1): put and the record puts against each framework's server; finish counts. */
+    @ParameterizedTest
+    @MethodSource("rpcMechanisms")
+    void voidCallsPutAndCountCorruptedPuts(String mechanism) throws Exception {
+        try (Child server = serve(mechanism, "none")) {
+            assertEquals(0, drive(mechanism, server.endpoint, "--void", "--request-size", "1000",
+                    "--response-size", "0", "--warmup", "3", "--iterations", "10"), lastError);
+            assertEquals(10, MAPPER.readTree(dir.resolve("r.json").toFile()).get("samples").asInt());
+            for (String payload : List.of("small", "medium", "large")) {
+                assertEquals(0, drive(mechanism, server.endpoint, "--void", "--payload", payload,
+                        "--iterations", "3"), lastError);
+            }
+        }
+        try (Child server = serve(mechanism, "none", "--seed", "2")) {
+            assertEquals(3, drive(mechanism, server.endpoint, "--void", "--request-size", "16",
+                    "--iterations", "2"), lastError);
+            assertTrue(lastError.contains("2 corrupted"), lastError);
+        }
+    }
+
+    @Test
+    void voidNeedsRrAnRpcMechanismAndNoResponse() {
+        assertEquals(2, drive("grpc", "127.0.0.1:1", "--void", "--request-size", "1",
+                "--response-size", "1", "--iterations", "1"));
+        assertEquals(2, drive("rest", "127.0.0.1:1", "--void", "--pattern", "short",
+                "--request-size", "1", "--iterations", "1"));
+        assertEquals(2, drive("grpc", "127.0.0.1:1", "--void", "yes", "--request-size", "1",
+                "--iterations", "1"));
+        assertEquals(7, drive("tcp", "127.0.0.1:1", "--void", "--request-size", "1",
+                "--iterations", "1"));
+        assertTrue(lastError.contains("not an RPC mechanism"), lastError);
+    }
+
     private String lastError = "";
 
     private int drive(String mechanism, String endpoint, String... more) {
@@ -179,13 +212,16 @@ class RpcTest {
         return code;
     }
 
-    private Child serve(String mechanism, String fault) throws IOException {
-        Process process = new ProcessBuilder(
+    /** @param more further serve flags (--seed, --nodelay) */
+    private Child serve(String mechanism, String fault, String... more) throws IOException {
+        List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx1g",
                 "--sun-misc-unsafe-memory-access=allow", "--enable-native-access=ALL-UNNAMED",
                 "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "serve", "--mechanism", mechanism, "--endpoint", "127.0.0.1:0", "--fault", fault)
+                "serve", "--mechanism", mechanism, "--endpoint", "127.0.0.1:0", "--fault", fault));
+        command.addAll(List.of(more));
+        Process process = new ProcessBuilder(command)
                 .redirectError(dir.resolve("server-" + mechanism + ".err").toFile())
                 .start();
         BufferedReader out = new BufferedReader(

@@ -83,6 +83,9 @@ final class BurstExchange {
         if (problem == null && Frame.kind(header, 0) != Frame.REQUEST) {
             problem = "unexpected kind";
         }
+        if (problem == null && Frame.flags(header, 0) != 0) {
+            problem = "bad flags"; // NO_REPLY belongs to a one-way short only
+        }
         if (problem != null) {
             diagnostics.println("ipclab-peer: rejected frame: " + problem);
             throw new Rejected(problem);

@@ -23,6 +23,9 @@ public final class Frame {
     public static final byte MARK = 6;
     public static final byte MARK_ACK = 7;
 
+    /** flags NO_REPLY: a REQUEST or END of a one-way short (section 11.2). */
+    public static final short NO_REPLY = 1;
+
     /** The bytes "IPCL" read as a little-endian u32. */
     static final int MAGIC = 0x4C43_5049;
 
@@ -36,6 +39,8 @@ public final class Frame {
 
     /** END_ACK carries the server's corrupted-request counter as a u64. */
     public static final int END_ACK_PAYLOAD = 8;
+    /** A one-way END_ACK: u64 corrupted, u64 requests received (section 11.2). */
+    public static final int ONE_WAY_END_ACK_PAYLOAD = 16;
     /** A stream's END_ACK: seven u64 (section 11.1 step 4). */
     public static final int STREAM_END_ACK_PAYLOAD = 56;
 
@@ -90,6 +95,15 @@ public final class Frame {
         return Integer.toUnsignedLong(buf.getInt(at + OFF_WANTED));
     }
 
+    public static short flags(ByteBuffer buf, int at) {
+        return buf.getShort(at + OFF_FLAGS);
+    }
+
+    /** Sets the flags of the header at offset 0 (one-way: {@link #NO_REPLY}). */
+    public static void setFlags(ByteBuffer buf, short flags) {
+        buf.putShort(OFF_FLAGS, flags);
+    }
+
     public static String requestProblem(ByteBuffer buf) {
         return requestProblem(buf, 0);
     }
@@ -112,7 +126,8 @@ public final class Frame {
         if (kind != REQUEST && kind != END && kind != DATA && kind != MARK) {
             return "unexpected kind";
         }
-        if (buf.getShort(at + OFF_FLAGS) != 0) {
+        short flags = flags(buf, at);
+        if (flags != 0 && !(flags == NO_REPLY && (kind == REQUEST || kind == END))) {
             return "bad flags";
         }
         long length = length(buf, at);

@@ -20,6 +20,12 @@ public final class OutgoingFrame {
         Payload.fillBase(buf, Frame.HEADER_SIZE, seed, stream, length);
     }
 
+    /** Marks every send of this frame NO_REPLY (a one-way short, section 11.2). */
+    public OutgoingFrame noReply() {
+        Frame.setFlags(buf, Frame.NO_REPLY);
+        return this;
+    }
+
     public int length() {
         return length;
     }

@@ -35,13 +35,29 @@ public final class BenchState {
      * @param wanted an unsigned 32-bit count; over MAX_PAYLOAD is refused
      */
     byte[] call(long sequence, long wanted, ByteBuffer request) {
+        checkWanted(wanted);
+        put(sequence, request);
+        return response(sequence, wanted);
+    }
+
+    /** callString (--corba-payload string): call with each byte as its character (10.1). */
+    String callString(long sequence, long wanted, String request) {
+        checkWanted(wanted);
+        if (PayloadText.firstMismatch(requests.stamped(sequence, request.length()), request) >= 0) {
+            corrupted.incrementAndGet();
+        }
+        return PayloadText.of(response(sequence, wanted));
+    }
+
+    private static void checkWanted(long wanted) {
         if (wanted < 0 || wanted > RpcLimits.MAX_PAYLOAD) {
             throw new IllegalArgumentException("wanted " + wanted + " is above MAX_PAYLOAD "
                     + RpcLimits.MAX_PAYLOAD);
         }
-        if (requests.firstMismatch(sequence, request.remaining(), request) >= 0) {
-            corrupted.incrementAndGet();
-        }
+    }
+
+    /** call's response payload, its last byte flipped under the fault. */
+    private byte[] response(long sequence, long wanted) {
         byte[] response = responses.stamped(sequence, (int) wanted);
         if (flip && response.length > 0) {
             response[response.length - 1] ^= 1;
@@ -51,6 +67,17 @@ public final class BenchState {
 
     byte[] call(long sequence, long wanted, byte[] request) {
         return call(sequence, wanted, ByteBuffer.wrap(request));
+    }
+
+    /** put (--void): the request checked as call's, counted when corrupted; nothing returned. */
+    void put(long sequence, ByteBuffer request) {
+        if (requests.firstMismatch(sequence, request.remaining(), request) >= 0) {
+            corrupted.incrementAndGet();
+        }
+    }
+
+    void put(long sequence, byte[] request) {
+        put(sequence, ByteBuffer.wrap(request));
     }
 
     /**

@@ -44,7 +44,8 @@ public final class CorbaBench {
         return ORB.init(new String[0], properties);
     }
 
-    public static RpcServer serve(InetSocketAddress address, BenchState bench) {
+    /** @param nodelay always true here: JacORB sets TCP_NODELAY itself */
+    public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay) {
         Properties properties = new Properties();
         properties.setProperty("OAIAddr", address.getAddress().getHostAddress());
         if (address.getPort() != 0) {
@@ -101,6 +102,25 @@ public final class CorbaBench {
         public long finish() {
             return bench.finish();
         }
+
+        @Override
+        public String callString(long seq, int wanted, String request) {
+            return bench.callString(seq, Integer.toUnsignedLong(wanted), request);
+        }
+
+        @Override
+        public void put(long seq, byte[] request) {
+            bench.put(seq, request);
+        }
+
+        @Override
+        public void putSmall(Small value) {}
+
+        @Override
+        public void putMedium(Medium value) {}
+
+        @Override
+        public void putLarge(Large value) {}
     }
 
     /** The endpoint is the server's IOR. */
@@ -118,17 +138,58 @@ public final class CorbaBench {
             Bench bench = BenchHelper.narrow(orb.string_to_object(options.endpoint()));
             // Connect now, before the warm-up (narrow may have answered from the IOR alone).
             bench._non_existent();
-            return new StubClient(bench::call, bench::finish, CorbaBench::classify, () -> {
-                orb.shutdown(false);
-                orb.destroy();
-            }, StubClient.echo(Small.class, bench::echoSmall),
-                    StubClient.echo(Medium.class, bench::echoMedium),
-                    StubClient.echo(Large.class, bench::echoLarge));
+            return options.corbaString() ? new Text(orb, bench) : new Client(orb, bench);
         } catch (RuntimeException e) {
             orb.destroy();
             PeerException failure = classify(e);
             throw new PeerException(failure.kind(), "cannot connect to the corba server: "
                     + failure.getMessage(), e);
+        }
+    }
+
+    /** The stub's operations; the ORB goes with the client. */
+    private static class Client extends StubClient {
+        Client(ORB orb, Bench bench) {
+            super(bench::call, bench::put, bench::finish, CorbaBench::classify, () -> {
+                orb.shutdown(false);
+                orb.destroy();
+            }, StubClient.echo(Small.class, bench::echoSmall, bench::putSmall),
+                    StubClient.echo(Medium.class, bench::echoMedium, bench::putMedium),
+                    StubClient.echo(Large.class, bench::echoLarge, bench::putLarge));
+        }
+    }
+
+    /**
+     * --corba-payload string: callString with the request's text made before the clock; the
+     * returned text is compared with the expected response's text after it.
+     */
+    private static final class Text extends Client {
+        private final Bench bench;
+
+        Text(ORB orb, Bench bench) {
+            super(orb, bench);
+            this.bench = bench;
+        }
+
+        @Override
+        public Object prepareCall(long sequence, int wanted, byte[] request) {
+            return new Object[] {sequence, wanted, PayloadText.of(request)};
+        }
+
+        @Override
+        public Object call(Object prepared) {
+            Object[] args = (Object[]) prepared;
+            return bench.callString((Long) args[0], (Integer) args[1], (String) args[2]);
+        }
+
+        @Override
+        public long firstMismatch(Object response, Payloads expected, long sequence, int length) {
+            return PayloadText.firstMismatch(expected.stamped(sequence, length), (String) response);
+        }
+
+        @Override
+        public int responseLength(Object response) {
+            return ((String) response).length();
         }
     }
 

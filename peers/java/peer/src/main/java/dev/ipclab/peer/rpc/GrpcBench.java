@@ -12,6 +12,7 @@ import dev.ipclab.rpc.grpc.CallRequest;
 import dev.ipclab.rpc.grpc.FinishRequest;
 import dev.ipclab.rpc.grpc.Large;
 import dev.ipclab.rpc.grpc.Medium;
+import dev.ipclab.rpc.grpc.PutRequest;
 import dev.ipclab.rpc.grpc.Small;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -19,6 +20,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -36,9 +38,15 @@ import java.util.concurrent.TimeUnit;
 public final class GrpcBench {
     private GrpcBench() {}
 
-    public static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
+    /**
+     * @param nodelay false (--nodelay off): the accepted sockets keep Nagle on (Netty's
+     *     TCP_NODELAY child option, which Netty otherwise sets true)
+     */
+    public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay)
+            throws IOException {
         Server server = NettyServerBuilder.forAddress(address)
                 .maxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
+                .withChildOption(ChannelOption.TCP_NODELAY, nodelay)
                 .addService(new GrpcService(bench))
                 .build()
                 .start();
@@ -74,7 +82,8 @@ public final class GrpcBench {
         NettyChannelBuilder builder = NettyChannelBuilder
                 .forAddress(address.getHostString(), address.getPort())
                 .usePlaintext()
-                .maxInboundMessageSize(RpcLimits.MESSAGE_LIMIT);
+                .maxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
+                .withOption(ChannelOption.TCP_NODELAY, options.nodelay());
         if (stream) {
             builder.disableRetry();
         }
@@ -96,12 +105,15 @@ public final class GrpcBench {
 
         /** The deadline is per call (section 10.3), so it is set inside the timed region. */
         private Client(ManagedChannel channel, BenchGrpc.BenchBlockingStub stub, long ioTimeoutNanos) {
-            super(null, () -> deadline(stub, ioTimeoutNanos)
+            super(null, null, () -> deadline(stub, ioTimeoutNanos)
                             .finish(FinishRequest.getDefaultInstance()).getCorrupted(),
                     GrpcBench::classify, () -> GrpcBench.close(channel),
-                    echo(Small.class, v -> deadline(stub, ioTimeoutNanos).echoSmall(v)),
-                    echo(Medium.class, v -> deadline(stub, ioTimeoutNanos).echoMedium(v)),
-                    echo(Large.class, v -> deadline(stub, ioTimeoutNanos).echoLarge(v)));
+                    echo(Small.class, v -> deadline(stub, ioTimeoutNanos).echoSmall(v),
+                            v -> deadline(stub, ioTimeoutNanos).putSmall(v)),
+                    echo(Medium.class, v -> deadline(stub, ioTimeoutNanos).echoMedium(v),
+                            v -> deadline(stub, ioTimeoutNanos).putMedium(v)),
+                    echo(Large.class, v -> deadline(stub, ioTimeoutNanos).echoLarge(v),
+                            v -> deadline(stub, ioTimeoutNanos).putLarge(v)));
             this.stub = stub;
             this.ioTimeoutNanos = ioTimeoutNanos;
         }
@@ -115,6 +127,17 @@ public final class GrpcBench {
         @Override
         public Object call(Object prepared) {
             return deadline(stub, ioTimeoutNanos).call((CallRequest) prepared);
+        }
+
+        @Override
+        public Object preparePut(long sequence, byte[] request) {
+            return PutRequest.newBuilder().setSeq(sequence)
+                    .setRequest(UnsafeByteOperations.unsafeWrap(request)).build();
+        }
+
+        @Override
+        public void put(Object prepared) {
+            deadline(stub, ioTimeoutNanos).put((PutRequest) prepared);
         }
 
         @Override

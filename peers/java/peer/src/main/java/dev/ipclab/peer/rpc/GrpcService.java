@@ -1,6 +1,7 @@
 package dev.ipclab.peer.rpc;
 
 import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Empty;
 import com.google.protobuf.Message;
 import com.google.protobuf.UnsafeByteOperations;
 import dev.ipclab.linuxipc.LinuxIpcException;
@@ -15,6 +16,7 @@ import dev.ipclab.rpc.grpc.FinishReply;
 import dev.ipclab.rpc.grpc.FinishRequest;
 import dev.ipclab.rpc.grpc.Large;
 import dev.ipclab.rpc.grpc.Medium;
+import dev.ipclab.rpc.grpc.PutRequest;
 import dev.ipclab.rpc.grpc.Small;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
@@ -122,6 +124,33 @@ final class GrpcService extends BenchGrpc.BenchImplBase {
             echoed = (T) value.toBuilder().setField(n2, (Integer) value.getField(n2) ^ 1).build();
         }
         reply.onNext(echoed);
+        reply.onCompleted();
+    }
+
+    /** put (--void): call's check, then the empty reply. */
+    @Override
+    public void put(PutRequest request, StreamObserver<Empty> reply) {
+        bench.put(request.getSeq(), request.getRequest().asReadOnlyByteBuffer());
+        empty(reply);
+    }
+
+    @Override
+    public void putSmall(Small value, StreamObserver<Empty> reply) {
+        empty(reply);
+    }
+
+    @Override
+    public void putMedium(Medium value, StreamObserver<Empty> reply) {
+        empty(reply);
+    }
+
+    @Override
+    public void putLarge(Large value, StreamObserver<Empty> reply) {
+        empty(reply);
+    }
+
+    private static void empty(StreamObserver<Empty> reply) {
+        reply.onNext(Empty.getDefaultInstance());
         reply.onCompleted();
     }
 

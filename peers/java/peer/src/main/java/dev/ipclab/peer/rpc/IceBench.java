@@ -34,7 +34,8 @@ public final class IceBench {
         return Util.initialize(init);
     }
 
-    public static RpcServer serve(InetSocketAddress address, BenchState bench) {
+    /** @param nodelay always true here (Ice sets TCP_NODELAY itself) */
+    public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay) {
         Communicator communicator = communicator();
         ObjectAdapter adapter = communicator.createObjectAdapterWithEndpoints("ipclab",
                 "tcp -h " + address.getAddress().getHostAddress() + " -p " + address.getPort());
@@ -75,6 +76,20 @@ public final class IceBench {
         public long finish(Current current) {
             return bench.finish();
         }
+
+        @Override
+        public void put(long seq, byte[] request, Current current) {
+            bench.put(seq, request);
+        }
+
+        @Override
+        public void putSmall(Small value, Current current) {}
+
+        @Override
+        public void putMedium(Medium value, Current current) {}
+
+        @Override
+        public void putLarge(Large value, Current current) {}
     }
 
     public static RpcClient connect(RpcDrive.Options options) {
@@ -87,10 +102,11 @@ public final class IceBench {
                             Math.max(1, options.ioTimeoutNanos() / 1_000_000)));
             // Connect now, before the warm-up.
             proxy.ice_getConnection();
-            return new StubClient(proxy::call, proxy::finish, IceBench::classify,
-                    communicator::destroy, StubClient.echo(Small.class, proxy::echoSmall),
-                    StubClient.echo(Medium.class, proxy::echoMedium),
-                    StubClient.echo(Large.class, proxy::echoLarge));
+            return new StubClient(proxy::call, proxy::put, proxy::finish, IceBench::classify,
+                    communicator::destroy,
+                    StubClient.echo(Small.class, proxy::echoSmall, proxy::putSmall),
+                    StubClient.echo(Medium.class, proxy::echoMedium, proxy::putMedium),
+                    StubClient.echo(Large.class, proxy::echoLarge, proxy::putLarge));
         } catch (RuntimeException e) {
             communicator.destroy();
             throw e;

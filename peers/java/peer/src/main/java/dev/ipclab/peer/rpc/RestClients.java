@@ -47,48 +47,104 @@ public final class RestClients {
 
     private RestClients() {}
 
-    public static RpcClient connect(RpcDrive.Options options) {
+    public static RpcClient connect(RpcDrive.Options options) throws PeerException {
         return connect(options, false);
     }
 
     /** short (section 11.3): every call asks for {@code Connection: close}, so each has its own. */
-    public static RpcClient connectShort(RpcDrive.Options options) {
+    public static RpcClient connectShort(RpcDrive.Options options) throws PeerException {
         return connect(options, true);
     }
 
-    private static RpcClient connect(RpcDrive.Options options, boolean close) {
+    /**
+     * @throws PeerException unsupported: --nodelay off with java.net.http, which sets
+     *     TCP_NODELAY on every socket itself (PlainHttpConnection) and has no option against it
+     */
+    private static RpcClient connect(RpcDrive.Options options, boolean close) throws PeerException {
         InetSocketAddress address = RpcServer.address(options.endpoint());
         String base = "http://" + RpcServer.format(address.getHostString(), address.getPort());
-        return options.httpClient().equals("jdk") ? new Jdk(base, options.ioTimeoutNanos(), close)
-                : new OkHttp(base, options.ioTimeoutNanos(), close);
+        Route route = new Route(base, options.restJson(), close);
+        if (!options.httpClient().equals("jdk")) {
+            return new OkHttp(route, options.ioTimeoutNanos(), options.nodelay());
+        }
+        if (!options.nodelay()) {
+            throw PeerException.unsupported("--nodelay off: java.net.http (--http-client jdk) sets "
+                    + "TCP_NODELAY on its sockets itself and cannot leave Nagle on; use okhttp");
+        }
+        return new Jdk(route, options.ioTimeoutNanos());
     }
+
+    /**
+     * Where and how a client posts: the server's base URL, the body form of bytes (--rest-body)
+     * and whether each call asks for {@code Connection: close} (short).
+     */
+    private record Route(String base, boolean json, boolean close) {}
 
     /** A response as both clients return it: status and body. */
     private record Reply(int status, byte[] body) {}
 
-    /** The shared part: routes, JSON, and error kinds. */
+    /**
+     * The shared part: routes, JSON, and error kinds. Bytes as octets: the body is made before
+     * the clock. As JSON (--rest-body json): the base64 JSON is written and read inside the
+     * timed call, as a client of that form does it on every call.
+     */
     private abstract static class Rest implements RpcClient {
-        final String base;
+        final Route route;
 
-        Rest(String base) {
-            this.base = base;
+        Rest(Route route) {
+            this.route = route;
         }
 
-        abstract Reply post(String path, Object body, boolean json) throws Exception;
+        abstract Reply post(String path, Object body) throws Exception;
 
-        /** The request body in the client's own form, made before the clock. */
+        /** The request body in the client's own form. */
         abstract Object body(byte[] bytes, boolean json);
 
         @Override
         public Object prepareCall(long sequence, int wanted, byte[] request) {
-            return new Object[] {"/call/" + Long.toUnsignedString(sequence) + "?wanted="
-                    + Integer.toUnsignedString(wanted), body(request, false)};
+            return prepared("/call/" + Long.toUnsignedString(sequence) + "?wanted="
+                    + Integer.toUnsignedString(wanted), request);
+        }
+
+        @Override
+        public Object preparePut(long sequence, byte[] request) {
+            return prepared("/put/" + Long.toUnsignedString(sequence), request);
+        }
+
+        /** The path and, for octets, the finished body; for JSON the bytes (encoded when timed). */
+        private Object[] prepared(String path, byte[] request) {
+            return new Object[] {path, route.json() ? request : body(request, false)};
+        }
+
+        private Reply send(Object prepared, int status) throws Exception {
+            Object[] args = (Object[]) prepared;
+            Object body = route.json() ? body(RestBody.encode((byte[]) args[1], true), true) : args[1];
+            return expect(post((String) args[0], body), status);
         }
 
         @Override
         public Object call(Object prepared) throws Exception {
-            Object[] args = (Object[]) prepared;
-            return ok(post((String) args[0], args[1], false));
+            Reply reply = send(prepared, 200);
+            return route.json() ? new Reply(200, decode(reply.body())) : reply;
+        }
+
+        @Override
+        public void put(Object prepared) throws Exception {
+            send(prepared, 204);
+        }
+
+        @Override
+        public void putRecord(Structs.Kind kind, Object value) throws Exception {
+            expect(post("/put/" + kind.label(), value), 204);
+        }
+
+        /** A JSON reply's bytes; not that form: a protocol error (the server broke the route). */
+        private static byte[] decode(byte[] body) throws PeerException {
+            try {
+                return RestBody.decode(body, true);
+            } catch (IllegalArgumentException e) {
+                throw PeerException.protocol("rest: the reply " + e.getMessage(), e);
+            }
         }
 
         @Override
@@ -103,7 +159,7 @@ public final class RestClients {
 
         @Override
         public Object echo(Structs.Kind kind, Object value) throws Exception {
-            return ok(post("/echo/" + kind.label(), value, true));
+            return expect(post("/echo/" + kind.label(), value), 200);
         }
 
         @Override
@@ -123,7 +179,7 @@ public final class RestClients {
 
         @Override
         public long finish() throws Exception {
-            Reply reply = ok(post("/finish", body(new byte[0], false), false));
+            Reply reply = expect(post("/finish", body(new byte[0], false)), 200);
             return RestServer.MAPPER.readTree(reply.body()).get("corrupted").asLong();
         }
 
@@ -143,8 +199,8 @@ public final class RestClients {
             return PeerException.protocol(text, failure);
         }
 
-        private static Reply ok(Reply reply) throws PeerException {
-            if (reply.status() != 200) {
+        private static Reply expect(Reply reply, int status) throws PeerException {
+            if (reply.status() != status) {
                 throw PeerException.protocol("rest: HTTP " + reply.status() + ": "
                         + new String(reply.body(), StandardCharsets.UTF_8), null);
             }
@@ -177,15 +233,14 @@ public final class RestClients {
 
     private static final class OkHttp extends Rest {
         private final OkHttpClient client;
-        private final boolean close;
 
-        OkHttp(String base, long ioTimeoutNanos, boolean close) {
-            super(base);
-            this.close = close;
+        /** @param nodelay TCP_NODELAY through our socket factory; false leaves Nagle on */
+        OkHttp(Route route, long ioTimeoutNanos, boolean nodelay) {
+            super(route);
             client = new OkHttpClient.Builder()
                     .protocols(List.of(Protocol.HTTP_1_1))
                     .connectionPool(new ConnectionPool(1, 5, TimeUnit.MINUTES))
-                    .socketFactory(new NoDelaySockets())
+                    .socketFactory(new NoDelaySockets(nodelay))
                     .connectTimeout(ioTimeoutNanos, TimeUnit.NANOSECONDS)
                     .readTimeout(ioTimeoutNanos, TimeUnit.NANOSECONDS)
                     .writeTimeout(ioTimeoutNanos, TimeUnit.NANOSECONDS)
@@ -199,9 +254,10 @@ public final class RestClients {
         }
 
         @Override
-        Reply post(String path, Object body, boolean json) throws IOException {
-            Request.Builder builder = new Request.Builder().url(base + path).post((RequestBody) body);
-            if (close) {
+        Reply post(String path, Object body) throws IOException {
+            Request.Builder builder = new Request.Builder().url(route.base() + path)
+                    .post((RequestBody) body);
+            if (route.close()) {
                 builder.header("Connection", "close");
             }
             Request request = builder.build();
@@ -217,12 +273,20 @@ public final class RestClients {
         }
     }
 
-    /** OkHttp leaves Nagle on; the contract wants TCP_NODELAY on both sides. */
+    /**
+     * OkHttp leaves Nagle on; the contract wants TCP_NODELAY on both sides unless --nodelay off.
+     */
     private static final class NoDelaySockets extends SocketFactory {
+        private final boolean nodelay;
+
+        NoDelaySockets(boolean nodelay) {
+            this.nodelay = nodelay;
+        }
+
         @Override
         public Socket createSocket() throws IOException {
             Socket socket = new Socket();
-            socket.setTcpNoDelay(true);
+            socket.setTcpNoDelay(nodelay);
             return socket;
         }
 
@@ -251,11 +315,9 @@ public final class RestClients {
     private static final class Jdk extends Rest {
         private final HttpClient client;
         private final Duration timeout;
-        private final boolean close;
 
-        Jdk(String base, long ioTimeoutNanos, boolean close) {
-            super(base);
-            this.close = close;
+        Jdk(Route route, long ioTimeoutNanos) {
+            super(route);
             timeout = Duration.ofNanos(ioTimeoutNanos);
             client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(timeout).build();
@@ -267,13 +329,13 @@ public final class RestClients {
         }
 
         @Override
-        Reply post(String path, Object body, boolean json) throws IOException, InterruptedException {
+        Reply post(String path, Object body) throws IOException, InterruptedException {
             Object[] parts = (Object[]) body;
-            HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(base + path))
+            HttpRequest.Builder builder = HttpRequest.newBuilder(URI.create(route.base() + path))
                     .timeout(timeout)
                     .header("Content-Type", (String) parts[1])
                     .POST(HttpRequest.BodyPublishers.ofByteArray((byte[]) parts[0]));
-            if (close) {
+            if (route.close()) {
                 builder.header("Connection", "close");
             }
             HttpRequest request = builder.build();

@@ -28,12 +28,27 @@ public final class RestServer {
     private static final String OCTETS = "application/octet-stream";
     private static final String JSON = "application/json";
 
+    /** The sun.net.httpserver.nodelay this process set, or null before the first server. */
+    private static Boolean nodelayRead;
+
     private RestServer() {}
 
-    public static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
-        // Read once, when the JDK's server configuration class loads: without it the server
-        // stalls ~40 ms per response on Nagle + delayed ACK (section 10.3).
-        System.setProperty("sun.net.httpserver.nodelay", "true");
+    /**
+     * @param nodelay false (--nodelay off): the JDK server leaves Nagle on, as it does by default
+     * @throws IllegalStateException when this JVM's JDK server already read the other setting
+     */
+    public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay)
+            throws IOException {
+        // Read once per process, when the JDK's server configuration class loads: with Nagle on
+        // the server stalls ~40 ms per response on Nagle + delayed ACK (section 10.3).
+        synchronized (RestServer.class) {
+            if (nodelayRead != null && nodelayRead != nodelay) {
+                throw new IllegalStateException("the JDK HTTP server of this process already runs "
+                        + "with --nodelay " + (nodelayRead ? "on" : "off"));
+            }
+            System.setProperty("sun.net.httpserver.nodelay", Boolean.toString(nodelay));
+            nodelayRead = nodelay;
+        }
         HttpServer server = HttpServer.create(address, 64);
         ExecutorService threads = Executors.newCachedThreadPool(runnable ->
                 Thread.ofPlatform().daemon().name("ipclab-rest").unstarted(runnable));
@@ -50,10 +65,7 @@ public final class RestServer {
         try (exchange; InputStream body = exchange.getRequestBody()) {
             String path = exchange.getRequestURI().getRawPath();
             String query = exchange.getRequestURI().getRawQuery();
-            Structs.Kind kind = path.startsWith("/echo/")
-                    ? Structs.Kind.byLabel(path.substring("/echo/".length())) : null;
-            boolean known = kind != null || path.equals("/finish") || path.startsWith("/call/");
-            if (!known) {
+            if (!known(path)) {
                 reply(exchange, 404, "text/plain", bytes("unknown path " + path));
                 return;
             }
@@ -64,26 +76,54 @@ public final class RestServer {
             }
             byte[] request = body.readAllBytes();
             try {
-                if (kind != null) {
-                    reply(exchange, 200, JSON, echo(kind, request, bench));
-                } else if (path.equals("/finish")) {
-                    reply(exchange, 200, JSON,
-                            bytes("{\"corrupted\":" + Long.toUnsignedString(bench.finish()) + "}"));
-                } else {
-                    long sequence = unsigned(path.substring("/call/".length()), "sequence");
-                    if (query == null || !query.startsWith("wanted=")) {
-                        throw new IllegalArgumentException("the query must be wanted=N");
-                    }
-                    long wanted = unsigned(query.substring("wanted=".length()), "wanted");
-                    reply(exchange, 200, OCTETS, bench.call(sequence, wanted, request));
-                }
+                answer(exchange, path, query, request, bench);
             } catch (IllegalArgumentException e) {
                 reply(exchange, 400, "text/plain", bytes(e.getMessage()));
             }
         }
     }
 
-    private static byte[] echo(Structs.Kind kind, byte[] body, BenchState bench) {
+    private static boolean known(String path) {
+        return path.equals("/finish") || path.startsWith("/call/") || path.startsWith("/put/")
+                || (path.startsWith("/echo/") && record(path, "/echo/") != null);
+    }
+
+    /** The kind of {@code /echo/KIND} or {@code /put/KIND}, else null. */
+    private static Structs.Kind record(String path, String prefix) {
+        return Structs.Kind.byLabel(path.substring(prefix.length()));
+    }
+
+    /** One known POST: each operation of idl/rest.md. */
+    private static void answer(HttpExchange exchange, String path, String query, byte[] request,
+            BenchState bench) throws IOException {
+        boolean json = RestBody.isJson(exchange.getRequestHeaders().getFirst("Content-Type"));
+        if (path.startsWith("/echo/")) {
+            reply(exchange, 200, JSON, echo(record(path, "/echo/"), request, bench.n2Flip()));
+        } else if (path.equals("/finish")) {
+            reply(exchange, 200, JSON,
+                    bytes("{\"corrupted\":" + Long.toUnsignedString(bench.finish()) + "}"));
+        } else if (path.startsWith("/put/")) {
+            Structs.Kind kind = record(path, "/put/");
+            if (kind != null) {
+                echo(kind, request, 0);
+            } else {
+                bench.put(unsigned(path.substring("/put/".length()), "sequence"),
+                        RestBody.decode(request, json));
+            }
+            reply(exchange, 204, OCTETS, new byte[0]);
+        } else {
+            long sequence = unsigned(path.substring("/call/".length()), "sequence");
+            if (query == null || !query.startsWith("wanted=")) {
+                throw new IllegalArgumentException("the query must be wanted=N");
+            }
+            long wanted = unsigned(query.substring("wanted=".length()), "wanted");
+            byte[] response = bench.call(sequence, wanted, RestBody.decode(request, json));
+            reply(exchange, 200, json ? JSON : OCTETS, RestBody.encode(response, json));
+        }
+    }
+
+    /** A record's JSON checked field by field; the echo with n2 XOR flip. */
+    private static byte[] echo(Structs.Kind kind, byte[] body, int flip) {
         JsonNode tree;
         try {
             tree = MAPPER.readTree(body);
@@ -110,7 +150,7 @@ public final class RestServer {
                         + field.type().name().toLowerCase(java.util.Locale.ROOT));
             }
         }
-        object.put("n2", object.get("n2").intValue() ^ bench.n2Flip());
+        object.put("n2", object.get("n2").intValue() ^ flip);
         try {
             return MAPPER.writeValueAsBytes(object);
         } catch (JsonProcessingException e) {
@@ -169,6 +209,9 @@ public final class RestServer {
         // client puts it back into its pool.
         if ("close".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Connection"))) {
             exchange.getResponseHeaders().set("Connection", "close");
+        }
+        if (status == 204) {
+            exchange.getResponseHeaders().remove("Content-Type");
         }
         exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
         if (body.length > 0) {

@@ -14,4 +14,13 @@ public interface RmiBench extends Remote {
     RmiRecords.Large echoLarge(RmiRecords.Large value) throws RemoteException;
 
     long finish() throws RemoteException;
+
+    /** The void operations (PROTOCOL.md 10.1, --void): two-way, RMI's void return. */
+    void put(long seq, byte[] request) throws RemoteException;
+
+    void putSmall(RmiRecords.Small value) throws RemoteException;
+
+    void putMedium(RmiRecords.Medium value) throws RemoteException;
+
+    void putLarge(RmiRecords.Large value) throws RemoteException;
 }

@@ -29,7 +29,9 @@ public final class RmiServer {
 
     private RmiServer() {}
 
-    public static RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException {
+    /** @param nodelay always true here: the client's sockets get TCP_NODELAY from the stub */
+    public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay)
+            throws IOException {
         InetAddress host = address.getAddress();
         // Stubs carry this host: without it they name the machine's external address.
         System.setProperty("java.rmi.server.hostname", host.getHostAddress());
@@ -131,6 +133,20 @@ public final class RmiServer {
         public long finish() {
             return bench.finish();
         }
+
+        @Override
+        public void put(long seq, byte[] request) {
+            bench.put(seq, request);
+        }
+
+        @Override
+        public void putSmall(RmiRecords.Small value) {}
+
+        @Override
+        public void putMedium(RmiRecords.Medium value) {}
+
+        @Override
+        public void putLarge(RmiRecords.Large value) {}
     }
 
     public static RpcClient connect(RpcDrive.Options options) throws IOException {
@@ -146,10 +162,10 @@ public final class RmiServer {
             throw new IOException("nothing bound as " + NAME, e);
         }
         // RMI keeps no handle to close: its idle connections time out on their own.
-        return new StubClient(stub::call, stub::finish, RmiServer::classify, () -> { },
-                StubClient.echo(RmiRecords.Small.class, stub::echoSmall),
-                StubClient.echo(RmiRecords.Medium.class, stub::echoMedium),
-                StubClient.echo(RmiRecords.Large.class, stub::echoLarge));
+        return new StubClient(stub::call, stub::put, stub::finish, RmiServer::classify, () -> { },
+                StubClient.echo(RmiRecords.Small.class, stub::echoSmall, stub::putSmall),
+                StubClient.echo(RmiRecords.Medium.class, stub::echoMedium, stub::putMedium),
+                StubClient.echo(RmiRecords.Large.class, stub::echoLarge, stub::putLarge));
     }
 
     private static PeerException classify(Throwable failure) {

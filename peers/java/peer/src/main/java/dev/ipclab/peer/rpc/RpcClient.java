@@ -21,14 +21,39 @@ public interface RpcClient extends AutoCloseable {
     /** Timed: one stub call with what {@link #prepareCall} made. */
     Object call(Object prepared) throws Exception;
 
+    /** put's arguments in the form the stub takes (--void). Untimed; default: call's, wanted 0. */
+    default Object preparePut(long sequence, byte[] request) {
+        return prepareCall(sequence, 0, request);
+    }
+
+    /** Timed: one {@code put} (--void) with what {@link #preparePut} made; nothing comes back. */
+    void put(Object prepared) throws Exception;
+
     /** The response bytes of what {@link #call} returned. Untimed. */
     ByteBuffer responseBytes(Object response);
+
+    /**
+     * The first offset where a response differs from {@code payload(seed, 2, sequence, length)}
+     * ({@code expected} holds the seed and stream), the shorter length if only the lengths
+     * differ, -1 if equal. Untimed; a client whose response is not bytes (callString) overrides it.
+     */
+    default long firstMismatch(Object response, Payloads expected, long sequence, int length) {
+        return expected.firstMismatch(sequence, length, responseBytes(response));
+    }
+
+    /** The response's payload length. Untimed. */
+    default int responseLength(Object response) {
+        return responseBytes(response).remaining();
+    }
 
     /** The generated struct for a neutral record. Untimed. */
     Object toNative(Structs.Kind kind, Map<String, Object> record);
 
     /** Timed: one echo of a generated struct. */
     Object echo(Structs.Kind kind, Object value) throws Exception;
+
+    /** Timed: one putSmall / putMedium / putLarge (--void) of a generated struct. */
+    void putRecord(Structs.Kind kind, Object value) throws Exception;
 
     /** The neutral record of an echoed struct. Untimed. */
     Map<String, Object> fromNative(Structs.Kind kind, Object value);

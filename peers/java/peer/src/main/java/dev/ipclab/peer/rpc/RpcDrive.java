@@ -3,7 +3,6 @@ package dev.ipclab.peer.rpc;
 import dev.ipclab.peer.frame.Payload;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.pattern.Session;
-import java.nio.ByteBuffer;
 import java.util.Map;
 
 /**
@@ -15,10 +14,23 @@ public final class RpcDrive {
     /**
      * @param payload {@code bytes}, {@code small}, {@code medium} or {@code large}
      * @param httpClient rest only: {@code okhttp} or {@code jdk}
+     * @param voidCalls --void: put, putSmall, putMedium, putLarge instead of call and the echoes
+     * @param nodelay --nodelay on (true) or off (rest, grpc)
+     * @param restJson --rest-body json: bytes as {"data": "<base64>"}
+     * @param corbaString --corba-payload string: callString
      */
     public record Options(String mechanism, String endpoint, long seed, int requestSize,
             int responseSize, String payload, int sequenceLength, long ioTimeoutNanos,
-            String httpClient) {}
+            String httpClient, boolean voidCalls, boolean nodelay, boolean restJson,
+            boolean corbaString) {
+        /** Without the study flags (section 1's defaults). */
+        public Options(String mechanism, String endpoint, long seed, int requestSize,
+                int responseSize, String payload, int sequenceLength, long ioTimeoutNanos,
+                String httpClient) {
+            this(mechanism, endpoint, seed, requestSize, responseSize, payload, sequenceLength,
+                    ioTimeoutNanos, httpClient, false, true, false, false);
+        }
+    }
 
     private RpcDrive() {}
 
@@ -38,8 +50,12 @@ public final class RpcDrive {
                     + PeerException.describe(e), e);
         }
         Structs.Kind kind = Structs.Kind.byLabel(options.payload());
-        return kind == null ? new Bytes(client, options)
-                : new Echo(client, kind, Structs.generate(kind, options.seed(), options.sequenceLength()));
+        if (kind == null) {
+            return options.voidCalls() ? Put.bytes(client, options) : new Bytes(client, options);
+        }
+        Map<String, Object> record = Structs.generate(kind, options.seed(), options.sequenceLength());
+        return options.voidCalls() ? Put.record(client, kind, record)
+                : new Echo(client, kind, record);
     }
 
     /** The finish and the close, the same for both payload forms. */
@@ -98,12 +114,12 @@ public final class RpcDrive {
                 throw client.classify(e);
             }
             long stop = System.nanoTime();
-            ByteBuffer bytes = client.responseBytes(response);
-            long offset = responses.firstMismatch(sequence, responseSize, bytes);
+            long offset = client.firstMismatch(response, responses, sequence, responseSize);
             if (offset >= 0) {
+                int length = client.responseLength(response);
                 throw PeerException.mismatch("payload mismatch: response sequence " + sequence
-                        + (bytes.remaining() != responseSize
-                                ? " has " + bytes.remaining() + " bytes, expected " + responseSize
+                        + (length != responseSize
+                                ? " has " + length + " bytes, expected " + responseSize
                                 : " differs from the expected bytes at offset " + offset));
             }
             return stop - start;
@@ -139,6 +155,59 @@ public final class RpcDrive {
                         + " of sequence " + sequence + " differs in field " + field);
             }
             return stop - start;
+        }
+    }
+
+    /**
+     * --void: one void operation per round trip, its argument made before the clock; nothing
+     * comes back to check.
+     */
+    private static final class Put extends Calls {
+        /** The stub's argument for a sequence (stamped). Untimed. */
+        interface Argument {
+            Object of(long sequence);
+        }
+
+        /** The timed void call. */
+        interface Send {
+            void send(Object argument) throws Exception;
+        }
+
+        private final Argument argument;
+        private final Send send;
+
+        Put(RpcClient client, Argument argument, Send send) {
+            super(client);
+            this.argument = argument;
+            this.send = send;
+        }
+
+        /** put(seq, payload(seed, 1, seq, request_size)), the array stamped in place. */
+        static Put bytes(RpcClient client, Options options) {
+            Payloads requests = new Payloads(options.seed(), Payload.REQUEST_STREAM);
+            byte[] request = requests.stamped(0, options.requestSize());
+            return new Put(client, sequence -> {
+                requests.stamp(request, sequence);
+                return client.preparePut(sequence, request);
+            }, client::put);
+        }
+
+        /** putSmall / putMedium / putLarge of the stamped record. */
+        static Put record(RpcClient client, Structs.Kind kind, Map<String, Object> record) {
+            return new Put(client, sequence -> client.toNative(kind, Structs.stamped(record, sequence)),
+                    value -> client.putRecord(kind, value));
+        }
+
+        @Override
+        public long roundTrip(long sequence) throws PeerException {
+            Object prepared = argument.of(sequence);
+            long start = System.nanoTime();
+            try {
+                send.send(prepared);
+            } catch (Exception e) {
+                throw client.classify(e);
+            }
+            return System.nanoTime() - start;
         }
     }
 }

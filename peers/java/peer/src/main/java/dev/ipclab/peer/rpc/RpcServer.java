@@ -11,9 +11,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * once (a second close waits for the first) are the same for all.
  */
 public final class RpcServer implements AutoCloseable {
-    /** How a framework starts its server on an address (port 0: any), serving the bench. */
+    /**
+     * How a framework starts its server on an address (port 0: any), serving the bench.
+     * {@code nodelay} false (--nodelay off) reaches only rest and grpc: the peer refuses it for
+     * the others before serving.
+     */
     public interface Factory {
-        RpcServer serve(InetSocketAddress address, BenchState bench) throws IOException;
+        RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay)
+                throws IOException;
     }
 
     /** The framework's own shutdown, called once. */

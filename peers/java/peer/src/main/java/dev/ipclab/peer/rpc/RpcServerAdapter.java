@@ -14,11 +14,11 @@ public final class RpcServerAdapter implements Server {
     }
 
     /** A framework's failure to start (a RuntimeException in most of them) is an io error. */
-    public static Server open(RpcServer.Factory factory, String endpoint, long seed, Fault fault)
-            throws IOException {
+    public static Server open(RpcServer.Factory factory, String endpoint, long seed, Fault fault,
+            boolean nodelay) throws IOException {
         try {
             return new RpcServerAdapter(factory.serve(RpcServer.address(endpoint),
-                    new BenchState(seed, fault)));
+                    new BenchState(seed, fault), nodelay));
         } catch (RuntimeException e) {
             throw new IOException(PeerException.describe(e), e);
         }

@@ -19,9 +19,19 @@ class StubClient implements RpcClient {
         byte[] call(long sequence, int wanted, byte[] request) throws Exception;
     }
 
+    /** A stub's {@code put} (--void). */
+    interface BytesPut {
+        void put(long sequence, byte[] request) throws Exception;
+    }
+
     /** A stub's echo of one record type. */
     interface EchoCall<T> {
         T echo(T value) throws Exception;
+    }
+
+    /** A stub's void operation on one record type (putSmall, putMedium, putLarge). */
+    interface PutCall<T> {
+        void put(T value) throws Exception;
     }
 
     /** A stub's {@code finish}. */
@@ -34,10 +44,14 @@ class StubClient implements RpcClient {
         void close();
     }
 
-    /** One record type of section 10.2 in the framework's generated form, and its echo. */
-    record Echo<T>(Class<T> type, EchoCall<T> call) {
+    /** One record type of section 10.2 in the framework's generated form, its echo and put. */
+    record Echo<T>(Class<T> type, EchoCall<T> call, PutCall<T> put) {
         Object echo(Object value) throws Exception {
             return call.echo(type.cast(value));
+        }
+
+        void put(Object value) throws Exception {
+            put.put(type.cast(value));
         }
     }
 
@@ -55,6 +69,7 @@ class StubClient implements RpcClient {
     }
 
     private final BytesCall bytes;
+    private final BytesPut put;
     private final FinishCall finish;
     private final Function<Throwable, PeerException> classify;
     private final Close close;
@@ -63,10 +78,13 @@ class StubClient implements RpcClient {
     /**
      * @param bytes the stub's call, or null when the subclass overrides {@link #prepareCall},
      *     {@link #call} and {@link #responseBytes}
+     * @param put the stub's put, or null when the subclass overrides {@link #put}
      */
-    StubClient(BytesCall bytes, FinishCall finish, Function<Throwable, PeerException> classify,
-            Close close, Echo<?> small, Echo<?> medium, Echo<?> large) {
+    StubClient(BytesCall bytes, BytesPut put, FinishCall finish,
+            Function<Throwable, PeerException> classify, Close close, Echo<?> small,
+            Echo<?> medium, Echo<?> large) {
         this.bytes = bytes;
+        this.put = put;
         this.finish = finish;
         this.classify = classify;
         this.close = close;
@@ -75,8 +93,8 @@ class StubClient implements RpcClient {
         echoes.put(Structs.Kind.LARGE, large);
     }
 
-    static <T> Echo<T> echo(Class<T> type, EchoCall<T> call) {
-        return new Echo<>(type, call);
+    static <T> Echo<T> echo(Class<T> type, EchoCall<T> call, PutCall<T> put) {
+        return new Echo<>(type, call, put);
     }
 
     @Override
@@ -88,6 +106,13 @@ class StubClient implements RpcClient {
     public Object call(Object prepared) throws Exception {
         Object[] args = (Object[]) prepared;
         return bytes.call((Long) args[0], (Integer) args[1], (byte[]) args[2]);
+    }
+
+    /** What {@link #preparePut} made: call's form with wanted 0 (unused). */
+    @Override
+    public void put(Object prepared) throws Exception {
+        Object[] args = (Object[]) prepared;
+        put.put((Long) args[0], (byte[]) args[2]);
     }
 
     @Override
@@ -113,6 +138,11 @@ class StubClient implements RpcClient {
     @Override
     public Object echo(Structs.Kind kind, Object value) throws Exception {
         return echoes.get(kind).echo(value);
+    }
+
+    @Override
+    public void putRecord(Structs.Kind kind, Object value) throws Exception {
+        echoes.get(kind).put(value);
     }
 
     @Override

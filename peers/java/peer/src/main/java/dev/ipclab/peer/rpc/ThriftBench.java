@@ -46,13 +46,14 @@ public final class ThriftBench {
                 .setMaxFrameSize(RpcLimits.MESSAGE_LIMIT).build();
     }
 
-    public static RpcServer serveBinary(InetSocketAddress address, BenchState bench)
-            throws IOException {
+    /** @param nodelay always true here: TSocket sets TCP_NODELAY itself */
+    public static RpcServer serveBinary(InetSocketAddress address, BenchState bench,
+            boolean nodelay) throws IOException {
         return serve(BINARY, address, bench);
     }
 
-    public static RpcServer serveCompact(InetSocketAddress address, BenchState bench)
-            throws IOException {
+    public static RpcServer serveCompact(InetSocketAddress address, BenchState bench,
+            boolean nodelay) throws IOException {
         return serve(COMPACT, address, bench);
     }
 
@@ -132,6 +133,20 @@ public final class ThriftBench {
         public long finish() {
             return bench.finish();
         }
+
+        @Override
+        public void put(long seq, ByteBuffer request) {
+            bench.put(seq, request);
+        }
+
+        @Override
+        public void putSmall(Small value) {}
+
+        @Override
+        public void putMedium(Medium value) {}
+
+        @Override
+        public void putLarge(Large value) {}
     }
 
     private static RpcClient connect(TProtocolFactory protocol, RpcDrive.Options options)
@@ -154,9 +169,10 @@ public final class ThriftBench {
         private final Bench.Client stub;
 
         Client(TSocket socket, Bench.Client stub) {
-            super(null, stub::finish, ThriftBench::classify, socket::close,
-                    echo(Small.class, stub::echoSmall), echo(Medium.class, stub::echoMedium),
-                    echo(Large.class, stub::echoLarge));
+            super(null, null, stub::finish, ThriftBench::classify, socket::close,
+                    echo(Small.class, stub::echoSmall, stub::putSmall),
+                    echo(Medium.class, stub::echoMedium, stub::putMedium),
+                    echo(Large.class, stub::echoLarge, stub::putLarge));
             this.stub = stub;
         }
 
@@ -169,6 +185,12 @@ public final class ThriftBench {
         public Object call(Object prepared) throws TException {
             Object[] args = (Object[]) prepared;
             return stub.call((Long) args[0], (Integer) args[1], (ByteBuffer) args[2]);
+        }
+
+        @Override
+        public void put(Object prepared) throws TException {
+            Object[] args = (Object[]) prepared;
+            stub.put((Long) args[0], (ByteBuffer) args[2]);
         }
 
         @Override

@@ -8,15 +8,17 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
 /**
- * Serves stream clients one after another: REQUEST -> RESPONSE, DATA counted, MARK -> MARK_ACK,
- * END -> END_ACK, until each closes. The corrupted-request count runs across connections until
- * END (section 11.2: a short client sends END over a connection of its own).
+ * Serves stream clients one after another: REQUEST -> RESPONSE (none for a one-way REQUEST), DATA
+ * counted, MARK -> MARK_ACK, END -> END_ACK, until each closes. The corrupted-request and
+ * received-request counts run across connections until END (section 11.2: a short client sends
+ * END over a connection of its own).
  */
 final class ConnectionHandler {
     private final Responder responder;
     private final FrameReader reader = new FrameReader();
     private final PrintStream diagnostics;
     private long corrupted;
+    private long received;
 
     ConnectionHandler(Responder responder, PrintStream diagnostics) {
         this.responder = responder;
@@ -57,11 +59,16 @@ final class ConnectionHandler {
     private void answer(Responder.Reply reply) throws IOException {
         ByteBuffer frame = reader.frame();
         int at = reader.start();
-        if (Frame.kind(frame, at) == Frame.END) {
-            responder.answer(frame, at, reply, corrupted);
+        byte kind = Frame.kind(frame, at);
+        if (kind == Frame.END) {
+            responder.answer(frame, at, reply, corrupted, received);
             corrupted = 0;
+            received = 0;
         } else {
-            corrupted += responder.answer(frame, at, reply, 0);
+            if (kind == Frame.REQUEST) {
+                received++;
+            }
+            corrupted += responder.answer(frame, at, reply, 0, 0);
         }
     }
 

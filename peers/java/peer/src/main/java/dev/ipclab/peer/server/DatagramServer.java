@@ -69,8 +69,8 @@ public final class DatagramServer implements Server {
         }
         if (Frame.kind(in) == Frame.END) {
             Long count = corrupted.remove(port.source());
-            responder.answer(in, 0, reply, count == null ? 0 : count);
-        } else if (responder.answer(in, 0, reply, 0) != 0) {
+            responder.answer(in, 0, reply, count == null ? 0 : count, 0);
+        } else if (responder.answer(in, 0, reply, 0, 0) != 0) {
             corrupted.merge(port.source(), 1L, Long::sum);
         }
     }

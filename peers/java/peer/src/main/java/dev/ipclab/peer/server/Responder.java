@@ -27,6 +27,8 @@ public final class Responder {
     private final ByteBuffer streamEndAck =
             Frame.allocate(Frame.HEADER_SIZE + Frame.STREAM_END_ACK_PAYLOAD);
     private final ByteBuffer markAck = Frame.allocate(Frame.HEADER_SIZE);
+    private final ByteBuffer oneWayEndAck =
+            Frame.allocate(Frame.HEADER_SIZE + Frame.ONE_WAY_END_ACK_PAYLOAD);
     private OutgoingFrame response;
     private ExpectedPayload expectedRequest;
     private ExpectedPayload.Check requestCheck;
@@ -38,15 +40,18 @@ public final class Responder {
         Frame.writeHeader(endAck, Frame.END_ACK, 0, Frame.END_ACK_PAYLOAD, 0);
         Frame.writeHeader(streamEndAck, Frame.END_ACK, 0, Frame.STREAM_END_ACK_PAYLOAD, 0);
         Frame.writeHeader(markAck, Frame.MARK_ACK, 0, 0, 0);
+        Frame.writeHeader(oneWayEndAck, Frame.END_ACK, 0, Frame.ONE_WAY_END_ACK_PAYLOAD, 0);
     }
 
     /**
      * Answers the valid frame at offset {@code at} of buf.
      *
      * @param corrupted END only: the corrupted-request count END_ACK reports
+     * @param received END only: the requests received, which a one-way END_ACK reports
      * @return 1 if it was a REQUEST whose payload was corrupted, else 0
      */
-    int answer(ByteBuffer buf, int at, Reply reply, long corrupted) throws IOException {
+    int answer(ByteBuffer buf, int at, Reply reply, long corrupted, long received)
+            throws IOException {
         long sequence = Frame.sequence(buf, at);
         int length = (int) Frame.length(buf, at);
         switch (Frame.kind(buf, at)) {
@@ -60,22 +65,37 @@ public final class Responder {
                 return 0;
             }
             case Frame.END -> {
-                if (stream.marked()) {
-                    stream.end().write(streamEndAck, Frame.HEADER_SIZE);
-                    reply.send(stamped(streamEndAck, sequence));
-                } else {
-                    endAck.putLong(Frame.HEADER_SIZE, corrupted);
-                    reply.send(stamped(endAck, sequence));
-                }
+                reply.send(endAck(Frame.flags(buf, at) == Frame.NO_REPLY, sequence, corrupted,
+                        received));
                 return 0;
             }
             default -> {
+                if (Frame.flags(buf, at) == Frame.NO_REPLY) {
+                    // one-way (section 11.2): no RESPONSE; checked and counted all the same.
+                    return intact(buf, at, length, sequence) ? 0 : 1;
+                }
                 reply.send(response(sequence, (int) Frame.wanted(buf, at), length));
                 sent();
                 // Checked only now, after the response has left: the check costs the round trip nothing.
                 return intact(buf, at, length, sequence) ? 0 : 1;
             }
         }
+    }
+
+    /** END's answer: the stream's seven figures after a MARK, one-way's two u64, else one. */
+    private ByteBuffer endAck(boolean oneWay, long sequence, long corrupted, long received)
+            throws IOException {
+        if (stream.marked()) {
+            stream.end().write(streamEndAck, Frame.HEADER_SIZE);
+            return stamped(streamEndAck, sequence);
+        }
+        if (oneWay) {
+            oneWayEndAck.putLong(Frame.HEADER_SIZE, corrupted);
+            oneWayEndAck.putLong(Frame.HEADER_SIZE + 8, received);
+            return stamped(oneWayEndAck, sequence);
+        }
+        endAck.putLong(Frame.HEADER_SIZE, corrupted);
+        return stamped(endAck, sequence);
     }
 
     /** The RESPONSE to send for a request; call {@link #sent()} once it is written. */

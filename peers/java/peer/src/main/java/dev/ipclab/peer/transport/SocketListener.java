@@ -12,19 +12,21 @@ final class SocketListener {
 
     /**
      * @param socketFile the uds file this listener created and must remove, or null for tcp
+     * @param nodelay tcp: TCP_NODELAY on accepted sockets (false: Nagle stays on)
      */
-    static StreamListener of(ServerSocketChannel server, String endpoint, Path socketFile) {
+    static StreamListener of(ServerSocketChannel server, String endpoint, Path socketFile,
+            boolean nodelay) {
         boolean tcp = socketFile == null;
         // Closing the channel is what wakes a thread blocked in accept().
-        return StoppableListener.of(endpoint, () -> accept(server, tcp), server::close,
+        return StoppableListener.of(endpoint, () -> accept(server, tcp, nodelay), server::close,
                 () -> close(server, socketFile));
     }
 
-    private static StreamConnection accept(ServerSocketChannel server, boolean tcp)
-            throws IOException {
+    private static StreamConnection accept(ServerSocketChannel server, boolean tcp,
+            boolean nodelay) throws IOException {
         SocketChannel client = server.accept();
         if (tcp) {
-            Tcp.configure(client);
+            Tcp.configure(client, nodelay);
         }
         return new ChannelConnection(client, client);
     }

@@ -9,28 +9,32 @@ import java.net.StandardSocketOptions;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
-/** tcp: a loopback (or any given host) stream socket with TCP_NODELAY on both sides. */
+/**
+ * tcp: a loopback (or any given host) stream socket with TCP_NODELAY on both sides, or, with
+ * {@code --nodelay off}, with Nagle's algorithm left on (TCP_NODELAY set to false).
+ */
 public final class Tcp {
     private Tcp() {}
 
-    public static StreamListener listen(String endpoint) throws IOException {
+    /** @param nodelay TCP_NODELAY on every accepted socket; false leaves Nagle on */
+    public static StreamListener listen(String endpoint, boolean nodelay) throws IOException {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         ServerSocketChannel server = ServerSocketChannel.open(family(address));
         try {
             server.bind(address);
             InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
-            return SocketListener.of(server, Endpoints.format(bound), null);
+            return SocketListener.of(server, Endpoints.format(bound), null, nodelay);
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
         }
     }
 
-    public static ClientLink connect(String endpoint) throws IOException {
+    public static ClientLink connect(String endpoint, boolean nodelay) throws IOException {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         SocketChannel channel = SocketChannel.open(family(address));
         try {
-            configure(channel);
+            configure(channel, nodelay);
             channel.connect(address);
             return new StreamLink(new ChannelConnection(channel, channel));
         } catch (IOException | RuntimeException e) {
@@ -47,7 +51,7 @@ public final class Tcp {
      * picks the port; and its native bind refuses every 127.x.y.255 on Linux (EADDRNOTAVAIL
      * without a system call), so c runs over 0 … 254 (see {@link #source}).
      */
-    public static Dial dialer(String endpoint) throws IOException {
+    public static Dial dialer(String endpoint, boolean nodelay) throws IOException {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         StandardProtocolFamily family = family(address);
         boolean rotate = address.getAddress().equals(LOCALHOST);
@@ -58,7 +62,7 @@ public final class Tcp {
             public ClientLink dial() throws IOException {
                 SocketChannel channel = SocketChannel.open(family);
                 try {
-                    configure(channel);
+                    configure(channel, nodelay);
                     if (rotate) {
                         channel.bind(source(next++));
                     }
@@ -85,9 +89,12 @@ public final class Tcp {
                 new byte[] {127, 1, (byte) (k / 255), (byte) (k % 255)}), 0);
     }
 
-    /** Small frames must leave at once, not wait for Nagle's algorithm. */
-    static void configure(SocketChannel channel) throws IOException {
-        channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+    /**
+     * Small frames must leave at once, not wait for Nagle's algorithm; unless --nodelay off asks
+     * for Nagle (set to false explicitly, which is also the kernel's default).
+     */
+    static void configure(SocketChannel channel, boolean nodelay) throws IOException {
+        channel.setOption(StandardSocketOptions.TCP_NODELAY, nodelay);
     }
 
     public static StandardProtocolFamily family(InetSocketAddress address) throws IOException {

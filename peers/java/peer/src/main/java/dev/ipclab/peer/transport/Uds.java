@@ -26,7 +26,7 @@ public final class Uds {
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             bindOwnerOnly(server, UnixDomainSocketAddress.of(path));
-            return SocketListener.of(server, endpoint, path);
+            return SocketListener.of(server, endpoint, path, false);
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;

@@ -15,7 +15,7 @@ class TcpTest {
         try (ServerSocketChannel listener = ServerSocketChannel.open()) {
             listener.bind(new InetSocketAddress("127.0.0.1", 0));
             InetSocketAddress bound = (InetSocketAddress) listener.getLocalAddress();
-            try (Dial dial = Tcp.dialer("127.0.0.1:" + bound.getPort())) {
+            try (Dial dial = Tcp.dialer("127.0.0.1:" + bound.getPort(), true)) {
                 for (int i = 0; i < 3; i++) {
                     try (ClientLink link = dial.dial(); SocketChannel accepted = listener.accept()) {
                         InetSocketAddress from = (InetSocketAddress) accepted.getRemoteAddress();
