@@ -7,6 +7,7 @@
 #include "burst/records.hpp"
 #include "cli.hpp"
 #include "error.hpp"
+#include "support.hpp"
 
 namespace ipclab::burst {
 namespace {
@@ -116,6 +117,47 @@ TEST(BurstCli, ServeFlagsNeedAServerModel) {
   EXPECT_THROW(parse_command_line(with({"--server-model", "thread", "--connections", "9",
                                         "--phases-file", "p", "--backlog", "0"})),
                UsageError);
+}
+
+// The burst's start is the release, before any connector's first connection: burst_ns covers
+// every connection's span from the earliest start to the last end (it was stamped by the
+// barrier's serial thread after the barrier, which can run when most connections are done).
+TEST(BurstRun, DurationSpansEveryConnection) {
+  test::TempDir dir;
+  test::Server server({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                       "--server-model", "iterative", "--connections", "400", "--phases-file",
+                       dir.file("phases.csv")});
+  ASSERT_TRUE(server.ready());
+  const test::ChildResult run = test::run_peer(
+      {"drive", "--pattern", "burst", "--mechanism", "tcp", "--endpoint", server.endpoint(),
+       "--connections", "400", "--connectors", "100", "--samples-file", dir.file("s.bin"),
+       "--records-file", dir.file("records.csv"), "--result-file", dir.file("result.json")});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
+  std::int64_t first = INT64_MAX, last = 0;
+  const std::string records = test::read_file(dir.file("records.csv"));
+  std::size_t pos = records.find('\n') + 1;
+  while (pos < records.size()) {
+    const std::size_t eol = records.find('\n', pos);
+    std::vector<std::string> f;
+    for (std::size_t b = pos;;) {
+      const std::size_t comma = records.find(',', b);
+      if (comma == std::string::npos || comma > eol) {
+        f.push_back(records.substr(b, eol - b));
+        break;
+      }
+      f.push_back(records.substr(b, comma - b));
+      b = comma + 1;
+    }
+    const std::int64_t start = std::stoll(f[3]), total = std::stoll(f[6]);
+    first = std::min(first, start);
+    last = std::max(last, start + total);
+    pos = eol + 1;
+  }
+  EXPECT_EQ(result["connections_ok"], 400);
+  EXPECT_GE(result["burst_ns"].get<std::int64_t>(), last - first);
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
 }
 
 }  // namespace

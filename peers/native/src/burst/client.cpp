@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <new>
 #include <vector>
 
 #include "burst/records.hpp"
@@ -29,7 +30,9 @@ constexpr std::size_t kStackBytes = 256 * 1024;  // a connector needs little; 10
 // What all connectors of all processes share (one MAP_SHARED mapping).
 struct Shared {
   pthread_barrier_t barrier;
-  std::int64_t release;
+  // The release: the latest arrival at the barrier, stamped by each connector before it waits,
+  // so it precedes every connection (the barrier opens only after the last arrival's stamp).
+  std::atomic<std::int64_t> release;
   std::atomic<int> invalid;  // 0 until the first RESPONSE that fails validation
   std::int32_t invalid_kind;
   char invalid_text[240];
@@ -167,8 +170,12 @@ void* connector_main(void* arg) {
   Burst& b = *a.burst;
   std::vector<std::uint8_t> request = b.request;
   std::vector<std::uint8_t> reply(kHeaderSize + b.o.response_size);
-  if (::pthread_barrier_wait(&b.shared->barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
-    b.shared->release = now_ns();
+  const std::int64_t arrival = now_ns();
+  std::int64_t latest = b.shared->release.load(std::memory_order_relaxed);
+  while (arrival > latest &&
+         !b.shared->release.compare_exchange_weak(latest, arrival, std::memory_order_relaxed)) {
+  }
+  ::pthread_barrier_wait(&b.shared->barrier);
   for (std::uint64_t i = a.connector; i < b.o.connections; i += b.all_connectors) {
     ConnRecord& rec = b.shared->records[i];
     rec.process = static_cast<std::int32_t>(a.process);
@@ -205,6 +212,8 @@ Shared* map_shared(const DriveOptions& o, std::uint32_t all_connectors) {
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) throw_io("mmap (burst records)");
   auto* shared = static_cast<Shared*>(p);
+  static_assert(std::atomic<std::int64_t>::is_always_lock_free);  // shared between processes
+  new (&shared->release) std::atomic<std::int64_t>(0);
   pthread_barrierattr_t attr;
   ::pthread_barrierattr_init(&attr);
   ::pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
@@ -239,7 +248,8 @@ BurstReport summarise(const Burst& b) {
   r.connectors = o.connectors;
   r.processes = o.processes;
   std::map<std::string, std::uint64_t> errors;
-  std::int64_t last = b.shared->release;
+  const std::int64_t release = b.shared->release.load();
+  std::int64_t last = release;
   for (std::uint64_t i = 0; i < o.connections; ++i) {
     const ConnRecord& rec = b.shared->records[i];
     if (rec.error == static_cast<std::int32_t>(ConnError::none)) ++r.ok;
@@ -248,7 +258,7 @@ BurstReport summarise(const Burst& b) {
     if (rec.end > last) last = rec.end;
   }
   r.failed = o.connections - r.ok;
-  r.burst_ns = static_cast<std::uint64_t>(last - b.shared->release);
+  r.burst_ns = static_cast<std::uint64_t>(last - release);
   r.errors.assign(errors.begin(), errors.end());
   return r;
 }
