@@ -16,7 +16,7 @@ from ipclab_peer import frame, payload
 from ipclab_peer.mechanisms import MECHANISMS
 
 ONE_WAY = ["--pattern", "short", "--one-way"]
-OPTIONS = types.SimpleNamespace(io_timeout=10)
+OPTIONS = types.SimpleNamespace(io_timeout=10, nodelay="on")
 
 
 @pytest.mark.parametrize("mechanism", ["tcp", "uds", "sysv-mq", "posix-mq"])

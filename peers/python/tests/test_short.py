@@ -65,7 +65,7 @@ def test_short_tcp_connections_come_from_rotating_source_addresses(workdir):
 def test_the_source_address_wraps_after_65280_connections():
     with socket.create_server(("127.0.0.1", 0)) as listener:
         endpoint = endpoints.HostPort("127.0.0.1", listener.getsockname()[1])
-        options = types.SimpleNamespace(io_timeout=5)
+        options = types.SimpleNamespace(io_timeout=5, nodelay="on")
         for index, source in [(65280 + 256, "127.1.1.1"), (65279, "127.1.255.254")]:
             link = connect.tcp_from_source(endpoint, options, index)
             conn, address = listener.accept()

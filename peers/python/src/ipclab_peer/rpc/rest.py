@@ -1,11 +1,15 @@
 """rest (PROTOCOL.md 10.3, protocol/idl/rest.md): an aiohttp server on the main thread's event
 loop, an httpx sync client on one kept-alive connection, orjson for the JSON bodies.
 TCP_NODELAY: aiohttp sets it on every accepted connection; httpcore sets it on its sockets,
-and the client asks for it explicitly as well."""
+and the client asks for it explicitly as well. `--nodelay off` turns it off again on both sides
+(neither library has an option to leave it off): the server on a connection's first request,
+the client right after httpcore's connect."""
 import asyncio
 import re
 import socket
+import weakref
 
+import httpcore
 import httpx
 import orjson
 from aiohttp import web
@@ -22,6 +26,7 @@ HTTP_CLIENT = "httpx"  # the one --http-client this peer has
 OCTETS = "application/octet-stream"
 JSON = "application/json"
 OK, NO_CONTENT = 200, 204
+LIMITS = httpx.Limits(max_connections=1, max_keepalive_connections=1)
 _UNSIGNED = re.compile(r"[0-9]+")
 INT32 = (-(1 << 31), (1 << 31) - 1)
 
@@ -88,7 +93,24 @@ def as_doubles(kind, value):
     return value
 
 
-def application(bench):
+def _nagle_on():
+    """Server middleware of `--nodelay off`: aiohttp set TCP_NODELAY when the connection was
+    made; it is cleared before the connection's first response (one setsockopt per
+    connection)."""
+    cleared = weakref.WeakSet()
+
+    @web.middleware
+    async def nagle(request, handler):
+        transport = request.transport
+        if transport is not None and transport not in cleared:
+            transport.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP,
+                                                          socket.TCP_NODELAY, 0)
+            cleared.add(transport)
+        return await handler(request)
+    return nagle
+
+
+def application(bench, nodelay="on"):
     async def call(request):
         sequence = _unsigned(request.match_info["seq"], U64_MAX, "seq")
         wanted = _unsigned(request.query.get("wanted"), MAX_PAYLOAD, "wanted")
@@ -116,7 +138,8 @@ def application(bench):
             return web.Response(status=NO_CONTENT)
         return handle
 
-    app = web.Application(client_max_size=MAX_BODY)
+    middlewares = [] if nodelay == "on" else [_nagle_on()]
+    app = web.Application(client_max_size=MAX_BODY, middlewares=middlewares)
     app.router.add_post("/call/{seq}", call)
     for kind in structs.KINDS:
         app.router.add_post(f"/echo/{kind}", echo(kind))
@@ -131,12 +154,34 @@ def start(endpoint, options, bench):
     host, port = endpoint.host, endpoint.port
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    runner = web.AppRunner(application(bench), access_log=None, handle_signals=False)
+    runner = web.AppRunner(application(bench, options.nodelay), access_log=None, handle_signals=False)
     loop.run_until_complete(runner.setup())
     site = web.TCPSite(runner, host, port)
     loop.run_until_complete(site.start())
     bound = runner.addresses[0][1]
     return format_host_port(host, bound), loop.run_forever
+
+
+class _NagleBackend(httpcore.SyncBackend):
+    """httpcore sets TCP_NODELAY on every socket it connects, after the caller's socket
+    options; `--nodelay off` clears it again before the first request."""
+
+    def connect_tcp(self, *args, **kwargs):
+        stream = super().connect_tcp(*args, **kwargs)
+        stream.get_extra_info("socket").setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+        return stream
+
+
+def _transport(nodelay):
+    """One connection at a time; TCP_NODELAY as --nodelay says."""
+    if nodelay == "on":
+        return httpx.HTTPTransport(limits=LIMITS, socket_options=[
+            (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+    transport = httpx.HTTPTransport(limits=LIMITS)
+    # httpx's transport takes no network backend; the httpcore pool under it does.
+    transport._pool = httpcore.ConnectionPool(max_connections=1, max_keepalive_connections=1,
+                                              network_backend=_NagleBackend())
+    return transport
 
 
 class Client:
@@ -148,14 +193,11 @@ class Client:
         if options.http_client not in (None, HTTP_CLIENT):
             raise Unsupported(f"--http-client {options.http_client}: the Python peer's HTTP "
                               f"client is {HTTP_CLIENT}")
-        transport = httpx.HTTPTransport(
-            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
         short = options.pattern == "short"
         self._headers = {"Connection": "close"} if short else {}
-        self._http = httpx.Client(
-            base_url=f"http://{endpoint}", transport=transport,
-            timeout=options.io_timeout,
-            limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+        self._http = httpx.Client(base_url=f"http://{endpoint}",
+                                  transport=_transport(options.nodelay),
+                                  timeout=options.io_timeout)
         if not short:
             # Opens the one kept-alive connection before the warm-up; any answer (404) will do.
             self._http.get("/")

@@ -9,13 +9,13 @@ import socket
 
 from . import channels, files, shm
 from .links import FdStream, MessageStream, SocketStream
-from .sockets import closing_on_error, set_receive_timeout
+from .sockets import closing_on_error, set_no_delay, set_receive_timeout
 
 
 def tcp(endpoint, options):
     sock = socket.create_connection((endpoint.host, endpoint.port))
     with closing_on_error(sock):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        set_no_delay(sock, options)
         set_receive_timeout(sock, options.io_timeout)
     return SocketStream(sock, options.io_timeout)
 
@@ -35,7 +35,7 @@ def tcp_from_source(endpoint, options, index):
     family, address = _resolved(endpoint)
     sock = socket.socket(family, socket.SOCK_STREAM)
     with closing_on_error(sock):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        set_no_delay(sock, options)
         if endpoint.host == LOOPBACK:
             sock.setsockopt(socket.IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1)
             k = index % 65280

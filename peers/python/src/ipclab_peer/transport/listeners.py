@@ -20,7 +20,7 @@ from ..errors import IoError
 from . import channels, files, shm
 from .endpoints import format_host_port
 from .links import FdStream, MessageStream, SocketStream
-from .sockets import bind_private, closing_on_error
+from .sockets import bind_private, closing_on_error, set_no_delay
 
 BACKLOG = 16
 
@@ -43,10 +43,11 @@ class TcpListener(_SocketListener):
         self.sock = socket.create_server(sockaddr, family=family, backlog=BACKLOG)
         host, port = self.sock.getsockname()[:2]
         self.endpoint = format_host_port(host, port)
+        self._options = options
 
     def accept(self):
         conn, _ = self.sock.accept()
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        set_no_delay(conn, self._options)
         return SocketStream(conn)
 
 

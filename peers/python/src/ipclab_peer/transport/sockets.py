@@ -16,6 +16,13 @@ def set_receive_timeout(sock, seconds):
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
 
 
+def set_no_delay(sock, options):
+    """TCP_NODELAY unless `--nodelay off` (PROTOCOL.md 1), which leaves a new socket as the
+    kernel makes it: Nagle's algorithm on."""
+    if options.nodelay == "on":
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 def bind_private(sock, path):
     """bind() creates the socket file with the umask's mode, so narrow the umask to get 0600
     without a window in which the file is more open; bind() also refuses an existing path."""
