@@ -163,3 +163,16 @@ def test_the_middleware_scenario_asks_for_both_tables(catalog):
     with pytest.raises(UserError, match="report.cell: unknown value 'bytes'"):
         build({"table": "pivot", "rows": ["payload"], "columns": "mechanism",
                "cell": ["mean", "bytes"]}, catalog)
+
+
+def test_a_variant_column_holds_one_mechanism_run_several_ways():
+    """The thesis's custom TCP protocol opened a socket per request: "tcp short" is a column of
+    its own beside tcp over one connection, jni and rest with JSON bodies."""
+    records = [record(1, "jni", 16, 16, 6_500), record(2, "tcp", 16, 16, 30_000),
+               record(3, "tcp", 16, 16, 90_000, pattern="short"),
+               record(4, "rest", 16, 16, 120_000, settings={"rest_body": "json"})]
+    spec = pivot.Spec(rows=("request_size", "response_size"), columns="variant", cell="mean",
+                      ratio_to="jni", ratio_axis="variant")
+    headers, rows = pivot.text_rows(pivot.pivot(records, spec))
+    assert headers == ["request", "response", "jni", "tcp", "tcp short", "rest json body"]
+    assert rows[0][4].startswith("90 µs (13.8× jni)")

@@ -23,6 +23,7 @@ from ipclab.plan.report_spec import PIVOT_AXES as AXES  # noqa: F401 (re-exporte
 from ipclab.plan.report_spec import RATIO_FORMATS  # noqa: F401
 from ipclab.common.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
                           format_size)
+from ipclab.plan.matrix import variant
 
 _SIZE_AXES = ("request_size", "response_size", "message_size")
 _NUMERIC_AXES = (*_SIZE_AXES, "sequence_length")
@@ -142,6 +143,8 @@ class Pivot:
 def axis_value(record, axis):
     if axis == "pair":
         return f"{record['client']}→{record['server']}"
+    if axis == "variant":
+        return variant(record)
     return record.get(axis)
 
 
@@ -175,6 +178,8 @@ def _separating_axes(records, spec):
     for a in AXES:
         if distinct(axes) == len(records):
             break
+        if a == "variant":  # a composite of other axes: a table gets it only by naming it
+            continue
         if a not in axes and not _covered(a, axes) and distinct([*axes, a]) > distinct(axes):
             axes.append(a)
             extra.append(a)
@@ -182,9 +187,12 @@ def _separating_axes(records, spec):
 
 
 def _covered(axis, named):
-    # "pair" is client and server together; either of them named makes it redundant, and back.
+    # "pair" is client and server together; either of them named makes it redundant, and back;
+    # "variant" holds the mechanism and the pattern.
     if axis == "pair":
         return "client" in named or "server" in named
+    if axis in ("mechanism", "pattern") and "variant" in named:
+        return True
     return axis in ("client", "server") and "pair" in named
 
 

@@ -59,16 +59,23 @@ def case_label(case, pattern=True, server_model=True, placement=True, also=()):
     placement it is the name the tables and the history give a case, "tcp cpp→cpp 16 B/16 B",
     then the values of `also` (e.g. pattern, placement) where they tell cases apart."""
     get = _getter(case)
-    head = get("mechanism")
-    if pattern and patterns.of(get("pattern")).in_label:
-        head += f" {get('pattern')}"
-    if server_model and get("server_model"):
-        head += f" {get('server_model')}"
-    if setting_table.label_words(get("settings")):  # what differs from the defaults: "void"
-        head += f" {setting_table.label_words(get('settings'))}"
-    parts = [head, f"{get('client')}→{get('server')}", describe_shape(case)]
+    parts = [variant(case, pattern, server_model), f"{get('client')}→{get('server')}",
+             describe_shape(case)]
     parts += [get("placement")] if placement else []
     return " ".join([*parts, *(str(get(k)) for k in also)])
+
+
+def variant(case, pattern=True, server_model=True):
+    """The mechanism as this case runs it: "tcp", "tcp short", "tcp burst epoll", "rest json body"
+    (its pattern where it names itself, a burst's server model, the settings it changed)."""
+    get = _getter(case)
+    words = [get("mechanism")]
+    if pattern and patterns.of(get("pattern")).in_label:
+        words.append(get("pattern"))
+    if server_model and get("server_model"):
+        words.append(get("server_model"))
+    words.append(setting_table.label_words(get("settings")))  # "" for the defaults
+    return " ".join(filter(None, words))
 
 
 def short_label(case, also=()):

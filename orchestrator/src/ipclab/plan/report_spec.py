@@ -6,8 +6,10 @@ its meaning (output/study.py SHAPES, output/pivot.py CELLS); a test checks the t
 # of a published study.
 TABLE_NAMES = ("cases", "pivot", "stream-cpu", "server-models")
 # The axes a pivot may use: the case's parameters, and "pair" (client→server) as one.
+# "variant": the mechanism with its pattern (other than rr) and its settings other than the
+# defaults, "tcp short" or "rest json body", so one table can hold a mechanism run several ways.
 PIVOT_AXES = ("mechanism", "client", "server", "pair", "pattern", "request_size", "response_size",
-              "message_size", "payload", "sequence_length", "placement")
+              "message_size", "payload", "sequence_length", "placement", "variant")
 PIVOT_CELLS = ("median", "mean", "mean±sd", "min", "p90", "p99", "p99_9", "max", "msgs_per_s",
                "mib_per_s", "conns_per_s", "cpu_us_per_msg", "wire_bytes", "wire_req_bytes",
                "wire_resp_bytes")

@@ -202,6 +202,9 @@ class Validator:
             return "→".join(self.axis("client", [p], where)[0] for p in parts)
         if isinstance(value, list):
             self._fail(where, f"{value!r} must be one value of {axis}")
+        if axis == "variant":  # a mechanism, then its pattern and settings: "tcp short"
+            self.axis("mechanism", [str(value).split(" ")[0]], where)
+            return str(value)
         return self.axis(axis, [value], where)[0]
 
     def baseline(self, value):
