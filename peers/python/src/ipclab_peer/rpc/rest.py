@@ -5,6 +5,8 @@ and the client asks for it explicitly as well. `--nodelay off` turns it off agai
 (neither library has an option to leave it off): the server on a connection's first request,
 the client right after httpcore's connect."""
 import asyncio
+import base64
+import binascii
 import re
 import socket
 import weakref
@@ -93,6 +95,33 @@ def as_doubles(kind, value):
     return value
 
 
+def json_bytes(data):
+    """The JSON body form of bytes (idl/rest.md): {"data": "<standard base64>"}."""
+    return orjson.dumps({"data": base64.b64encode(data).decode("ascii")})
+
+
+def bytes_of_json(body):
+    """The bytes of a JSON body form; ValueError unless it is exactly that object."""
+    value = orjson.loads(body)
+    if not isinstance(value, dict) or set(value) != {"data"} or type(value["data"]) is not str:
+        raise ValueError('the body is not {"data": "<base64>"}')
+    try:
+        return base64.b64decode(value["data"], validate=True)
+    except binascii.Error as err:
+        raise ValueError(f"data is not standard base64: {err}") from None
+
+
+async def _bytes_body(request):
+    """(the request's bytes, whether they came in the JSON form); 400 for a bad JSON form."""
+    body = await request.read()
+    if request.content_type != JSON:
+        return body, False
+    try:
+        return bytes_of_json(body), True
+    except ValueError as err:
+        raise web.HTTPBadRequest(text=f"malformed body: {err}") from None
+
+
 def _nagle_on():
     """Server middleware of `--nodelay off`: aiohttp set TCP_NODELAY when the connection was
     made; it is cleared before the connection's first response (one setsockopt per
@@ -114,8 +143,11 @@ def application(bench, nodelay="on"):
     async def call(request):
         sequence = _unsigned(request.match_info["seq"], U64_MAX, "seq")
         wanted = _unsigned(request.query.get("wanted"), MAX_PAYLOAD, "wanted")
-        body = await request.read()
-        return web.Response(body=bytes(bench.call(sequence, wanted, body)), content_type=OCTETS)
+        body, as_json = await _bytes_body(request)
+        response = bench.call(sequence, wanted, body)
+        if as_json:
+            return web.Response(body=json_bytes(response), content_type=JSON)
+        return web.Response(body=bytes(response), content_type=OCTETS)
 
     def echo(kind):
         async def handle(request):
@@ -129,7 +161,7 @@ def application(bench, nodelay="on"):
 
     async def put(request):
         sequence = _unsigned(request.match_info["seq"], U64_MAX, "seq")
-        bench.put(sequence, await request.read())
+        bench.put(sequence, (await _bytes_body(request))[0])
         return web.Response(status=NO_CONTENT)
 
     def put_record(kind):
@@ -193,6 +225,10 @@ class Client:
         if options.http_client not in (None, HTTP_CLIENT):
             raise Unsupported(f"--http-client {options.http_client}: the Python peer's HTTP "
                               f"client is {HTTP_CLIENT}")
+        # --rest-body: the form of bytes bodies (idl/rest.md).
+        as_json = options.rest_body == "json"
+        self.call = self._call_json if as_json else self._call_octets
+        self.put = self._put_json if as_json else self._put_octets
         short = options.pattern == "short"
         self._headers = {"Connection": "close"} if short else {}
         self._http = httpx.Client(base_url=f"http://{endpoint}",
@@ -210,8 +246,15 @@ class Client:
                                 f"{response.text[:200]}")
         return response.content
 
-    def call(self, sequence, wanted, request):
+    def _call_octets(self, sequence, wanted, request):
         return self._post(f"/call/{sequence}?wanted={wanted}", request, OCTETS)
+
+    def _call_json(self, sequence, wanted, request):
+        answer = self._post(f"/call/{sequence}?wanted={wanted}", json_bytes(request), JSON)
+        try:
+            return bytes_of_json(answer)
+        except ValueError as err:
+            raise ProtocolError(f"rest: the answer to call {sequence}: {err}") from None
 
     @staticmethod
     def struct(kind, record):
@@ -221,8 +264,11 @@ class Client:
     def stamp(value, n1):
         value["n1"] = n1
 
-    def put(self, sequence, request):
+    def _put_octets(self, sequence, request):
         self._post(f"/put/{sequence}", request, OCTETS, NO_CONTENT)
+
+    def _put_json(self, sequence, request):
+        self._post(f"/put/{sequence}", json_bytes(request), JSON, NO_CONTENT)
 
     def echo(self, kind):
         path, post = f"/echo/{kind}", self._post
