@@ -80,7 +80,7 @@ class FrameTest {
     void requestChecksComeInTheContractsOrder() {
         ByteBuffer buf = Frame.allocate(Frame.HEADER_SIZE);
         Frame.writeHeader(buf, Frame.END, 0, 5, -1);
-        buf.put(Frame.OFF_FLAGS, (byte) 1);
+        buf.put(Frame.OFF_FLAGS, (byte) 2); // 1 on END is a one-way short's NO_REPLY
         buf.put(Frame.OFF_VERSION, (byte) 9);
         assertEquals("bad version", Frame.requestProblem(buf));
         buf.put(Frame.OFF_VERSION, Frame.VERSION);

@@ -27,8 +27,21 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ConnectionHandlerTest {
     private static final long SEED = 1;
 
+    /**
+     * The malformed vectors, less one that contract version 3 made valid: flags 1 (NO_REPLY) on a
+     * REQUEST or END is a one-way short's frame (section 2, check 4), while the shared vector
+     * "non-zero flags" still has exactly that; any other flags value stays tested.
+     */
     static Stream<Arguments> malformedVectors() {
-        return Vectors.list("malformed").stream().map(v -> Arguments.of(v.get("name").asText(), v));
+        return Vectors.list("malformed").stream().filter(v -> !noReplyOnRequestOrEnd(v))
+                .map(v -> Arguments.of(v.get("name").asText(), v));
+    }
+
+    private static boolean noReplyOnRequestOrEnd(JsonNode vector) {
+        byte[] bytes = Vectors.hex(vector, "hex");
+        ByteBuffer header = Frame.allocate(bytes.length).put(bytes);
+        return bytes.length >= Frame.HEADER_SIZE && Frame.flags(header, 0) == Frame.NO_REPLY
+                && (Frame.kind(header) == Frame.REQUEST || Frame.kind(header) == Frame.END);
     }
 
     /**
