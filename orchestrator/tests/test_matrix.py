@@ -101,3 +101,13 @@ def test_a_peer_limit_below_the_mechanism_makes_bigger_cases_not_applicable(cata
         assert "Fake peer's grpc limit of 1024 B: the framework says so" in big.skip_reason
     finally:
         del catalog.languages["fake"]
+
+
+def test_the_mock_has_no_server_so_it_is_the_clients_alone(catalog):
+    """`none` (the thesis's Mock) sits in a Java → C++ table as one case per client, run with
+    server = client (there is no server process), not one not-applicable case per server."""
+    cases = matrix.expand(scenario(catalog, mechanism=["none", "tcp"], client=["java"],
+                                   server=["cpp", "python"]), catalog)
+    assert [(c.mechanism, c.client, c.server, c.skip_status) for c in cases] == [
+        ("none", "java", "java", None), ("tcp", "java", "cpp", None),
+        ("tcp", "java", "python", None)]

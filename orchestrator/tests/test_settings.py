@@ -83,3 +83,11 @@ def test_cases_csv_has_a_setting_column_only_where_a_case_changed_it(catalog):
         return to_csv(records).splitlines()[0].split(",")
     assert "nodelay" not in header(cases(catalog, mechanism="tcp"))
     assert "nodelay" in header(cases(catalog, mechanism="tcp", nodelay="on,off"))
+
+
+def test_a_mechanism_option_leaves_the_other_mechanisms_alone(catalog):
+    """rest_body = json beside jni (the thesis's table) changes rest and leaves jni as it is; a
+    void reply beside tcp is said for tcp, since a reply is what a case exchanges."""
+    made = cases(catalog, mechanism="jni,rest", client="java", rest_body="json")
+    assert [(c.mechanism, c.skip_status, dict(c.settings).get("rest_body")) for c in made] == [
+        ("jni", None, None), ("rest", None, "json")]

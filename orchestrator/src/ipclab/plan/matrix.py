@@ -127,10 +127,13 @@ def expand(scenario, catalog, cpus=None):
     # burst: one case per server model (PROTOCOL.md 11.4), innermost of the pattern's shapes.
     shaped = [(pattern, shape, model) for pattern in m["pattern"] for shape in _shapes(m, pattern)
               for model in (m["server_model"] if patterns.of(pattern).server_models else [None])]
-    combos = ((mech, client, server, shaped_one, where, chosen)
+    somewhere = _settings_used(m, catalog, shaped)
+    combos = ((mech, client, _server(catalog.mechanism(mech), client, server), shaped_one, where,
+               chosen)
               for mech, client, server, shaped_one, where in itertools.product(
                   m["mechanism"], m["client"], m["server"], shaped, m["placement"])
-              for chosen in _settings(m, catalog.mechanism(mech), shaped_one))
+              if _first_server(catalog.mechanism(mech), server, m["server"])
+              for chosen in _settings(m, catalog.mechanism(mech), shaped_one, somewhere))
     for index, (mech, client, server, (pattern, shape, model), where, chosen) in enumerate(
             combos, start=1):
         req, resp, payload, length, message_size = shape
@@ -143,19 +146,42 @@ def expand(scenario, catalog, cpus=None):
     return cases
 
 
-def _settings(m, mech, shaped_one):
+def _server(mech, client, server):
+    """The case's server: a mechanism without a server process of its own (`none`, the mock:
+    the client makes the response itself) is the client's alone, whatever servers the scenario
+    lists for the other mechanisms (so the thesis's Java → C++ table can hold its mock)."""
+    return client if mech.inprocess == "self" else server
+
+
+def _first_server(mech, server, servers):
+    """One case per client for a mechanism without a server, not one per listed server."""
+    return mech.inprocess != "self" or server == servers[0]
+
+
+def _settings_used(m, catalog, shaped):
+    """The settings that apply to at least one (mechanism, pattern, payload) of the matrix."""
+    return {name for mech in m["mechanism"] for pattern, shape, _ in shaped
+            for name in setting_table.applicable(catalog.mechanism(mech), pattern, shape[2])}
+
+
+def _settings(m, mech, shaped_one, somewhere):
     """Each combination of the settings' values for one case, innermost of the matrix, as
-    (name, value) tuples of the settings that apply to it. A setting that does not apply takes
-    only its default when the scenario lists the default, so `--nodelay on,off` over tcp and uds
-    makes two tcp cases and one uds case; listed without its default it stays, and the case is
-    not applicable with the reason (a value asked for is never dropped in silence)."""
+    (name, value) tuples of the settings that apply to it. A setting that does not apply to this
+    case is left out of it when it applies to another case of the matrix or the scenario lists
+    its default: `--nodelay on,off` over tcp and uds makes two tcp cases and one uds case, and
+    `rest_body = ["json"]` beside jni leaves jni alone. A setting that applies to no case of the
+    matrix, or a reply other than the echo, stays, and the cases it cannot apply to are not
+    applicable with the reason (a value asked for is never dropped in silence)."""
     pattern, shape, _ = shaped_one
     payload = shape[2]
     usable = setting_table.applicable(mech, pattern, payload)
     axes = []
     for name, setting in setting_table.SETTINGS.items():
         values = m.get(name) or [setting.default]
-        if name not in usable and setting.default in values:
+        # A mechanism's option (nodelay, a body, a payload form, a poll) leaves the others
+        # alone; the reply is what a case exchanges, so a case that cannot have it is said.
+        optional = name in somewhere and setting is not setting_table.REPLY
+        if name not in usable and (setting.default in values or optional):
             continue
         axes.append([(name, v) for v in values])
     return [tuple(combo) for combo in itertools.product(*axes)]
