@@ -16,6 +16,8 @@ COUNTS = {
     "large": (10, 8, 5, 5, 2, 2, 2),
 }
 _PREFIXES = ("n", "s", "b", "d", "li", "ls", "ld")
+# callString (PROTOCOL.md 10.1, --corba-payload string): byte b travels as ALPHABET[b mod 62].
+_TEXT_TABLE = bytes(ord(ALPHABET[byte % 62]) for byte in range(256))
 STAMP_MASK = 0x7FFFFFFF
 
 
@@ -63,6 +65,11 @@ def record(seed, kind, sequence_length):
         for i in range(1, count + 1):
             out[f"{prefix}{i}"] = [element() for _ in range(sequence_length)]
     return out
+
+
+def as_text(data):
+    """A payload as callString carries it: one character of ALPHABET per byte."""
+    return data.translate(_TEXT_TABLE).decode("ascii")
 
 
 def stamp_value(sequence):

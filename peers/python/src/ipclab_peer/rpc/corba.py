@@ -60,7 +60,9 @@ class Client(base.Client):
             if stub is None:
                 raise ProtocolError("the IOR does not name an ipclab_corba::Bench")
             stub._non_existent()  # connects before the warm-up
-        super().__init__(stub)
+        # --corba-payload string: callString, the payloads as text (PROTOCOL.md 10.1).
+        self.text = options.corba_payload == "string"
+        super().__init__(stub, call=stub.callString if self.text else None)
 
     def close(self):
         self._orb.destroy()

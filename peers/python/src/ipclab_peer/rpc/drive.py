@@ -74,30 +74,33 @@ def _session(mechanism, config):
         client.close()
 
 
-def _requests(config):
-    """(sequence, request payload) per call, stamped before the clock is read."""
+def _requests(config, wire=bytes):
+    """(sequence, request payload) per call, stamped before the clock is read; `wire` makes
+    what the stub takes of it (bytes, or callString's text)."""
     request_base = base(config.seed, REQUEST_STREAM, config.request_size)
     request = bytearray(request_base)
     for sequence in range(config.warmup + config.iterations):
         request[:8] = request_base[:8]
         stamp(request, sequence)
         # Frameworks want an immutable bytes object; the copy is made before the clock.
-        yield sequence, bytes(request)
+        yield sequence, wire(request)
 
 
 def _bytes_round_trips(config, recorder, client):
-    wanted = config.response_size
+    """`call`, or corba's callString (client.text): the payloads as text, the response
+    compared with the mapped expected bytes after the clock."""
+    wanted, text = config.response_size, client.text
     response_base = base(config.seed, RESPONSE_STREAM, wanted)
     expected = bytearray(response_base)
     call, clock, record = client.call, time.perf_counter_ns, recorder.add
-    for sequence, payload in _requests(config):
+    for sequence, payload in _requests(config, structs.as_text if text else bytes):
         start = clock()
         response = call(sequence, wanted, payload)
         stop = clock()
         expected[:8] = response_base[:8]
         stamp(expected, sequence)
-        if response != expected:
-            raise _mismatch(sequence, response, expected)
+        if response != (structs.as_text(expected) if text else expected):
+            raise _mismatch(sequence, response, expected, text)
         record(sequence, stop - start)
 
 
@@ -111,9 +114,12 @@ def _bytes_puts(config, recorder, client):
         record(sequence, stop - start)
 
 
-def _mismatch(sequence, response, expected):
+def _mismatch(sequence, response, expected, text=False):
     """A well-formed reply with the wrong content, its length included, is a payload
     mismatch (PROTOCOL.md 10.1): RPC mechanisms have no frames to be malformed."""
+    if text:
+        response, expected = response.encode("ascii", "replace"), \
+            structs.as_text(expected).encode("ascii")
     if len(response) != len(expected):
         return PayloadMismatch(f"payload mismatch: response to sequence {sequence} has "
                                f"{len(response)} bytes instead of {len(expected)}")

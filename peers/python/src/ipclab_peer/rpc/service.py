@@ -4,6 +4,7 @@ counters of a stream (11.3)."""
 import threading
 
 from ..payload import REQUEST_STREAM, RESPONSE_STREAM, base, stamp
+from ..structs import as_text
 from ..tally import StreamTally
 
 
@@ -21,11 +22,25 @@ class Bench:
     def call(self, sequence, wanted, request):
         """payload(seed, 2, sequence, wanted), after comparing the request with its expected
         bytes (a handler has no "after the reply")."""
+        response = self._response_to(sequence, wanted)
+        self.put(sequence, request)
+        return response
+
+    def call_string(self, sequence, wanted, request):
+        """callString (--corba-payload string): `call` with each byte as a character of
+        10.2's alphabet, the request compared with the mapped expected bytes."""
+        response = as_text(self._response_to(sequence, wanted))
+        expected = bytearray(self._base(REQUEST_STREAM, len(request)))
+        stamp(expected, sequence)
+        if as_text(expected) != request:
+            self._count_corrupted()
+        return response
+
+    def _response_to(self, sequence, wanted):
         response = bytearray(self._base(RESPONSE_STREAM, wanted))
         stamp(response, sequence)
         if self._flip and response:
             response[-1] ^= 1
-        self.put(sequence, request)
         return response
 
     def put(self, sequence, request):
