@@ -2,12 +2,10 @@
 Content-Type application/json; the server answers `call` in the form it was asked in and takes
 both forms for `put`."""
 import base64
-import http.server
 import json
-import threading
 
 import pytest
-from test_rpc import check_ok, drive, servers  # noqa: F401 - the fixture
+from test_rpc import check_ok, drive, servers, stand_in_rest  # noqa: F401 - the fixture
 from test_void import _post
 
 from ipclab_peer import payload
@@ -64,40 +62,16 @@ def test_the_client_sends_and_expects_the_json_form(workdir):
     """A stand-in server that answers only the JSON form, with the expected bytes."""
     seen = []
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+    def answer(path, headers, body):
+        if path == "/finish":
+            return 200, b'{"corrupted": 0}', JSON
+        sequence = int(path.split("/")[2].split("?")[0])
+        seen.append((headers["Content-Type"], json.loads(body)))
+        return 200, as_json(payload.payload(SEED, payload.RESPONSE_STREAM, sequence, 4)), JSON
 
-        def _answer(self, status, body, content_type=JSON):
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self):  # noqa: N802 - the client's connect before the warm-up
-            self._answer(404, b"")
-
-        def do_POST(self):  # noqa: N802
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            if self.path == "/finish":
-                return self._answer(200, b'{"corrupted": 0}')
-            sequence = int(self.path.split("/")[2].split("?")[0])
-            seen.append((self.headers["Content-Type"], json.loads(body)))
-            self._answer(200, as_json(payload.payload(SEED, payload.RESPONSE_STREAM,
-                                                      sequence, 4)))
-
-        def log_message(self, *args):
-            pass
-
-    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler) as server:
-        thread = threading.Thread(target=server.serve_forever)
-        thread.start()
-        try:
-            run = drive(workdir, "rest", "127.0.0.1:%d" % server.server_port, "--rest-body",
-                        "json", "--request-size", "10", "--response-size", "4", iterations=2)
-        finally:
-            server.shutdown()
-            thread.join()
+    with stand_in_rest(answer) as endpoint:
+        run = drive(workdir, "rest", endpoint, "--rest-body", "json", "--request-size", "10",
+                    "--response-size", "4", iterations=2)
     check_ok(run, "rest", "bytes", (10, 4), None, 2)
     assert seen == [(JSON, {"data": base64.b64encode(payload.payload(
         SEED, payload.REQUEST_STREAM, sequence, 10)).decode()}) for sequence in range(2)]

@@ -2,9 +2,12 @@
 processes, per framework; the structured payload generator against the shared vectors.
 
 The stubs must have been generated (peers/python/generate_rpc.py, run by `make setup`)."""
+import contextlib
+import http.server
 import json
 import socket
 import struct
+import threading
 from pathlib import Path
 
 import pytest
@@ -208,20 +211,17 @@ def test_rest_server_rejects_malformed_requests_and_goes_on(servers):
     assert (status, json.loads(body)) == (200, good)
 
 
-def test_wrong_length_response_is_a_payload_mismatch(workdir):
-    """PROTOCOL.md 10.1: a well-formed reply of the wrong length is a payload mismatch in every
-    language. A stand-in rest server answers `call` with one byte too many."""
-    import http.server
-    import threading
-
-    from ipclab_peer import payload
+@contextlib.contextmanager
+def stand_in_rest(answer):
+    """A stand-in rest server on a thread; `answer(path, headers, body)` -> (status, body,
+    content type) for each POST; GET (the client's connect) gets 404. Yields its endpoint."""
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the client expects
 
-        def _answer(self, status, body):
+        def _answer(self, status, body, content_type="application/octet-stream"):
             self.send_response(status)
-            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
@@ -230,10 +230,8 @@ def test_wrong_length_response_is_a_payload_mismatch(workdir):
             self._answer(404, b"")
 
         def do_POST(self):  # noqa: N802
-            self.rfile.read(int(self.headers["Content-Length"]))
-            sequence = int(self.path.split("/")[2].split("?")[0])
-            self._answer(200, payload.payload(int(SEED), payload.RESPONSE_STREAM, sequence, 16)
-                         + b"\0")
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            self._answer(*answer(self.path, self.headers, body))
 
         def log_message(self, *args):
             pass
@@ -242,11 +240,24 @@ def test_wrong_length_response_is_a_payload_mismatch(workdir):
         thread = threading.Thread(target=server.serve_forever)
         thread.start()
         try:
-            proc, result, samples = drive(workdir, "rest", "127.0.0.1:%d" % server.server_port,
-                                          "--request-size", "16", "--response-size", "16")
+            yield "127.0.0.1:%d" % server.server_port
         finally:
             server.shutdown()
             thread.join()
+
+
+def test_wrong_length_response_is_a_payload_mismatch(workdir):
+    """PROTOCOL.md 10.1: a well-formed reply of the wrong length is a payload mismatch in every
+    language. A stand-in rest server answers `call` with one byte too many."""
+    from ipclab_peer import payload
+
+    def answer(path, headers, body):
+        sequence = int(path.split("/")[2].split("?")[0])
+        return 200, payload.payload(int(SEED), payload.RESPONSE_STREAM, sequence, 16) + b"\0"
+
+    with stand_in_rest(answer) as endpoint:
+        proc, result, samples = drive(workdir, "rest", endpoint, "--request-size", "16",
+                                      "--response-size", "16")
     assert proc.returncode == 3, proc.stderr
     assert proc.stderr.startswith("ipclab-peer: payload-mismatch: ")
     assert "17 bytes instead of 16" in proc.stderr

@@ -221,6 +221,8 @@ class Client:
     Pattern short (PROTOCOL.md 11.3): every request says `Connection: close`, so each call
     opens its own connection and the server closes it after the response."""
 
+    text = False  # bytes travel as bytes (corba's callString is the exception)
+
     def __init__(self, endpoint, options):
         if options.http_client not in (None, HTTP_CLIENT):
             raise Unsupported(f"--http-client {options.http_client}: the Python peer's HTTP "
