@@ -146,8 +146,9 @@ def server_models(records, versus=None):
     rows.append(["failed connections"] + [str(r.get("connections_failed") or 0) for r in cases])
     rows.append(["ListenOverflows"] + [_count(r.get("listen_overflows")) for r in cases])
     n = cases[0].get("connections")
-    caption = ("server phases per connection, mean ± half width of its 95% confidence interval "
-               "(Student's t over every connection of every ok round), as the study's Table 1; "
+    caption = ("server phases per connection, mean [95% confidence interval: the percentile "
+               "bootstrap of the mean over every connection of every ok round], as the study's "
+               "Table 1 (which gave Student's t); "
                "— : the model has no such phase; conns/s: connections served / the burst's "
                f"duration (median of rounds); {n} connections per case over all rounds; "
                "ListenOverflows: the kernel's counter over the case (machine-wide)")
