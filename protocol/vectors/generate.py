@@ -93,7 +93,8 @@ def malformed_vectors():
         ("bad version", header(req, 0, 16, 16, version=2) + bytes(16), "bad version"),
         ("response sent to a server", header(KINDS["response"], 0, 16, 16), "unexpected kind"),
         ("unknown kind 9", header(9, 0, 0, 0), "unexpected kind"),
-        ("non-zero flags", header(req, 0, 16, 16, flags=1) + bytes(16), "bad flags"),
+        # flags 1 is NO_REPLY (a one-way short, contract 3); any other value is bad
+        ("non-zero flags", header(req, 0, 16, 16, flags=2) + bytes(16), "bad flags"),
         ("huge length (4 GiB - 1)", header(req, 0, 0xFFFFFFFF, 16), "length too large"),
         ("length one over the maximum", header(req, 0, MAX_PAYLOAD + 1, 16), "length too large"),
         ("huge wanted response", header(req, 0, 16, 0xFFFFFFFF) + bytes(16), "length too large"),
