@@ -198,6 +198,24 @@ class RpcTest {
         assertTrue(lastError.contains("not an RPC mechanism"), lastError);
     }
 
+    /** --nodelay off on both sides: OkHttp and the JDK server, grpc-java's Netty on both. */
+    @Test
+    void restAndGrpcKeepNagleOnWithNodelayOff() throws Exception {
+        for (String mechanism : List.of("rest", "grpc")) {
+            try (Child server = serve(mechanism, "none", "--nodelay", "off")) {
+                assertEquals(0, drive(mechanism, server.endpoint, "--nodelay", "off",
+                        "--request-size", "100", "--response-size", "100", "--iterations", "5"),
+                        lastError);
+                assertEquals(0, drive(mechanism, server.endpoint, "--nodelay", "off", "--void",
+                        "--request-size", "100", "--iterations", "5"), lastError);
+            }
+        }
+        try (Child server = serve("rest", "none", "--nodelay", "off")) {
+            assertEquals(0, drive("rest", server.endpoint, "--nodelay", "off", "--pattern", "short",
+                    "--request-size", "10", "--response-size", "10", "--iterations", "5"), lastError);
+        }
+    }
+
     private String lastError = "";
 
     private int drive(String mechanism, String endpoint, String... more) {
