@@ -13,6 +13,9 @@ def flags(argv):
 
 
 def serve(f, mode):
+    if mode == "unsupported":
+        sys.stderr.write("ipclab-peer: unsupported: --nodelay off: this library keeps TCP_NODELAY\n")
+        sys.exit(7)
     if mode == "die":
         sys.stderr.write("fake: cannot bind, giving up\n")
         sys.exit(5)
@@ -45,6 +48,10 @@ def drive(f, mode):
               "runtime": "fake 1", "samples": n, "contract": 2, "warmup_samples": 0}
     if mode == "hang":
         signal.pause()
+    if mode == "unsupported":
+        result.update(status="error", error_kind="unsupported",
+                      error="--rest-body json: this client sends octets only")
+        n = 0
     if mode == "crash":
         sys.stderr.write("fake: segfault-ish\n")
         sys.exit(1)
@@ -70,7 +77,7 @@ def drive(f, mode):
         result["warmup_samples"] = warmup
     with open(f["--result-file"], "w") as out:
         json.dump(result, out)
-    sys.exit({"ok": 0, "short": 0, "connect": 5, "mismatch": 3}.get(mode, 0))
+    sys.exit({"ok": 0, "short": 0, "connect": 5, "mismatch": 3, "unsupported": 7}.get(mode, 0))
 
 
 def capabilities(mode):

@@ -65,6 +65,20 @@ def test_misbehaving_peers_fail_the_case_with_a_reason(fake, monkeypatch, server
     assert expected in outcome.reason
 
 
+@pytest.mark.parametrize("server, client, expected", [
+    ("unsupported", "ok", "the server peer does not support this: ipclab-peer: unsupported: "
+                          "--nodelay off"),
+    ("ok", "unsupported", "the client peer does not support this: --rest-body json"),
+])
+def test_a_peer_that_cannot_honour_a_setting_makes_the_case_not_applicable(
+        fake, monkeypatch, server, client, expected):
+    """Exit 7 (PROTOCOL.md section 8): a language's library that cannot keep Nagle on, say. That
+    is not a failure of the mechanism, and the reason is the peer's own."""
+    outcome = run_one(fake, monkeypatch, server, client, ready_timeout=5)
+    assert outcome.status == "not-applicable"
+    assert expected in outcome.reason
+
+
 def test_a_server_that_ignores_sigterm_is_killed(fake, monkeypatch):
     import ipclab.execute.runner
     monkeypatch.setattr(ipclab.execute.runner, "SERVER_GRACE", 0.5)

@@ -22,6 +22,14 @@ class PeerError(Exception):
     """A peer did not keep the contract (no READY, bad READY, died early)."""
 
 
+class Unsupported(PeerError):
+    """A server said, with exit code 7 (PROTOCOL.md section 8), that it does not do what it was
+    asked (a setting its language's library cannot honour): the case is not applicable."""
+
+
+UNSUPPORTED = 7  # the contract's exit code
+
+
 class Peer:
     def __init__(self, role, argv, log_dir, pass_fds=()):
         self.role, self.argv = role, list(argv)
@@ -61,6 +69,9 @@ class Peer:
             chunk = os.read(fd, 4096)
             if not chunk:
                 self.wait(timeout=5)
+                if self.returncode == UNSUPPORTED:
+                    raise Unsupported(f"the server peer does not support this: "
+                                      f"{self.stderr_tail(1) or 'exit 7'}")
                 raise PeerError(f"server {self.describe_exit()} before READY{self._stderr_hint()}")
             buf += chunk
         line = buf.split(b"\n", 1)[0].decode(errors="replace")

@@ -18,7 +18,7 @@ from ipclab.plan import placement
 from ipclab.plan import settings as setting_table
 from ipclab.execute import wire
 from ipclab.execute.places import LOCAL, server_endpoint
-from ipclab.execute.peers import Peer, PeerError, wait_any
+from ipclab.execute.peers import UNSUPPORTED, Peer, PeerError, Unsupported, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
 
@@ -131,6 +131,8 @@ class Runner:
                 # connections that follow are not a result.
                 if server_died and server.returncode != 0 and outcome.status == "ok":
                     outcome.status, outcome.reason = "failed", server_died
+        except Unsupported as e:
+            outcome = Outcome(case, "not-applicable", str(e))
         except PeerError as e:
             outcome = Outcome(case, "failed", str(e))
         finally:
@@ -295,6 +297,10 @@ def _judge(case, client, server, ready, server_died, case_dir, iterations):
                            f"expected {iterations}", client=result, server=ready, notes=notes)
         warmup = _read_samples(case_dir / "warmup.i64") if (case_dir / "warmup.i64").exists() else None
         return Outcome(case, "ok", None, samples, result, ready, notes=notes, warmup_samples=warmup)
+    if client.returncode == UNSUPPORTED and not server_died:  # a setting it cannot honour
+        reason = (result or {}).get("error") or client.stderr_tail(1) or "exit 7"
+        return Outcome(case, "not-applicable", f"the client peer does not support this: {reason}",
+                       client=result, server=ready, notes=notes)
     return Outcome(case, "failed", _failure_reason(client, result, server_died),
                    client=result, server=ready, notes=notes)
 

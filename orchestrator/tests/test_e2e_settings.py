@@ -1,0 +1,60 @@
+"""End to end for the settings of contract 3 (plan/settings.py, PROTOCOL.md 1, 10.1, 11.2), as a
+user runs them through the CLI: void operations in every framework of every language, one-way
+short connections counted by the server, Nagle left on, JSON REST bodies, a CORBA string
+payload, a file-poll interval. Few iterations, one round: the suite's time matters."""
+import pytest
+
+from test_e2e import LANGS, cases_csv, ipclab, seed  # noqa: F401 (seed: a fixture)
+
+pytestmark = pytest.mark.e2e
+RPC = "rest,grpc,thrift-binary,thrift-compact,ice,corba"
+# Each language once as client and once as server.
+ROTATION = [("cpp", "java"), ("java", "python"), ("python", "cpp")]
+
+
+def run(tmp_path, seed, *args):
+    out = tmp_path / "run"
+    done = ipclab("run", "--iterations", "30", "--warmup", "5", "--seed", str(seed),
+                  "--out", str(out), *args)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return cases_csv(out), done.stdout
+
+
+def not_ok(rows):
+    return [(r["id"], r["status"], r["reason"]) for r in rows
+            if r["status"] not in ("ok", "not-applicable")]
+
+
+@pytest.mark.parametrize("client, server", ROTATION)
+def test_void_operations_in_every_framework(tmp_path, seed, client, server):
+    rows, out = run(tmp_path, seed, "--mechanism", f"{RPC},rmi", "--client", client,
+                    "--server", server, "--response-size", "void", "--payload", "bytes,small")
+    assert not_ok(rows) == []
+    ran = [r for r in rows if r["status"] == "ok"]
+    assert len(ran) >= 12 and all(r["reply"] == "void" for r in ran)
+    assert all(r["response_size"] == "0" for r in ran if r["payload"] == "bytes")
+    assert "16 B/void" in out
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_way_short_connections_every_one_counted(tmp_path, seed, lang):
+    rows, _ = run(tmp_path, seed, "--pattern", "short", "--mechanism", "tcp,sysv-mq",
+                  "--client", lang, "--server", lang, "--request-size", "1KiB",
+                  "--response-size", "0", "--reply", "one-way,echo", "--iterations", "200")
+    assert not_ok(rows) == []
+    assert sorted((r["mechanism"], r["reply"]) for r in rows) == [
+        ("sysv-mq", "echo"), ("sysv-mq", "one-way"), ("tcp", "echo"), ("tcp", "one-way")]
+    assert all(int(r["count"]) == 200 for r in rows)  # the server's count matched the client's
+
+
+@pytest.mark.parametrize("client, server", ROTATION)
+def test_the_mechanism_options(tmp_path, seed, client, server):
+    rows, _ = run(tmp_path, seed, "--mechanism", "tcp,rest,corba,file-poll", "--client", client,
+                  "--server", server, "--nodelay", "on,off", "--rest-body", "octet,json",
+                  "--corba-payload", "octets,string", "--poll-interval-us", "500")
+    assert not_ok(rows) == []
+    ok = {(r["mechanism"], r.get("nodelay"), r.get("rest_body"), r.get("corba_payload"),
+           r.get("poll_interval_us")) for r in rows if r["status"] == "ok"}
+    assert ("tcp", "off", "", "", "") in ok and ("file-poll", "", "", "", "500") in ok
+    assert ("corba", "", "", "string", "") in ok
+    assert {("rest", n, b, "", "") for n in ("on", "off") for b in ("octet", "json")} <= ok
