@@ -11,7 +11,10 @@ namespace ipclab {
 
 namespace {
 
-// Collects "--name value" pairs, rejecting unknown, repeated and value-less flags.
+// Flags without a value (section 1's synopsis: [--void], [--one-way]); collected as "on".
+bool is_switch(const std::string& name) { return name == "--void" || name == "--one-way"; }
+
+// Collects "--name value" pairs and switches, rejecting unknown, repeated and value-less flags.
 std::map<std::string, std::string> collect_flags(const std::vector<std::string>& args,
                                                  const std::vector<std::string>& known) {
   std::map<std::string, std::string> flags;
@@ -24,11 +27,26 @@ std::map<std::string, std::string> collect_flags(const std::vector<std::string>&
         throw UsageError("unknown flag '" + name + "' (write --name value, not --name=value)");
       throw UsageError("unknown flag '" + name + "'");
     }
-    if (i + 1 >= args.size()) throw UsageError("flag " + name + " needs a value");
     if (flags.count(name) != 0) throw UsageError("flag " + name + " given more than once");
+    if (is_switch(name)) {
+      flags[name] = "on";
+      --i;  // no value
+      continue;
+    }
+    if (i + 1 >= args.size()) throw UsageError("flag " + name + " needs a value");
     flags[name] = args[i + 1];
   }
   return flags;
+}
+
+// A two-valued flag: true for its first value (the default), false for the second.
+bool choice(const std::map<std::string, std::string>& flags, const std::string& name,
+            const char* first, const char* second) {
+  const auto it = flags.find(name);
+  if (it == flags.end() || it->second == first) return true;
+  if (it->second == second) return false;
+  throw UsageError("bad value for " + name + ": '" + it->second + "' (" + first + ", " + second +
+                   ")");
 }
 
 std::uint64_t parse_poll_interval(const std::string& value) {
@@ -62,6 +80,20 @@ void parse_common(const std::map<std::string, std::string>& flags, PeerOptions& 
     o.poll_interval_us = parse_poll_interval(it->second);
   if (auto it = flags.find("--spin-us"); it != flags.end())
     o.spin_us = parse_unsigned("--spin-us", it->second, 1'000'000'000);
+  o.nodelay = choice(flags, "--nodelay", "on", "off");
+}
+
+// The flags of contract 3's studies (section 1); what a mechanism cannot do with them is
+// unsupported later (check_supported), what a pattern cannot is a usage error here.
+void parse_studies(const std::map<std::string, std::string>& flags, DriveOptions& o) {
+  o.void_call = flags.count("--void") != 0;
+  o.one_way = flags.count("--one-way") != 0;
+  o.rest_json = !choice(flags, "--rest-body", "octet", "json");
+  o.corba_string = !choice(flags, "--corba-payload", "octets", "string");
+  if (o.void_call && o.pattern != "rr") throw UsageError("flag --void needs --pattern rr");
+  if (o.void_call && o.response_size != 0)
+    throw UsageError("bad value for --response-size: must be 0 with --void");
+  if (o.one_way && o.pattern != "short") throw UsageError("flag --one-way needs --pattern short");
 }
 
 // burst (11.4): a server model and what goes with it; those flags alone are a usage error.
@@ -91,7 +123,7 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
   const auto flags = collect_flags(args, {"--mechanism", "--endpoint", "--seed", "--fault",
                                           "--poll-interval-us", "--spin-us", "--server-model",
                                           "--connections", "--phases-file", "--backlog",
-                                          "--workers"});
+                                          "--workers", "--nodelay"});
   ServeOptions o;
   parse_common(flags, o);
   parse_burst_serve(flags, o);
@@ -200,7 +232,8 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
              "--samples-file", "--result-file", "--pattern", "--warmup", "--warmup-samples-file",
              "--seed", "--io-timeout", "--poll-interval-us", "--spin-us", "--native-library",
              "--payload", "--sequence-length", "--message-size", "--messages", "--windows",
-             "--connections", "--connectors", "--processes", "--records-file"});
+             "--connections", "--connectors", "--processes", "--records-file", "--void",
+             "--nodelay", "--rest-body", "--corba-payload", "--one-way"});
   DriveOptions o;
   parse_common(flags, o);
   if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;
@@ -222,6 +255,7 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
     parse_sizes(flags, o);
     parse_counts(flags, o);
   }
+  parse_studies(flags, o);
   o.samples_file = nonempty_path(flags, "--samples-file");
   o.result_file = nonempty_path(flags, "--result-file");
   if (flags.count("--warmup-samples-file") != 0)

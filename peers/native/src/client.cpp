@@ -217,6 +217,23 @@ ipclab_call_fn load_ipclab_call(const std::string& path) {
 
 namespace {
 
+// Contract 3's study flags on a mechanism that has no such thing: unsupported (section 1).
+void check_studies(const DriveOptions& o) {
+  const auto unsupported = [&](const std::string& why) {
+    throw PeerError(ErrorKind::unsupported, why);
+  };
+  if (const std::string why = nodelay_unsupported(o); !why.empty()) unsupported(why);
+  if (o.void_call && o.mechanism->family != Family::rpc)
+    unsupported("--void needs an RPC mechanism, not " + o.mechanism_name);
+  if (o.rest_json && (o.mechanism_name != "rest" || o.payload != PayloadKind::bytes))
+    unsupported("--rest-body json applies to rest with bytes payloads only");
+  if (o.corba_string && (o.mechanism_name != "corba" || o.payload != PayloadKind::bytes))
+    unsupported("--corba-payload string applies to corba with bytes payloads only");
+  if (o.one_way && o.mechanism->family != Family::frames)
+    unsupported("--one-way is implemented for the frame mechanisms' short only, not " +
+                o.mechanism_name);
+}
+
 // What the table says this peer cannot do for these options: unsupported (exit 7).
 void check_supported(const DriveOptions& o) {
   const Mechanism* m = o.mechanism;
@@ -231,6 +248,7 @@ void check_supported(const DriveOptions& o) {
   if (o.payload != PayloadKind::bytes && m->family != Family::rpc)
     throw unsupported(std::string("payload '") + payload_kind_name(o.payload) +
                       "' needs an RPC mechanism (section 10.2)");
+  check_studies(o);
   const std::uint64_t limit = m->max_payload();
   if (o.request_size > limit || o.response_size > limit || o.message_size > limit)
     throw unsupported(o.mechanism_name + " carries at most " + std::to_string(limit) +

@@ -53,9 +53,9 @@ constexpr Mechanism kMechanisms[] = {
     {"tcp", frames, Kind::inet, Kind::inet, kBurstPatterns, any_size,
      [](Drive o, Recorder& r) {
        const auto& e = at<InetEndpoint>(o);
-       drive_stream(connect_tcp(e), o, r, tcp_connector(e));
+       drive_stream(connect_tcp(e, o.nodelay), o, r, tcp_connector(e, o.nodelay));
      },
-     [](Serve o) { serve_streams(listen_tcp(at<InetEndpoint>(o)), o); }, false,
+     [](Serve o) { serve_streams(listen_tcp(at<InetEndpoint>(o), o.nodelay), o); }, false,
      &burst::kTcpSockets},
     {"udp", frames, Kind::inet, Kind::inet, kStreamPatterns, udp_size,
      [](Drive o, Recorder& r) { drive_datagrams(connect_udp(at<InetEndpoint>(o)), o, r); },

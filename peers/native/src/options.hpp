@@ -25,7 +25,18 @@ struct PeerOptions {
   std::uint64_t seed = 1;
   std::uint64_t poll_interval_us = 2000;
   std::uint64_t spin_us = 50;
+  bool nodelay = true;  // --nodelay: TCP_NODELAY on the peer's sockets (tcp, rest, grpc)
 };
+
+// --nodelay off: tcp, rest and grpc keep Nagle's algorithm on; elsewhere it is unsupported
+// (section 1). Returns why, or an empty string.
+inline std::string nodelay_unsupported(const PeerOptions& o) {
+  if (o.nodelay || o.mechanism_name == "tcp" || o.mechanism_name == "rest") return {};
+  if (o.mechanism_name == "grpc")  // section 10.3: "else unsupported"
+    return "--nodelay off: C++ gRPC sets TCP_NODELAY on every socket it opens and has no "
+           "channel or server argument to keep Nagle's algorithm on";
+  return "--nodelay off applies to tcp, rest and grpc only, not " + o.mechanism_name;
+}
 
 struct ServeOptions : PeerOptions {
   Fault fault = Fault::none;
@@ -59,6 +70,11 @@ struct DriveOptions : PeerOptions {
   std::uint32_t connectors = 0;
   std::uint32_t processes = 1;
   std::string records_file;
+  // Contract 3's study flags (section 1); all off by default.
+  bool void_call = false;     // --void: put / putSmall / putMedium / putLarge (10.1)
+  bool rest_json = false;     // --rest-body json: {"data": "<base64>"} bodies
+  bool corba_string = false;  // --corba-payload string: callString
+  bool one_way = false;       // --one-way: short without a RESPONSE (11.2)
 };
 
 }  // namespace ipclab

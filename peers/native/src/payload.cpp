@@ -43,6 +43,20 @@ std::size_t first_difference(const std::uint8_t* got, const std::uint8_t* base, 
   return kNoDifference;
 }
 
+void to_text(const std::uint8_t* bytes, std::size_t n, char* out) noexcept {
+  for (std::size_t j = 0; j < n; ++j) out[j] = text_char(bytes[j]);
+}
+
+std::size_t first_text_difference(const char* got, const std::uint8_t* base, std::size_t n,
+                                  std::uint64_t sequence) noexcept {
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint8_t b =
+        j < kStampBytes ? base[j] ^ static_cast<std::uint8_t>(sequence >> (8 * j)) : base[j];
+    if (got[j] != text_char(b)) return j;
+  }
+  return kNoDifference;
+}
+
 std::uint64_t fnv1a64(const std::uint8_t* p, std::size_t n) noexcept {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (std::size_t i = 0; i < n; ++i) {

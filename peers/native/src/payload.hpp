@@ -43,6 +43,16 @@ inline constexpr std::size_t kNoDifference = static_cast<std::size_t>(-1);
 std::size_t first_difference(const std::uint8_t* got, const std::uint8_t* base, std::size_t n,
                              std::uint64_t sequence) noexcept;
 
+// Payloads as text (10.1 callString): byte b travels as kAlphabet[b mod 62] (10.2's alphabet).
+inline constexpr char kAlphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+inline char text_char(std::uint8_t b) noexcept { return kAlphabet[b % 62]; }
+// Writes the text of n payload bytes to out.
+void to_text(const std::uint8_t* bytes, std::size_t n, char* out) noexcept;
+// first_difference for text: got[0..n) against the text of base[0..n) stamped with sequence.
+std::size_t first_text_difference(const char* got, const std::uint8_t* base, std::size_t n,
+                                  std::uint64_t sequence) noexcept;
+
 std::uint64_t fnv1a64(const std::uint8_t* p, std::size_t n) noexcept;
 
 // The base of one stream for the most recently asked size, regenerated when the size changes.

@@ -287,6 +287,10 @@ void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
 }
 
 int run_serve(const ServeOptions& o) {
+  if (const std::string why = nodelay_unsupported(o); !why.empty()) {
+    print_line("unsupported: " + why);
+    return exit_code(ErrorKind::unsupported);
+  }
   if (!o.server_model.empty()) return burst::run_burst_server(o);  // 11.4
   // Decided before the lifecycle starts: otherwise an stdin already at end of file could end the
   // server with exit 0 before it reports this.

@@ -34,8 +34,6 @@ class SplitMix {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(next() & 0xFFFFFFFFu));
   }
   std::string a_string() {
-    static constexpr char kAlphabet[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     const std::size_t n = 4 + next() % 29;
     std::string s(n, ' ');
     for (auto& c : s) c = kAlphabet[next() % 62];

@@ -4,7 +4,10 @@
 #include <omniORB4/CORBA.h>
 #include <omniORB4/minorCode.h>
 
+#include <cstring>
+
 #include "ipclab_corba.hh"
+#include "payload.hpp"
 #include "result.hpp"
 #include "rpc/echo_session.hpp"
 #include "rpc/fields.hpp"
@@ -76,7 +79,7 @@ CORBA::ORB_ptr init_orb(const char* options[][2]) {
 
 class CorbaSession final : public FrameworkSession<CorbaSession, CorbaRecords> {
  public:
-  explicit CorbaSession(const DriveOptions& o) {
+  explicit CorbaSession(const DriveOptions& o) : text_(o.corba_string) {
     const std::string ms = std::to_string(timeout_ms(o));
     const char* options[][2] = {{"giopMaxMsgSize", kGiopMaxMsgSize},
                                 {"clientCallTimeOutPeriod", ms.c_str()},
@@ -106,10 +109,25 @@ class CorbaSession final : public FrameworkSession<CorbaSession, CorbaRecords> {
     wanted_ = wanted;
     return request_.get_buffer();
   }
+  // --corba-payload string (callString): the request travels as its text (10.1), mapped once
+  // here; each call maps only the stamped first bytes again.
+  void request_filled() override {
+    if (!text_) return;
+    text_request_ = CORBA::string_alloc(request_.length());
+    to_text(request_.get_buffer(), request_.length(), text_request_.inout());
+    text_request_.inout()[request_.length()] = '\0';
+  }
   void call(std::uint64_t seq) override {
+    if (text_) return call_string(seq);
     guarded("call", [&] { response_ = bench_->call(seq, wanted_, request_); });
   }
+  void put(std::uint64_t seq) override {
+    guarded("put", [&] { bench_->put(seq, request_); });
+  }
   std::pair<const std::uint8_t*, std::size_t> response() override {
+    if (text_)
+      return {reinterpret_cast<const std::uint8_t*>(text_response_.in()),
+              std::strlen(text_response_.in())};
     return {response_->get_buffer(), response_->length()};
   }
   std::uint64_t finish() override {
@@ -119,6 +137,9 @@ class CorbaSession final : public FrameworkSession<CorbaSession, CorbaRecords> {
   void invoke(const ic::Small& in, ic::Small_var& out) { out = bench_->echoSmall(in); }
   void invoke(const ic::Medium& in, ic::Medium_var& out) { out = bench_->echoMedium(in); }
   void invoke(const ic::Large& in, ic::Large_var& out) { out = bench_->echoLarge(in); }
+  void invoke_put(const ic::Small& in) { bench_->putSmall(in); }
+  void invoke_put(const ic::Medium& in) { bench_->putMedium(in); }
+  void invoke_put(const ic::Large& in) { bench_->putLarge(in); }
   [[noreturn]] static void rethrow(const char* what) {
     const auto minor = [](const CORBA::SystemException& e) {
       return std::string(" (") + (e.NP_minorString() ? e.NP_minorString() : "?") + ")";
@@ -140,8 +161,17 @@ class CorbaSession final : public FrameworkSession<CorbaSession, CorbaRecords> {
   }
 
  private:
+  void call_string(std::uint64_t seq) {
+    const CORBA::ULong n = request_.length() < kStampBytes ? request_.length() : kStampBytes;
+    to_text(request_.get_buffer(), n, text_request_.inout());
+    guarded("callString",
+            [&] { text_response_ = bench_->callString(seq, wanted_, text_request_.in()); });
+  }
+
+  bool text_;
   CORBA::ORB_var orb_;
   ic::Bench_var bench_;
+  CORBA::String_var text_request_, text_response_;
   ic::Bytes request_;
   ic::Bytes_var response_;
   CORBA::ULong wanted_ = 0;
@@ -160,6 +190,18 @@ class BenchI final : public POA_ipclab_corba::Bench {
   ic::Medium* echoMedium(const ic::Medium& v) override { return echo(v); }
   ic::Large* echoLarge(const ic::Large& v) override { return echo(v); }
   CORBA::ULongLong finish() override { return service_.finish(); }
+  void put(CORBA::ULongLong seq, const ic::Bytes& request) override {
+    service_.put(seq, request.get_buffer(), request.length());
+  }
+  void putSmall(const ic::Small&) override {}
+  void putMedium(const ic::Medium&) override {}
+  void putLarge(const ic::Large&) override {}
+  char* callString(CORBA::ULongLong seq, CORBA::ULong wanted, const char* request) override {
+    CORBA::String_var out = CORBA::string_alloc(wanted);
+    service_.call_string(seq, wanted, request, std::strlen(request), out.inout());
+    out.inout()[wanted] = '\0';
+    return out._retn();
+  }
 
  private:
   template <class T>

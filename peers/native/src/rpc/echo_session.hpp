@@ -6,6 +6,7 @@
 // A framework's session derives from FrameworkSession<Self, Records>. Self provides
 //   void invoke(const T& in, Records::Reply<T>& out)   for T in Small, Medium, Large: the stub
 //                                                       call (may throw the framework's errors)
+//   void invoke_put(const T& in)                        the void stub call (--void)
 //   [[noreturn]] static void rethrow(const char* what)  called inside a catch: maps the current
 //                                                       exception to a PeerError
 // and its own prepare_call / call / response / finish (calling through guarded()). Records
@@ -54,6 +55,9 @@ class FrameworkSession : public Session {
   }
   void echo() final {
     guarded("echo", [&] { each([&](auto& e) { static_cast<Self&>(*this).invoke(e.in, e.out); }); });
+  }
+  void put_record() final {
+    guarded("put", [&] { each([&](auto& e) { static_cast<Self&>(*this).invoke_put(e.in); }); });
   }
   Record echoed() final {
     Record r;

@@ -90,6 +90,14 @@ class GrpcSession final : public FrameworkSession<GrpcSession, GrpcRecords> {
     request_.set_seq(seq);
     with_deadline([&](grpc::ClientContext* c) { return stub_->Call(c, request_, &reply_); });
   }
+  std::uint8_t* prepare_put(std::uint32_t request_size) override {
+    put_.mutable_request()->resize(request_size);
+    return reinterpret_cast<std::uint8_t*>(put_.mutable_request()->data());
+  }
+  void put(std::uint64_t seq) override {
+    put_.set_seq(seq);
+    with_deadline([&](grpc::ClientContext* c) { return stub_->Put(c, put_, &empty_); });
+  }
   std::pair<const std::uint8_t*, std::size_t> response() override {
     const std::string& r = reply_.response();
     return {reinterpret_cast<const std::uint8_t*>(r.data()), r.size()};
@@ -111,6 +119,15 @@ class GrpcSession final : public FrameworkSession<GrpcSession, GrpcRecords> {
   void invoke(const pb::Large& in, pb::Large& out) {
     with_deadline([&](grpc::ClientContext* c) { return stub_->EchoLarge(c, in, &out); });
   }
+  void invoke_put(const pb::Small& in) {
+    with_deadline([&](grpc::ClientContext* c) { return stub_->PutSmall(c, in, &empty_); });
+  }
+  void invoke_put(const pb::Medium& in) {
+    with_deadline([&](grpc::ClientContext* c) { return stub_->PutMedium(c, in, &empty_); });
+  }
+  void invoke_put(const pb::Large& in) {
+    with_deadline([&](grpc::ClientContext* c) { return stub_->PutLarge(c, in, &empty_); });
+  }
   [[noreturn]] static void rethrow(const char*) { throw; }
 
  private:
@@ -128,6 +145,8 @@ class GrpcSession final : public FrameworkSession<GrpcSession, GrpcRecords> {
   std::unique_ptr<pb::Bench::Stub> stub_;
   pb::CallRequest request_;
   pb::CallReply reply_;
+  pb::PutRequest put_;
+  google::protobuf::Empty empty_;
 };
 
 // Pattern stream over grpc (11.3) as a link of the frame patterns (links.hpp), so the stream's
@@ -245,6 +264,22 @@ class BenchImpl final : public pb::Bench::Service {
   }
   grpc::Status EchoLarge(grpc::ServerContext*, const pb::Large* in, pb::Large* out) override {
     return echo(*in, *out);
+  }
+  grpc::Status Put(grpc::ServerContext*, const pb::PutRequest* req,
+                   google::protobuf::Empty*) override {
+    service_.put(req->seq(), reinterpret_cast<const std::uint8_t*>(req->request().data()),
+                 req->request().size());
+    return grpc::Status::OK;
+  }
+  grpc::Status PutSmall(grpc::ServerContext*, const pb::Small*, google::protobuf::Empty*) override {
+    return grpc::Status::OK;
+  }
+  grpc::Status PutMedium(grpc::ServerContext*, const pb::Medium*,
+                         google::protobuf::Empty*) override {
+    return grpc::Status::OK;
+  }
+  grpc::Status PutLarge(grpc::ServerContext*, const pb::Large*, google::protobuf::Empty*) override {
+    return grpc::Status::OK;
   }
   grpc::Status Finish(grpc::ServerContext*, const pb::FinishRequest*,
                       pb::FinishReply* reply) override {

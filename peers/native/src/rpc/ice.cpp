@@ -56,6 +56,9 @@ class IceSession final : public FrameworkSession<IceSession, IceRecords> {
   void call(std::uint64_t seq) override {
     guarded("call", [&] { response_ = proxy_->call(static_cast<long long>(seq), wanted_, request_); });
   }
+  void put(std::uint64_t seq) override {
+    guarded("put", [&] { proxy_->put(static_cast<long long>(seq), request_); });
+  }
   std::pair<const std::uint8_t*, std::size_t> response() override {
     return {response_.data(), response_.size()};
   }
@@ -66,6 +69,9 @@ class IceSession final : public FrameworkSession<IceSession, IceRecords> {
   void invoke(const is::Small& in, is::Small& out) { out = proxy_->echoSmall(in); }
   void invoke(const is::Medium& in, is::Medium& out) { out = proxy_->echoMedium(in); }
   void invoke(const is::Large& in, is::Large& out) { out = proxy_->echoLarge(in); }
+  void invoke_put(const is::Small& in) { proxy_->putSmall(in); }
+  void invoke_put(const is::Medium& in) { proxy_->putMedium(in); }
+  void invoke_put(const is::Large& in) { proxy_->putLarge(in); }
   [[noreturn]] static void rethrow(const char* what) {
     try {
       throw;
@@ -105,6 +111,12 @@ class BenchI final : public is::Bench {
   long long finish(const Ice::Current&) override {
     return static_cast<long long>(service_.finish());
   }
+  void put(long long seq, is::Bytes request, const Ice::Current&) override {
+    service_.put(static_cast<std::uint64_t>(seq), request.data(), request.size());
+  }
+  void putSmall(is::Small, const Ice::Current&) override {}
+  void putMedium(is::Medium, const Ice::Current&) override {}
+  void putLarge(is::Large, const Ice::Current&) override {}
 
  private:
   template <class T>

@@ -37,6 +37,20 @@ void Service::call(std::uint64_t seq, std::uint32_t wanted, const std::uint8_t* 
   if (first_difference(request, qb, length, seq) != kNoDifference) ++corrupted_;
 }
 
+void Service::call_string(std::uint64_t seq, std::uint32_t wanted, const char* request,
+                          std::size_t length, char* out) {
+  std::lock_guard lock(mutex_);
+  const std::uint8_t* rb = base(response_base_, response_n_, 2, wanted);
+  for (std::size_t j = 0; j < wanted; ++j) {
+    std::uint8_t b = rb[j];
+    if (j < kStampBytes) b ^= static_cast<std::uint8_t>(seq >> (8 * j));
+    if (flip_ && j + 1 == wanted) b ^= 0x01;  // a different character (b mod 62 changes)
+    out[j] = text_char(b);
+  }
+  const std::uint8_t* qb = base(request_base_, request_n_, 1, length);
+  if (first_text_difference(request, qb, length, seq) != kNoDifference) ++corrupted_;
+}
+
 int timeout_ms(const DriveOptions& o) noexcept {
   const std::int64_t ms = (o.io_timeout_ns + 999'999) / 1'000'000;
   return ms > INT32_MAX ? INT32_MAX : static_cast<int>(ms);
@@ -94,10 +108,14 @@ const Framework& framework_of(const std::string& mechanism) {
   return *f;
 }
 
-// Every call's time is recorded only after its answer passed validation (section 7).
+// Every call's time is recorded only after its answer passed validation (section 7). Compare:
+// first_difference, or first_text_difference for a session answering text (callString).
+template <class Got, std::size_t (*Compare)(const Got*, const std::uint8_t*, std::size_t,
+                                            std::uint64_t) noexcept>
 void drive_bytes(Session& s, const DriveOptions& o, Recorder& recorder, std::uint64_t& seq) {
   std::uint8_t* req = s.prepare_call(o.request_size, o.response_size);
   fill_base(o.seed, PayloadStream::request, req, o.request_size);
+  s.request_filled();
   std::uint8_t head[kStampBytes] = {};
   std::memcpy(head, req, o.request_size < kStampBytes ? o.request_size : kStampBytes);
   const std::vector<std::uint8_t> expected =
@@ -113,10 +131,37 @@ void drive_bytes(Session& s, const DriveOptions& o, Recorder& recorder, std::uin
       throw PeerError(ErrorKind::payload_mismatch,
                       "payload mismatch: response of " + std::to_string(n) + " bytes, expected " +
                           std::to_string(o.response_size));
-    const std::size_t off = first_difference(got, expected.data(), n, seq);
+    const std::size_t off = Compare(reinterpret_cast<const Got*>(got), expected.data(), n, seq);
     if (off != kNoDifference)
       throw PeerError(ErrorKind::payload_mismatch,
                       "payload mismatch at offset " + std::to_string(off));
+    recorder.record(seq, t1 - t0);
+  }
+}
+
+// --void (10.1): put(seq, request) per call; nothing comes back to check.
+void drive_put_bytes(Session& s, const DriveOptions& o, Recorder& recorder, std::uint64_t& seq) {
+  std::uint8_t* req = s.prepare_put(o.request_size);
+  fill_base(o.seed, PayloadStream::request, req, o.request_size);
+  std::uint8_t head[kStampBytes] = {};
+  std::memcpy(head, req, o.request_size < kStampBytes ? o.request_size : kStampBytes);
+  for (const std::uint64_t total = o.warmup + o.iterations; seq < total; ++seq) {
+    stamp_from(req, head, o.request_size, seq);
+    const std::int64_t t0 = now_ns();
+    s.put(seq);
+    const std::int64_t t1 = now_ns();
+    recorder.record(seq, t1 - t0);
+  }
+}
+
+void drive_put_records(Session& s, const DriveOptions& o, Recorder& recorder,
+                       std::uint64_t& seq) {
+  s.prepare_echo(o.payload, make_record(o.seed, o.payload, o.sequence_length));
+  for (const std::uint64_t total = o.warmup + o.iterations; seq < total; ++seq) {
+    s.stamp_echo(record_stamp(seq));
+    const std::int64_t t0 = now_ns();
+    s.put_record();
+    const std::int64_t t1 = now_ns();
     recorder.record(seq, t1 - t0);
   }
 }
@@ -138,6 +183,16 @@ void drive_records(Session& s, const DriveOptions& o, Recorder& recorder, std::u
   }
 }
 
+// The loop these options ask for.
+void drive_calls(Session& s, const DriveOptions& o, Recorder& recorder, std::uint64_t& seq) {
+  const bool bytes = o.payload == PayloadKind::bytes;
+  if (o.void_call) return bytes ? drive_put_bytes(s, o, recorder, seq)
+                                : drive_put_records(s, o, recorder, seq);
+  if (!bytes) return drive_records(s, o, recorder, seq);
+  if (o.corba_string) return drive_bytes<char, first_text_difference>(s, o, recorder, seq);
+  drive_bytes<std::uint8_t, first_difference>(s, o, recorder, seq);
+}
+
 void drive(const DriveOptions& o, Recorder& recorder) {
   if (o.pattern == "stream") {  // its errors name their sequence already
     const Framework& f = framework_of(o.mechanism_name);
@@ -149,8 +204,7 @@ void drive(const DriveOptions& o, Recorder& recorder) {
   std::uint64_t seq = 0;
   try {
     std::unique_ptr<Session> s = framework_of(o.mechanism_name).open(o);
-    if (o.payload == PayloadKind::bytes) drive_bytes(*s, o, recorder, seq);
-    else drive_records(*s, o, recorder, seq);
+    drive_calls(*s, o, recorder, seq);
     const std::uint64_t corrupted = s->finish();
     if (corrupted != 0)
       throw PeerError(ErrorKind::payload_mismatch,

@@ -29,8 +29,19 @@ class Session {
   // bytes: builds the request once and returns its payload buffer (request_size bytes, kept
   // across calls) for the caller to fill and stamp in place.
   virtual std::uint8_t* prepare_call(std::uint32_t request_size, std::uint32_t wanted) = 0;
+  // Called once the caller has filled the prepared buffer with the request's base.
+  virtual void request_filled() {}
   virtual void call(std::uint64_t seq) = 0;  // timed: one stub call
   virtual std::pair<const std::uint8_t*, std::size_t> response() = 0;
+  // --void (10.1): prepares put's request as prepare_call does (the buffer to fill and stamp);
+  // put(seq) is one stub call of put(seq, request), timed.
+  virtual std::uint8_t* prepare_put(std::uint32_t request_size) {
+    return prepare_call(request_size, 0);
+  }
+  virtual void put(std::uint64_t seq) = 0;
+  // --void, structured: putSmall / putMedium / putLarge of the record prepare_echo built
+  // (stamped by stamp_echo), timed.
+  virtual void put_record() = 0;
   // structured: builds the framework's record once; stamp_echo sets n1 before each call.
   virtual void prepare_echo(PayloadKind kind, const Record& record) = 0;
   virtual void stamp_echo(std::int32_t n1) = 0;
@@ -47,6 +58,13 @@ class Service {
   // Writes payload(seed, 2, seq, wanted) (flipped under the fault) to out and checks request.
   void call(std::uint64_t seq, std::uint32_t wanted, const std::uint8_t* request,
             std::size_t length, std::uint8_t* out);
+  // put (--void): checks request as call does; nothing to answer.
+  void put(std::uint64_t seq, const std::uint8_t* request, std::size_t length) {
+    call(seq, 0, request, length, nullptr);
+  }
+  // callString: call with text (10.1); out has room for wanted characters.
+  void call_string(std::uint64_t seq, std::uint32_t wanted, const char* request,
+                   std::size_t length, char* out);
   // The echo's fault: the low bit of n2.
   std::int32_t echo_n2(std::int32_t n2) const noexcept { return flip_ ? (n2 ^ 1) : n2; }
   std::uint64_t finish() noexcept { return corrupted_.exchange(0); }

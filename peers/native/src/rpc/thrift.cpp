@@ -75,6 +75,9 @@ class ThriftSession final : public FrameworkSession<ThriftSession, ThriftRecords
   void call(std::uint64_t seq) override {
     guarded("call", [&] { client_->call(response_, static_cast<std::int64_t>(seq), wanted_, request_); });
   }
+  void put(std::uint64_t seq) override {
+    guarded("put", [&] { client_->put(static_cast<std::int64_t>(seq), request_); });
+  }
   std::pair<const std::uint8_t*, std::size_t> response() override {
     return {reinterpret_cast<const std::uint8_t*>(response_.data()), response_.size()};
   }
@@ -85,6 +88,9 @@ class ThriftSession final : public FrameworkSession<ThriftSession, ThriftRecords
   void invoke(const tt::Small& in, tt::Small& out) { client_->echoSmall(out, in); }
   void invoke(const tt::Medium& in, tt::Medium& out) { client_->echoMedium(out, in); }
   void invoke(const tt::Large& in, tt::Large& out) { client_->echoLarge(out, in); }
+  void invoke_put(const tt::Small& in) { client_->putSmall(in); }
+  void invoke_put(const tt::Medium& in) { client_->putMedium(in); }
+  void invoke_put(const tt::Large& in) { client_->putLarge(in); }
   [[noreturn]] static void rethrow(const char* what) {
     try {
       throw;
@@ -121,6 +127,13 @@ class Handler final : public tt::BenchIf {
   void echoMedium(tt::Medium& out, const tt::Medium& in) override { echo(out, in); }
   void echoLarge(tt::Large& out, const tt::Large& in) override { echo(out, in); }
   int64_t finish() override { return static_cast<int64_t>(service_.finish()); }
+  void put(const int64_t seq, const std::string& request) override {
+    service_.put(static_cast<std::uint64_t>(seq),
+                 reinterpret_cast<const std::uint8_t*>(request.data()), request.size());
+  }
+  void putSmall(const tt::Small&) override {}
+  void putMedium(const tt::Medium&) override {}
+  void putLarge(const tt::Large&) override {}
 
  private:
   template <class T>

@@ -1,4 +1,5 @@
-// tcp: loopback (or any) TCP with TCP_NODELAY on both sides; one connection at a time.
+// tcp: loopback (or any) TCP with TCP_NODELAY on both sides (unless --nodelay off); one
+// connection at a time.
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -20,7 +21,7 @@ void set_nodelay(int fd) {
 
 class TcpServer final : public StreamServer {
  public:
-  explicit TcpServer(const InetEndpoint& endpoint) {
+  TcpServer(const InetEndpoint& endpoint, bool nodelay) : nodelay_(nodelay) {
     const auto where = detail::resolve(endpoint, SOCK_STREAM, true);
     fd_ = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw_io("socket");
@@ -44,7 +45,7 @@ class TcpServer final : public StreamServer {
       const int c = ::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
       if (c >= 0) {
         out = Stream(c, c);
-        set_nodelay(c);
+        if (nodelay_) set_nodelay(c);
         return true;
       }
       if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -54,13 +55,14 @@ class TcpServer final : public StreamServer {
 
  private:
   int fd_ = -1;
+  bool nodelay_;
   std::string endpoint_;
 };
 
 }  // namespace
 
-std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint) {
-  return std::make_unique<TcpServer>(endpoint);
+std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint, bool nodelay) {
+  return std::make_unique<TcpServer>(endpoint, nodelay);
 }
 
 namespace {
@@ -73,7 +75,7 @@ bool is_127_0_0_1(const detail::ResolvedAddress& where) {
 
 // One connection to a resolved address; from 127.1.b.c when source is given.
 Stream connect_to(const detail::ResolvedAddress& where, const InetEndpoint& endpoint,
-                  const std::optional<std::uint64_t>& source) {
+                  const std::optional<std::uint64_t>& source, bool nodelay) {
   const int fd = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw_io("socket");
   Stream s(fd, fd);
@@ -94,21 +96,23 @@ Stream connect_to(const detail::ResolvedAddress& where, const InetEndpoint& endp
     rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&where.addr), where.length);
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) throw_io("connect " + to_string(endpoint));
-  set_nodelay(fd);
+  if (nodelay) set_nodelay(fd);
   return s;
 }
 
 }  // namespace
 
-Stream connect_tcp(const InetEndpoint& endpoint) {
-  return connect_to(detail::resolve(endpoint, SOCK_STREAM, false), endpoint, std::nullopt);
+Stream connect_tcp(const InetEndpoint& endpoint, bool nodelay) {
+  return connect_to(detail::resolve(endpoint, SOCK_STREAM, false), endpoint, std::nullopt,
+                    nodelay);
 }
 
-StreamConnector tcp_connector(const InetEndpoint& endpoint) {
+StreamConnector tcp_connector(const InetEndpoint& endpoint, bool nodelay) {
   const auto where = detail::resolve(endpoint, SOCK_STREAM, false);
   const bool rotate = is_127_0_0_1(where);
-  return [where, endpoint, rotate](std::uint64_t i) {
-    return connect_to(where, endpoint, rotate ? std::optional<std::uint64_t>(i) : std::nullopt);
+  return [where, endpoint, rotate, nodelay](std::uint64_t i) {
+    return connect_to(where, endpoint, rotate ? std::optional<std::uint64_t>(i) : std::nullopt,
+                      nodelay);
   };
 }
 

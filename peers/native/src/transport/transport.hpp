@@ -32,12 +32,13 @@ class StreamServer {
 };
 
 // Each may throw PeerError (io). Files they create are registered for removal at shutdown.
-std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint);
+// tcp: nodelay (--nodelay) sets TCP_NODELAY on every connection; false leaves Nagle on.
+std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint, bool nodelay);
 std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint);
 std::unique_ptr<StreamServer> serve_pipe(const FdEndpoint& endpoint);
 std::unique_ptr<StreamServer> create_fifos(const DirEndpoint& endpoint);
 
-Stream connect_tcp(const InetEndpoint& endpoint);
+Stream connect_tcp(const InetEndpoint& endpoint, bool nodelay);
 Stream connect_uds(const PathEndpoint& endpoint);
 
 // Pattern short (11.2): opens connection i to the same server. Everything per connection that
@@ -46,7 +47,7 @@ using StreamConnector = std::function<Stream(std::uint64_t connection)>;
 // tcp: when the server is 127.0.0.1, connection i is bound first to source address 127.1.b.c
 // (k = i mod 65280, b = k / 255, c = k mod 255), port 0, with IP_BIND_ADDRESS_NO_PORT:
 // TIME_WAIT (kept by the client, which closes first) is spread over 65280 addresses.
-StreamConnector tcp_connector(const InetEndpoint& endpoint);
+StreamConnector tcp_connector(const InetEndpoint& endpoint, bool nodelay);
 StreamConnector uds_connector(const PathEndpoint& endpoint);
 Stream open_pipe_client(const FdEndpoint& endpoint);
 Stream open_fifo_client(const DirEndpoint& endpoint);
