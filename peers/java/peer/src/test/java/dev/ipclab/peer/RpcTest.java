@@ -216,6 +216,58 @@ class RpcTest {
         }
     }
 
+    /** --rest-body json: {"data": base64} both ways, with both clients, rr, short and --void. */
+    @Test
+    void restJsonBodiesWithBothClients() throws Exception {
+        try (Child server = serve("rest", "none")) {
+            for (String client : List.of("okhttp", "jdk")) {
+                assertEquals(0, drive("rest", server.endpoint, "--rest-body", "json", "--http-client",
+                        client, "--request-size", "1048576", "--response-size", "1000",
+                        "--warmup", "2", "--iterations", "5"), lastError);
+                assertEquals(0, drive("rest", server.endpoint, "--rest-body", "json", "--http-client",
+                        client, "--pattern", "short", "--request-size", "0", "--response-size", "7",
+                        "--iterations", "5"), lastError);
+                assertEquals(0, drive("rest", server.endpoint, "--rest-body", "json", "--http-client",
+                        client, "--void", "--request-size", "100", "--iterations", "5"), lastError);
+            }
+        }
+        try (Child server = serve("rest", "flip-response-byte")) {
+            assertEquals(3, drive("rest", server.endpoint, "--rest-body", "json", "--request-size",
+                    "1", "--response-size", "9", "--iterations", "1"), lastError);
+        }
+        assertEquals(7, drive("grpc", "127.0.0.1:1", "--rest-body", "json", "--request-size", "1",
+                "--response-size", "1", "--iterations", "1"));
+        assertEquals(2, drive("rest", "127.0.0.1:1", "--rest-body", "json", "--payload", "small",
+                "--iterations", "1"));
+        assertEquals(2, drive("rest", "127.0.0.1:1", "--rest-body", "base64", "--request-size",
+                "1", "--response-size", "1", "--iterations", "1"));
+    }
+
+    /** --corba-payload string: callString, its text checked by both sides. */
+    @Test
+    void corbaCallStringChecksTheMappedText() throws Exception {
+        try (Child server = serve("corba", "none")) {
+            assertEquals(0, drive("corba", server.endpoint, "--corba-payload", "string",
+                    "--request-size", "100000", "--response-size", "3000", "--warmup", "2",
+                    "--iterations", "5"), lastError);
+        }
+        try (Child server = serve("corba", "flip-response-byte")) {
+            assertEquals(3, drive("corba", server.endpoint, "--corba-payload", "string",
+                    "--request-size", "10", "--response-size", "10", "--iterations", "1"));
+            assertTrue(lastError.contains("offset 9"), lastError);
+        }
+        try (Child server = serve("corba", "none", "--seed", "3")) {
+            assertEquals(3, drive("corba", server.endpoint, "--corba-payload", "string",
+                    "--request-size", "10", "--response-size", "0", "--iterations", "2"));
+            assertTrue(lastError.contains("2 corrupted"), lastError);
+        }
+        assertEquals(7, drive("ice", "127.0.0.1:1", "--corba-payload", "string", "--request-size",
+                "1", "--response-size", "1", "--iterations", "1"));
+        assertEquals(2, drive("corba", "IOR:00", "--corba-payload", "string", "--void",
+                "--request-size", "1", "--iterations", "1"));
+        assertTrue(lastError.contains("no void operation"), lastError);
+    }
+
     private String lastError = "";
 
     private int drive(String mechanism, String endpoint, String... more) {
