@@ -66,6 +66,8 @@ RUN_FLAGS = (
     ("--request-size", "sizes with units, e.g. 16,1KiB,128MiB"),
     ("--response-size", "sizes with units, e.g. 16,1KiB,128MiB; void: the RPC operations that "
                         "return nothing (reply = void)"),
+    ("--sizes", "product (every request size with every response size, default) or zip "
+                "(pairwise: 40,40000 with 40,40000 is 40/40 and 40000/40000)"),
     ("--payload", "bytes (sized, default) or structured records small,medium,large (RPC "
                   "mechanisms)"),
     ("--sequence-length", "elements per sequence field of structured payloads, e.g. 5,300"),
