@@ -94,6 +94,8 @@ void parse_studies(const std::map<std::string, std::string>& flags, DriveOptions
   if (o.void_call && o.response_size != 0)
     throw UsageError("bad value for --response-size: must be 0 with --void");
   if (o.one_way && o.pattern != "short") throw UsageError("flag --one-way needs --pattern short");
+  if (o.one_way && o.response_size != 0)
+    throw UsageError("bad value for --response-size: must be 0 with --one-way");
 }
 
 // burst (11.4): a server model and what goes with it; those flags alone are a usage error.
@@ -155,8 +157,11 @@ void parse_sizes(const std::map<std::string, std::string>& flags, DriveOptions& 
   if (o.payload == PayloadKind::bytes) {
     o.request_size = static_cast<std::uint32_t>(
         parse_unsigned("--request-size", required(flags, "--request-size"), kMaxPayload));
-    o.response_size = static_cast<std::uint32_t>(
-        parse_unsigned("--response-size", required(flags, "--response-size"), kMaxPayload));
+    // --void and --one-way have no response: --response-size absent is 0 (parse_studies).
+    const bool no_response = flags.count("--void") != 0 || flags.count("--one-way") != 0;
+    if (!no_response || flags.count("--response-size") != 0)
+      o.response_size = static_cast<std::uint32_t>(
+          parse_unsigned("--response-size", required(flags, "--response-size"), kMaxPayload));
     return;
   }
   // A structured record has no byte sizes: absent or 0 (section 1).

@@ -39,20 +39,47 @@ void check_response(const std::uint8_t* reply, std::size_t got, std::uint64_t se
                     "payload mismatch at offset " + std::to_string(off));
 }
 
-void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq) {
+namespace {
+
+// An END_ACK's header and size (section 2), answering END `seq`, with `payload` bytes.
+void check_ack_frame(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
+                     std::size_t payload) {
   if (got < kHeaderSize)
     throw PeerError(ErrorKind::protocol,
                     "END_ACK of " + std::to_string(got) + " bytes, shorter than a header");
-  if (auto bad = check_reply_header(decode_header(reply), FrameKind::end_ack, seq, 8, 0))
+  if (auto bad = check_reply_header(decode_header(reply), FrameKind::end_ack, seq,
+                                    static_cast<std::uint32_t>(payload), 0))
     throw PeerError(ErrorKind::protocol, "END_ACK " + *bad);
-  if (got != kEndAckSize)
-    throw PeerError(ErrorKind::protocol,
-                    "END_ACK size: expected 32, received " + std::to_string(got));
-  const std::uint64_t corrupted = load_le64(reply + kHeaderSize);
+  if (got != kHeaderSize + payload)
+    throw PeerError(ErrorKind::protocol, "END_ACK size: expected " +
+                                             std::to_string(kHeaderSize + payload) +
+                                             ", received " + std::to_string(got));
+}
+
+void check_corrupted(std::uint64_t corrupted) {
   if (corrupted != 0)
     throw PeerError(ErrorKind::payload_mismatch,
                     "payload mismatch: server received " + std::to_string(corrupted) +
                         " corrupted request payloads");
+}
+
+}  // namespace
+
+void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq) {
+  check_ack_frame(reply, got, seq, kEndAckSize - kHeaderSize);
+  check_corrupted(load_le64(reply + kHeaderSize));
+}
+
+void check_one_way_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
+                       std::uint64_t sent) {
+  check_ack_frame(reply, got, seq, kOneWayAckPayload);
+  check_corrupted(load_le64(reply + kHeaderSize));
+  const std::uint64_t received = load_le64(reply + kHeaderSize + 8);
+  if (received < sent)
+    throw PeerError(ErrorKind::protocol,
+                    "the server received " + std::to_string(received) +
+                        " one-way requests, the client sent " + std::to_string(sent) +
+                        " (warm-up + iterations)");
 }
 
 void check_mark_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq) {
@@ -64,16 +91,7 @@ void check_mark_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t se
 
 void finish_stream(const std::uint8_t* ack, std::size_t got, std::uint64_t end_sequence,
                    bool lossy, const DriveOptions& o, StreamReport& report, Recorder& recorder) {
-  if (got < kHeaderSize)
-    throw PeerError(ErrorKind::protocol,
-                    "END_ACK of " + std::to_string(got) + " bytes, shorter than a header");
-  if (auto bad = check_reply_header(decode_header(ack), FrameKind::end_ack, end_sequence,
-                                    kStreamAckPayload, 0))
-    throw PeerError(ErrorKind::protocol, "END_ACK " + *bad);
-  if (got != kStreamAckSize)
-    throw PeerError(ErrorKind::protocol, "END_ACK size: expected " +
-                                             std::to_string(kStreamAckSize) + ", received " +
-                                             std::to_string(got));
+  check_ack_frame(ack, got, end_sequence, kStreamAckPayload);
   std::uint64_t field[7];
   for (int i = 0; i < 7; ++i) field[i] = load_le64(ack + kHeaderSize + 8 * i);
   const std::uint64_t received = field[0], gaps = field[1], checksum = field[2];
@@ -229,8 +247,10 @@ void check_studies(const DriveOptions& o) {
     unsupported("--rest-body json applies to rest with bytes payloads only");
   if (o.corba_string && (o.mechanism_name != "corba" || o.payload != PayloadKind::bytes))
     unsupported("--corba-payload string applies to corba with bytes payloads only");
-  // Not yet: a REQUEST with flags NO_REPLY and the 16-byte END_ACK (11.2) are still to come.
-  if (o.one_way) unsupported("--one-way is not implemented by this peer yet");
+  // One-way REQUESTs are section 2 frames (11.2): not for rest's HTTP calls.
+  if (o.one_way && o.mechanism->family != Family::frames)
+    unsupported("--one-way is not implemented for " + o.mechanism_name +
+                " (section 2 frames only)");
 }
 
 // What the table says this peer cannot do for these options: unsupported (exit 7).

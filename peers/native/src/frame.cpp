@@ -3,11 +3,11 @@
 namespace ipclab {
 
 void encode_header(std::uint8_t* out, FrameKind kind, std::uint64_t sequence,
-                   std::uint32_t length, std::uint32_t wanted) noexcept {
+                   std::uint32_t length, std::uint32_t wanted, std::uint16_t flags) noexcept {
   std::memcpy(out, kMagic, 4);
   out[4] = kVersion;
   out[kOffKind] = static_cast<std::uint8_t>(kind);
-  store_le16(out + 6, 0);
+  store_le16(out + kOffFlags, flags);
   store_le64(out + kOffSequence, sequence);
   store_le32(out + kOffLength, length);
   store_le32(out + kOffWanted, wanted);
@@ -18,7 +18,7 @@ Header decode_header(const std::uint8_t* in) noexcept {
   std::memcpy(h.magic, in, 4);
   h.version = in[4];
   h.kind = in[kOffKind];
-  h.flags = load_le16(in + 6);
+  h.flags = load_le16(in + kOffFlags);
   h.sequence = load_le64(in + kOffSequence);
   h.length = load_le32(in + kOffLength);
   h.wanted = load_le32(in + kOffWanted);
@@ -32,7 +32,9 @@ const char* check_request_header(const Header& h) noexcept {
   if (kind != FrameKind::request && kind != FrameKind::end && kind != FrameKind::data &&
       kind != FrameKind::mark)
     return "unexpected kind";
-  if (h.flags != 0) return "bad flags";
+  if (h.flags != 0 &&
+      (h.flags != kNoReply || (kind != FrameKind::request && kind != FrameKind::end)))
+    return "bad flags";
   if (h.length > kMaxPayload || h.wanted > kMaxPayload) return "length too large";
   if (kind == FrameKind::end && h.length != 0) return "bad end frame";
   if ((kind == FrameKind::data || kind == FrameKind::mark) &&

@@ -14,6 +14,11 @@ inline constexpr std::size_t kHeaderSize = 24;
 inline constexpr std::uint32_t kMaxPayload = 134217728;   // MAX_PAYLOAD, 128 MiB
 inline constexpr std::uint32_t kUdpMaxPayload = 65483;    // 65507 - 24
 inline constexpr std::size_t kEndAckSize = kHeaderSize + 8;  // END_ACK carries a u64
+// A one-way END's END_ACK (section 11.2): u64 corrupted requests, u64 requests received.
+inline constexpr std::size_t kOneWayAckPayload = 16;
+inline constexpr std::size_t kOneWayAckSize = kHeaderSize + kOneWayAckPayload;
+// flags NO_REPLY (section 2): on the REQUEST and END of a one-way short (11.2) only.
+inline constexpr std::uint16_t kNoReply = 1;
 // A stream's END_ACK (section 11.1 step 4): seven u64.
 inline constexpr std::size_t kStreamAckPayload = 56;
 inline constexpr std::size_t kStreamAckSize = kHeaderSize + kStreamAckPayload;
@@ -65,18 +70,19 @@ inline void store_le64(std::uint8_t* p, std::uint64_t v) noexcept {
 
 // Field offsets inside the header.
 inline constexpr std::size_t kOffKind = 5;
+inline constexpr std::size_t kOffFlags = 6;
 inline constexpr std::size_t kOffSequence = 8;
 inline constexpr std::size_t kOffLength = 16;
 inline constexpr std::size_t kOffWanted = 20;
 
-// Writes a complete header (magic, version 1, flags 0) to out[0..24).
+// Writes a complete header (magic, version 1, flags 0 unless given) to out[0..24).
 void encode_header(std::uint8_t* out, FrameKind kind, std::uint64_t sequence,
-                   std::uint32_t length, std::uint32_t wanted) noexcept;
+                   std::uint32_t length, std::uint32_t wanted, std::uint16_t flags = 0) noexcept;
 
 Header decode_header(const std::uint8_t* in) noexcept;
 
 // The server's checks of section 2, in the document's order (REQUEST, END, DATA and MARK are
-// accepted; DATA and MARK as section 11 says). Returns nullptr if the header is acceptable, else
+// accepted; DATA and MARK as section 11 says; flags NO_REPLY on REQUEST and END only). Returns nullptr if the header is acceptable, else
 // the reason ("bad magic", ...). Does not check udp's datagram size.
 const char* check_request_header(const Header& h) noexcept;
 

@@ -39,23 +39,29 @@ void check_response(const std::uint8_t* reply, std::size_t got, std::uint64_t se
                     const DriveOptions& o, const std::uint8_t* expected_payload);
 // END, then END_ACK carrying the number of corrupted requests the server saw (section 2).
 void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq);
+// A one-way END, then its END_ACK (11.2): corrupted requests (payload mismatch if any), then
+// the requests the server received (fewer than `sent`: protocol).
+void check_one_way_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
+                       std::uint64_t sent);
 // A stream's MARK, then MARK_ACK (11.1 step 3): a header only.
 void check_mark_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq);
 
 // The client's buffers of a request-response pattern (rr, short): the REQUEST frame with its
 // base payload (only the sequence and the stamp change per round trip), the expected RESPONSE
-// payload and a reply buffer the link can receive any answer into.
+// payload and a reply buffer the link can receive any answer into. One-way (11.2): the REQUEST
+// has flags NO_REPLY and the END_ACK is the 40-byte one.
 template <class Link>
 struct RoundTripFrames {
-  RoundTripFrames(Link& link, const DriveOptions& o)
+  RoundTripFrames(Link& link, const DriveOptions& o, std::uint16_t flags = 0,
+                  std::size_t end_ack_size = kEndAckSize)
       : request_total(kHeaderSize + o.request_size),
         response_total(kHeaderSize + o.response_size),
-        capacity(link.capacity_for(response_total > kEndAckSize ? response_total : kEndAckSize)),
+        capacity(link.capacity_for(response_total > end_ack_size ? response_total : end_ack_size)),
         request(request_total),
         expected(make_base(o.seed, PayloadStream::response, o.response_size)),
         reply(capacity),
         size_(o.request_size) {
-    encode_header(request.data(), FrameKind::request, 0, o.request_size, o.response_size);
+    encode_header(request.data(), FrameKind::request, 0, o.request_size, o.response_size, flags);
     fill_base(o.seed, PayloadStream::request, request.data() + kHeaderSize, o.request_size);
     std::memcpy(head_, request.data() + kHeaderSize, size_ < kStampBytes ? size_ : kStampBytes);
   }
@@ -82,10 +88,11 @@ struct RoundTripFrames {
 // 100 ms until the answer comes (11.1 step 5), and a late duplicate MARK_ACK is skipped.
 template <class Link>
 std::size_t exchange_control(Link& link, FrameKind kind, std::uint64_t seq, std::uint8_t* reply,
-                             std::size_t capacity, std::size_t expect, const DriveOptions& o) {
+                             std::size_t capacity, std::size_t expect, const DriveOptions& o,
+                             std::uint16_t flags = 0) {
   constexpr std::int64_t kResendNs = 100'000'000;
   std::uint8_t frame[kHeaderSize];
-  encode_header(frame, kind, seq, 0, 0);
+  encode_header(frame, kind, seq, 0, 0, flags);
   const std::int64_t deadline = now_ns() + o.io_timeout_ns;
   arm_receive_deadline(deadline);
   link.send(frame, sizeof frame);
@@ -143,6 +150,7 @@ struct RequestResponse {
 // 127.1.b.c; sysv-mq: msgget; posix-mq: mq_open and mq_close). The sample is the whole of it,
 // from before the open to after the close. END goes over one more connection. The link's first
 // connection (made by the mechanism's row) is closed before the first round trip, untimed.
+// --one-way: open, send a REQUEST with flags NO_REPLY, close; nothing is read until END.
 struct ShortConnections {
   static constexpr std::string_view name = "short";
 
@@ -151,35 +159,53 @@ struct ShortConnections {
     if constexpr (!requires { link.open(std::uint64_t{}); }) {
       throw PeerError(ErrorKind::unsupported, "pattern short needs connections");
     } else {
-      RoundTripFrames<Link> f(link, o);
-      std::uint8_t* const rep = f.reply.data();
-      const std::uint64_t total = o.warmup + o.iterations;
       std::uint64_t seq = 0;
       try {
         link.close();
-        for (; seq < total; ++seq) {
-          const std::uint8_t* req = f.stamped(seq);
-          const std::int64_t t0 = now_ns();
-          arm_receive_deadline(t0 + o.io_timeout_ns);
-          link.open(seq);
-          link.send(req, f.request_total);
-          const std::size_t got = link.receive(rep, f.capacity, f.response_total);
-          link.close();
-          const std::int64_t t1 = now_ns();
-
-          check_response(rep, got, seq, o, f.expected.data());
-          recorder.record(seq, t1 - t0);
-        }
-        link.open(seq);
-        const std::size_t got =
-            exchange_control(link, FrameKind::end, seq, rep, f.capacity, kEndAckSize, o);
-        link.close();
-        check_end_ack(rep, got, seq);
+        if (o.one_way)
+          connections<true>(link, o, recorder, seq);
+        else
+          connections<false>(link, o, recorder, seq);
       } catch (const PeerError& e) {
         disarm_receive_deadline();
         throw PeerError(e.kind(), at_sequence(e.what(), seq));
       }
     }
+  }
+
+ private:
+  // One connection per round trip (kOneWay: per REQUEST, nothing read until END's answer). The
+  // deadline also bounds a one-way send that waits for room (a full queue or backlog).
+  template <bool kOneWay, class Link>
+  static void connections(Link& link, const DriveOptions& o, Recorder& recorder,
+                          std::uint64_t& seq) {
+    constexpr std::uint16_t flags = kOneWay ? kNoReply : 0;
+    constexpr std::size_t ack_size = kOneWay ? kOneWayAckSize : kEndAckSize;
+    RoundTripFrames<Link> f(link, o, flags, ack_size);
+    std::uint8_t* const rep = f.reply.data();
+    const std::uint64_t total = o.warmup + o.iterations;
+    for (; seq < total; ++seq) {
+      const std::uint8_t* req = f.stamped(seq);
+      const std::int64_t t0 = now_ns();
+      arm_receive_deadline(t0 + o.io_timeout_ns);
+      link.open(seq);
+      link.send(req, f.request_total);
+      std::size_t got = 0;
+      if constexpr (!kOneWay) got = link.receive(rep, f.capacity, f.response_total);
+      link.close();
+      const std::int64_t t1 = now_ns();
+
+      if constexpr (!kOneWay) check_response(rep, got, seq, o, f.expected.data());
+      recorder.record(seq, t1 - t0);
+    }
+    link.open(seq);
+    const std::size_t got =
+        exchange_control(link, FrameKind::end, seq, rep, f.capacity, ack_size, o, flags);
+    link.close();
+    if constexpr (kOneWay)
+      check_one_way_ack(rep, got, seq, total);
+    else
+      check_end_ack(rep, got, seq);
   }
 };
 

@@ -48,6 +48,13 @@ void RequestHandler::end_ack(std::uint8_t* out, std::uint64_t sequence,
   store_le64(out + kHeaderSize, corrupted);
 }
 
+void RequestHandler::one_way_end_ack(std::uint8_t* out, std::uint64_t sequence,
+                                     std::uint64_t corrupted, std::uint64_t received) noexcept {
+  encode_header(out, FrameKind::end_ack, sequence, kOneWayAckPayload, 0);
+  store_le64(out + kHeaderSize, corrupted);
+  store_le64(out + kHeaderSize + 8, received);
+}
+
 // ---- Responder ------------------------------------------------------------------------------
 
 namespace {
@@ -65,6 +72,10 @@ Responder::Answer Responder::answer(const Header& h, const std::uint8_t* payload
       return {nullptr, 0};
     case FrameKind::request:
       streaming_ = repeat_end_ = false;
+      if (h.flags != 0) {  // NO_REPLY: counted; its payload is checked in after_send
+        ++one_way_received_;
+        return {nullptr, 0};
+      }
       return {requests_.response(h.sequence, h.length, h.wanted), kHeaderSize + h.wanted};
     case FrameKind::mark:
       // Every frame before it has been received: the measured stream starts here (a repeated
@@ -77,6 +88,7 @@ Responder::Answer Responder::answer(const Header& h, const std::uint8_t* payload
       encode_header(control_, FrameKind::mark_ack, h.sequence, 0, 0);
       return {control_, kHeaderSize};
     default:  // END
+      if (h.flags != 0) return end_one_way(h, corrupted);
       if (streaming_) {
         encode_header(control_, FrameKind::end_ack, h.sequence, kStreamAckPayload, 0);
         tally_.write_ack(control_ + kHeaderSize);
@@ -87,13 +99,20 @@ Responder::Answer Responder::answer(const Header& h, const std::uint8_t* payload
       if (repeat_end_ && end_sequence_ == h.sequence) return {control_, kStreamAckSize};
       repeat_end_ = false;
       RequestHandler::end_ack(control_, h.sequence, corrupted);
-      corrupted = 0;
+      corrupted = one_way_received_ = 0;
       return {control_, kEndAckSize};
   }
 }
 
+Responder::Answer Responder::end_one_way(const Header& h, std::uint64_t& corrupted) {
+  streaming_ = repeat_end_ = false;
+  RequestHandler::one_way_end_ack(control_, h.sequence, corrupted, one_way_received_);
+  corrupted = one_way_received_ = 0;
+  return {control_, kOneWayAckSize};
+}
+
 bool Responder::after_request(const Header& h, const std::uint8_t* payload) {
-  requests_.after_send();
+  if (h.flags == 0) requests_.after_send();  // a one-way REQUEST had no response to restore
   return !requests_.request_ok(payload, h.length, h.sequence);
 }
 

@@ -40,6 +40,9 @@ class RequestHandler {
 
   // Writes the 32-byte END_ACK for an END with this sequence.
   static void end_ack(std::uint8_t* out, std::uint64_t sequence, std::uint64_t corrupted) noexcept;
+  // Writes the 40-byte END_ACK for a one-way END (flags NO_REPLY, 11.2).
+  static void one_way_end_ack(std::uint8_t* out, std::uint64_t sequence, std::uint64_t corrupted,
+                              std::uint64_t received) noexcept;
 
  private:
   ServerConfig config_;
@@ -51,9 +54,10 @@ class RequestHandler {
 };
 
 // What every server answers to one whole, valid frame of any kind (sections 2 and 11): a
-// RESPONSE to a REQUEST, nothing to DATA (counted and summed), MARK_ACK to MARK, END_ACK to END
-// (a stream's seven figures after a MARK, else the corrupted count). The servers of each family
-// only move the bytes.
+// RESPONSE to a REQUEST, nothing to DATA (counted and summed) or to a one-way REQUEST (flags
+// NO_REPLY: counted, 11.2), MARK_ACK to MARK, END_ACK to END (a stream's seven figures after a
+// MARK; a one-way END's corrupted and received counts; else the corrupted count). The servers of
+// each family only move the bytes.
 class Responder {
  public:
   explicit Responder(const ServerConfig& config);
@@ -77,9 +81,11 @@ class Responder {
 
  private:
   bool after_request(const Header& h, const std::uint8_t* payload);
+  Answer end_one_way(const Header& h, std::uint64_t& corrupted);
 
   RequestHandler requests_;
   StreamTally tally_;
+  std::uint64_t one_way_received_ = 0;  // one-way REQUESTs since the last END (any connection)
   bool streaming_ = false;            // a MARK came and its END has not
   std::uint64_t mark_sequence_ = 0;   // (a udp client resends MARK until it has the answer)
   bool repeat_end_ = false;           // control_ holds the stream END_ACK of end_sequence_

@@ -125,6 +125,7 @@ const char* check_datagram(const std::uint8_t* buf, std::size_t n, std::size_t c
   h = decode_header(buf);
   if (const char* reason = check_request_header(h)) return reason;
   if (n != kHeaderSize + h.length) return "length mismatch";
+  if (h.flags != 0) return "bad flags";  // one-way (NO_REPLY) is pattern short's, not here
   if (n > capacity) return "length too large";  // more than this side carries: it was cut
   if (h.kind == static_cast<std::uint8_t>(FrameKind::request) && h.wanted > max_payload)
     return "length too large";  // the response could not be one datagram

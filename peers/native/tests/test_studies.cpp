@@ -199,10 +199,8 @@ TEST(Studies, StringAndJsonElsewhereAreUnsupported) {
                                                          "json"}).child.exit_code, 7);
   EXPECT_EQ(test::drive("rest", "127.0.0.1:1", dir, 1, with({"--rest-body", "xml"}))
                 .child.exit_code, 2);
-  // --one-way: short only (usage), and not implemented by this peer yet (unsupported).
+  // --one-way: short only (usage); the rest of it is in test_one_way.cpp.
   EXPECT_EQ(test::drive("tcp", "127.0.0.1:1", dir, 1, with({"--one-way"})).child.exit_code, 2);
-  EXPECT_EQ(test::drive("tcp", "127.0.0.1:1", dir, 1, with({"--one-way", "--pattern", "short"}))
-                .child.exit_code, 7);
 }
 
 std::vector<std::string> drive_args(std::vector<std::string> extra) {
