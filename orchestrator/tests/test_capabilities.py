@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ipclab.plan import capabilities
+from ipclab.plan.capabilities import CONTRACT
 from ipclab.plan import matrix
 from ipclab.plan.catalog import Language, load_catalog, repo_root
 from ipclab.common.errors import UserError
@@ -22,7 +23,7 @@ ROOT = repo_root()
 
 
 def answer(**mechanisms):
-    return {"contract": 2, "language": "fake", "runtime": "fake 1",
+    return {"contract": 3, "language": "fake", "runtime": "fake 1",
             "mechanisms": {m: {"roles": r, "patterns": ["rr"], "max_payload": 134217728}
                            for m, r in mechanisms.items()}}
 
@@ -55,7 +56,7 @@ def test_a_disagreement_names_peer_field_and_both_values(catalog, claims, got, e
 
 def test_another_contract_version_is_refused(catalog):
     stale = {**answer(tcp=["serve", "drive"]), "contract": 1}
-    with pytest.raises(UserError, match=r"contract: ipclab speaks contract 2, the Fake peer "
+    with pytest.raises(UserError, match=r"contract: ipclab speaks contract 3, the Fake peer "
                                         r"answers 1: rebuild it"):
         capabilities.compare(fake_language(tcp=["serve", "drive"]), stale, catalog.mechanisms)
 
@@ -98,9 +99,9 @@ uds = ["serve", "drive"]
      "[mechanisms] uds: peer.toml claims it, the Fake peer does not implement it"),
     ({"FAKE_CAPABILITIES": "stale"},
      "the Fake peer answered `capabilities` with exit 2 (ipclab-peer: usage: unknown subcommand "
-     "'capabilities'): it predates contract 2"),
+     "'capabilities'): it predates contract 3"),
     ({"FAKE_CLAIMS": '{"tcp": ["serve", "drive"], "uds": ["serve", "drive"]}',
-      "FAKE_CONTRACT": "3"}, "contract: ipclab speaks contract 2, the Fake peer answers 3"),
+      "FAKE_CONTRACT": "4"}, "contract: ipclab speaks contract 3, the Fake peer answers 4"),
 ])
 def test_list_and_run_refuse_a_peer_that_disagrees(tmp_path, monkeypatch, command, env, expected):
     root = copy_of_checkout(tmp_path, FAKE_TOML)
@@ -133,7 +134,7 @@ def test_every_real_peer_answers_and_agrees(peer_dir):
         pytest.skip(lang.unavailable)
     got = capabilities.ask(lang)
     capabilities.compare(lang, got, catalog.mechanisms)
-    assert got["contract"] == 2 and got["language"] == lang.name and got["runtime"]
+    assert got["contract"] == CONTRACT and got["language"] == lang.name and got["runtime"]
 
 
 def test_a_real_peer_toml_that_claims_too_much_is_refused(tmp_path):
@@ -169,4 +170,4 @@ def test_a_server_speaking_another_contract_fails_its_case(catalog, monkeypatch)
     finally:
         del catalog.languages["fake"]
     assert outcome.status == "failed"
-    assert "server speaks contract 1, ipclab speaks 2" in outcome.reason
+    assert f"server speaks contract 1, ipclab speaks {CONTRACT}" in outcome.reason

@@ -29,7 +29,7 @@ class TcpServer final : public StreamServer {
     ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (::bind(fd_, reinterpret_cast<const sockaddr*>(&where.addr), where.length) != 0)
       throw_io("bind " + to_string(endpoint));
-    if (::listen(fd_, 16) != 0) throw_io("listen");
+    if (::listen(fd_, kListenBacklog) != 0) throw_io("listen");
     sockaddr_storage bound{};
     socklen_t len = sizeof bound;
     if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &len) != 0)

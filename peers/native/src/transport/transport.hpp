@@ -19,6 +19,11 @@
 
 namespace ipclab {
 
+// The rr/short servers' listen() backlog (PROTOCOL.md 11.2): a client that opens connections
+// faster than the server accepts them waits in the queue instead of losing its SYN (a lost SYN
+// costs a 1 s retransmission, which one-way short connections hit with a backlog of 16).
+inline constexpr int kListenBacklog = 512;
+
 // The server side of a stream mechanism: hands out one client connection at a time.
 class StreamServer {
  public:

@@ -64,7 +64,7 @@ class UdsServer final : public StreamServer {
     if (fd_ < 0) throw_io("socket");
     try {
       detail::bind_unix_path(fd_, path_);
-      if (::listen(fd_, 16) != 0) throw_io("listen");
+      if (::listen(fd_, kListenBacklog) != 0) throw_io("listen");
     } catch (...) {
       ::close(fd_);
       throw;

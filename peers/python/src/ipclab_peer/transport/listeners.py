@@ -22,7 +22,7 @@ from .endpoints import format_host_port
 from .links import FdStream, MessageStream, SocketStream
 from .sockets import bind_private, closing_on_error, set_no_delay
 
-BACKLOG = 16
+BACKLOG = 512  # PROTOCOL.md 11.2: a fast client queues instead of losing a SYN (1 s retry)
 
 
 class _SocketListener:

@@ -41,7 +41,7 @@ class ContractTest {
         String text = out.toString(StandardCharsets.UTF_8);
         assertEquals(1, text.lines().count());
         JsonNode answer = new ObjectMapper().readTree(text);
-        assertEquals(2, answer.get("contract").asInt());
+        assertEquals(3, answer.get("contract").asInt());
         assertEquals("java", answer.get("language").asText());
         assertEquals(PeerInfo.RUNTIME, answer.get("runtime").asText());
         JsonNode mechanisms = answer.get("mechanisms");
@@ -66,7 +66,7 @@ class ContractTest {
     void readyCarriesTheContract() throws Exception {
         JsonNode ready = new ObjectMapper().readTree(
                 Ready.of("127.0.0.1:1", "tcp").line().substring("READY ".length()));
-        assertEquals(2, ready.get("contract").asInt());
+        assertEquals(3, ready.get("contract").asInt());
     }
 
     @Test
@@ -77,7 +77,7 @@ class ContractTest {
                 Loopback.Diagnostics err = new Loopback.Diagnostics();
                 assertEquals(0, new Client(options, err.stream).run(), err.text());
                 JsonNode result = RoundTripTest.result(options);
-                assertEquals(2, result.get("contract").asInt());
+                assertEquals(3, result.get("contract").asInt());
                 assertEquals(warmup, result.get("warmup_samples").asLong());
                 assertEquals(warmup * 8, Files.size(options.warmupSamplesFile()));
                 assertEquals(options.iterations() * 8, Files.size(options.samplesFile()));

@@ -6,6 +6,8 @@ import java.net.InetSocketAddress;
 /** Parsing and printing of the endpoint strings of PROTOCOL.md section 4. */
 public final class Endpoints {
     private static final String FD_PREFIX = "fd:";
+    /** The rr/short servers' listen() backlog (PROTOCOL.md 11.2): a fast client queues. */
+    public static final int LISTEN_BACKLOG = 512;
 
     private Endpoints() {}
 

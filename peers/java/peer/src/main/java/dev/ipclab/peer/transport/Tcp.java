@@ -21,7 +21,7 @@ public final class Tcp {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         ServerSocketChannel server = ServerSocketChannel.open(family(address));
         try {
-            server.bind(address);
+            server.bind(address, Endpoints.LISTEN_BACKLOG);
             InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
             return SocketListener.of(server, Endpoints.format(bound), null, nodelay);
         } catch (IOException | RuntimeException e) {

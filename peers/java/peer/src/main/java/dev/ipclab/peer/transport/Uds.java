@@ -49,7 +49,7 @@ public final class Uds {
         // umask is process-wide: this runs before the server has threads that create files.
         int previous = NamedPipes.umask(OWNER_ONLY_UMASK);
         try {
-            server.bind(address);
+            server.bind(address, Endpoints.LISTEN_BACKLOG);
         } finally {
             NamedPipes.umask(previous);
         }
