@@ -147,7 +147,9 @@ def test_the_mq_vs_socket_scenario_prints_the_blog_table(tmp_path, seed):
                   "--messages", "5000", "--iterations", "200", "--warmup", "50",
                   "--seed", str(seed), "--out", str(out))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert [r["status"] for r in cases_csv(out)] == ["ok"] * 6
+    rows = cases_csv(out)  # stream, then short connections one-way (the blog's) and with a reply
+    assert [r["status"] for r in rows] == ["ok"] * 9
+    assert sorted(r["reply"] for r in rows if r["pattern"] == "short") == ["echo"] * 3 + ["one-way"] * 3
     for text in (done.stdout, (out / "table.md").read_text()):
         assert "mq-vs-socket · stream" in text or "## stream" in text
         assert "wall" in text and "÷ tcp" in text and "sysv-mq" in text

@@ -109,10 +109,11 @@ def test_the_study_scenarios_load_with_their_pivots(catalog):
     thesis = load_scenario(SCENARIOS / "thesis-java-cpp.toml", catalog)
     assert vars(thesis.report) == {
         "table": "pivot", "versus": "tcp", "rows": ["request_size", "response_size"],
-        "columns": "mechanism", "cell": "mean", "ratio_to": {"mechanism": "jni"},
+        "columns": "variant", "cell": "mean±sd", "ratio_to": {"variant": "jni"},
         "ratio_as": "times"}
     ipc = load_scenario(SCENARIOS / "linux-ipc-java.toml", catalog)
-    assert ipc.report.ratio_to == {"mechanism": "tcp"} and ipc.report.ratio_as == "percent"
+    assert ipc.report.ratio_to == {"variant": "tcp nodelay off"}
+    assert ipc.report.ratio_as == "percent"
     assert load_scenario(SCENARIOS / "middleware.toml", catalog).report.columns == "mechanism"
     assert load_scenario(SCENARIOS / "mq-vs-socket.toml", catalog).report.table == "stream-cpu"
     sizes = build({"table": "pivot", "rows": ["mechanism"], "columns": "request_size",

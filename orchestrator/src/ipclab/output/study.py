@@ -16,7 +16,7 @@ from ipclab.output import phases as _phases
 from ipclab.output import pivot as _pivot
 from ipclab.execute.burst import PHASES
 from ipclab.plan import patterns
-from ipclab.plan.matrix import describe_shape
+from ipclab.plan.matrix import describe_shape, variant
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,10 @@ def _rate(record):
 
 
 def _match(record):
+    # The reply too: a one-way short connection is compared with the socket's one-way one.
     return (record["pattern"], record["client"], record["server"], record.get("message_size"),
-            record.get("request_size"), record.get("response_size"), record["placement"])
+            record.get("request_size"), record.get("response_size"), record["placement"],
+            (record.get("settings") or {}).get("reply"))
 
 
 def stream_cpu(records, versus):
@@ -94,7 +96,7 @@ def stream_cpu(records, versus):
         for r in mine:
             ok = r["status"] == "ok"
             other = base.get(_match(r)) if r["mechanism"] != versus else None
-            cells = [r["mechanism"], f"{r['client']}→{r['server']}", describe_shape(r),
+            cells = [variant(r, pattern=False), f"{r['client']}→{r['server']}", describe_shape(r),
                      _seconds(_wall(r) if ok else None)]
             if cpu:
                 cells += [_seconds(r.get(k) if ok else None)
