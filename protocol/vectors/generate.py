@@ -13,7 +13,7 @@ MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 MAGIC = b"IPCL"
 VERSION = 1
-KINDS = {"request": 1, "response": 2, "end": 3, "end_ack": 4}
+KINDS = {"request": 1, "response": 2, "end": 3, "end_ack": 4, "data": 5, "mark": 6, "mark_ack": 7}
 STREAMS = {"request": 1, "response": 2}
 MAX_PAYLOAD = 134217728
 
@@ -101,8 +101,21 @@ def malformed_vectors():
         ("end with a payload", header(KINDS["end"], 0, 4, 0) + bytes(4), "bad end frame"),
         ("truncated header (10 bytes)", header(req, 0, 16, 16)[:10], "truncated header"),
         ("truncated payload (16 of 1024)", header(req, 0, 1024, 16) + bytes(16), "truncated payload"),
+        # contract 4: a stream message is bare bytes (11.1); kind 5 (DATA) is no longer a frame
+        ("data frame (a stream message before contract 4)", header(KINDS["data"], 0, 16, 0)
+         + bytes(16), "unexpected kind"),
+        ("mark without its 16-byte payload", header(KINDS["mark"], 0, 0, 0), "bad stream frame"),
     ]
     return [{"name": name, "hex": data.hex(), "reason": reason} for name, data, reason in cases]
+
+
+def mark_vectors():
+    """Section 11.1's MARK: header (length 16) and u64 message size, u64 count of messages after it."""
+    cases = [("warm-up mark: none follow", 0, 1024, 0), ("measured mark: 100 of 1024 B", 11, 1024, 100),
+             ("one-byte messages", 1, 1, 5), ("largest message", 2**32 + 1, MAX_PAYLOAD, 2**40)]
+    return [{"name": name, "sequence": seq, "message_size": size, "count": count,
+             "hex": (header(KINDS["mark"], seq, 16, 0) + struct.pack("<QQ", size, count)).hex()}
+            for name, seq, size, count in cases]
 
 
 def word_sum(data):
@@ -195,6 +208,7 @@ def main():
         "malformed": malformed_vectors(),
         "structs": struct_vectors(),
         "stream_checksums": stream_checksum_vectors(),
+        "stream_marks": mark_vectors(),
     }
     json.dump(vectors, sys.stdout, indent=1)
     sys.stdout.write("\n")
