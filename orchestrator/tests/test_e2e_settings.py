@@ -1,4 +1,4 @@
-"""End to end for the settings of contract 3 (plan/settings.py, PROTOCOL.md 1, 10.1, 11.2), as a
+"""End to end for the settings of contracts 3 and 4 (plan/settings.py, PROTOCOL.md 1, 10.1, 11.2), as a
 user runs them through the CLI: void operations in every framework of every language, one-way
 short connections counted by the server, Nagle left on, JSON REST bodies, a CORBA string
 payload, a file-poll interval. Few iterations, one round: the suite's time matters."""

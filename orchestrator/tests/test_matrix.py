@@ -1,3 +1,6 @@
+import pytest
+
+from ipclab.common.errors import UserError
 from ipclab.plan import matrix
 from ipclab.plan.catalog import Language
 from ipclab.plan.placement import Cpus, pin, resolve
@@ -26,6 +29,18 @@ def test_udp_over_its_datagram_limit_is_not_applicable_not_failed(catalog):
     ok, big = matrix.expand(s, catalog, cpus=[0, 1])
     assert big.skip_status == "not-applicable" and "65507" in big.skip_reason
     assert ok.skip_status in (None, "unavailable")
+
+
+def test_a_stream_message_is_its_size_so_a_datagram_holds_all_of_it(catalog):
+    """PROTOCOL.md 11.1 (contract 4): a bare message of 65507 B is one whole UDP datagram; a
+    stream message of 0 B is nothing to send."""
+    s = scenario(catalog, mechanism=["udp"], client=["cpp"], server=["cpp"], pattern=["stream"],
+                 message_size=[65507, 65508])
+    whole, over = matrix.expand(s, catalog, cpus=[0, 1])
+    assert whole.skip_status in (None, "unavailable")
+    assert over.skip_status == "not-applicable" and "65508 B stream message" in over.skip_reason
+    with pytest.raises(UserError, match="at least 1 byte"):
+        scenario(catalog, mechanism=["tcp"], pattern=["stream"], message_size=[0])
 
 
 def test_a_language_without_a_role_or_not_built_is_marked(catalog):

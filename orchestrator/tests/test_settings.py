@@ -1,4 +1,4 @@
-"""Settings as axes (plan/settings.py, PROTOCOL.md contract 3): which cases they make, which are
+"""Settings as axes (plan/settings.py, PROTOCOL.md contracts 3 and 4): which cases they make, which are
 not applicable and why, what reaches the peers, and that leaving them alone changes nothing."""
 import pytest
 
@@ -91,3 +91,46 @@ def test_a_mechanism_option_leaves_the_other_mechanisms_alone(catalog):
     made = cases(catalog, mechanism="jni,rest", client="java", rest_body="json")
     assert [(c.mechanism, c.skip_status, dict(c.settings).get("rest_body")) for c in made] == [
         ("jni", None, None), ("rest", None, "json")]
+
+
+def test_the_java_binding_reaches_only_the_java_peers(catalog):
+    """A peer's own setting (peer.toml [settings], PROTOCOL.md 4.6): a C++ client beside a Java
+    server gets no --java-binding; a case with no Java peer over the mechanism cannot have it."""
+    made = cases(catalog, mechanism="sysv-mq,uds", client="cpp,java", server="java",
+                 java_binding="ffm,jni")
+    runnable = [(c.mechanism, c.client, dict(c.settings).get("java_binding"))
+                for c in made if not c.skip_status]
+    assert runnable == [("sysv-mq", "cpp", "ffm"), ("sysv-mq", "cpp", "jni"),
+                        ("sysv-mq", "java", "ffm"), ("sysv-mq", "java", "jni"),
+                        ("uds", "cpp", None), ("uds", "java", None)]
+    java, cpp = catalog.languages["java"], catalog.languages["cpp"]
+    mixed = next(c for c in made if c.client == "cpp" and dict(c.settings).get("java_binding") == "jni")
+    assert mixed.label == "sysv-mq JNI cpp→java 16 B/16 B cross-core"
+    assert setting_table.peer_flags(mixed.settings, "drive", cpp, "sysv-mq") == []
+    assert setting_table.peer_flags(mixed.settings, "serve", java, "sysv-mq") == [
+        "--java-binding", "jni"]
+    (native,) = cases(catalog, mechanism="sysv-mq", java_binding="jni")  # cpp -> cpp
+    assert native.skip_status == "not-applicable" and "a side must take it" in native.skip_reason
+
+
+def test_java_serialization_needs_java_on_both_sides(catalog):
+    """Like any mechanism option, it leaves the cases that cannot have it alone (a C++ client's
+    tcp stays framed) and is said where no case of the matrix can have it."""
+    made = cases(catalog, mechanism="tcp,uds", client="java,cpp", server="java",
+                 serialization="java", request_size="40,40000", response_size="40,40000",
+                 sizes="zip")
+    ok = [(c.mechanism, c.client, c.request_size, dict(c.settings).get("serialization"))
+          for c in made if not c.skip_status]
+    assert ok == [("tcp", "java", 40, "java"), ("tcp", "java", 40000, "java"),
+                  ("tcp", "cpp", 40, None), ("tcp", "cpp", 40000, None),
+                  ("uds", "java", 40, None), ("uds", "java", 40000, None),
+                  ("uds", "cpp", 40, None), ("uds", "cpp", 40000, None)]
+    assert made[0].label == "tcp java objects java→java 40 B/40 B cross-core"
+    java = catalog.languages["java"]
+    assert setting_table.peer_flags(made[0].settings, "drive", java, "tcp") == ["--payload", "object"]
+    assert setting_table.peer_flags(made[0].settings, "serve", java, "tcp") == []
+    (mixed,) = cases(catalog, mechanism="tcp", client="cpp", server="java", serialization="java")
+    assert "both the client and the server must take it" in mixed.skip_reason
+    (stream,) = cases(catalog, mechanism="tcp", client="java", server="java", pattern="stream",
+                      serialization="java")
+    assert stream.skip_status == "not-applicable" and "rr, bytes" in stream.skip_reason

@@ -156,9 +156,10 @@ def test_time_wait_counts_state_06_on_either_end_of_one_port():
 # --- the runner's arithmetic --------------------------------------------------------------------
 
 def test_stream_warm_up_windows_and_timeout_scale_with_the_stream():
-    run = RunSettings(messages=5, windows=10, warmup=1000, warmup_max_bytes=10_480)
+    run = RunSettings(messages=5, windows=10, warmup=1000, warmup_max_bytes=10_240)
     assert expected_samples(STREAM, run) == 5                     # never more windows than messages
-    assert effective_warmup(STREAM, run) == 10                    # 10 480 B / 1048 B per message
+    assert effective_warmup(STREAM, run) == 10                    # 10 240 B / 1024 B per message (not 1048)
+    #                                                             (bare messages, PROTOCOL.md 11.1)
     assert expected_samples(SHORT, run) == run.iterations
     long = RunSettings(messages=5_000_000, case_timeout=300)
     assert case_timeout(STREAM, long) > 300 + 5_000_000 * 500e-6

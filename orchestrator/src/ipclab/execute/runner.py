@@ -151,7 +151,7 @@ class Runner:
         lang = self.catalog.languages[case.client if role == "client" else case.server]
         verb = "drive" if role == "client" else "serve"
         argv = [*lang.argv(self.catalog.root), verb, "--mechanism", case.mechanism, *flags,
-                *setting_table.peer_flags(case.settings, verb),
+                *setting_table.peer_flags(case.settings, verb, lang, case.mechanism),
                 "--seed", str(self.scenario.run.seed)]
         peer = Peer(role, place.command(placement.pin(argv, cpus)), case_dir, fds).start()
         self.live.append(peer)
@@ -224,10 +224,11 @@ def _drive_flags(case, run, case_dir):
 def effective_warmup(case, run):
     """The scenario's warm-up (round trips, or a stream's messages), capped so that it moves at
     most run.warmup_max_bytes."""
-    if patterns.of(case.pattern).warmup == patterns.MESSAGES:
-        per_unit = case.message_size + 24                    # one header
+    pattern = patterns.of(case.pattern)
+    if pattern.warmup == patterns.MESSAGES:
+        per_unit = case.message_size + pattern.frame_bytes
     else:
-        per_unit = case.request_size + case.response_size + 48  # two 24-byte headers
+        per_unit = case.request_size + case.response_size + pattern.frame_bytes
     most = min(run.warmup_max_bytes, link.warmup_bytes(run))  # a slow link moves less
     return min(run.warmup, max(1, most // per_unit)) if run.warmup else 0
 

@@ -95,9 +95,16 @@ class Language:
     optional_server_models: dict = field(default_factory=dict)
     root: Path | None = None
     runtime: str | None = None      # what the built peer says it runs on (its capabilities)
+    # setting -> mechanisms: the settings only this peer takes (peer.toml [settings]; PROTOCOL.md
+    # 4.6), and where each means something
+    own_settings: dict = field(default_factory=dict)
 
     def supports(self, mechanism, role):
         return role in self.mechanisms.get(mechanism, ())
+
+    def takes(self, setting, mechanism):
+        """Whether this peer takes its own setting `setting` over `mechanism` (peer.toml [settings])."""
+        return mechanism in self.own_settings.get(setting, ())
 
     def patterns_of(self, mechanism):
         return list(self.patterns.get(mechanism, DEFAULT_PATTERNS))
@@ -231,6 +238,11 @@ def _load_language(path, mechanisms, root):
     for name, spec in data.get("locate", {}).items():
         if not isinstance(spec, dict) or not isinstance(spec.get("command"), list):
             raise UserError(f"{path}: [locate] {name} = {spec!r}: expected {{ command = [...] }}")
+    own = data.get("settings", {})
+    for name, mechs in own.items():
+        if not isinstance(mechs, list) or not set(mechs) <= set(mechanisms):
+            raise UserError(f"{path}: [settings] {name} = {mechs!r}: expected a list of known "
+                            f"mechanisms")
     return Language(
         name=data["language"], display=data.get("display", data["language"]),
         command=list(data["command"]), mechanisms=roles, patterns=patterns, toml_path=path,
@@ -243,6 +255,7 @@ def _load_language(path, mechanisms, root):
         clean=list(data.get("clean", [])),
         fingerprint=list(data.get("fingerprint", [])), version=list(data.get("version", [])),
         build_hint=data.get("build_hint", "make build"), max_payload=limits, root=root,
+        own_settings={name: list(mechs) for name, mechs in own.items()},
     )
 
 

@@ -133,7 +133,8 @@ def expand(scenario, catalog, cpus=None):
               for mech, client, server, shaped_one, where in itertools.product(
                   m["mechanism"], m["client"], m["server"], shaped, m["placement"])
               if _first_server(catalog.mechanism(mech), server, m["server"])
-              for chosen in _settings(m, catalog.mechanism(mech), shaped_one, somewhere))
+              for chosen in _settings(m, catalog.mechanism(mech), shaped_one, somewhere,
+                                      _sides(catalog, catalog.mechanism(mech), client, server)))
     for index, (mech, client, server, (pattern, shape, model), where, chosen) in enumerate(
             combos, start=1):
         req, resp, payload, length, message_size = shape
@@ -158,13 +159,22 @@ def _first_server(mech, server, servers):
     return mech.inprocess != "self" or server == servers[0]
 
 
+def _sides(catalog, mech, client, server):
+    """The case's peers, client first (one for an in-process mechanism: no server process)."""
+    langs = catalog.languages
+    return (langs[client],) if mech.inprocess else (langs[client], langs[_server(mech, client, server)])
+
+
 def _settings_used(m, catalog, shaped):
-    """The settings that apply to at least one (mechanism, pattern, payload) of the matrix."""
+    """The settings that apply to at least one (mechanism, pattern, payload, peers) of the matrix."""
     return {name for mech in m["mechanism"] for pattern, shape, _ in shaped
-            for name in setting_table.applicable(catalog.mechanism(mech), pattern, shape[2])}
+            for client in m["client"] for server in m["server"]
+            for name in setting_table.applicable(
+                catalog.mechanism(mech), pattern, shape[2],
+                _sides(catalog, catalog.mechanism(mech), client, server))}
 
 
-def _settings(m, mech, shaped_one, somewhere):
+def _settings(m, mech, shaped_one, somewhere, sides):
     """Each combination of the settings' values for one case, innermost of the matrix, as
     (name, value) tuples of the settings that apply to it. A setting that does not apply to this
     case is left out of it when it applies to another case of the matrix or the scenario lists
@@ -174,7 +184,7 @@ def _settings(m, mech, shaped_one, somewhere):
     applicable with the reason (a value asked for is never dropped in silence)."""
     pattern, shape, _ = shaped_one
     payload = shape[2]
-    usable = setting_table.applicable(mech, pattern, payload)
+    usable = setting_table.applicable(mech, pattern, payload, sides)
     axes = []
     for name, setting in setting_table.SETTINGS.items():
         values = m.get(name) or [setting.default]
@@ -185,6 +195,22 @@ def _settings(m, mech, shaped_one, somewhere):
             continue
         axes.append([(name, v) for v in values])
     return [tuple(combo) for combo in itertools.product(*axes)]
+
+
+def _too_big(f, mech, langs):
+    """Why the case's sizes cannot travel, or None. Limits are of a frame's payload (a datagram
+    less its 24-byte header); a bare stream message (11.1) also has those 24 bytes."""
+    if f["message_size"] is None:
+        sizes = (f["request_size"], f["response_size"])
+    else:
+        bare = max(0, f["message_size"] - patterns.FRAME_HEADER)
+        sizes = (bare, bare)
+    why = mech.not_applicable(*sizes, f["payload"]) or next(
+        filter(None, (lang.size_limit(mech.name, *sizes) for lang in langs)), None)
+    if why and f["message_size"] is not None:
+        return (f"a {f['message_size']} B stream message takes what a frame's {sizes[0]} B payload "
+                f"and its 24-byte header take, and {why}")
+    return why
 
 
 def _why_not(f, catalog, cpus):
@@ -217,7 +243,8 @@ def _why_not(f, catalog, cpus):
                                       f"{f['server_model']} over {mech.name} (its models: "
                                       f"{', '.join(models) or 'none'})")
     for name, value in f["settings"]:
-        why = setting_table.why_not(name, value, mech, f["pattern"], f["payload"])
+        why = setting_table.why_not(name, value, mech, f["pattern"], f["payload"],
+                                    [lang for _, lang in roles])
         if why:
             return "not-applicable", f"{name} = {value}: {why}"
         if name == setting_table.REPLY.name and value != "echo" and f["response_size"]:
@@ -227,15 +254,9 @@ def _why_not(f, catalog, cpus):
     if not patterns.of(f["pattern"]).records and f["payload"] != "bytes":
         return "not-applicable", (f"the {f['pattern']} pattern carries sized payloads only, not "
                                   f"the structured record {f['payload']}")
-    sizes = ((f["message_size"], f["message_size"]) if f["message_size"] is not None
-             else (f["request_size"], f["response_size"]))
-    too_big = mech.not_applicable(*sizes, f["payload"])
+    too_big = _too_big(f, mech, [lang for _, lang in roles])
     if too_big:
         return "not-applicable", too_big
-    for _, lang in roles:
-        too_big = lang.size_limit(mech.name, *sizes)
-        if too_big:
-            return "not-applicable", too_big
     where = placement_mod.resolve(f["placement"], cpus)
     if isinstance(where, str):
         return "not-applicable", where

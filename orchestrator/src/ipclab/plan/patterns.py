@@ -27,6 +27,7 @@ TIME_FIGURES, WARMUP_FIGURE, STREAM_FIGURES, CONNECTION_FIGURE = (
     "times", "warm-up", "stream rate and cpu", "connection rate")
 REPORT_FIGURES = (TIME_FIGURES, WARMUP_FIGURE, STREAM_FIGURES, CONNECTION_FIGURE)
 RATE_COLUMNS = ("msgs_per_s", "conns_per_s")
+FRAME_HEADER = 24   # PROTOCOL.md section 2
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,9 @@ class Pattern:
     progress: str = ""          # a round's median in the progress line is "per <this>"
     wire_conn_bytes: bool = False  # a connection per call: the wire's SYN/FIN/RST bytes per call
     report_figures: tuple = ()  # the report's figure groups its cases appear in
+    frame_bytes: int = 2 * FRAME_HEADER  # what a unit (round trip, message) carries beside its
+    #                             payload: a stream message is bare (11.1, contract 4), so a
+    #                             datagram holds the 24 bytes more that a frame's header takes
 
 
 RR = Pattern("rr", "11", "round trips", records=True, keeps_warmup=True, whole_times=True,
@@ -69,7 +73,7 @@ STREAM = Pattern("stream", "11.1", "a stream window's time per message", shape=M
                  axes=("message_size",), rate_column="msgs_per_s", median_rate=True, entry_key="stream",
                  note="a stream window's time per message (stream)", note_rank=3,
                  columns=("msgs_per_s", "mib_per_s", "cpu_us_per_msg", "lost"),
-                 report_figures=(STREAM_FIGURES,))
+                 report_figures=(STREAM_FIGURES,), frame_bytes=0)
 SHORT = Pattern("short", "11.2", "whole connections", timeout=PER_ITEM, counts_time_wait=True,
                 whole_times=True, rate_column="conns_per_s", median_rate=True, entry_key="time_wait",
                 note="whole connections (short)", note_rank=2, columns=("conns_per_s", "time_wait"),

@@ -1,12 +1,18 @@
 """The settings a case runs with beyond its mechanism, sizes and pattern, as one table (PROTOCOL.md
-section 1, contract version 3): how a study ran a mechanism (a void reply, Nagle left on, JSON
-bodies, a string payload, one-way connections, a file poll interval). Each is a matrix axis with a
+section 1, contract version 4): how a study ran a mechanism (a void reply, Nagle left on, JSON
+bodies, a string payload, one-way connections, a file poll interval, the Java library's binding
+and its serialized objects). Each is a matrix axis with a
 default that is today's behaviour; a case records the value of every setting that applies to it,
 and only a value other than the default reaches the peers' command lines, the case's id and its
 label, so a run that leaves them alone is the run it was before.
 
 A value other than the default on a case it does not apply to makes that case not applicable,
-with the reason, like any other axis."""
+with the reason, like any other axis.
+
+A peer's own setting (`own`: PROTOCOL.md 4.6, the Java peer's) is one that only the peers whose
+peer.toml lists it under [settings] take, over the mechanisms listed there: its flags reach those
+peers only, and it applies to a case when one side takes it (`own` "any") or both (`own` "both",
+a protocol both sides must speak)."""
 from dataclasses import dataclass
 from typing import Callable
 
@@ -18,6 +24,9 @@ def _rpc(mech):
     return "bytes" in mech.payloads and len(mech.payloads) > 1
 
 
+ANY_SIDE, BOTH_SIDES = "any", "both"
+
+
 @dataclass(frozen=True)
 class Setting:
     name: str                   # the matrix axis, the [matrix] key, the cases.csv column
@@ -27,6 +36,7 @@ class Setting:
     flags: Callable             # a value other than the default -> {role: [peer flags]}
     label: Callable             # a value other than the default -> the words in a case's label
     help: str
+    own: str | None = None      # a peer's own setting: ANY_SIDE or BOTH_SIDES must take it
 
 
 def _reply(value, mech, pattern, payload):
@@ -82,20 +92,57 @@ POLL_INTERVAL = Setting(
     label=lambda v: f"poll {v} µs",
     help="file-poll: microseconds between checks for a file (default 2000, the thesis's 2 ms)")
 
-SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, POLL_INTERVAL)}
+JAVA_BINDING = Setting(
+    "java_binding", "ffm", ("ffm", "jni"),
+    applies=lambda v, mech, pattern, payload: None,   # where: the peers' [settings]
+    flags=lambda v: {"serve": ["--java-binding", v], "drive": ["--java-binding", v]},
+    label=lambda v: v.upper(),
+    help="the Java IPC library's binding to C: ffm (java.lang.foreign, default) or jni, as the "
+         "published library was (Java peer: sysv-mq, posix-mq, sysv-shm, fifo)",
+    own=ANY_SIDE)
+SERIALIZATION = Setting(
+    "serialization", "frames", ("frames", "java"),
+    applies=lambda v, mech, pattern, payload: (
+        None if pattern == patterns.RR.name and payload == "bytes"
+        else "Java serialization carries sized round trips (rr, bytes) only"),
+    flags=lambda v: {"drive": ["--payload", "object"]},
+    label=lambda v: "java objects",
+    help="frames (the contract's, default) or java: a Long and a byte[] through "
+         "ObjectOutputStream each way, the Java IPC library's benchmark (Java client and "
+         "server: tcp, fifo, sysv-mq, sysv-shm)",
+    own=BOTH_SIDES)
+
+SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, POLL_INTERVAL,
+                                JAVA_BINDING, SERIALIZATION)}
 NAMES = tuple(SETTINGS)
 
 
-def why_not(name, value, mech, pattern, payload):
-    """Why `value` of setting `name` cannot be run on this case, or None (the default always can)."""
+def why_not(name, value, mech, pattern, payload, sides=()):
+    """Why `value` of setting `name` cannot be run on this case, or None (the default always can).
+    `sides`: the case's peers (Language), client first; a peer's own setting needs them."""
     setting = SETTINGS[name]
-    return None if value == setting.default else setting.applies(value, mech, pattern, payload)
+    if value == setting.default:
+        return None
+    return _sides_why_not(setting, mech, sides) or setting.applies(value, mech, pattern, payload)
 
 
-def applicable(mech, pattern, payload):
+def _sides_why_not(setting, mech, sides):
+    if not setting.own:
+        return None
+    taking = [lang.takes(setting.name, mech.name) for lang in sides]
+    if (all if setting.own == BOTH_SIDES else any)(taking) and taking:
+        return None
+    having = sorted({lang.display for lang in sides if lang.own_settings.get(setting.name)})
+    who = " and ".join(having) or "no"
+    need = "both the client and the server" if setting.own == BOTH_SIDES else "a side"
+    return (f"{setting.name} is a setting of the peer it names; {need} must take it over "
+            f"{mech.name} ({who} peer here)")
+
+
+def applicable(mech, pattern, payload, sides=()):
     """The names of the settings that mean something for this case (its record keeps them)."""
     return [s.name for s in SETTINGS.values()
-            if any(s.applies(v, mech, pattern, payload) is None for v in _others(s))]
+            if any(why_not(s.name, v, mech, pattern, payload, sides) is None for v in _others(s))]
 
 
 def _others(setting):
@@ -108,11 +155,15 @@ def chosen(case_settings):
     return [(n, v) for n, v in dict(case_settings or {}).items() if v != SETTINGS[n].default]
 
 
-def peer_flags(case_settings, role):
-    """The flags `role` ("serve" or "drive") gets for a case's non-default settings."""
+def peer_flags(case_settings, role, lang=None, mechanism=None):
+    """The flags `role` ("serve" or "drive") gets for a case's non-default settings; a peer's own
+    setting reaches only a peer (`lang`) that takes it over `mechanism`."""
     out = []
     for name, value in chosen(case_settings):
-        out += SETTINGS[name].flags(value).get(role, [])
+        setting = SETTINGS[name]
+        if setting.own and not (lang and lang.takes(name, mechanism)):
+            continue
+        out += setting.flags(value).get(role, [])
     return out
 
 

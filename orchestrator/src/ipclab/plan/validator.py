@@ -42,7 +42,10 @@ class Validator:
         if not isinstance(items, list) or not items:
             self._fail(where, f"{value!r} must be a non-empty list")
         if axis.endswith("_size"):
-            return [self._size(item, where) for item in items]
+            sizes = [self._size(item, where) for item in items]
+            if axis == "message_size" and 0 in sizes:
+                self._fail(where, "a stream message is at least 1 byte (PROTOCOL.md 11.1)")
+            return sizes
         if axis == "sequence_length":
             return list(dict.fromkeys(self._count(item, where) for item in items))
         if axis in setting_table.SETTINGS and setting_table.SETTINGS[axis].values is None:
