@@ -1,5 +1,9 @@
 """Per-case analysis over rounds, from injected samples."""
 import numpy as np
+import pytest
+
+from ipclab.common.errors import UserError
+from ipclab.plan.scenario import load_scenario
 
 from ipclab.analyse import case_stats
 from ipclab.plan.matrix import Case
@@ -56,3 +60,22 @@ def test_one_round_has_no_verdict_on_stability():
     record = record_of([steady(100_000, 1)])
     assert record["stable"] is None and record["round_spread"] == 1.0
     assert record["median_ci_low"] < record["trimmed"]["median"] < record["median_ci_high"]
+
+
+def test_skipped_first_rounds_are_left_out_of_every_statistic():
+    """statistics.skip_rounds (a study's "mean of the last 19 of 20 runs"): round 1 here is 10×
+    slower and must not move the mean, the median or the round medians."""
+    rounds = [steady(1000, 1), steady(100, 2), steady(100, 3)]
+    record = rundir.new_record(CASE, len(rounds))
+    for r, samples in enumerate(rounds, start=1):
+        rundir.add_round(record, Outcome(CASE, "ok", samples=samples, round=r))
+    kept = case_stats.analyse(record, dict(enumerate(rounds, start=1)), StatSettings(skip_rounds=1))
+    assert sorted(kept) == [2, 3]
+    assert len(record["round_medians"]) == 2
+    assert 95 < record["trimmed"]["mean"] < 105 and record["raw"]["count"] == 4000
+    assert 350 < record_of(rounds)["raw"]["mean"]  # all three rounds: the slow one counts
+
+
+def test_skipping_every_round_is_refused(catalog):
+    with pytest.raises(UserError, match="--skip-rounds: 3 leaves none of the 3 rounds"):
+        load_scenario(None, catalog, {"mechanism": "tcp", "rounds": "3", "skip_rounds": "3"})

@@ -88,10 +88,12 @@ RUN_FLAGS = (
     ("--warmup", "round trips (stream: messages) before measuring"),
     ("--seed", "payload seed (also orders the rounds and seeds the bootstrap)"),
     ("--rounds", "rounds per case, each a fresh pair of peers (default 3)"),
+    ("--skip-rounds", "rounds left out of the statistics, from the first (a study that "
+                      "discarded its first runs; default 0)"),
     ("--preflight", "seconds of C floor ping-pong per placement first (0: none)"),
     ("--link", "between client and server: loopback (default), veth, veth:RATE (e.g. "
                "veth:100mbit); IP mechanisms only, needs root"),
-    # The settings of plan/settings.py, each an axis like the others (PROTOCOL.md 1, contract 3).
+    # The settings of plan/settings.py, each an axis like the others (PROTOCOL.md 1, 4.6).
     *((f"--{s.name.replace('_', '-')}", s.help) for s in setting_table.SETTINGS.values()),
 )
 

@@ -44,7 +44,8 @@ def analyse(record, rounds, settings, seed=1):
     for key in ANALYSIS_FIELDS:
         record[key] = None
     record["warnings"] = []
-    rounds = {r: np.asarray(x) for r, x in sorted(rounds.items()) if x is not None and len(x)}
+    rounds = {r: np.asarray(x) for r, x in sorted(rounds.items()) if x is not None and len(x)
+              and r > settings.skip_rounds}
     rounds = per_message_rounds(record, rounds)
     kept = _analyse(record, rounds, settings, seed) if rounds else {}
     record.update(throughput.figures(record))

@@ -126,6 +126,11 @@ def table_notes(document, settings):
              f"statistics after outlier removal "
              f"({settings.outliers}{f', k = {settings.tukey_k:g}' if settings.outliers == 'tukey' else ''}); "
              f"raw figures are in cases.csv."]
+    skipped = getattr(settings, "skip_rounds", 0)
+    if skipped:
+        notes.append(f"The first {skipped} round{'s' if skipped > 1 else ''} of every case "
+                     f"{'are' if skipped > 1 else 'is'} left out of its statistics "
+                     f"(statistics.skip_rounds); the raw files keep them.")
     notes += document.get("notes", [])
     for record in document["results"]:
         for warning in record.get("warnings") or []:

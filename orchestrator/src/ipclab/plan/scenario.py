@@ -49,6 +49,9 @@ class StatSettings:
     tukey_k: float = 1.5
     compare: str = "median"       # the statistic ratios are taken of
     baseline: dict = field(default_factory=dict)
+    # Rounds left out of every statistic, from the first: a study that discarded its first runs
+    # (class loading, caches) is reproduced by leaving them out too. Their samples stay saved.
+    skip_rounds: int = 0
 
 
 @dataclass
@@ -136,7 +139,12 @@ def build_scenario(raw, source, catalog, overrides, name):
         compare=v.choice(*_pick(stat_raw, overrides, "compare", "statistics.compare"),
                          ("median", "mean"), "median"),
         baseline=v.baseline(stat_raw.get("baseline", {})),
+        skip_rounds=v.number("skip_rounds", *_pick(stat_raw, overrides, "skip_rounds",
+                                                    "statistics.skip_rounds"), 0),
     )
+    if stat.skip_rounds >= run.rounds:
+        v.fail_at(_pick(stat_raw, overrides, "skip_rounds", "statistics.skip_rounds")[1],
+                  f"{stat.skip_rounds} leaves none of the {run.rounds} rounds to analyse")
     report_raw = raw.get("report", {})
     report = ReportSettings(
         table=v.choice(report_raw.get("table"), "report.table", report_spec.TABLE_NAMES, "cases"),
