@@ -5,6 +5,7 @@ import pytest
 
 from ipclab.common.errors import UserError
 from ipclab.output import pivot, study
+from ipclab.plan import matrix
 from ipclab.plan.scenario import build_scenario, load_scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
@@ -112,8 +113,12 @@ def test_the_study_scenarios_load_with_their_pivots(catalog):
         "columns": "variant", "cell": "mean±sd", "ratio_to": {"variant": "jni"},
         "ratio_as": "times"}
     ipc = load_scenario(SCENARIOS / "linux-ipc-java.toml", catalog)
-    assert ipc.report.ratio_to == {"variant": "tcp nodelay off"}
+    assert ipc.report.ratio_to == {"variant": "tcp nodelay off java objects"}
     assert ipc.report.ratio_as == "percent"
+    assert (ipc.run.rounds, ipc.statistics.skip_rounds) == (20, 1)   # the last 19 of 20 runs
+    variants = {c.label for c in matrix.expand(ipc, catalog)}
+    assert {"tcp nodelay off java objects", "sysv-mq JNI java objects", "sysv-shm JNI java objects",
+            "fifo JNI java objects", "sysv-mq", "shm"} <= {v.split(" java→java")[0] for v in variants}
     assert load_scenario(SCENARIOS / "middleware.toml", catalog).report.columns == "mechanism"
     assert load_scenario(SCENARIOS / "mq-vs-socket.toml", catalog).report.table == "stream-cpu"
     sizes = build({"table": "pivot", "rows": ["mechanism"], "columns": "request_size",
