@@ -130,6 +130,11 @@ class MessageLink {
       : channel_(std::move(channel)), messages_(*channel_) {}
   std::size_t capacity_for(std::size_t frame) const { return frame + messages_.max_message(); }
   void send(const std::uint8_t* p, std::size_t n) { messages_.send_frame(p, n); }
+  // Where a stream message of n bytes can be kept so that send() takes it without a copy (one
+  // channel message, on a channel that offers it), or nullptr.
+  std::uint8_t* message_buffer(std::size_t n) {
+    return n <= messages_.max_message() ? channel_->send_buffer() : nullptr;
+  }
   // short (11.2): the queues opened per round trip (msgget; mq_open and mq_close).
   void close() { channel_->close(); }
   void open(std::uint64_t) { channel_->reopen(); }

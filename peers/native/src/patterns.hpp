@@ -261,7 +261,13 @@ struct OneWayStream {
     const std::size_t capacity = link.capacity_for(kStreamAckSize);
     std::vector<std::uint8_t> reply(capacity);
     std::vector<std::int64_t> windows(o.windows);
-    std::uint8_t* const m = message.data();
+    std::uint8_t* m = message.data();
+    if constexpr (requires { link.message_buffer(size); }) {
+      if (std::uint8_t* in_place = link.message_buffer(size)) {  // sysv-mq: no copy per send
+        std::memcpy(in_place, m, size);
+        m = in_place;
+      }
+    }
     std::uint8_t* const rep = reply.data();
 
     std::uint64_t seq = 0;
