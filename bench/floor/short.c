@@ -1,4 +1,5 @@
-/* --pattern short (PROTOCOL.md 11.2): a tcp connection per round trip, the whole of it timed. */
+/* --pattern short (PROTOCOL.md 11.2): a tcp connection per round trip. As in the peers, the
+ * socket and its source bind are made before the clock; connect, exchange and close are timed. */
 #include "floor.h"
 
 #include <arpa/inet.h>
@@ -33,7 +34,8 @@ void run_short_server(const struct options *o, struct channel *c) {
     }
 }
 
-/* The parent: connection i from 127.1.b.c (PROTOCOL.md 11.2), whole connections timed. */
+/* The parent: connection i from 127.1.b.c (PROTOCOL.md 11.2); socket, TCP_NODELAY and bind
+ * untimed (the peers make them before the clock too), connect to close timed. */
 void run_short_client(const struct options *o, struct channel *c, const unsigned char *out,
                              unsigned char *in, int64_t *samples) {
     close(c->listen_fd);
@@ -44,17 +46,17 @@ void run_short_client(const struct options *o, struct channel *c, const unsigned
         from.sin_family = AF_INET;
         const uint32_t k = (uint32_t)(i % 65280); /* 127.1.(k / 255).(k mod 255): never .255 */
         from.sin_addr.s_addr = htonl((127u << 24) | (1u << 16) | ((k / 255) << 8) | (k % 255));
-        int64_t t0 = now_ns();
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0) fail(1, "socket: %s", strerror(errno));
+        set_nodelay(fd); /* kept by connect */
         int one = 1;
         if (setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
             fail(1, "setsockopt(IP_BIND_ADDRESS_NO_PORT): %s", strerror(errno));
         if (bind(fd, (struct sockaddr *)&from, sizeof from) != 0)
             fail(1, "bind to a 127.1.b.c source: %s", strerror(errno));
+        int64_t t0 = now_ns();
         if (connect(fd, (struct sockaddr *)&c->addr, c->addr_len) != 0)
             fail(1, "connect: %s", strerror(errno));
-        set_nodelay(fd);
         write_all(fd, out, o->size);
         if (read_all(fd, in, o->response_size) != 0) fail(1, "the server closed the connection");
         close(fd);

@@ -221,20 +221,18 @@ def _yes(value, test):
 
 STREAM_MECHANISMS = ("tcp", "uds", "pipe", "fifo", "sysv-mq", "posix-mq")
 STREAM_TARGET = 0.95   # the held peer's messages/s (and connections/s) over the floor's, at least
-# PROTOCOL.md section 2: every frame a peer sends is this header plus the payload. The stream floor
-# sends messages of the same length (equal bytes per message), so the ratio measures the peer's
-# implementation, not the contract's framing: a 1048-byte write packs three to a 4 KiB pipe page
-# where a 1024-byte one packs four, which alone costs pipe and fifo about 2-5%.
-FRAME_HEADER = 24
 
 
 def run_stream(catalog, console, messages, iterations, rounds, where, size):
     """`ipclab bench stream`: the held peer's one-way stream (PROTOCOL.md 11.1) beside the floor's
     C stream per mechanism, and its short tcp connections (11.2) beside the floor's C connect
-    loop, the floor's messages as long as the peer's frames (FRAME_HEADER); same placement, floor and peer alternating in every round; the ratio is the median over
-    rounds of (peer rate / floor rate of the same round). A stream's rate is messages over the
-    whole measured stream (the peer's stream_ns, the floor's one sample); a connection rate is
-    10^9 / mean connection time, for both."""
+    loop; same placement, floor and peer alternating in every round; the ratio is the median over
+    rounds of (peer rate / floor rate of the same round). Both write the same `size` bytes per
+    stream message (a peer's message has no header since contract 4); a short connection's
+    request is `size` bytes and its response 1 byte on both sides (the peer's frames add their
+    24-byte headers, as in `bench kernel`), and both make the socket and its source bind before
+    the clock. A stream's rate is messages over the whole measured stream (the peer's stream_ns,
+    the floor's one sample); a connection rate is 10^9 / mean connection time, for both."""
     messages, rounds = _positive(messages, "--messages"), _positive(rounds, "--rounds")
     iterations = _positive(iterations, "--iterations")
     size = parse_size(size, "--size")
@@ -271,10 +269,9 @@ def _floor_rate(floor_bin, case, messages, iterations, warmup, size, cpus, scrat
     """The floor's messages/s (stream) or connections/s (short), or None if it failed."""
     with tempfile.NamedTemporaryFile(dir=scratch, suffix=".i64") as samples:
         if patterns.of(case.pattern).per_window:
-            what = ["--size", str(size + FRAME_HEADER), "--messages", str(messages)]
+            what = ["--size", str(size), "--messages", str(messages)]
         else:
-            what = ["--size", str(size + FRAME_HEADER), "--response-size", str(1 + FRAME_HEADER),
-                    "--iterations", str(iterations)]
+            what = ["--size", str(size), "--response-size", "1", "--iterations", str(iterations)]
         argv = [str(floor_bin), case.mechanism, "--pattern", case.pattern, *what,
                 "--warmup", str(warmup), "--samples-file", samples.name]
         if cpus.client:
@@ -300,8 +297,7 @@ def _peer_rate(runner, case):
 
 
 def _stream_table(held, rates, cases, messages, iterations, rounds, where, cpus, size):
-    table = Table(title=f"{held.display} peer beside the C floor, {format_size(size)} messages "
-                        f"(the floor's {size + FRAME_HEADER} B: the peer's whole frame), "
+    table = Table(title=f"{held.display} peer beside the C floor, {format_size(size)} messages, "
                         f"median of {rounds} rounds ({messages} messages per stream, "
                         f"{iterations} short connections), {where} {cpus.as_dict()}")
     for name in ("pattern", "mechanism", "C floor /s", f"{held.display} peer /s",

@@ -190,6 +190,8 @@ void parse_stream(const std::map<std::string, std::string>& flags, DriveOptions&
       throw UsageError(std::string("flag ") + flag + " is not used with --pattern stream");
   o.message_size = static_cast<std::uint32_t>(
       parse_unsigned("--message-size", required(flags, "--message-size"), kMaxPayload));
+  if (o.message_size == 0)  // a message is its bytes: there is no empty one (11.1)
+    throw UsageError("bad value for --message-size: 1 ... " + std::to_string(kMaxPayload));
   o.messages = parse_unsigned("--messages", required(flags, "--messages"), UINT64_MAX);
   if (o.messages == 0) throw UsageError("bad value for --messages: must be at least 1");
   o.windows = o.messages < 10 ? o.messages : 10;  // min(10, N)

@@ -108,7 +108,8 @@ void finish_stream(const std::uint8_t* ack, std::size_t got, std::uint64_t end_s
                     "payload mismatch: the server received " + std::to_string(received) + " of " +
                         std::to_string(o.messages) + " messages, " + std::to_string(gaps) +
                         (gaps == 1 ? " gap" : " gaps"));
-  const std::uint64_t want = expected_checksum(o.seed, o.message_size, o.warmup + 1, o.messages);
+  // The measured messages follow the two MARKs and the warm-up: sequences M+2 ... M+N+1.
+  const std::uint64_t want = expected_checksum(o.seed, o.message_size, o.warmup + 2, o.messages);
   if (checksum != want) {
     char text[160];
     std::snprintf(text, sizeof text,
@@ -269,9 +270,15 @@ void check_supported(const DriveOptions& o) {
                       "' needs an RPC mechanism (section 10.2)");
   check_studies(o);
   const std::uint64_t limit = m->max_payload();
-  if (o.request_size > limit || o.response_size > limit || o.message_size > limit)
+  if (o.request_size > limit || o.response_size > limit)
     throw unsupported(o.mechanism_name + " carries at most " + std::to_string(limit) +
                       " payload bytes here");
+  // A stream message has no header (11.1 item 10): a mechanism whose frames are capped by the
+  // datagram (udp, uds-dgram) carries messages of the whole datagram, the others MAX_PAYLOAD.
+  const std::uint64_t message_limit = limit < kMaxPayload ? limit + kHeaderSize : kMaxPayload;
+  if (o.message_size > message_limit)
+    throw unsupported(o.mechanism_name + " carries stream messages of at most " +
+                      std::to_string(message_limit) + " bytes here");
 }
 
 bool is_stream(const DriveOptions& o) { return o.pattern == "stream"; }

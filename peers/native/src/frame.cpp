@@ -29,16 +29,14 @@ const char* check_request_header(const Header& h) noexcept {
   if (std::memcmp(h.magic, kMagic, 4) != 0) return "bad magic";
   if (h.version != kVersion) return "bad version";
   const auto kind = static_cast<FrameKind>(h.kind);
-  if (kind != FrameKind::request && kind != FrameKind::end && kind != FrameKind::data &&
-      kind != FrameKind::mark)
+  if (kind != FrameKind::request && kind != FrameKind::end && kind != FrameKind::mark)
     return "unexpected kind";
   if (h.flags != 0 &&
       (h.flags != kNoReply || (kind != FrameKind::request && kind != FrameKind::end)))
     return "bad flags";
   if (h.length > kMaxPayload || h.wanted > kMaxPayload) return "length too large";
   if (kind == FrameKind::end && h.length != 0) return "bad end frame";
-  if ((kind == FrameKind::data || kind == FrameKind::mark) &&
-      (h.wanted != 0 || (kind == FrameKind::mark && h.length != 0)))
+  if (kind == FrameKind::mark && (h.wanted != 0 || h.length != kMarkPayload))
     return "bad stream frame";
   return nullptr;
 }

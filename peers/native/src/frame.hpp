@@ -13,12 +13,17 @@ namespace ipclab {
 inline constexpr std::size_t kHeaderSize = 24;
 inline constexpr std::uint32_t kMaxPayload = 134217728;   // MAX_PAYLOAD, 128 MiB
 inline constexpr std::uint32_t kUdpMaxPayload = 65483;    // 65507 - 24
+// A stream message (11.1) is bare bytes, so a datagram stream carries the whole datagram.
+inline constexpr std::uint32_t kUdpMaxMessage = 65507;
 inline constexpr std::size_t kEndAckSize = kHeaderSize + 8;  // END_ACK carries a u64
 // A one-way END's END_ACK (section 11.2): u64 corrupted requests, u64 requests received.
 inline constexpr std::size_t kOneWayAckPayload = 16;
 inline constexpr std::size_t kOneWayAckSize = kHeaderSize + kOneWayAckPayload;
 // flags NO_REPLY (section 2): on the REQUEST and END of a one-way short (11.2) only.
 inline constexpr std::uint16_t kNoReply = 1;
+// A stream's MARK (section 11.1): u64 message size, u64 count of messages that follow.
+inline constexpr std::size_t kMarkPayload = 16;
+inline constexpr std::size_t kMarkSize = kHeaderSize + kMarkPayload;
 // A stream's END_ACK (section 11.1 step 4): seven u64.
 inline constexpr std::size_t kStreamAckPayload = 56;
 inline constexpr std::size_t kStreamAckSize = kHeaderSize + kStreamAckPayload;
@@ -30,8 +35,8 @@ enum class FrameKind : std::uint8_t {
   response = 2,
   end = 3,
   end_ack = 4,
-  data = 5,      // stream (11.1): client -> server, no answer
-  mark = 6,      // stream: the end of the warm-up
+  // 5 was DATA, a framed stream message until contract 4: now rejected as "unexpected kind".
+  mark = 6,      // stream (11.1): message size and count of the bare messages that follow
   mark_ack = 7,  // stream: the server's answer to MARK
 };
 
@@ -81,10 +86,30 @@ void encode_header(std::uint8_t* out, FrameKind kind, std::uint64_t sequence,
 
 Header decode_header(const std::uint8_t* in) noexcept;
 
-// The server's checks of section 2, in the document's order (REQUEST, END, DATA and MARK are
-// accepted; DATA and MARK as section 11 says; flags NO_REPLY on REQUEST and END only). Returns nullptr if the header is acceptable, else
-// the reason ("bad magic", ...). Does not check udp's datagram size.
+// The server's checks of section 2, in the document's order (REQUEST, END and MARK are
+// accepted; MARK as section 11 says: length 16, wanted 0; flags NO_REPLY on REQUEST and END
+// only). Returns nullptr if the header is acceptable, else the reason ("bad magic", ...). Does
+// not check udp's datagram size nor a MARK's announced message size (check_mark_payload).
 const char* check_request_header(const Header& h) noexcept;
+
+// A MARK's 16-byte payload (11.1): message size and count.
+struct MarkFields {
+  std::uint64_t message_size;
+  std::uint64_t count;
+};
+inline MarkFields decode_mark(const std::uint8_t* payload) noexcept {
+  return {load_le64(payload), load_le64(payload + 8)};
+}
+inline void encode_mark(std::uint8_t* payload, std::uint64_t message_size,
+                        std::uint64_t count) noexcept {
+  store_le64(payload, message_size);
+  store_le64(payload + 8, count);
+}
+// "bad stream frame" when the MARK announces messages of 0 bytes or above the server's limit
+// (11.1 item 10), else nullptr.
+inline const char* check_mark_payload(const MarkFields& m, std::uint64_t limit) noexcept {
+  return m.message_size == 0 || m.message_size > limit ? "bad stream frame" : nullptr;
+}
 
 // The client's checks of a RESPONSE or END_ACK. Returns nothing if all fields are as expected,
 // else "<field>: expected <x>, received <y>" for the first field that differs.

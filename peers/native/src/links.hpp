@@ -6,7 +6,9 @@
 //                             header announces another length); returns the bytes received
 // Links that can open a new connection per round trip (pattern short, 11.2) also have
 //   close()                   closes the connection (or the queues)
-//   open(i)                   opens connection i (tcp: from its source address)
+//   open(i)                   opens connection i (connects it; the queues: opens them)
+// and stream links also prepare(i): connection i's socket (tcp: bound to its source address),
+// made before the sample's clock.
 // and the datagram link says whether datagrams may be lost (udp: END is resent, 11.1).
 // The hot-path calls are inline: one send and one receive system call per frame for streams
 // and datagrams.
@@ -39,9 +41,13 @@ class StreamLink {
       : stream_(std::move(s)), reconnect_(std::move(reconnect)) {}
   static std::size_t capacity_for(std::size_t frame) { return frame; }
   void close() noexcept { stream_.close(); }
-  void open(std::uint64_t connection) {
+  void prepare(std::uint64_t connection) {
     if (!reconnect_) throw PeerError(ErrorKind::unsupported, "this mechanism cannot reconnect");
-    stream_ = reconnect_(connection);
+    next_ = reconnect_.prepare(connection);
+  }
+  void open(std::uint64_t /*connection: prepared*/) {
+    reconnect_.connect(next_);
+    stream_ = std::move(next_);
   }
   void send(const std::uint8_t* p, std::size_t n) { stream_.write_all(p, n); }
   std::size_t receive(std::uint8_t* buf, std::size_t /*capacity*/, std::size_t expected) {
@@ -64,6 +70,7 @@ class StreamLink {
  private:
   Stream stream_;
   StreamConnector reconnect_;
+  Stream next_;  // the prepared, not yet connected socket
 };
 
 // udp, uds-dgram: one datagram per frame on a connected socket. receive returns the datagram's
@@ -123,6 +130,11 @@ class MessageLink {
       : channel_(std::move(channel)), messages_(*channel_) {}
   std::size_t capacity_for(std::size_t frame) const { return frame + messages_.max_message(); }
   void send(const std::uint8_t* p, std::size_t n) { messages_.send_frame(p, n); }
+  // Where a stream message of n bytes can be kept so that send() takes it without a copy (one
+  // channel message, on a channel that offers it), or nullptr.
+  std::uint8_t* message_buffer(std::size_t n) {
+    return n <= messages_.max_message() ? channel_->send_buffer() : nullptr;
+  }
   // short (11.2): the queues opened per round trip (msgget; mq_open and mq_close).
   void close() { channel_->close(); }
   void open(std::uint64_t) { channel_->reopen(); }

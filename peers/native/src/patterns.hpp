@@ -83,24 +83,27 @@ struct RoundTripFrames {
   std::uint8_t head_[kStampBytes] = {};
 };
 
-// Sends a control frame (MARK or END, no payload) and receives its answer of `expect` bytes
-// within --io-timeout. On a link that may lose datagrams (udp) the frame is sent again every
-// 100 ms until the answer comes (11.1 step 5), and a late duplicate MARK_ACK is skipped.
+// Sends a control frame (END, no payload; MARK with its 16 bytes, `mark`) and receives its
+// answer of `expect` bytes within --io-timeout. On a link that may lose datagrams (udp) the frame
+// is sent again every 100 ms until the answer comes (11.1 step 5), and a late duplicate
+// MARK_ACK is skipped.
 template <class Link>
 std::size_t exchange_control(Link& link, FrameKind kind, std::uint64_t seq, std::uint8_t* reply,
                              std::size_t capacity, std::size_t expect, const DriveOptions& o,
-                             std::uint16_t flags = 0) {
+                             std::uint16_t flags = 0, const MarkFields* mark = nullptr) {
   constexpr std::int64_t kResendNs = 100'000'000;
-  std::uint8_t frame[kHeaderSize];
-  encode_header(frame, kind, seq, 0, 0, flags);
+  std::uint8_t frame[kMarkSize];
+  const std::size_t size = mark != nullptr ? kMarkSize : kHeaderSize;
+  encode_header(frame, kind, seq, static_cast<std::uint32_t>(size - kHeaderSize), 0, flags);
+  if (mark != nullptr) encode_mark(frame + kHeaderSize, mark->message_size, mark->count);
   const std::int64_t deadline = now_ns() + o.io_timeout_ns;
   arm_receive_deadline(deadline);
-  link.send(frame, sizeof frame);
+  link.send(frame, size);
   for (;;) {
     if constexpr (requires { link.readable_within(kResendNs); }) {
       if (link.lossy() && !link.readable_within(kResendNs)) {
         if (now_ns() >= deadline) throw_timeout();
-        link.send(frame, sizeof frame);
+        link.send(frame, size);
         continue;
       }
     }
@@ -148,11 +151,18 @@ struct RequestResponse {
 
 // short (11.2): a new connection per round trip (tcp, uds: socket and connect, tcp from
 // 127.1.b.c; sysv-mq: msgget; posix-mq: mq_open and mq_close). The sample is the whole of it,
-// from before the open to after the close. END goes over one more connection. The link's first
+// from before the connect (or the open) to after the close; the socket and its source bind are
+// made before the clock (prepare). END goes over one more connection. The link's first
 // connection (made by the mechanism's row) is closed before the first round trip, untimed.
 // --one-way: open, send a REQUEST with flags NO_REPLY, close; nothing is read until END.
 struct ShortConnections {
   static constexpr std::string_view name = "short";
+
+  // Connection i's socket, made (and bound) before the clock; the queues have nothing to make.
+  template <class Link>
+  static void prepare(Link& link, std::uint64_t i) {
+    if constexpr (requires { link.prepare(i); }) link.prepare(i);
+  }
 
   template <class Link>
   static void run(Link& link, const DriveOptions& o, Recorder& recorder) {
@@ -186,6 +196,7 @@ struct ShortConnections {
     const std::uint64_t total = o.warmup + o.iterations;
     for (; seq < total; ++seq) {
       const std::uint8_t* req = f.stamped(seq);
+      prepare(link, seq);
       const std::int64_t t0 = now_ns();
       arm_receive_deadline(t0 + o.io_timeout_ns);
       link.open(seq);
@@ -198,6 +209,7 @@ struct ShortConnections {
       if constexpr (!kOneWay) check_response(rep, got, seq, o, f.expected.data());
       recorder.record(seq, t1 - t0);
     }
+    prepare(link, seq);
     link.open(seq);
     const std::size_t got =
         exchange_control(link, FrameKind::end, seq, rep, f.capacity, ack_size, o, flags);
@@ -221,36 +233,57 @@ bool may_lose(const Link& link) noexcept {
 void finish_stream(const std::uint8_t* ack, std::size_t got, std::uint64_t end_sequence,
                    bool lossy, const DriveOptions& o, StreamReport& report, Recorder& recorder);
 
-// stream (11.1): warm-up DATA, MARK / MARK_ACK, N DATA frames as fast as the link takes them
-// (one send per frame from one preallocated frame, stamped in place: nothing allocated or
-// computed per message but the stamp), END / END_ACK. W windows of the stream are the samples,
-// recorded only after the END_ACK passed validation.
+// Hands one stream message to the link: the link's own way when it has one (grpc: a Chunk with
+// the sequence, 11.3), else as a frame's bytes go (one write, one datagram, one file; channel
+// messages of M bytes).
+template <class Link>
+inline void send_message(Link& link, const std::uint8_t* p, std::size_t n, std::uint64_t seq) {
+  if constexpr (requires { link.send_message(p, n, seq); })
+    link.send_message(p, n, seq);
+  else
+    link.send(p, n);
+}
+
+// stream (11.1): MARK (count M) / MARK_ACK, M warm-up messages, MARK (count N) / MARK_ACK, N
+// messages as fast as the link takes them, END / END_ACK. A message is its S bytes and nothing
+// else: one buffer holding the base, stamped in place (nothing allocated or computed per message
+// but the stamp), one send per message. W windows of the stream are the samples, recorded only
+// after the END_ACK passed validation.
 struct OneWayStream {
   static constexpr std::string_view name = "stream";
 
   template <class Link>
   static void run(Link& link, const DriveOptions& o, Recorder& recorder) {
     const std::size_t size = o.message_size;
-    const std::size_t total = kHeaderSize + size;
-    std::vector<std::uint8_t> frame(total);
-    encode_header(frame.data(), FrameKind::data, 0, o.message_size, 0);
-    fill_base(o.seed, PayloadStream::request, frame.data() + kHeaderSize, size);
+    std::vector<std::uint8_t> message = make_base(o.seed, PayloadStream::request, size);
     std::uint8_t head[kStampBytes] = {};
-    std::memcpy(head, frame.data() + kHeaderSize, size < kStampBytes ? size : kStampBytes);
+    std::memcpy(head, message.data(), size < kStampBytes ? size : kStampBytes);
     const std::size_t capacity = link.capacity_for(kStreamAckSize);
     std::vector<std::uint8_t> reply(capacity);
     std::vector<std::int64_t> windows(o.windows);
-    std::uint8_t* const f = frame.data();
+    std::uint8_t* m = message.data();
+    if constexpr (requires { link.message_buffer(size); }) {
+      if (std::uint8_t* in_place = link.message_buffer(size)) {  // sysv-mq: no copy per send
+        std::memcpy(in_place, m, size);
+        m = in_place;
+      }
+    }
     std::uint8_t* const rep = reply.data();
 
     std::uint64_t seq = 0;
     try {
-      for (; seq < o.warmup; ++seq) {
-        store_le64(f + kOffSequence, seq);
-        stamp_from(f + kHeaderSize, head, size, seq);
-        link.send(f, total);
+      const MarkFields warm{size, o.warmup}, measured{size, o.messages};
+      std::size_t got = exchange_control(link, FrameKind::mark, seq, rep, capacity, kHeaderSize,
+                                         o, 0, &warm);
+      check_mark_ack(rep, got, seq);
+      while (seq < o.warmup) {
+        ++seq;
+        stamp_from(m, head, size, seq);
+        send_message(link, m, size, seq);
       }
-      std::size_t got = exchange_control(link, FrameKind::mark, seq, rep, capacity, kHeaderSize, o);
+      ++seq;  // the measured stream's MARK
+      got = exchange_control(link, FrameKind::mark, seq, rep, capacity, kHeaderSize, o, 0,
+                             &measured);
       const CpuFigures cpu_start = CpuFigures::now();
       const std::int64_t start = now_ns();
       check_mark_ack(rep, got, seq);
@@ -262,9 +295,8 @@ struct OneWayStream {
             seq + (w + 1 == o.windows ? o.messages - per_window * (o.windows - 1) : per_window);
         while (seq < end) {
           ++seq;
-          store_le64(f + kOffSequence, seq);
-          stamp_from(f + kHeaderSize, head, size, seq);
-          link.send(f, total);
+          stamp_from(m, head, size, seq);
+          send_message(link, m, size, seq);
         }
         if (w + 1 < o.windows) {
           const std::int64_t t = now_ns();

@@ -62,32 +62,26 @@ constexpr auto kind_of(const Header& h) noexcept { return static_cast<FrameKind>
 }  // namespace
 
 Responder::Responder(const ServerConfig& config)
-    : requests_(config), tally_(config.stream_fault) {}
+    : requests_(config),
+      tally_(config.stream_fault),
+      seed_(config.seed),
+      max_message_(config.max_message) {}
 
 Responder::Answer Responder::answer(const Header& h, const std::uint8_t* payload,
                                     std::uint64_t& corrupted) {
   switch (kind_of(h)) {
-    case FrameKind::data:
-      tally_.add(h.sequence, payload, h.length);
-      return {nullptr, 0};
     case FrameKind::request:
       streaming_ = repeat_end_ = false;
+      pending_ = 0;
       if (h.flags != 0) {  // NO_REPLY: counted; its payload is checked in after_send
         ++one_way_received_;
         return {nullptr, 0};
       }
       return {requests_.response(h.sequence, h.length, h.wanted), kHeaderSize + h.wanted};
     case FrameKind::mark:
-      // Every frame before it has been received: the measured stream starts here (a repeated
-      // MARK with no DATA since only gets its answer again).
-      if (!streaming_ || h.sequence != mark_sequence_ || tally_.received() != 0)
-        tally_.restart(h.sequence);
-      streaming_ = true;
-      mark_sequence_ = h.sequence;
-      repeat_end_ = false;
-      encode_header(control_, FrameKind::mark_ack, h.sequence, 0, 0);
-      return {control_, kHeaderSize};
+      return mark(h, payload);
     default:  // END
+      pending_ = 0;
       if (h.flags != 0) return end_one_way(h, corrupted);
       if (streaming_) {
         encode_header(control_, FrameKind::end_ack, h.sequence, kStreamAckPayload, 0);
@@ -102,6 +96,26 @@ Responder::Answer Responder::answer(const Header& h, const std::uint8_t* payload
       corrupted = one_way_received_ = 0;
       return {control_, kEndAckSize};
   }
+}
+
+// Every message before it has been received: the counts start here (a repeated udp MARK with no
+// message since only gets its answer again). The message size was checked by check().
+Responder::Answer Responder::mark(const Header& h, const std::uint8_t* payload) {
+  const MarkFields m = decode_mark(payload);
+  const auto size = static_cast<std::size_t>(m.message_size);
+  if (!streaming_ || h.sequence != mark_sequence_ || tally_.received() != 0 ||
+      size != message_size_) {
+    std::uint8_t head[kStampBytes] = {};
+    fill_base(seed_, PayloadStream::request, head, size < kStampBytes ? size : kStampBytes);
+    tally_.restart(h.sequence, head, size);
+  }
+  streaming_ = true;
+  mark_sequence_ = h.sequence;
+  repeat_end_ = false;
+  pending_ = m.count;
+  message_size_ = size;
+  encode_header(control_, FrameKind::mark_ack, h.sequence, 0, 0);
+  return {control_, kHeaderSize};
 }
 
 Responder::Answer Responder::end_one_way(const Header& h, std::uint64_t& corrupted) {

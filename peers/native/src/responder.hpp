@@ -1,6 +1,6 @@
 // What every server answers to a frame (PROTOCOL.md sections 2, 3 and 11), whatever moves the
 // bytes: the RESPONSE of a REQUEST (built once per size, stamped per round trip), the stream
-// tally of DATA, MARK_ACK, END_ACK. The servers of server.hpp and the burst servers use it.
+// tally of the bare messages a MARK announces, MARK_ACK, END_ACK. The servers of server.hpp and the burst servers use it.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +18,8 @@ struct ServerConfig {
   std::uint64_t seed = 1;
   bool flip_response_byte = false;
   StreamTally::Fault stream_fault = StreamTally::Fault::none;
+  // The largest stream message this server takes (11.1 item 10): udp 65507, uds-dgram its D.
+  std::uint64_t max_message = kMaxPayload;
 };
 
 // The stream fault (11.1 "Faults") of --fault, none for the others.
@@ -54,10 +56,11 @@ class RequestHandler {
 };
 
 // What every server answers to one whole, valid frame of any kind (sections 2 and 11): a
-// RESPONSE to a REQUEST, nothing to DATA (counted and summed) or to a one-way REQUEST (flags
-// NO_REPLY: counted, 11.2), MARK_ACK to MARK, END_ACK to END (a stream's seven figures after a
-// MARK; a one-way END's corrupted and received counts; else the corrupted count). The servers of
-// each family only move the bytes.
+// RESPONSE to a REQUEST, nothing to a one-way REQUEST (flags NO_REPLY: counted, 11.2), MARK_ACK
+// to MARK, END_ACK to END (a stream's seven figures after a MARK; a one-way END's corrupted and
+// received counts; else the corrupted count). After a MARK, pending() messages of
+// message_size() bytes follow that are not frames: the servers of each family read them their
+// own way and hand each to message(). The servers only move the bytes.
 class Responder {
  public:
   explicit Responder(const ServerConfig& config);
@@ -66,9 +69,27 @@ class Responder {
     const std::uint8_t* data;
     std::size_t size;  // 0: nothing to send (DATA)
   };
+  // What a valid header's payload can still make wrong: a MARK announcing messages of 0 bytes
+  // or above this server's limit ("bad stream frame"); nullptr if nothing.
+  const char* check(const Header& h, const std::uint8_t* payload) const noexcept {
+    if (h.kind != static_cast<std::uint8_t>(FrameKind::mark)) return nullptr;
+    return check_mark_payload(decode_mark(payload), max_message_);
+  }
   // The frame to send back, valid until the next call. corrupted: what an rr END_ACK carries;
   // END resets it to 0.
   Answer answer(const Header& h, const std::uint8_t* payload, std::uint64_t& corrupted);
+  // The messages the last MARK announced that have not come yet, and their size.
+  std::uint64_t pending() const noexcept { return pending_; }
+  std::size_t message_size() const noexcept { return message_size_; }
+  // A MARK came and its END has not (udp tells messages from control frames only then).
+  bool streaming() const noexcept { return streaming_; }
+  // One whole message of message_size() bytes.
+  void message(const std::uint8_t* bytes) noexcept {
+    tally_.add_message(bytes);
+    if (pending_ != 0) --pending_;
+  }
+  // udp: a datagram of another size while streaming, counted as a gap and not summed.
+  void odd_datagram() noexcept { tally_.count_gap(); }
   // After the answer went out: whether a REQUEST's payload was corrupted (checked only now, so
   // the check costs the round trip nothing); false for the other kinds. Inline, so a server's
   // loop tests the kind in place and calls only for a REQUEST.
@@ -77,14 +98,22 @@ class Responder {
     return after_request(h, payload);
   }
   // The client went away (end of connection) or a frame was rejected: no stream goes on.
-  void stream_over() noexcept { streaming_ = false; }
+  void stream_over() noexcept {
+    streaming_ = false;
+    pending_ = 0;
+  }
 
  private:
   bool after_request(const Header& h, const std::uint8_t* payload);
   Answer end_one_way(const Header& h, std::uint64_t& corrupted);
+  Answer mark(const Header& h, const std::uint8_t* payload);
 
   RequestHandler requests_;
   StreamTally tally_;
+  std::uint64_t seed_;
+  std::uint64_t max_message_;
+  std::uint64_t pending_ = 0;       // messages the last MARK announced still to come
+  std::size_t message_size_ = 0;
   std::uint64_t one_way_received_ = 0;  // one-way REQUESTs since the last END (any connection)
   bool streaming_ = false;            // a MARK came and its END has not
   std::uint64_t mark_sequence_ = 0;   // (a udp client resends MARK until it has the answer)

@@ -15,92 +15,11 @@
 
 namespace ipclab {
 
-// ---- stream connections ---------------------------------------------------------------------
-
 namespace {
 
 constexpr auto kind_of(const Header& h) noexcept { return static_cast<FrameKind>(h.kind); }
 
-constexpr std::size_t kInitialBuffer = 64 * 1024;
-
-// A buffer that keeps its first `keep` bytes and grows to hold at least `need` (only ever after
-// a valid header: a malformed frame never makes it allocate).
-void ensure_capacity(std::unique_ptr<std::uint8_t[]>& buf, std::size_t& capacity,
-                     std::size_t need, std::size_t keep) {
-  if (capacity >= need) return;
-  auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(need);
-  std::memcpy(bigger.get(), buf.get(), keep);
-  buf = std::move(bigger);
-  capacity = need;
-}
-
 }  // namespace
-
-StreamConnectionHandler::StreamConnectionHandler(const ServerConfig& config)
-    : responder_(config),
-      buf_(std::make_unique_for_overwrite<std::uint8_t[]>(kInitialBuffer)),
-      capacity_(kInitialBuffer) {}
-
-ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
-  ConnectionOutcome out;
-  std::size_t start = 0, end = 0;  // unconsumed bytes are buf_[start, end)
-  const auto reject = [this, &out](const char* reason) {
-    out.end = ConnectionOutcome::End::rejected;
-    out.detail = reason;
-    corrupted_ = 0;
-    responder_.stream_over();
-    return out;
-  };
-  try {
-    for (;;) {
-      // Header: read as much as the kernel has (normally the whole frame in one call).
-      while (end - start < kHeaderSize) {
-        if (start > 0) {
-          std::memmove(buf_.get(), buf_.get() + start, end - start);
-          end -= start;
-          start = 0;
-        }
-        const std::size_t n = stream.read_some(buf_.get() + end, capacity_ - end);
-        if (n == 0) {
-          if (end != start) return reject("truncated header");
-          responder_.stream_over();
-          return out;  // clean close between frames
-        }
-        end += n;
-      }
-      const Header h = decode_header(buf_.get() + start);
-      if (const char* reason = check_request_header(h)) return reject(reason);
-
-      // The header is valid, so now the payload may be read (and room made for it): a frame is
-      // always read completely into the buffer.
-      const std::size_t total = kHeaderSize + h.length;
-      if (capacity_ - start < total) {
-        std::memmove(buf_.get(), buf_.get() + start, end - start);
-        end -= start;
-        start = 0;
-        ensure_capacity(buf_, capacity_, total, end);
-      }
-      while (end - start < total) {
-        const std::size_t n = stream.read_some(buf_.get() + end, capacity_ - end);
-        if (n == 0) return reject("truncated payload");
-        end += n;
-      }
-
-      const std::uint8_t* payload = buf_.get() + start + kHeaderSize;
-      const Responder::Answer a = responder_.answer(h, payload, corrupted_);
-      if (a.size != 0) stream.write_all(a.data, a.size);
-      if (responder_.after_send(h, payload)) ++corrupted_;
-      if (kind_of(h) == FrameKind::request) ++out.requests;
-      start += total;
-      if (start == end) start = end = 0;
-    }
-  } catch (const PeerError& e) {
-    out.end = ConnectionOutcome::End::io_error;
-    out.detail = e.what();
-    responder_.stream_over();
-    return out;
-  }
-}
 
 // ---- the servers ------------------------------------------------------------------------------
 
@@ -132,14 +51,54 @@ const char* check_datagram(const std::uint8_t* buf, std::size_t n, std::size_t c
   return nullptr;
 }
 
+// Whether a datagram is a control frame of a udp stream (11.1): a well-formed MARK or END header
+// (magic, version 1, kind, wanted 0, its size 24 + length). Everything else is a message.
+bool control_datagram(const std::uint8_t* buf, std::size_t n) {
+  if (n < kHeaderSize) return false;
+  const Header h = decode_header(buf);
+  const auto kind = kind_of(h);
+  return std::memcmp(h.magic, kMagic, 4) == 0 && h.version == kVersion &&
+         (kind == FrameKind::mark || kind == FrameKind::end) && h.wanted == 0 &&
+         n == kHeaderSize + h.length;
+}
+
+// udp loses datagrams (its stream server cannot count messages); uds-dgram never does.
+bool loses_datagrams(int fd) {
+  int domain = AF_UNIX;
+  socklen_t len = sizeof domain;
+  ::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len);
+  return domain != AF_UNIX;
+}
+
+// A datagram of the stream a MARK started, if it is one (11.1): uds-dgram's next `count`
+// datagrams are messages (another size: rejected, the stream is over); on udp every datagram
+// but a control frame is, until END (another size: a gap). False: it is a frame.
+bool take_stream_datagram(Responder& responder, bool lossy, const std::uint8_t* buf,
+                          std::size_t n) {
+  if (lossy ? !responder.streaming() || control_datagram(buf, n) : responder.pending() == 0)
+    return false;
+  if (n == responder.message_size()) {
+    responder.message(buf);
+  } else if (lossy) {
+    responder.odd_datagram();
+  } else {
+    report_rejected("length mismatch");
+    responder.stream_over();
+  }
+  return true;
+}
+
 }  // namespace
 
-// Datagram mechanisms (udp, uds-dgram): one datagram per frame, answered to its source. END and
-// END_ACK count corrupted requests per client address.
+// Datagram mechanisms (udp, uds-dgram): one datagram per frame or stream message, answered to
+// its source. END and END_ACK count corrupted requests per client address.
 void serve_datagrams(DatagramSocket socket, const ServeOptions& o) {
   announce_ready(socket.endpoint(), o.mechanism_name);
-  Responder responder(config_of(o));
+  ServerConfig config = config_of(o);
+  config.max_message = kHeaderSize + std::uint64_t{socket.max_payload()};  // udp 65507, D
+  Responder responder(config);
   const int fd = socket.fd();
+  const bool lossy = loses_datagrams(fd);
   const std::size_t capacity = socket.receive_buffer();
   auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
   std::map<std::string, std::uint64_t> corrupted;  // per client address, since its last END
@@ -152,15 +111,18 @@ void serve_datagrams(DatagramSocket socket, const ServeOptions& o) {
       if (errno == EINTR || errno == ECONNREFUSED) continue;
       throw_io("recvfrom");
     }
+    const auto n = static_cast<std::size_t>(r);
+    if (take_stream_datagram(responder, lossy, buf.get(), n)) continue;
     const auto* to = reinterpret_cast<const sockaddr*>(&from);
     const auto client = [&] { return std::string(reinterpret_cast<const char*>(&from), from_len); };
     Header h{};
-    if (const char* reason = check_datagram(buf.get(), static_cast<std::size_t>(r), capacity,
-                                            socket.max_payload(), h)) {
+    const char* reason = check_datagram(buf.get(), n, capacity, socket.max_payload(), h);
+    if (reason == nullptr) reason = responder.check(h, buf.get() + kHeaderSize);
+    if (reason != nullptr) {
       report_rejected(reason);
       continue;
     }
-    // The count per address is looked up only for END (no string per DATA or REQUEST).
+    // The count per address is looked up only for END (no string per REQUEST).
     std::uint64_t count = 0;
     const auto it = kind_of(h) == FrameKind::end ? corrupted.find(client()) : corrupted.end();
     if (it != corrupted.end()) count = it->second;
@@ -193,6 +155,55 @@ void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o) 
   exit_process(0);
 }
 
+namespace {
+
+// A message channel's buffer: room for the frame or stream message and one channel message more.
+struct ChannelBuffer {
+  std::unique_ptr<std::uint8_t[]> bytes;
+  std::size_t capacity;
+};
+
+// One frame off a message channel, reassembled and answered: nullptr, or why it is rejected.
+const char* take_channel_frame(MessageStream& messages, Responder& responder, ChannelBuffer& b,
+                               std::uint64_t& corrupted) {
+  std::size_t got = messages.receive_until(b.bytes.get(), 0, kHeaderSize);
+  const Header h = decode_header(b.bytes.get());
+  if (const char* reason = check_request_header(h)) return reason;
+  const std::size_t total = kHeaderSize + h.length;
+  if (got < total) {
+    // The header is valid: room may be made.
+    ensure_capacity(b.bytes, b.capacity, total + messages.max_message(), got);
+    got = messages.receive_until(b.bytes.get(), got, total);
+  }
+  if (got > total) return "length mismatch";
+  const std::uint8_t* payload = b.bytes.get() + kHeaderSize;
+  if (const char* reason = responder.check(h, payload)) return reason;
+  const Responder::Answer a = responder.answer(h, payload, corrupted);
+  if (a.size != 0) messages.send_frame(a.data, a.size);
+  if (responder.after_send(h, payload)) ++corrupted;
+  return nullptr;
+}
+
+// One stream message a MARK announced (11.1): ceil(S / M) channel messages, the last shorter.
+const char* take_channel_message(MessageStream& messages, Responder& responder,
+                                 ChannelBuffer& b) {
+  const std::size_t size = responder.message_size();
+  if (size <= messages.max_message()) {  // one channel message: summed where it arrived
+    std::size_t n = 0;
+    const std::uint8_t* p = messages.receive_one(b.bytes.get(), n);
+    if (n != size) return "length mismatch";
+    responder.message(p);
+    return nullptr;
+  }
+  // The MARK was valid: room may be made.
+  ensure_capacity(b.bytes, b.capacity, size + messages.max_message(), 0);
+  if (messages.receive_until(b.bytes.get(), 0, size) != size) return "length mismatch";
+  responder.message(b.bytes.get());
+  return nullptr;
+}
+
+}  // namespace
+
 // Message channels (section 4.1): frames reassembled from direction-1 messages; one client at a
 // time on the same objects. After a rejected frame the next message is taken as the start of the
 // next frame (frames start at message boundaries; nothing is dropped, so a following client's
@@ -201,30 +212,16 @@ void serve_messages(MessageServer server, const ServeOptions& o) {
   announce_ready(server.endpoint, o.mechanism_name);
   Responder responder(config_of(o));
   MessageStream messages(*server.channel);
-  const std::size_t m = messages.max_message();
-  std::size_t capacity = 64 * 1024 + m;  // room for a header and any one more message
-  auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
+  ChannelBuffer b;
+  b.capacity = 64 * 1024 + messages.max_message();  // a header and any one more message
+  b.bytes = std::make_unique_for_overwrite<std::uint8_t[]>(b.capacity);
   std::uint64_t corrupted = 0;
   for (;;) {
     const char* reason = nullptr;
     try {
-      std::size_t got = messages.receive_until(buf.get(), 0, kHeaderSize);
-      const Header h = decode_header(buf.get());
-      reason = check_request_header(h);
-      const std::size_t total = kHeaderSize + h.length;
-      if (reason == nullptr && got > total) reason = "length mismatch";
-      if (reason == nullptr && got < total) {
-        ensure_capacity(buf, capacity, total + m, got);  // the header is valid: room may be made
-        got = messages.receive_until(buf.get(), got, total);
-        if (got > total) reason = "length mismatch";
-      }
-      if (reason == nullptr) {
-        const std::uint8_t* payload = buf.get() + kHeaderSize;
-        const Responder::Answer a = responder.answer(h, payload, corrupted);
-        if (a.size != 0) messages.send_frame(a.data, a.size);
-        if (responder.after_send(h, payload)) ++corrupted;
-        continue;
-      }
+      reason = responder.pending() != 0 ? take_channel_message(messages, responder, b)
+                                        : take_channel_frame(messages, responder, b, corrupted);
+      if (reason == nullptr) continue;
     } catch (const PeerError& e) {
       if (e.kind() != ErrorKind::protocol) throw;
       reason = nullptr;
@@ -236,7 +233,45 @@ void serve_messages(MessageServer server, const ServeOptions& o) {
   }
 }
 
-// file, file-poll (section 4.2): one file per frame; one client at a time.
+namespace {
+
+// One stream message a MARK announced, as one file of S bytes (11.1): nullptr or why not.
+const char* take_file_message(FileChannel& files, std::size_t size, Responder& responder,
+                              ChannelBuffer& b) {
+  if (size != responder.message_size()) return "length mismatch";
+  ensure_capacity(b.bytes, b.capacity, size, 0);  // the MARK was valid: room may be made
+  const std::size_t got = files.read(b.bytes.get(), size);
+  if (got != size) return "truncated payload";  // the file shrank under us
+  responder.message(b.bytes.get());
+  return nullptr;
+}
+
+// One frame as one file (4.2), answered: nullptr or why it is rejected.
+const char* take_file_frame(FileChannel& files, std::size_t size, Responder& responder,
+                            ChannelBuffer& b, std::uint64_t& corrupted) {
+  // Read greedily what fits the buffer; the header decides whether to read the rest.
+  std::size_t got = files.read(b.bytes.get(), size < b.capacity ? size : b.capacity);
+  if (got < kHeaderSize) return "truncated header";
+  const Header h = decode_header(b.bytes.get());
+  if (const char* reason = check_request_header(h)) return reason;
+  if (size != kHeaderSize + h.length) return "length mismatch";
+  if (got < size) {
+    ensure_capacity(b.bytes, b.capacity, size, got);
+    got += files.read(b.bytes.get() + got, size - got);
+  }
+  if (got != size) return "truncated payload";  // the file shrank under us
+  const std::uint8_t* payload = b.bytes.get() + kHeaderSize;
+  if (const char* reason = responder.check(h, payload)) return reason;
+  files.done();  // the answer's file may be written only once this one is gone
+  const Responder::Answer a = responder.answer(h, payload, corrupted);
+  if (a.size != 0) files.send(a.data, a.size);
+  if (responder.after_send(h, payload)) ++corrupted;
+  return nullptr;
+}
+
+}  // namespace
+
+// file, file-poll (section 4.2): one file per frame or stream message; one client at a time.
 void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
   FileChannel::Options fo;
   fo.directory = dir.path;
@@ -246,44 +281,20 @@ void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
   FileChannel files(fo);
   announce_ready(dir.path, o.mechanism_name);
   Responder responder(config_of(o));
-  std::size_t capacity = 64 * 1024;
-  auto buf = std::make_unique_for_overwrite<std::uint8_t[]>(capacity);
+  ChannelBuffer b;
+  b.capacity = 64 * 1024;
+  b.bytes = std::make_unique_for_overwrite<std::uint8_t[]>(b.capacity);
   std::uint64_t corrupted = 0;
   for (;;) {
     const std::size_t size = files.next();
-    // Read greedily what fits the buffer; the header decides whether to read the rest.
-    std::size_t got = files.read(buf.get(), size < capacity ? size : capacity);
-    const char* reason = nullptr;
-    Header h{};
-    if (got < kHeaderSize) {
-      reason = "truncated header";
-    } else {
-      h = decode_header(buf.get());
-      reason = check_request_header(h);
-      if (reason == nullptr && size != kHeaderSize + h.length) reason = "length mismatch";
-    }
-    if (reason != nullptr) {
-      files.done();
-      report_rejected(reason);
-      corrupted = 0;
-      responder.stream_over();
-      continue;
-    }
-    if (got < size) {
-      ensure_capacity(buf, capacity, size, got);
-      got += files.read(buf.get() + got, size - got);
-    }
+    const char* reason = responder.pending() != 0
+                             ? take_file_message(files, size, responder, b)
+                             : take_file_frame(files, size, responder, b, corrupted);
     files.done();
-    if (got != size) {  // the file shrank under us
-      report_rejected("truncated payload");
-      corrupted = 0;
-      responder.stream_over();
-      continue;
-    }
-    const std::uint8_t* payload = buf.get() + kHeaderSize;
-    const Responder::Answer a = responder.answer(h, payload, corrupted);
-    if (a.size != 0) files.send(a.data, a.size);
-    if (responder.after_send(h, payload)) ++corrupted;
+    if (reason == nullptr) continue;
+    report_rejected(reason);
+    corrupted = 0;
+    responder.stream_over();
   }
 }
 

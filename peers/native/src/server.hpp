@@ -30,17 +30,30 @@ struct ConnectionOutcome {
 // Serves one stream connection until a clean end of stream, a malformed frame or an io error.
 // Never throws PeerError (io and timeouts become the outcome). The corrupted count runs across
 // connections until an END (pattern short sends END over a connection of its own, 11.2).
+// The frames are read as they come; the messages a MARK announces (11.1) are read off the
+// stream as many at a time as the kernel has. (stream_connection.cpp)
 class StreamConnectionHandler {
  public:
   explicit StreamConnectionHandler(const ServerConfig& config);
   ConnectionOutcome serve(Stream& stream);
 
  private:
+  const char* take_frame(Stream& stream, ConnectionOutcome& out);
+  const char* take_messages(Stream& stream);
+  bool fill(Stream& stream);  // one read after the unconsumed bytes; false at end of stream
+  void compact() noexcept;    // moves the unconsumed bytes to the buffer's start
+
   Responder responder_;
   std::uint64_t corrupted_ = 0;
   std::unique_ptr<std::uint8_t[]> buf_;
   std::size_t capacity_;
+  std::size_t start_ = 0, end_ = 0;  // the unconsumed bytes are buf_[start_, end_)
 };
+
+// A buffer that keeps its first `keep` bytes and grows to hold at least `need` (only ever after
+// a valid header: a malformed frame never makes it allocate).
+void ensure_capacity(std::unique_ptr<std::uint8_t[]>& buf, std::size_t& capacity,
+                     std::size_t need, std::size_t keep);
 
 // Runs `serve`: returns the exit code (or exits through the lifecycle on signals/stdin EOF).
 int run_serve(const ServeOptions& options);

@@ -47,6 +47,16 @@ void StreamTally::restart(std::uint64_t mark_sequence) noexcept {
   start_ = CpuFigures::now();
 }
 
+void StreamTally::restart(std::uint64_t mark_sequence, const std::uint8_t* base_head,
+                          std::size_t size) noexcept {
+  restart(mark_sequence);
+  size_ = size;
+  head_bytes_ = size < 8 ? size : 8;
+  head_word_ = 0;
+  std::memcpy(&head_word_, base_head, head_bytes_);
+  head_mask_ = head_bytes_ == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * head_bytes_)) - 1;
+}
+
 void StreamTally::ack_fields(std::uint64_t (&fields)[7]) const noexcept {
   const CpuFigures cpu = CpuFigures::now().since(start_);
   const std::uint64_t f[7] = {received_,  gaps_,         sum_,           cpu.user_ns,

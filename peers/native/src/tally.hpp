@@ -1,7 +1,7 @@
 // The arithmetic of pattern stream (PROTOCOL.md 11.1): the payload checksum (the sum mod 2^64 of
 // the payload read as little-endian u64 words, the last one zero-padded), the one the client
 // expects for a run of stamped payloads, each side's CPU figures (getrusage of itself), and the
-// server's tally of the DATA frames since MARK with the two stream faults.
+// server's tally of the messages since MARK with the two stream faults.
 #pragma once
 
 #include <bit>
@@ -60,8 +60,10 @@ struct CpuFigures {
   CpuFigures since(const CpuFigures& start) const noexcept;
 };
 
-// The server's side of a stream: DATA frames since MARK, their gaps, the checksum, the CPU
-// figures from MARK to END, and the stream faults (section 11.1 "Faults").
+// The server's side of a stream: messages since MARK, their gaps, the checksum, the CPU
+// figures from MARK to END, and the stream faults (section 11.1 "Faults"). A message carries no
+// header: its sequence is its first min(8, S) bytes XOR the base's (known modulo 2^(8*S) when
+// S < 8, so gaps are compared modulo the same).
 class StreamTally {
  public:
   enum class Fault { none, drop_message, flip_byte };
@@ -69,10 +71,24 @@ class StreamTally {
 
   // MARK with this sequence: the counts start again; the CPU figures are taken now.
   void restart(std::uint64_t mark_sequence) noexcept;
-  // The sequence the next DATA should carry: a grpc streaming call (11.3) has no MARK, so its
-  // gaps count from its first message's sequence.
+  // The same, and the messages that follow have `size` bytes whose unstamped first min(8, size)
+  // bytes are base_head: add_message recovers their sequences.
+  void restart(std::uint64_t mark_sequence, const std::uint8_t* base_head,
+               std::size_t size) noexcept;
+  // The sequence the next message should carry: a grpc streaming call (11.3) has no MARK, so
+  // its gaps count from its first message's sequence.
   void expect(std::uint64_t sequence) noexcept { next_ = sequence; }
-  // One DATA frame, read completely.
+  // One message of the size restart() was given, read completely: its sequence from its stamp.
+  void add_message(const std::uint8_t* message) noexcept {
+    std::uint64_t word = 0;
+    std::memcpy(&word, message, head_bytes_);
+    const std::uint64_t stamp = (word ^ head_word_) & head_mask_;
+    // The received sequence: next_'s high bits where the stamp does not reach (S < 8).
+    add((next_ & ~head_mask_) | stamp, message, size_);
+  }
+  // udp: a datagram that is neither a control frame nor a message of the stream's size.
+  void count_gap() noexcept { ++gaps_; }
+  // One message with its sequence given (grpc's Chunk carries it), read completely.
   void add(std::uint64_t sequence, const std::uint8_t* payload, std::size_t n) noexcept {
     if (received_ == 1 && fault_ != Fault::none && !fault_done_) {
       fault_done_ = true;
@@ -100,6 +116,8 @@ class StreamTally {
 
   Fault fault_;
   bool fault_done_ = false;
+  std::size_t size_ = 0, head_bytes_ = 0;  // message size, its stamped bytes min(8, S)
+  std::uint64_t head_word_ = 0, head_mask_ = 0;
   std::uint64_t received_ = 0, gaps_ = 0, sum_ = 0, next_ = 0;
   CpuFigures start_;
 };

@@ -41,8 +41,10 @@ TEST(OneWayFrame, NoReplyOnlyOnRequestAndEnd) {
   EXPECT_EQ(check_request_header(header(FrameKind::end, kNoReply)), nullptr);
   EXPECT_STREQ(check_request_header(header(FrameKind::request, 2, 16)), "bad flags");
   EXPECT_STREQ(check_request_header(header(FrameKind::end, 3)), "bad flags");
-  EXPECT_STREQ(check_request_header(header(FrameKind::data, kNoReply)), "bad flags");
-  EXPECT_STREQ(check_request_header(header(FrameKind::mark, kNoReply)), "bad flags");
+  EXPECT_STREQ(check_request_header(header(FrameKind::mark, kNoReply, kMarkPayload)), "bad flags");
+  // Kind 5 (DATA until contract 4) is no frame a server takes, with or without flags.
+  EXPECT_STREQ(check_request_header(header(static_cast<FrameKind>(5), kNoReply)),
+               "unexpected kind");
   // A RESPONSE is no frame a server takes: check 3 (kind) comes before check 4 (flags).
   EXPECT_STREQ(check_request_header(header(FrameKind::response, kNoReply)), "unexpected kind");
   // The client takes no flags on a RESPONSE or END_ACK.
@@ -219,7 +221,7 @@ TEST(OneWayServer, CountsRawRequestsAndAnswersNone) {
   EXPECT_EQ(server.wait().err, "");
 }
 
-TEST(OneWayServer, NoReplyOverDatagramsOrOnDataIsBadFlags) {
+TEST(OneWayServer, NoReplyOverDatagramsOrOnMarkIsBadFlags) {
   Server udp({"serve", "--mechanism", "udp", "--endpoint", "127.0.0.1:0"});
   ASSERT_TRUE(udp.ready());
   std::uint8_t b[kHeaderSize];
@@ -229,7 +231,7 @@ TEST(OneWayServer, NoReplyOverDatagramsOrOnDataIsBadFlags) {
   ::close(u);
   Server tcp({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0"});
   ASSERT_TRUE(tcp.ready());
-  encode_header(b, FrameKind::data, 0, 0, 0, kNoReply);
+  encode_header(b, FrameKind::mark, 0, kMarkPayload, 0, kNoReply);
   const int t = test::connect_loopback(SOCK_STREAM, tcp.endpoint());
   send_all(t, b, sizeof b);
   std::uint8_t byte;

@@ -1,7 +1,7 @@
-// The patterns of PROTOCOL.md section 11 beside rr: stream (11.1) and short (11.2). The
-// checksum arithmetic in process, then ipclab-peer run as the orchestrator runs it: streams over
-// every family of links, windows, the stream faults, short connections with their source
-// addresses, and the command line of both.
+// The patterns of PROTOCOL.md section 11 beside rr: stream (11.1) and short (11.2):
+// ipclab-peer run as the orchestrator runs it: streams over every family of links, windows, the
+// stream faults, short connections with their source addresses, and the command line of both.
+// (The stream's arithmetic in process: test_stream_arithmetic.cpp.)
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -20,6 +20,7 @@
 #include "payload.hpp"
 #include "support.hpp"
 #include "tally.hpp"
+#include "transport/transport.hpp"
 
 namespace ipclab {
 namespace {
@@ -28,90 +29,6 @@ using test::DriveRun;
 using test::Pipes;
 using test::Server;
 using test::TempDir;
-
-// ---- the arithmetic -------------------------------------------------------------------------
-
-TEST(StreamChecksum, IsTheWordSumOfThePayloadZeroPadded) {
-  const std::uint8_t ten[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
-  // 0x0807060504030201 + 0x0a09 (the last word zero-padded).
-  EXPECT_EQ(word_sum(ten, 10), 0x0807060504030c0aULL);
-  EXPECT_EQ(word_sum(ten, 3), 0x030201ULL);
-  EXPECT_EQ(word_sum(ten, 0), 0u);
-  const std::uint8_t ones[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                                 0x02, 0, 0, 0, 0, 0, 0, 0};
-  EXPECT_EQ(word_sum(ones, 16), 1u);  // mod 2^64
-}
-
-TEST(StreamChecksum, BlocksWordsAndTailAgreeWithAByteByByteSum) {
-  std::vector<std::uint8_t> bytes(200);
-  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(i * 37 + 250);
-  for (std::size_t n = 0; n <= bytes.size(); ++n) {
-    std::uint64_t want = 0;
-    for (std::size_t i = 0; i < n; ++i) want += static_cast<std::uint64_t>(bytes[i]) << (8 * (i % 8));
-    EXPECT_EQ(word_sum(bytes.data(), n), want) << n;
-  }
-}
-
-TEST(StreamChecksum, ClientAndServerSumsGiveTheVectors) {
-  for (const auto& v : test::vectors()["stream_checksums"]) {
-    const std::uint64_t seed = v["seed"], first = v["first_sequence"], count = v["messages"];
-    const std::size_t size = v["message_size"];
-    const std::uint64_t want = std::stoull(v["checksum"].get<std::string>(), nullptr, 16);
-    EXPECT_EQ(expected_checksum(seed, size, first, count), want) << v.dump();
-    StreamTally tally(StreamTally::Fault::none);
-    tally.restart(first - 1);
-    for (std::uint64_t s = first; s < first + count; ++s) {
-      const auto p = make_payload(seed, PayloadStream::request, s, size);
-      tally.add(s, p.data(), p.size());
-    }
-    std::uint8_t ack[56];
-    tally.write_ack(ack);
-    EXPECT_EQ(load_le64(ack + 16), want) << v.dump();
-  }
-}
-
-TEST(StreamChecksum, ExpectedSumMatchesTheStampedPayloads) {
-  for (std::size_t size : {0u, 1u, 5u, 8u, 9u, 1024u, 1027u}) {
-    std::uint64_t sum = 0;
-    for (std::uint64_t s = 7; s < 7 + 300; ++s) {
-      const auto p = make_payload(42, PayloadStream::request, s, size);
-      sum += word_sum(p.data(), p.size());
-    }
-    EXPECT_EQ(expected_checksum(42, size, 7, 300), sum) << size;
-  }
-}
-
-TEST(StreamTally, CountsGapsAndTheFaults) {
-  const auto payload = make_payload(1, PayloadStream::request, 3, 12);
-  const std::uint64_t one = word_sum(payload.data(), payload.size());
-  std::uint8_t ack[56];
-  const auto field = [&](int i) { return load_le64(ack + 8 * i); };
-
-  StreamTally plain(StreamTally::Fault::none);
-  plain.restart(10);  // MARK 10: DATA from 11
-  for (std::uint64_t s : {11u, 12u, 14u}) plain.add(s, payload.data(), payload.size());
-  plain.write_ack(ack);
-  EXPECT_EQ(field(0), 3u);
-  EXPECT_EQ(field(1), 1u);  // 13 missing
-  EXPECT_EQ(field(2), 3 * one);
-
-  StreamTally drop(StreamTally::Fault::drop_message);
-  drop.restart(0);
-  for (std::uint64_t s = 1; s <= 4; ++s) drop.add(s, payload.data(), payload.size());
-  drop.write_ack(ack);
-  EXPECT_EQ(field(0), 3u);  // the second one left out
-  EXPECT_EQ(field(2), 3 * one);
-
-  StreamTally flip(StreamTally::Fault::flip_byte);
-  flip.restart(0);
-  for (std::uint64_t s = 1; s <= 4; ++s) flip.add(s, payload.data(), payload.size());
-  flip.write_ack(ack);
-  auto flipped = payload;
-  flipped.back() ^= 0x01;
-  EXPECT_EQ(field(0), 4u);
-  EXPECT_EQ(field(1), 0u);
-  EXPECT_EQ(field(2), 3 * one + word_sum(flipped.data(), flipped.size()));
-}
 
 // ---- the command line -------------------------------------------------------------------------
 
@@ -151,6 +68,7 @@ TEST(StreamCli, TakesItsOwnFlagsOnly) {
   for (const char* rr : {"--request-size", "--response-size", "--iterations",
                          "--warmup-samples-file", "--payload", "--sequence-length"})
     EXPECT_THROW(parse_command_line(plus(stream_args(), rr, "1")), UsageError) << rr;
+  EXPECT_THROW(parse_command_line(plus(stream_args(), "--message-size", "0")), UsageError);
   EXPECT_THROW(parse_command_line(plus(stream_args(), "--message-size", "134217729")),
                UsageError);
   auto no_messages = stream_args();
@@ -249,14 +167,14 @@ TEST_P(StreamMechanism, StreamsWarmUpAndWindowsAndServesRrAfterwards) {
 
   if (mech != "pipe") {
     // The same server answers an rr client next (its END_ACK is the 8-byte one again), and a
-    // second stream of empty messages in one window.
+    // second stream of 300 one-byte messages in one window (sequences known modulo 256).
     run = test::drive_bytes(mech, s.endpoint(), s.dir, 16, 16, 5,
                             mech == "file-poll" ? std::vector<std::string>{"--seed", "5",
                                                                            "--poll-interval-us",
                                                                            "100"}
                                                 : std::vector<std::string>{"--seed", "5"});
     EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
-    run = s.stream(0, 10, {"--seed", "5", "--windows", "1"});
+    run = s.stream(1, 300, {"--seed", "5", "--windows", "1"});
     EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
     EXPECT_EQ(run.samples.size(), 1u);
   }
@@ -294,25 +212,65 @@ INSTANTIATE_TEST_SUITE_P(Peer, StreamMechanism,
                                            "file", "file-poll", "grpc"),
                          test::param_name);
 
-TEST(Stream, UdpMessageSizeOverTheDatagramLimitIsUnsupported) {
+TEST(Stream, DatagramMessagesTakeTheWholeDatagramAndNoMore) {
   AnyServer s("udp");
   ASSERT_TRUE(s.server->ready());
-  const DriveRun run = s.stream(65484, 10, {});
+  DriveRun run = s.stream(65508, 10, {});
   EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
+  run = s.stream(65507, 10, {});
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  // uds-dgram: its D (4.5) is the largest frame payload plus the header.
+  AnyServer d("uds-dgram");
+  ASSERT_TRUE(d.server->ready());
+  const std::uint64_t limit = std::uint64_t{uds_dgram_max_payload()} + kHeaderSize;
+  run = d.stream(static_cast<std::uint32_t>(limit + 1), 3, {});
+  EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
+  run = d.stream(static_cast<std::uint32_t>(limit), 3, {});
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
 }
 
-TEST(Stream, ServerRejectsMalformedStreamFrames) {
-  // DATA with wanted != 0 is "bad stream frame"; the server goes on with the next client.
-  AnyServer s("tcp");
-  ASSERT_TRUE(s.server->ready());
-  const int fd = test::connect_loopback(SOCK_STREAM, s.server->endpoint());
-  std::uint8_t data[kHeaderSize];
-  encode_header(data, FrameKind::data, 1, 0, 5);
-  ASSERT_EQ(::write(fd, data, sizeof data), static_cast<ssize_t>(sizeof data));
+// Sends raw bytes on a new connection to a tcp server and expects it to close the connection.
+void expect_closed_after(const std::string& endpoint, const std::uint8_t* p, std::size_t n) {
+  const int fd = test::connect_loopback(SOCK_STREAM, endpoint);
+  ASSERT_EQ(::write(fd, p, n), static_cast<ssize_t>(n));
   std::uint8_t byte;
   EXPECT_EQ(::read(fd, &byte, 1), 0);  // closed
   ::close(fd);
+}
+
+TEST(Stream, ServerRejectsMalformedStreamFrames) {
+  // MARK with wanted != 0, and MARK announcing 0-byte messages, are "bad stream frame"; the
+  // server goes on with the next client.
+  AnyServer s("tcp");
+  ASSERT_TRUE(s.server->ready());
+  std::uint8_t mark[kMarkSize];
+  encode_header(mark, FrameKind::mark, 1, kMarkPayload, 5);
+  encode_mark(mark + kHeaderSize, 16, 1);
+  expect_closed_after(s.server->endpoint(), mark, sizeof mark);
+  encode_header(mark, FrameKind::mark, 1, kMarkPayload, 0);
+  encode_mark(mark + kHeaderSize, 0, 1);
+  expect_closed_after(s.server->endpoint(), mark, sizeof mark);
   const DriveRun run = s.stream(16, 10, {});
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  s.server->close_stdin();
+  const std::string err = s.server->wait().err;
+  std::size_t found = 0;
+  for (std::size_t at = err.find("rejected frame: bad stream frame"); at != std::string::npos;
+       at = err.find("rejected frame: bad stream frame", at + 1))
+    ++found;
+  EXPECT_EQ(found, 2u) << err;
+}
+
+TEST(Stream, UdpServerRejectsAMarkAboveTheDatagram) {
+  AnyServer s("udp");
+  ASSERT_TRUE(s.server->ready());
+  std::uint8_t mark[kMarkSize];
+  encode_header(mark, FrameKind::mark, 0, kMarkPayload, 0);
+  encode_mark(mark + kHeaderSize, kUdpMaxMessage + 1, 1);
+  const int fd = test::connect_loopback(SOCK_DGRAM, s.server->endpoint());
+  ASSERT_EQ(::send(fd, mark, sizeof mark, 0), static_cast<ssize_t>(sizeof mark));
+  ::close(fd);
+  const DriveRun run = s.stream(kUdpMaxMessage, 5, {});  // the server goes on
   EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
   s.server->close_stdin();
   EXPECT_NE(s.server->wait().err.find("rejected frame: bad stream frame"), std::string::npos);

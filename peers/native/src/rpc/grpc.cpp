@@ -150,43 +150,41 @@ class GrpcSession final : public FrameworkSession<GrpcSession, GrpcRecords> {
 };
 
 // Pattern stream over grpc (11.3) as a link of the frame patterns (links.hpp), so the stream's
-// loop, windows, CPU figures and END_ACK checks are OneWayStream's (patterns.hpp): DATA frames
-// become the Chunks of a client-streaming call (the warm-up's call opened by the first one),
-// MARK ends the warm-up call (its ack is not checked: a server fault hits the second message of
-// every call) and opens the measured one, END half-closes it and answers its StreamAck as the
-// stream END_ACK. Write returns when gRPC has taken the message (its flow control), which is
-// where a window ends. No deadline on the calls: --io-timeout bounds one wait, a deadline would
-// bound the whole stream (a lost connection still ends the call, as UNAVAILABLE).
+// loop, windows, CPU figures and END_ACK checks are OneWayStream's (patterns.hpp): the messages
+// become the Chunks of a client-streaming call with their sequence, each MARK ends the call
+// before it (its ack is not checked: a server fault hits the second message of every call) and
+// opens one for the messages it announces (none for a warm-up of 0), END half-closes the
+// measured call and answers its StreamAck as the stream END_ACK. Write returns when gRPC has
+// taken the message (its flow control), which is where a window ends. No deadline on the calls:
+// --io-timeout bounds one wait, a deadline would bound the whole stream (a lost connection still
+// ends the call, as UNAVAILABLE).
 class GrpcStreamLink {
  public:
   explicit GrpcStreamLink(const DriveOptions& o)
       : channel_(connect_channel(o)), stub_(pb::Bench::NewStub(channel_)) {}
 
   static std::size_t capacity_for(std::size_t frame) { return frame; }
+  void send_message(const std::uint8_t* p, std::size_t n, std::uint64_t seq) {
+    if (!writer_) begin();
+    chunk_.set_seq(seq);
+    chunk_.set_data(p, n);
+    if (!writer_->Write(chunk_)) end_call();  // the server ended the call: its status
+  }
+  // A control frame: MARK or END.
   void send(const std::uint8_t* frame, std::size_t n) {
     const std::uint64_t seq = load_le64(frame + kOffSequence);
-    switch (static_cast<FrameKind>(frame[kOffKind])) {
-      case FrameKind::data:
-        if (!writer_) begin();
-        chunk_.set_seq(seq);
-        chunk_.set_data(frame + kHeaderSize, n - kHeaderSize);
-        if (!writer_->Write(chunk_)) end_call();  // the server ended the call: its status
-        break;
-      case FrameKind::mark:
-        if (writer_) end_call();
-        begin();
-        answer(FrameKind::mark_ack, seq, 0);
-        break;
-      default: {  // END
-        if (!writer_) begin();
-        const pb::StreamAck a = end_call();
-        answer(FrameKind::end_ack, seq, kStreamAckPayload);
-        const std::uint64_t fields[7] = {a.received(), a.gaps(),      a.checksum(),
-                                         a.user_ns(),  a.sys_ns(),    a.voluntary(),
-                                         a.involuntary()};
-        for (int i = 0; i < 7; ++i) store_le64(answer_ + kHeaderSize + 8 * i, fields[i]);
-      }
+    if (static_cast<FrameKind>(frame[kOffKind]) == FrameKind::mark) {
+      if (writer_) end_call();
+      if (n == kMarkSize && decode_mark(frame + kHeaderSize).count != 0) begin();
+      answer(FrameKind::mark_ack, seq, 0);
+      return;
     }
+    if (!writer_) begin();
+    const pb::StreamAck a = end_call();
+    answer(FrameKind::end_ack, seq, kStreamAckPayload);
+    const std::uint64_t fields[7] = {a.received(), a.gaps(),   a.checksum(),   a.user_ns(),
+                                     a.sys_ns(),   a.voluntary(), a.involuntary()};
+    for (int i = 0; i < 7; ++i) store_le64(answer_ + kHeaderSize + 8 * i, fields[i]);
   }
   std::size_t receive(std::uint8_t* buf, std::size_t, std::size_t) {
     std::memcpy(buf, answer_, answer_size_);

@@ -27,6 +27,16 @@ class MessageChannel {
   // bytes; returns its size. Client channels throw timeout after --io-timeout; all throw io when
   // the kernel object was removed (EIDRM).
   virtual std::size_t receive(std::uint8_t* dst) = 0;
+  // The same, but the bytes may stay where the channel received them (sysv-mq: its msgbuf):
+  // returns where they are (scratch, room for M bytes, when they had to be copied) and sets n.
+  // Valid until the next receive. A stream server sums a message there without a copy.
+  virtual const std::uint8_t* receive_view(std::uint8_t* scratch, std::size_t& n) {
+    n = receive(scratch);
+    return scratch;
+  }
+  // A buffer of M bytes that send() takes without copying it (sysv-mq: a msgbuf of its own, so
+  // a stream client stamps its message in place), or nullptr. Control frames never use it.
+  virtual std::uint8_t* send_buffer() noexcept { return nullptr; }
   // Pattern short (11.2), client side: opens the server's objects again (sysv-mq: msgget;
   // posix-mq: mq_open of both queues) after close() (posix-mq: mq_close of both; System V has
   // no close). The others: unsupported.
@@ -55,6 +65,11 @@ class MessageStream {
       n -= max_;
     }
     channel_.send(p, n);
+  }
+
+  // One channel message, where the channel has it (MessageChannel::receive_view).
+  const std::uint8_t* receive_one(std::uint8_t* scratch, std::size_t& n) {
+    return channel_.receive_view(scratch, n);
   }
 
   // buf holds `got` bytes; appends whole messages until it holds at least `want` bytes and

@@ -30,24 +30,38 @@ class SysvMqChannel final : public MessageChannel {
         qid_(qid),
         receive_type_(receive_type),
         out_(std::make_unique<MsgBuf>()),
-        in_(std::make_unique<MsgBuf>()) {
-    out_->mtype = send_type;
+        in_(std::make_unique<MsgBuf>()),
+        stream_out_(std::make_unique<MsgBuf>()) {
+    out_->mtype = stream_out_->mtype = send_type;
   }
 
+  // msgsnd takes the type in front of the bytes: bytes from elsewhere are copied behind it, those
+  // already in the send buffer go as they are.
   void send(const std::uint8_t* p, std::size_t n) override {
-    std::memcpy(out_->mtext, p, n);
+    MsgBuf* m = stream_out_.get();
+    if (p != m->mtext) {
+      m = out_.get();
+      std::memcpy(m->mtext, p, n);
+    }
     for (;;) {
-      if (::msgsnd(qid_, out_.get(), n, 0) == 0) return;
+      if (::msgsnd(qid_, m, n, 0) == 0) return;
       fail_unless_interrupted("msgsnd");
     }
   }
+  std::uint8_t* send_buffer() noexcept override { return stream_out_->mtext; }
 
   std::size_t receive(std::uint8_t* dst) override {
+    std::size_t n = 0;
+    const std::uint8_t* p = receive_view(nullptr, n);
+    std::memcpy(dst, p, n);
+    return n;
+  }
+  const std::uint8_t* receive_view(std::uint8_t*, std::size_t& n) override {
     for (;;) {
       const ssize_t r = ::msgrcv(qid_, in_.get(), kSysvMqMessage, receive_type_, 0);
       if (r >= 0) {
-        std::memcpy(dst, in_->mtext, static_cast<std::size_t>(r));
-        return static_cast<std::size_t>(r);
+        n = static_cast<std::size_t>(r);
+        return in_->mtext;
       }
       if (errno == E2BIG)
         throw PeerError(ErrorKind::protocol, "message larger than 8192 bytes");
@@ -76,6 +90,7 @@ class SysvMqChannel final : public MessageChannel {
   int qid_;
   long receive_type_;
   std::unique_ptr<MsgBuf> out_, in_;
+  std::unique_ptr<MsgBuf> stream_out_;  // send_buffer(): a stream client's message, in place
 };
 
 }  // namespace

@@ -73,12 +73,14 @@ bool is_127_0_0_1(const detail::ResolvedAddress& where) {
   return sin->sin_addr.s_addr == htonl(INADDR_LOOPBACK);
 }
 
-// One connection to a resolved address; from 127.1.b.c when source is given.
-Stream connect_to(const detail::ResolvedAddress& where, const InetEndpoint& endpoint,
-                  const std::optional<std::uint64_t>& source, bool nodelay) {
+// A socket for a resolved address, not connected yet: TCP_NODELAY (when asked) and, when source
+// is given, bound to 127.1.b.c.
+Stream make_socket(const detail::ResolvedAddress& where,
+                   const std::optional<std::uint64_t>& source, bool nodelay) {
   const int fd = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw_io("socket");
   Stream s(fd, fd);
+  if (nodelay) set_nodelay(fd);  // kept by connect, so set before it, outside a short's sample
   if (source) {
     int one = 1;
     if (::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one) != 0)
@@ -91,29 +93,36 @@ Stream connect_to(const detail::ResolvedAddress& where, const InetEndpoint& endp
     if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0)
       throw_io("bind to source 127.1." + std::to_string(k / 255) + "." + std::to_string(k % 255));
   }
+  return s;
+}
+
+void connect_socket(const Stream& s, const detail::ResolvedAddress& where,
+                    const InetEndpoint& endpoint) {
   int rc;
   do {
-    rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&where.addr), where.length);
+    rc = ::connect(s.read_fd(), reinterpret_cast<const sockaddr*>(&where.addr), where.length);
   } while (rc != 0 && errno == EINTR);
   if (rc != 0) throw_io("connect " + to_string(endpoint));
-  if (nodelay) set_nodelay(fd);
-  return s;
 }
 
 }  // namespace
 
 Stream connect_tcp(const InetEndpoint& endpoint, bool nodelay) {
-  return connect_to(detail::resolve(endpoint, SOCK_STREAM, false), endpoint, std::nullopt,
-                    nodelay);
+  const auto where = detail::resolve(endpoint, SOCK_STREAM, false);
+  Stream s = make_socket(where, std::nullopt, nodelay);
+  connect_socket(s, where, endpoint);
+  return s;
 }
 
 StreamConnector tcp_connector(const InetEndpoint& endpoint, bool nodelay) {
   const auto where = detail::resolve(endpoint, SOCK_STREAM, false);
   const bool rotate = is_127_0_0_1(where);
-  return [where, endpoint, rotate, nodelay](std::uint64_t i) {
-    return connect_to(where, endpoint, rotate ? std::optional<std::uint64_t>(i) : std::nullopt,
-                      nodelay);
+  StreamConnector c;
+  c.prepare = [where, rotate, nodelay](std::uint64_t i) {
+    return make_socket(where, rotate ? std::optional<std::uint64_t>(i) : std::nullopt, nodelay);
   };
+  c.connect = [where, endpoint](Stream& s) { connect_socket(s, where, endpoint); };
+  return c;
 }
 
 }  // namespace ipclab

@@ -46,12 +46,17 @@ std::unique_ptr<StreamServer> create_fifos(const DirEndpoint& endpoint);
 Stream connect_tcp(const InetEndpoint& endpoint, bool nodelay);
 Stream connect_uds(const PathEndpoint& endpoint);
 
-// Pattern short (11.2): opens connection i to the same server. Everything per connection that
-// does not depend on i (name resolution, the address) is done once, when the connector is made.
-using StreamConnector = std::function<Stream(std::uint64_t connection)>;
-// tcp: when the server is 127.0.0.1, connection i is bound first to source address 127.1.b.c
-// (k = i mod 65280, b = k / 255, c = k mod 255), port 0, with IP_BIND_ADDRESS_NO_PORT:
-// TIME_WAIT (kept by the client, which closes first) is spread over 65280 addresses.
+// Pattern short (11.2): connection i to the same server, in two steps. `prepare` makes the
+// socket (tcp: TCP_NODELAY and, to 127.0.0.1, the bind to source address 127.1.b.c: k = i mod
+// 65280, b = k / 255, c = k mod 255, port 0, IP_BIND_ADDRESS_NO_PORT; TIME_WAIT, kept by the
+// client, which closes first, is spread over 65280 addresses); it runs before the sample's
+// clock. `connect` connects it, inside the sample. Everything that does not depend on i (name
+// resolution, the address) is done once, when the connector is made.
+struct StreamConnector {
+  std::function<Stream(std::uint64_t connection)> prepare;
+  std::function<void(Stream&)> connect;
+  explicit operator bool() const noexcept { return static_cast<bool>(prepare); }
+};
 StreamConnector tcp_connector(const InetEndpoint& endpoint, bool nodelay);
 StreamConnector uds_connector(const PathEndpoint& endpoint);
 Stream open_pipe_client(const FdEndpoint& endpoint);

@@ -97,25 +97,25 @@ std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint) {
   return std::make_unique<UdsServer>(endpoint);
 }
 
-namespace {
-
-Stream connect_uds_at(const sockaddr_un& sun, const std::string& path) {
+Stream connect_uds(const PathEndpoint& endpoint) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) throw_io("socket");
   Stream s(fd, fd);
-  detail::connect_unix(fd, sun, path);
+  detail::connect_unix(fd, endpoint.path);
   return s;
 }
 
-}  // namespace
-
-Stream connect_uds(const PathEndpoint& endpoint) {
-  return connect_uds_at(detail::unix_address(endpoint.path), endpoint.path);
-}
-
 StreamConnector uds_connector(const PathEndpoint& endpoint) {
-  const sockaddr_un sun = detail::unix_address(endpoint.path);
-  return [sun, path = endpoint.path](std::uint64_t) { return connect_uds_at(sun, path); };
+  StreamConnector c;
+  c.prepare = [](std::uint64_t) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) throw_io("socket");
+    return Stream(fd, fd);
+  };
+  c.connect = [sun = detail::unix_address(endpoint.path), path = endpoint.path](Stream& s) {
+    detail::connect_unix(s.read_fd(), sun, path);
+  };
+  return c;
 }
 
 }  // namespace ipclab

@@ -1,0 +1,123 @@
+// One stream connection of a server (tcp, uds, pipe, fifo): frames, and after a MARK the bare
+// messages it announces (PROTOCOL.md sections 2 and 11.1), read greedily into one buffer.
+#include <cstring>
+
+#include "error.hpp"
+#include "server.hpp"
+
+namespace ipclab {
+
+namespace {
+
+constexpr std::size_t kInitialBuffer = 64 * 1024;
+// take_frame's and take_messages' answer when the client closed between frames or messages.
+constexpr const char* kClosed = "";
+
+}  // namespace
+
+void ensure_capacity(std::unique_ptr<std::uint8_t[]>& buf, std::size_t& capacity,
+                     std::size_t need, std::size_t keep) {
+  if (capacity >= need) return;
+  auto bigger = std::make_unique_for_overwrite<std::uint8_t[]>(need);
+  std::memcpy(bigger.get(), buf.get(), keep);
+  buf = std::move(bigger);
+  capacity = need;
+}
+
+StreamConnectionHandler::StreamConnectionHandler(const ServerConfig& config)
+    : responder_(config),
+      buf_(std::make_unique_for_overwrite<std::uint8_t[]>(kInitialBuffer)),
+      capacity_(kInitialBuffer) {}
+
+void StreamConnectionHandler::compact() noexcept {
+  if (start_ == 0) return;
+  std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
+  end_ -= start_;
+  start_ = 0;
+}
+
+bool StreamConnectionHandler::fill(Stream& stream) {
+  const std::size_t n = stream.read_some(buf_.get() + end_, capacity_ - end_);
+  end_ += n;
+  return n != 0;
+}
+
+ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
+  ConnectionOutcome out;
+  start_ = end_ = 0;
+  try {
+    for (;;) {
+      const char* why = responder_.pending() != 0 ? take_messages(stream)
+                                                  : take_frame(stream, out);
+      if (why == nullptr) continue;
+      responder_.stream_over();
+      if (why != kClosed) {  // the corrupted count runs across connections only until then
+        corrupted_ = 0;
+        out.end = ConnectionOutcome::End::rejected;
+        out.detail = why;
+      }
+      return out;
+    }
+  } catch (const PeerError& e) {
+    out.end = ConnectionOutcome::End::io_error;
+    out.detail = e.what();
+    responder_.stream_over();
+    return out;
+  }
+}
+
+// One frame, read completely (its payload only once the header passed the checks), answered.
+// Returns nullptr, kClosed at a clean close between frames, or the reason to reject it.
+const char* StreamConnectionHandler::take_frame(Stream& stream, ConnectionOutcome& out) {
+  // Header: read as much as the kernel has (normally the whole frame in one call).
+  while (end_ - start_ < kHeaderSize) {
+    compact();
+    if (!fill(stream)) return end_ != start_ ? "truncated header" : kClosed;
+  }
+  const Header h = decode_header(buf_.get() + start_);
+  if (const char* reason = check_request_header(h)) return reason;
+  // The header is valid, so now room may be made for the payload.
+  const std::size_t total = kHeaderSize + h.length;
+  if (capacity_ - start_ < total) {
+    compact();
+    ensure_capacity(buf_, capacity_, total, end_);
+  }
+  while (end_ - start_ < total)
+    if (!fill(stream)) return "truncated payload";
+
+  const std::uint8_t* payload = buf_.get() + start_ + kHeaderSize;
+  if (const char* reason = responder_.check(h, payload)) return reason;
+  const Responder::Answer a = responder_.answer(h, payload, corrupted_);
+  if (a.size != 0) stream.write_all(a.data, a.size);
+  if (responder_.after_send(h, payload)) ++corrupted_;
+  if (h.kind == static_cast<std::uint8_t>(FrameKind::request)) ++out.requests;
+  start_ += total;
+  if (start_ == end_) start_ = end_ = 0;
+  return nullptr;
+}
+
+// The messages the last MARK announced: every whole message in the buffer is handed over, then
+// the partial one (fewer than S bytes) moves to the buffer's start and one read appends what
+// the kernel has. Returns nullptr when all came, kClosed at a close between messages (the
+// client went away), "truncated payload" at a close inside one.
+const char* StreamConnectionHandler::take_messages(Stream& stream) {
+  const std::size_t size = responder_.message_size();
+  if (capacity_ < size) {  // the MARK was valid: room may be made for one message
+    compact();
+    ensure_capacity(buf_, capacity_, size, end_);
+  }
+  for (;;) {
+    while (end_ - start_ >= size) {
+      responder_.message(buf_.get() + start_);
+      start_ += size;
+      if (responder_.pending() == 0) {
+        if (start_ == end_) start_ = end_ = 0;
+        return nullptr;
+      }
+    }
+    compact();
+    if (!fill(stream)) return end_ != start_ ? "truncated payload" : kClosed;
+  }
+}
+
+}  // namespace ipclab
