@@ -263,7 +263,8 @@ final class Cli {
                 Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"), "--io-timeout"),
                 pollInterval(flags), spin(flags), null, DriveOptions.BYTES,
                 DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, warmupSamplesFile(flags),
-                new StreamShape(size(flags, "message-size"), messages, windows),
+                new StreamShape((int) Numbers.inRange(flags.get("message-size"), "--message-size",
+                        1, Frame.MAX_PAYLOAD), messages, windows),
                 new Study(false, nodelay(flags), false, false, false));
     }
 

@@ -94,12 +94,14 @@ final class Client {
         }
         checkStudy(mechanism, options.study());
         int largest = Math.max(options.requestSize(), options.responseSize());
-        if (options.stream() != null) {
-            largest = Math.max(largest, options.stream().messageSize());
-        }
         if (largest > mechanism.maxPayload()) {
             throw PeerException.unsupported(mechanism.label() + " carries at most "
                     + mechanism.maxPayload() + " payload bytes per frame here, asked for " + largest);
+        }
+        if (options.stream() != null && options.stream().messageSize() > mechanism.maxMessage()) {
+            throw PeerException.unsupported(mechanism.label() + " carries at most "
+                    + mechanism.maxMessage() + " bytes per stream message here, asked for "
+                    + options.stream().messageSize());
         }
         long kept = Math.max(options.samples(), keepsWarmup() ? options.warmup() : 0);
         if (kept > Samples.MAX) {

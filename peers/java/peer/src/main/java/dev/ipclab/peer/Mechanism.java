@@ -60,7 +60,7 @@ enum Mechanism {
     UDP("udp", EndpointKind.INET, datagrams(Udp::bind, (e, s) -> Udp.connect(e, s.ioTimeoutNanos())),
             () -> Udp.MAX_PAYLOAD),
     UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))
-            .dialing((e, s) -> () -> Uds.connect(e))),
+            .dialing((e, s) -> Uds.dialer(e))),
     UDS_DGRAM("uds-dgram", EndpointKind.PATH, datagrams(UdsDgram::bind,
             (e, s) -> UdsDgram.connect(e, s.ioTimeoutNanos())), UdsDgram::maxPayload),
     PIPE("pipe", EndpointKind.FDS, stream((e, s) -> Pipe.listen(e), (e, s) -> Pipe.connect(e))),
@@ -273,6 +273,18 @@ enum Mechanism {
     /** The largest request or response payload, on this machine (section 1, capabilities). */
     int maxPayload() {
         return maxPayload.getAsInt();
+    }
+
+    /**
+     * A stream's largest message (section 11.1 step 10): a datagram mechanism's whole datagram,
+     * nothing taken off for a header; elsewhere the largest payload.
+     */
+    int maxMessage() {
+        return switch (this) {
+            case UDP -> Udp.MAX_DATAGRAM;
+            case UDS_DGRAM -> UdsDgram.maxDatagram();
+            default -> maxPayload();
+        };
     }
 
     boolean serves() {

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** The stream and short patterns of section 11, client against server in one JVM. */
@@ -26,10 +27,11 @@ class StreamPatternTest {
 
     @ParameterizedTest
     @EnumSource(names = {"TCP", "UDS", "UDP", "UDS_DGRAM", "PIPE", "FIFO", "SYSV_MQ", "POSIX_MQ",
-            "SYSV_SHM", "SHM", "FILE_POLL"})
+            "SYSV_SHM", "SHM", "SHM_FUTEX", "FILE", "FILE_POLL"})
     void streamsOneWayWithOneSamplePerWindowAndBothSidesCpu(Mechanism mechanism) throws Exception {
         try (ServerHarness server = ServerHarness.start(mechanism, dir, Fault.NONE)) {
-            long messages = mechanism == Mechanism.FILE_POLL ? 60 : 5003;
+            long messages = mechanism == Mechanism.FILE_POLL || mechanism == Mechanism.FILE
+                    ? 60 : 5003;
             DriveOptions options = stream(server, 1000, messages, 7, 20);
             Loopback.Diagnostics err = new Loopback.Diagnostics();
             assertEquals(0, new Client(options, err.stream).run(), err.text());
@@ -54,6 +56,42 @@ class StreamPatternTest {
             assertTrue(result.get("server_cpu").has("involuntary"), result.toString());
             assertEquals("", server.diagnostics.text());
         }
+    }
+
+    /**
+     * A message of S bytes is S bytes (section 11.1): the sizes where a stamp is shorter than 8
+     * bytes, where a message takes two channel messages or leaves the shm line, and the whole
+     * datagram (-1: uds-dgram's D on this machine).
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"TCP,1", "PIPE,7", "FIFO,1", "UDS,100000", "SYSV_MQ,8193", "POSIX_MQ,1",
+        "SYSV_SHM,9", "SHM,49", "SHM,48", "FILE,5", "UDS_DGRAM,1", "UDP,65507", "UDS_DGRAM,-1"})
+    void streamsMessagesOfEverySizeUpToTheMechanismsLimit(Mechanism mechanism, int size)
+            throws Exception {
+        int bytes = size < 0 ? mechanism.maxMessage() : size;
+        try (ServerHarness server = ServerHarness.start(mechanism, dir, Fault.NONE)) {
+            DriveOptions options = stream(server, bytes, mechanism == Mechanism.FILE ? 20 : 300, 3, 2);
+            Loopback.Diagnostics err = new Loopback.Diagnostics();
+            assertEquals(0, new Client(options, err.stream).run(), err.text());
+            JsonNode result = RoundTripTest.result(options);
+            assertEquals(bytes, result.get("message_size").asInt());
+            assertEquals(3, RoundTripTest.samples(options).length);
+            assertEquals("", server.diagnostics.text());
+        }
+    }
+
+    /** Over the whole datagram is unsupported (exit 7), checked before connecting; 0 is usage. */
+    @Test
+    void aMessageOverTheDatagramIsUnsupportedAndNoneIsAUsageError() {
+        String[] common = {"drive", "--pattern", "stream", "--messages", "5",
+            "--samples-file", dir.resolve("s").toString(), "--result-file", dir.resolve("r").toString()};
+        assertEquals(7, run(common, "--mechanism", "udp", "--endpoint", "127.0.0.1:1",
+                "--message-size", "65508"));
+        assertEquals(7, run(common, "--mechanism", "uds-dgram", "--endpoint",
+                dir.resolve("nobody").toString(), "--message-size",
+                Integer.toString(Mechanism.UDS_DGRAM.maxMessage() + 1)));
+        assertEquals(2, run(common, "--mechanism", "tcp", "--endpoint", "127.0.0.1:1",
+                "--message-size", "0"));
     }
 
     @ParameterizedTest

@@ -18,8 +18,10 @@ public final class Frame {
     public static final byte RESPONSE = 2;
     public static final byte END = 3;
     public static final byte END_ACK = 4;
-    /** Section 11: a stream's message (client to server), its barrier and the barrier's answer. */
-    public static final byte DATA = 5;
+    /**
+     * Section 11: a stream's control frame (client to server) and its answer. Kind 5 (DATA, a
+     * framed stream message until contract 3) is gone: a stream message is bare bytes since 4.
+     */
     public static final byte MARK = 6;
     public static final byte MARK_ACK = 7;
 
@@ -43,6 +45,8 @@ public final class Frame {
     public static final int ONE_WAY_END_ACK_PAYLOAD = 16;
     /** A stream's END_ACK: seven u64 (section 11.1 step 4). */
     public static final int STREAM_END_ACK_PAYLOAD = 56;
+    /** MARK's payload: u64 message size, u64 count of messages that follow (section 11.1). */
+    public static final int MARK_PAYLOAD = 16;
 
     private Frame() {}
 
@@ -110,10 +114,10 @@ public final class Frame {
 
     /**
      * The server's header checks, in the order and with the reasons of PROTOCOL.md sections 2
-     * and 11 (DATA and MARK besides REQUEST and END).
+     * and 11 (MARK besides REQUEST and END).
      *
      * @return the rejection reason, or null if the header at offset {@code at} is a valid
-     *     REQUEST, END, DATA or MARK
+     *     REQUEST, END or MARK
      */
     public static String requestProblem(ByteBuffer buf, int at) {
         if (buf.getInt(at + OFF_MAGIC) != MAGIC) {
@@ -123,7 +127,7 @@ public final class Frame {
             return "bad version";
         }
         byte kind = kind(buf, at);
-        if (kind != REQUEST && kind != END && kind != DATA && kind != MARK) {
+        if (kind != REQUEST && kind != END && kind != MARK) {
             return "unexpected kind";
         }
         short flags = flags(buf, at);
@@ -137,10 +141,52 @@ public final class Frame {
         if (kind == END && length != 0) {
             return "bad end frame";
         }
-        if ((kind == DATA || kind == MARK) && (wanted(buf, at) != 0 || (kind == MARK && length != 0))) {
+        if (kind == MARK && (wanted(buf, at) != 0 || length != MARK_PAYLOAD)) {
             return "bad stream frame";
         }
         return null;
+    }
+
+    /** A MARK's message size (u64, may exceed any limit), its header at offset {@code at}. */
+    public static long markSize(ByteBuffer buf, int at) {
+        return buf.getLong(at + HEADER_SIZE);
+    }
+
+    /** A MARK's count of messages that follow it (u64). */
+    public static long markCount(ByteBuffer buf, int at) {
+        return buf.getLong(at + HEADER_SIZE + 8);
+    }
+
+    /**
+     * Section 11.1 step 10, once a MARK's payload is in: a message size of 0 or above the
+     * server's own limit is {@code bad stream frame}.
+     *
+     * @return the rejection reason, or null
+     */
+    public static String markProblem(ByteBuffer buf, int at, int maxMessage) {
+        long size = markSize(buf, at);
+        return size == 0 || Long.compareUnsigned(size, maxMessage) > 0 ? "bad stream frame" : null;
+    }
+
+    /** Writes a whole MARK (header and payload) at offset 0 of buf. */
+    public static void writeMark(ByteBuffer buf, long sequence, long messageSize, long count) {
+        writeHeader(buf, MARK, sequence, MARK_PAYLOAD, 0);
+        buf.putLong(HEADER_SIZE, messageSize);
+        buf.putLong(HEADER_SIZE + 8, count);
+    }
+
+    /**
+     * udp (section 11.1): whether a datagram of {@code size} bytes is a control frame, a
+     * well-formed MARK or END header (magic, version, kind, wanted 0, size 24 + length); every
+     * other datagram of a stream is a message.
+     */
+    public static boolean isControl(ByteBuffer buf, int size) {
+        if (size < HEADER_SIZE || buf.getInt(OFF_MAGIC) != MAGIC || buf.get(OFF_VERSION) != VERSION) {
+            return false;
+        }
+        byte kind = kind(buf);
+        return (kind == MARK || kind == END) && wanted(buf) == 0
+                && size == HEADER_SIZE + length(buf);
     }
 
     /**

@@ -18,7 +18,8 @@ import java.nio.ByteBuffer;
  * per round trip (short, section 11.2), with or without a RESPONSE (one-way: REQUEST and END
  * flagged NO_REPLY, END_ACK with the count of requests received). Every buffer is made in the
  * constructor; the timed region is only: clock, (connect,) one send, the receive of the whole
- * response (not one-way), (close,) clock. Stamping comes before it and every check after it.
+ * response (not one-way), (close,) clock. Stamping and a short connection's socket (and bind)
+ * come before it, every check after it.
  */
 public final class Exchange implements Session {
     private final ClientLink link;
@@ -106,12 +107,14 @@ public final class Exchange implements Session {
             received = link.receive(response, responseFrameSize);
             stop = System.nanoTime();
         } else if (oneWay) {
+            dial.prepare();
             start = System.nanoTime();
             try (ClientLink connection = dial.dial()) {
                 connection.send(frame);
             }
             return System.nanoTime() - start;
         } else {
+            dial.prepare();
             start = System.nanoTime();
             try (ClientLink connection = dial.dial()) {
                 connection.send(frame);

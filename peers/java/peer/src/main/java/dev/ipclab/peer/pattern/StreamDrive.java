@@ -7,8 +7,8 @@ import dev.ipclab.peer.frame.StreamChecksum;
 import java.io.IOException;
 
 /**
- * The stream pattern's function (PROTOCOL.md section 11.1): warm-up messages, MARK, then the
- * measured stream cut into W windows, END. The clock and the CPU figures are taken when MARK's
+ * The stream pattern's function (PROTOCOL.md section 11.1): MARK, warm-up messages, MARK, then
+ * the measured stream cut into W windows, END. The clock and the CPU figures are taken when MARK's
  * answer arrives and when END's does; each window's time is taken after its last send, with no
  * allocation or check in between. The windows become samples only once END_ACK has passed
  * validation.
@@ -27,11 +27,13 @@ public final class StreamDrive {
         long perWindow = messages / windows;
         long[] times = new long[windows];
 
+        // MARK 0 announces the warm-up (1 ... M), MARK M+1 the measured messages (M+2 ...).
         long sequence = 0;
-        for (; sequence < warmup; sequence++) {
+        stream.start(sequence++, warmup);
+        for (long last = warmup + 1; sequence < last; sequence++) {
             stream.data(sequence);
         }
-        stream.mark(sequence++);
+        stream.mark(sequence++, messages);
         long start = System.nanoTime();
         ResourceUsage cpuAtStart = ResourceUsage.self();
         long windowStart = start;
@@ -43,7 +45,7 @@ public final class StreamDrive {
             times[w] = now - windowStart;
             windowStart = now;
         }
-        for (long last = warmup + 1 + messages; sequence < last; sequence++) {
+        for (long last = warmup + 2 + messages; sequence < last; sequence++) {
             stream.data(sequence);
         }
         StreamAck ack = stream.end(sequence);
@@ -75,7 +77,7 @@ public final class StreamDrive {
                     + Long.toUnsignedString(ack.gaps()) + (ack.gaps() == 1 ? " gap" : " gaps"));
         }
         if (lost == 0) {
-            long expected = StreamChecksum.expected(seed, shape.messageSize(), warmup + 1,
+            long expected = StreamChecksum.expected(seed, shape.messageSize(), warmup + 2,
                     messages);
             if (expected != ack.checksum()) {
                 throw PeerException.mismatch("payload mismatch: stream checksum: the client sent "

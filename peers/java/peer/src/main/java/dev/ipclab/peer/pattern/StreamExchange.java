@@ -11,18 +11,21 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A stream client over a link (PROTOCOL.md section 11.1): one preallocated DATA frame stamped in
- * place and sent with one call per message, MARK and END each answered by the server. On a lossy
+ * A stream client over a link (PROTOCOL.md section 11.1): a message of S bytes is the S payload
+ * bytes alone, one preallocated buffer stamped in place and handed to the link with one call per
+ * message; MARK (announcing size and count) and END are each answered by the server. On a lossy
  * link (udp) MARK and END are sent again every 100 ms until their answer arrives or --io-timeout
- * passes, and a late duplicate MARK_ACK is skipped.
+ * passes, and a late duplicate answer to an earlier MARK is skipped.
  */
 public final class StreamExchange implements OneWay {
     static final long RESEND_NANOS = 100_000_000L;
 
     private final ClientLink link;
     private final long ioTimeoutNanos;
-    private final OutgoingFrame data;
-    private final OutgoingFrame mark;
+    private final int messageSize;
+    private final ByteBuffer message;
+    private final long head;
+    private final ByteBuffer mark = Frame.allocate(Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
     private final OutgoingFrame end;
     private final ByteBuffer markAck;
     private final ByteBuffer endAck;
@@ -30,8 +33,9 @@ public final class StreamExchange implements OneWay {
     StreamExchange(ClientLink link, long seed, int messageSize, long ioTimeoutNanos) {
         this.link = link;
         this.ioTimeoutNanos = ioTimeoutNanos;
-        this.data = new OutgoingFrame(Frame.DATA, seed, Payload.REQUEST_STREAM, messageSize);
-        this.mark = new OutgoingFrame(Frame.MARK, seed, Payload.REQUEST_STREAM, 0);
+        this.messageSize = messageSize;
+        this.message = Payload.base(seed, Payload.REQUEST_STREAM, messageSize);
+        this.head = Payload.head(seed, Payload.REQUEST_STREAM);
         this.end = new OutgoingFrame(Frame.END, seed, Payload.REQUEST_STREAM, 0);
         this.markAck = Frame.allocate(link.receiveCapacity(Frame.HEADER_SIZE));
         this.endAck = Frame.allocate(link.receiveCapacity(Frame.HEADER_SIZE
@@ -50,12 +54,19 @@ public final class StreamExchange implements OneWay {
 
     @Override
     public void data(long sequence) throws IOException {
-        link.send(data.prepare(sequence, 0));
+        Payload.stamp(message, 0, messageSize, head, sequence);
+        link.send(message.clear());
     }
 
     @Override
-    public void mark(long sequence) throws PeerException, IOException {
-        exchange(mark.prepare(sequence, 0), markAck, Frame.MARK_ACK, sequence, 0);
+    public void start(long sequence, long count) throws PeerException, IOException {
+        mark(sequence, count);
+    }
+
+    @Override
+    public void mark(long sequence, long count) throws PeerException, IOException {
+        Frame.writeMark(mark, sequence, messageSize, count);
+        exchange(mark.clear(), markAck, Frame.MARK_ACK, sequence, 0);
     }
 
     @Override
@@ -75,20 +86,24 @@ public final class StreamExchange implements OneWay {
             throws PeerException, IOException {
         int size = Frame.HEADER_SIZE + length;
         link.send(frame);
-        int received = link.lossy() ? resending(frame, answer, kind)
+        int received = link.lossy() ? resending(frame, answer, kind, sequence)
                 : link.receive(answer, size);
         Exchange.checkSize(kind == Frame.MARK_ACK ? "mark_ack" : "end_ack", received, size);
         Frame.checkReply(answer, kind, sequence, length, 0);
     }
 
-    /** Waits for the answer, sending the frame again every 100 ms, within --io-timeout. */
-    private int resending(ByteBuffer frame, ByteBuffer answer, byte kind) throws IOException {
+    /**
+     * Waits for the answer, sending the frame again every 100 ms, within --io-timeout. A MARK_ACK
+     * of another sequence answers an earlier MARK that was sent twice: skipped.
+     */
+    private int resending(ByteBuffer frame, ByteBuffer answer, byte kind, long sequence)
+            throws IOException {
         long deadline = System.nanoTime() + ioTimeoutNanos;
         while (true) {
             int received = link.receiveWithin(answer, RESEND_NANOS);
-            if (received >= Frame.HEADER_SIZE && kind == Frame.END_ACK
-                    && Frame.kind(answer) == Frame.MARK_ACK) {
-                continue; // the answer to a MARK sent twice
+            if (received >= Frame.HEADER_SIZE && Frame.kind(answer) == Frame.MARK_ACK
+                    && (kind != Frame.MARK_ACK || Frame.sequence(answer) != sequence)) {
+                continue;
             }
             if (received >= 0) {
                 return received;

@@ -15,6 +15,7 @@ public final class BenchState {
     private final Payloads responses;
     private final boolean flip;
     private final Fault fault;
+    private final long seed;
     private final AtomicLong corrupted = new AtomicLong();
 
     public BenchState(long seed, Fault fault) {
@@ -22,11 +23,12 @@ public final class BenchState {
         this.responses = new Payloads(seed, Payload.RESPONSE_STREAM);
         this.flip = fault == Fault.FLIP_RESPONSE_BYTE;
         this.fault = fault;
+        this.seed = seed;
     }
 
     /** The counters of one streaming call (section 11.3), with the stream faults. */
     StreamTally streamTally() {
-        return new StreamTally(fault);
+        return new StreamTally(seed, fault);
     }
 
     /**

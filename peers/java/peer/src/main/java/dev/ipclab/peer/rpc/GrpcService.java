@@ -59,7 +59,7 @@ final class GrpcService extends BenchGrpc.BenchImplBase {
     public StreamObserver<Chunk> stream(StreamObserver<dev.ipclab.rpc.grpc.StreamAck> reply) {
         StreamTally tally = bench.streamTally();
         try {
-            tally.mark(-1);
+            tally.startCall();
         } catch (LinuxIpcException e) {
             reply.onError(Status.INTERNAL.withDescription(e.getMessage()).asRuntimeException());
         }
@@ -73,7 +73,7 @@ final class GrpcService extends BenchGrpc.BenchImplBase {
                     started = true;
                 }
                 ByteBuffer data = chunk.getData().asReadOnlyByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
-                tally.data(data, data.position(), data.remaining(), chunk.getSeq());
+                tally.message(data, data.position(), data.remaining(), chunk.getSeq());
             }
 
             @Override

@@ -57,9 +57,13 @@ final class GrpcStreaming implements OneWay {
                 .setData(UnsafeByteOperations.unsafeWrap(payload)).build());
     }
 
+    /** Section 11.3 has no MARK: the warm-up call opens with its first message, if any. */
+    @Override
+    public void start(long sequence, long count) {}
+
     /** Ends the warm-up call (if any), checks its count, and opens the measured one. */
     @Override
-    public void mark(long sequence) throws PeerException {
+    public void mark(long sequence, long count) throws PeerException {
         if (call != null) {
             dev.ipclab.rpc.grpc.StreamAck warm = complete();
             if (warm.getReceived() != warmup || warm.getGaps() != 0) {

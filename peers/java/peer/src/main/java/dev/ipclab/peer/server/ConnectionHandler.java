@@ -8,17 +8,22 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 
 /**
- * Serves stream clients one after another: REQUEST -> RESPONSE (none for a one-way REQUEST), DATA
- * counted, MARK -> MARK_ACK, END -> END_ACK, until each closes. The corrupted-request and
- * received-request counts run across connections until END (section 11.2: a short client sends
- * END over a connection of its own).
+ * Serves stream clients one after another: REQUEST -> RESPONSE (none for a one-way REQUEST),
+ * MARK -> MARK_ACK and then the bare messages it announced (section 11.1), END -> END_ACK, until
+ * each closes. The corrupted-request and received-request counts run across connections until
+ * END (section 11.2: a short client sends END over a connection of its own).
  */
 final class ConnectionHandler {
+    /** A stream server's largest message: byte streams, channels and files carry any frame's. */
+    private static final int MAX_MESSAGE = Frame.MAX_PAYLOAD;
+
     private final Responder responder;
     private final FrameReader reader = new FrameReader();
     private final PrintStream diagnostics;
     private long corrupted;
     private long received;
+    /** The messages the MARK just answered announced. */
+    private long announced;
 
     ConnectionHandler(Responder responder, PrintStream diagnostics) {
         this.responder = responder;
@@ -33,43 +38,77 @@ final class ConnectionHandler {
      */
     String serve(StreamConnection connection) throws IOException {
         reader.reset();
+        announced = 0;
         Responder.Reply reply = connection::write;
-        while (true) {
-            FrameReader.Status status;
-            try {
-                status = reader.next(connection);
-            } catch (FrameRejectedException e) {
-                diagnostics.println("ipclab-peer: rejected frame: " + e.reason());
-                return e.reason();
-            }
-            switch (status) {
-                case CLOSED -> {
+        try {
+            while (true) {
+                FrameReader.Status status = reader.next(connection);
+                if (status == FrameReader.Status.CLOSED) {
                     return null;
                 }
-                case REJECTED -> {
-                    diagnostics.println("ipclab-peer: rejected frame: " + reader.rejection());
-                    return reader.rejection();
+                String problem = status == FrameReader.Status.REJECTED ? reader.rejection()
+                        : answer(reply);
+                if (problem != null) {
+                    return rejected(problem);
                 }
-                case FRAME -> answer(reply);
+                reader.consume();
+                if (announced != 0 && !receiveMessages(connection)) {
+                    // The MARK promised messages that the end of stream cut short.
+                    return rejected("truncated payload");
+                }
             }
-            reader.consume();
+        } catch (FrameRejectedException e) {
+            return rejected(e.reason());
         }
     }
 
-    private void answer(Responder.Reply reply) throws IOException {
+    private String rejected(String reason) {
+        diagnostics.println("ipclab-peer: rejected frame: " + reason);
+        return reason;
+    }
+
+    /** @return a MARK's rejection reason, or null once the frame is answered */
+    private String answer(Responder.Reply reply) throws IOException {
         ByteBuffer frame = reader.frame();
         int at = reader.start();
         byte kind = Frame.kind(frame, at);
-        if (kind == Frame.END) {
+        if (kind == Frame.MARK) {
+            String problem = Frame.markProblem(frame, at, MAX_MESSAGE);
+            if (problem != null) {
+                return problem;
+            }
+            announced = Frame.markCount(frame, at);
+            responder.answer(frame, at, reply, 0, 0);
+        } else if (kind == Frame.END) {
             responder.answer(frame, at, reply, corrupted, received);
             corrupted = 0;
             received = 0;
         } else {
-            if (kind == Frame.REQUEST) {
-                received++;
-            }
+            received++;
             corrupted += responder.answer(frame, at, reply, 0, 0);
         }
+        return null;
+    }
+
+    /**
+     * The bare messages a MARK announced, each read whole into the reader's buffer and counted
+     * where it lies; nothing is sent back.
+     *
+     * @return false at end of stream before the last of them
+     */
+    private boolean receiveMessages(StreamConnection connection) throws IOException {
+        int size = responder.messageSize();
+        connection.expectMessages(size);
+        for (long left = announced; left != 0; left--) {
+            if (!reader.nextMessage(connection, size)) {
+                return false;
+            }
+            responder.message(reader.frame(), reader.start(), size);
+            reader.consume();
+        }
+        announced = 0;
+        connection.expectMessages(0);
+        return true;
     }
 
     /** The receive buffer's size, so tests can see that no claimed length was allocated. */

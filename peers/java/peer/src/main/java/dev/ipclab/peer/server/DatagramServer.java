@@ -11,8 +11,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * udp, uds-dgram: answers each datagram to its source address. A malformed datagram is dropped
- * with a rejection line; the server goes on. Corrupted-request counts are kept per client address;
+ * udp, uds-dgram: answers each datagram to its source address; a stream's messages are bare
+ * datagrams after a MARK (section 11.1). A malformed datagram is dropped with a rejection line;
+ * the server goes on. Corrupted-request counts are kept per client address;
  * a stream's counters are the responder's (one client streams at a time).
  */
 public final class DatagramServer implements Server {
@@ -22,6 +23,10 @@ public final class DatagramServer implements Server {
     private final ByteBuffer in;
     private final Map<Object, Long> corrupted = new HashMap<>();
     private final Responder.Reply reply;
+    /** udp: between a MARK and END, where every datagram but a control frame is a message. */
+    private boolean inStream;
+    /** uds-dgram: the messages the last MARK announced that have not come yet. */
+    private long announced;
     private volatile boolean stopping;
 
     public DatagramServer(DatagramPort port, Responder responder, PrintStream diagnostics) {
@@ -62,16 +67,51 @@ public final class DatagramServer implements Server {
     }
 
     private void handle(int size) throws IOException {
+        if (port.lossy() ? inStream && !Frame.isControl(in, size) : announced != 0) {
+            message(size);
+            return;
+        }
         String problem = problem(in, size, port.maxPayload());
+        if (problem == null && Frame.kind(in) == Frame.MARK) {
+            problem = Frame.markProblem(in, 0, port.maxMessage());
+        }
         if (problem != null) {
             diagnostics.println("ipclab-peer: rejected frame: " + problem);
             return;
         }
-        if (Frame.kind(in) == Frame.END) {
+        byte kind = Frame.kind(in);
+        if (kind == Frame.END) {
+            inStream = false;
             Long count = corrupted.remove(port.source());
             responder.answer(in, 0, reply, count == null ? 0 : count, 0);
+        } else if (kind == Frame.MARK) {
+            inStream = true;
+            announced = Frame.markCount(in, 0);
+            responder.answer(in, 0, reply, 0, 0);
         } else if (responder.answer(in, 0, reply, 0, 0) != 0) {
             corrupted.merge(port.source(), 1L, Long::sum);
+        }
+    }
+
+    /**
+     * One datagram of a stream (section 11.1). udp may lose and so cannot count: a datagram of
+     * another size than the MARK's is a gap. uds-dgram loses nothing, so such a datagram breaks
+     * the stream: it is rejected and the messages still announced are given up, so that what
+     * follows is read as frames again.
+     */
+    private void message(int size) {
+        if (size != responder.messageSize()) {
+            if (port.lossy()) {
+                responder.streamGap();
+            } else {
+                announced = 0;
+                diagnostics.println("ipclab-peer: rejected frame: length mismatch");
+            }
+            return;
+        }
+        responder.message(in, 0, size);
+        if (!port.lossy()) {
+            announced--;
         }
     }
 

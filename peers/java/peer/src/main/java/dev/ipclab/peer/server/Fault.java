@@ -7,9 +7,9 @@ public enum Fault {
     NONE("none"),
     /** Every RESPONSE's last payload byte XOR 0x01. */
     FLIP_RESPONSE_BYTE("flip-response-byte"),
-    /** The second measured DATA frame is left out of the count and the checksum. */
+    /** The second measured stream message is left out of the count and the checksum. */
     DROP_STREAM_MESSAGE("drop-stream-message"),
-    /** The second measured DATA frame's last payload byte gets its low bit flipped. */
+    /** The second measured stream message's last byte gets its low bit flipped. */
     FLIP_STREAM_BYTE("flip-stream-byte");
 
     private final String label;

@@ -6,11 +6,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * Reads client frames from a stream into one reusable buffer. Every read asks for as much as the
- * buffer holds, so a frame usually arrives in one call and a stream of small DATA frames arrives
- * many at a time; the frames are then handled where they lie ({@link #start()}), and only a
- * partial frame at the end of the buffer is moved to its front. The buffer only grows to a length
- * that has passed the header checks, so a hostile header cannot make the server allocate.
+ * Reads client frames and a stream's bare messages (section 11.1) from a stream into one reusable
+ * buffer. Every read asks for as much as the buffer holds, so a frame usually arrives in one call
+ * and a stream of small messages arrives many at a time; they are then handled where they lie
+ * ({@link #start()}), and only a partial one at the end of the buffer is moved to its front. The
+ * buffer only grows to a length that has passed the header checks (a frame) or the MARK's (a
+ * message), so a hostile header cannot make the server allocate.
  */
 final class FrameReader {
     enum Status { FRAME, CLOSED, REJECTED }
@@ -50,6 +51,20 @@ final class FrameReader {
         return Status.FRAME;
     }
 
+    /**
+     * Reads the next bare message of {@code size} bytes (a MARK announced it, so the size has
+     * passed its checks): it is at {@link #start()} of {@link #frame()}.
+     *
+     * @return false at end of stream before the whole message
+     */
+    boolean nextMessage(StreamConnection connection, int size) throws IOException {
+        if (!fill(connection, size)) {
+            return false;
+        }
+        frameSize = size;
+        return true;
+    }
+
     ByteBuffer frame() {
         return buf;
     }
@@ -67,7 +82,7 @@ final class FrameReader {
         return buf.capacity();
     }
 
-    /** Drops the current frame, keeping any bytes of the next ones a streaming client sent. */
+    /** Drops the current frame or message, keeping any bytes of the next ones a client sent. */
     void consume() {
         start += frameSize;
         if (start == filled) {

@@ -10,9 +10,10 @@ import java.nio.ByteBuffer;
 /**
  * The server's answer to every valid frame, shared by every mechanism: REQUEST gets a RESPONSE
  * from a preallocated frame for the last wanted size and is checked afterwards against the
- * expected payload for the last request length; DATA goes into the {@link StreamTally}; MARK gets
- * MARK_ACK; END gets END_ACK (the stream's seven figures after a MARK, else the corrupted count).
- * Nothing here allocates while the sizes stay the same, which is the case within one run.
+ * expected payload for the last request length; MARK gets MARK_ACK and starts the
+ * {@link StreamTally} that the stream's bare messages go into ({@link #message}); END gets
+ * END_ACK (the stream's seven figures after a MARK, else the corrupted count). Nothing here
+ * allocates while the sizes stay the same, which is the case within one run.
  */
 public final class Responder {
     /** Where answers go: the connection, or the datagram's source. */
@@ -36,7 +37,7 @@ public final class Responder {
     public Responder(long seed, Fault fault) {
         this.seed = seed;
         this.flipResponseByte = fault == Fault.FLIP_RESPONSE_BYTE;
-        this.stream = new StreamTally(fault);
+        this.stream = new StreamTally(seed, fault);
         Frame.writeHeader(endAck, Frame.END_ACK, 0, Frame.END_ACK_PAYLOAD, 0);
         Frame.writeHeader(streamEndAck, Frame.END_ACK, 0, Frame.STREAM_END_ACK_PAYLOAD, 0);
         Frame.writeHeader(markAck, Frame.MARK_ACK, 0, 0, 0);
@@ -55,12 +56,9 @@ public final class Responder {
         long sequence = Frame.sequence(buf, at);
         int length = (int) Frame.length(buf, at);
         switch (Frame.kind(buf, at)) {
-            case Frame.DATA -> {
-                stream.data(buf, at + Frame.HEADER_SIZE, length, sequence);
-                return 0;
-            }
             case Frame.MARK -> {
-                stream.mark(sequence);
+                // The caller has checked the size against its limit (Frame.markProblem).
+                stream.mark(sequence, (int) Frame.markSize(buf, at));
                 reply.send(stamped(markAck, sequence));
                 return 0;
             }
@@ -80,6 +78,21 @@ public final class Responder {
                 return intact(buf, at, length, sequence) ? 0 : 1;
             }
         }
+    }
+
+    /** One bare stream message of the MARK's size at buf[at, at + length) (section 11.1). */
+    void message(ByteBuffer buf, int at, int length) {
+        stream.message(buf, at, length);
+    }
+
+    /** udp: a datagram of another size than the stream's messages, counted as a gap. */
+    void streamGap() {
+        stream.gap();
+    }
+
+    /** The size of the messages the last MARK announced. */
+    int messageSize() {
+        return stream.messageSize();
     }
 
     /** END's answer: the stream's seven figures after a MARK, one-way's two u64, else one. */

@@ -12,6 +12,17 @@ public interface DatagramPort extends Closeable {
     /** The largest payload this side carries: a REQUEST wanting more is {@code length too large}. */
     int maxPayload();
 
+    /**
+     * A stream's largest message (section 11.1 step 10): the whole datagram, nothing taken off
+     * for a header. A MARK announcing more is {@code bad stream frame}.
+     */
+    int maxMessage();
+
+    /** Whether datagrams may be lost (udp): a stream server then cannot count on a MARK's count. */
+    default boolean lossy() {
+        return false;
+    }
+
     /** How large the receive buffer must be (section 4.5: 24 + the limit, or one more). */
     int receiveCapacity();
 

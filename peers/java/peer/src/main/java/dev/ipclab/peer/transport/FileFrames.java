@@ -124,6 +124,8 @@ public final class FileFrames {
         private final FileWaiter waiter;
         private final ByteBuffer header = Frame.allocate(Frame.HEADER_SIZE);
         private FileChannel current;
+        /** Section 11.1: each file is a bare message of this size; 0: each file is a frame. */
+        private int messageSize;
 
         Connection(Path dir, FileWaiter waiter) {
             this.req = dir.resolve(REQUEST);
@@ -151,9 +153,23 @@ public final class FileFrames {
             }
         }
 
-        /** Size checks a stream cannot make: short file, or size other than 24 + length. */
+        @Override
+        public void expectMessages(int size) {
+            messageSize = size;
+        }
+
+        /**
+         * Size checks a stream cannot make: short file, or size other than 24 + length; a
+         * stream's message file must have the size its MARK announced.
+         */
         private void check(FileChannel file) throws IOException {
             long size = file.size();
+            if (messageSize != 0) {
+                if (size != messageSize) {
+                    throw new FrameRejectedException("length mismatch");
+                }
+                return;
+            }
             if (size < Frame.HEADER_SIZE) {
                 throw new FrameRejectedException("truncated header");
             }
@@ -183,7 +199,7 @@ public final class FileFrames {
 
     /**
      * The client: writes req, waits for resp (bounded by --io-timeout), reads it whole. req is
-     * renamed into place without replacing: a stream's next DATA waits until the server has
+     * renamed into place without replacing: a stream's next message waits until the server has
      * taken the previous one (in rr, req is always free by then).
      */
     private static final class Link implements ClientLink {

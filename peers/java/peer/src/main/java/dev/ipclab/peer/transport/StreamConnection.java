@@ -14,4 +14,11 @@ public interface StreamConnection extends Closeable {
 
     /** Writes all of src, normally in one write call. */
     void write(ByteBuffer src) throws IOException;
+
+    /**
+     * Section 11.1: whether the next units to arrive are a stream's bare messages of
+     * {@code size} bytes (0: frames again). Only a transport that sees unit boundaries checks
+     * them (a file per frame or message); a byte stream ignores it.
+     */
+    default void expectMessages(int size) {}
 }

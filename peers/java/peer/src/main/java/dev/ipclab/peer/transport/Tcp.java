@@ -49,31 +49,26 @@ public final class Tcp {
      * with the client that closes first, spreads over 65280 source addresses instead of
      * exhausting one address's ephemeral ports. The JDK has no IP_BIND_ADDRESS_NO_PORT, so bind
      * picks the port; and its native bind refuses every 127.x.y.255 on Linux (EADDRNOTAVAIL
-     * without a system call), so c runs over 0 … 254 (see {@link #source}).
+     * without a system call), so c runs over 0 … 254 (see {@link #source}). Socket and bind are
+     * made before the clock ({@link Dial#prepare}); the sample is connect, exchange, close.
      */
     public static Dial dialer(String endpoint, boolean nodelay) throws IOException {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         StandardProtocolFamily family = family(address);
         boolean rotate = address.getAddress().equals(LOCALHOST);
-        return new Dial() {
-            private int next;
-
-            @Override
-            public ClientLink dial() throws IOException {
-                SocketChannel channel = SocketChannel.open(family);
-                try {
-                    configure(channel, nodelay);
-                    if (rotate) {
-                        channel.bind(source(next++));
-                    }
-                    channel.connect(address);
-                    return new StreamLink(new ChannelConnection(channel, channel));
-                } catch (IOException | RuntimeException e) {
-                    channel.close();
-                    throw e;
+        return new PreparedDial(address, index -> {
+            SocketChannel channel = SocketChannel.open(family);
+            try {
+                configure(channel, nodelay);
+                if (rotate) {
+                    channel.bind(source(index));
                 }
+                return channel;
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                throw e;
             }
-        };
+        });
     }
 
     private static final InetAddress LOCALHOST = InetAddress.ofLiteral("127.0.0.1");

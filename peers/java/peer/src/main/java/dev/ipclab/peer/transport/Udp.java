@@ -61,6 +61,16 @@ public final class Udp {
         }
 
         @Override
+        public int maxMessage() {
+            return MAX_DATAGRAM;
+        }
+
+        @Override
+        public boolean lossy() {
+            return true;
+        }
+
+        @Override
         public int receiveCapacity() {
             return MAX_DATAGRAM + 1;
         }

@@ -44,6 +44,12 @@ public final class Uds {
         }
     }
 
+    /** short (section 11.2): a new socket per round trip, made before the clock. */
+    public static Dial dialer(String endpoint) {
+        UnixDomainSocketAddress address = UnixDomainSocketAddress.of(Endpoints.path(endpoint));
+        return new PreparedDial(address, index -> SocketChannel.open(StandardProtocolFamily.UNIX));
+    }
+
     private static void bindOwnerOnly(ServerSocketChannel server, UnixDomainSocketAddress address)
             throws IOException {
         // umask is process-wide: this runs before the server has threads that create files.

@@ -43,6 +43,11 @@ public final class UdsDgram {
         return Limit.MAX_PAYLOAD;
     }
 
+    /** D, the largest datagram on this machine: a stream's largest message (section 11.1). */
+    public static int maxDatagram() {
+        return Limit.MAX_PAYLOAD + Frame.HEADER_SIZE;
+    }
+
     public static DatagramPort bind(String endpoint) throws IOException {
         Path path = Path.of(Endpoints.path(endpoint));
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
@@ -145,6 +150,12 @@ public final class UdsDgram {
         Port(UnixDatagramSocket socket, String endpoint, Path path, int maxPayload) {
             this(socket, endpoint, path, maxPayload, new UnixSocketAddress(), new Segments(),
                     new AtomicBoolean(true));
+        }
+
+        /** D, the whole datagram (section 4.5). */
+        @Override
+        public int maxMessage() {
+            return Frame.HEADER_SIZE + maxPayload;
         }
 
         @Override

@@ -2,8 +2,10 @@ package dev.ipclab.peer.frame;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.ByteBuffer;
@@ -41,6 +43,68 @@ class FrameTest {
         assertEquals(vector.get("wanted").asLong(), Frame.wanted(buf));
         boolean serverBound = vector.get("kind").asText().matches("request|end");
         assertEquals(serverBound ? null : "unexpected kind", Frame.requestProblem(buf));
+    }
+
+    static Stream<Arguments> markVectors() {
+        return Vectors.list("stream_marks").stream().map(v -> Arguments.of(v.get("name").asText(), v));
+    }
+
+    /** Section 11.1's MARK: header and 16-byte payload as the vector, and a valid frame. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("markVectors")
+    void encodesAndDecodesMarkAsVector(String name, JsonNode vector) {
+        int size = Frame.HEADER_SIZE + Frame.MARK_PAYLOAD;
+        ByteBuffer buf = Frame.allocate(size);
+        Frame.writeMark(buf, Vectors.u64(vector, "sequence"), Vectors.u64(vector, "message_size"),
+                Vectors.u64(vector, "count"));
+        assertArrayEquals(Vectors.hex(vector, "hex"), Vectors.bytes(buf, 0, size));
+        ByteBuffer received = Frame.allocate(size).put(Vectors.hex(vector, "hex"));
+        assertNull(Frame.requestProblem(received));
+        assertEquals(Vectors.u64(vector, "message_size"), Frame.markSize(received, 0));
+        assertEquals(Vectors.u64(vector, "count"), Frame.markCount(received, 0));
+        assertNull(Frame.markProblem(received, 0, Frame.MAX_PAYLOAD));
+        assertTrue(Frame.isControl(received, size));
+    }
+
+    /** Step 10: a message size of 0 or above the server's limit; a MARK's length must be 16. */
+    @Test
+    void markChecksItsSizeAndItsLength() {
+        ByteBuffer buf = Frame.allocate(Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
+        Frame.writeMark(buf, 1, 0, 5);
+        assertEquals("bad stream frame", Frame.markProblem(buf, 0, 65507));
+        Frame.writeMark(buf, 1, 65508, 5);
+        assertEquals("bad stream frame", Frame.markProblem(buf, 0, 65507));
+        Frame.writeMark(buf, 1, -1L, 5);
+        assertEquals("bad stream frame", Frame.markProblem(buf, 0, 65507));
+        Frame.writeMark(buf, 1, 65507, 5);
+        assertNull(Frame.markProblem(buf, 0, 65507));
+        buf.putInt(Frame.OFF_LENGTH, 17);
+        assertEquals("bad stream frame", Frame.requestProblem(buf));
+        buf.putInt(Frame.OFF_LENGTH, 16);
+        buf.putInt(Frame.OFF_WANTED, 1);
+        assertEquals("bad stream frame", Frame.requestProblem(buf));
+        buf.put(Frame.OFF_KIND, (byte) 5);
+        buf.putInt(Frame.OFF_WANTED, 0);
+        assertEquals("unexpected kind", Frame.requestProblem(buf), "DATA is gone since contract 4");
+    }
+
+    /** udp (11.1): only a well-formed MARK or END header of its own size is a control frame. */
+    @Test
+    void controlFramesAreMarkAndEndOfTheirOwnSize() {
+        ByteBuffer buf = Frame.allocate(64);
+        Frame.writeMark(buf, 1, 8, 5);
+        assertTrue(Frame.isControl(buf, 40));
+        assertFalse(Frame.isControl(buf, 41));
+        assertFalse(Frame.isControl(buf, 23));
+        Frame.writeHeader(buf, Frame.END, 9, 0, 0);
+        assertTrue(Frame.isControl(buf, 24));
+        Frame.writeHeader(buf, Frame.END, 9, 0, 3);
+        assertFalse(Frame.isControl(buf, 24));
+        Frame.writeHeader(buf, Frame.REQUEST, 9, 0, 0);
+        assertFalse(Frame.isControl(buf, 24));
+        Frame.writeHeader(buf, Frame.END, 9, 0, 0);
+        buf.put(Frame.OFF_VERSION, (byte) 2);
+        assertFalse(Frame.isControl(buf, 24));
     }
 
     @Test

@@ -25,7 +25,7 @@ class StreamChecksumTest {
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 7, 8, 13, 1024})
     void expectedChecksumEqualsTheSumOfTheStampedPayloads(int size) {
-        OutgoingFrame frame = new OutgoingFrame(Frame.DATA, 5, Payload.REQUEST_STREAM, size);
+        OutgoingFrame frame = new OutgoingFrame(Frame.REQUEST, 5, Payload.REQUEST_STREAM, size);
         long sum = 0;
         for (long s = 300; s < 600; s++) {
             sum += StreamChecksum.of(frame.prepare(s, 0), Frame.HEADER_SIZE, size);

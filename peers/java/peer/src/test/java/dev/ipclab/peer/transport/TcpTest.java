@@ -1,6 +1,7 @@
 package dev.ipclab.peer.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -24,6 +25,59 @@ class TcpTest {
                 }
             }
         }
+        assertEquals("127.1.0.254", Tcp.source(254).getAddress().getHostAddress());
+    }
+
+    /**
+     * Section 11.2 since contract 4: prepare makes and binds the socket without connecting (so
+     * the sample's clock can start after it), dial connects that very socket.
+     */
+    @Test
+    void prepareBindsBeforeDialConnects() throws Exception {
+        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+            listener.bind(new InetSocketAddress("127.0.0.1", 0));
+            listener.configureBlocking(false);
+            InetSocketAddress bound = (InetSocketAddress) listener.getLocalAddress();
+            int[] opened = new int[1];
+            Dial dial = new PreparedDial(bound, index -> {
+                opened[0]++;
+                SocketChannel channel = SocketChannel.open();
+                channel.bind(Tcp.source(index));
+                return channel;
+            });
+            try (dial) {
+                dial.prepare();
+                dial.prepare();
+                assertEquals(1, opened[0], "one socket per connection");
+                assertNull(listener.accept(), "prepare must not connect");
+                try (ClientLink link = dial.dial()) {
+                    assertEquals(1, opened[0], "dial connects the prepared socket");
+                    SocketChannel accepted = awaitAccept(listener);
+                    assertEquals("127.1.0.0", ((InetSocketAddress) accepted.getRemoteAddress())
+                            .getAddress().getHostAddress());
+                    accepted.close();
+                }
+                try (ClientLink link = dial.dial()) {
+                    assertEquals(2, opened[0], "dial prepares when nothing is prepared");
+                    awaitAccept(listener).close();
+                }
+                dial.prepare();
+            }
+            assertNull(listener.accept(), "closing the dialer closes the unused socket");
+        }
+    }
+
+    private static SocketChannel awaitAccept(ServerSocketChannel listener) throws Exception {
+        listener.configureBlocking(true);
+        try {
+            return listener.accept();
+        } finally {
+            listener.configureBlocking(false);
+        }
+    }
+
+    @Test
+    void sourcesSkipTheAddressesEndingIn255() throws Exception {
         assertEquals("127.1.0.254", Tcp.source(254).getAddress().getHostAddress());
         assertEquals("127.1.1.0", Tcp.source(255).getAddress().getHostAddress());
         assertEquals("127.1.255.254", Tcp.source(65279).getAddress().getHostAddress());
