@@ -1,5 +1,6 @@
-"""Files of PROTOCOL.md 4.2: one file per frame (or per stream message, 11.1), `req` (client -> server) and `resp` (server ->
-client) in the endpoint directory, written as `*.tmp` and renamed into place.
+"""Files of PROTOCOL.md 4.2: one file per frame (or per stream message, 11.1), `req` (client
+-> server) and `resp` (server -> client) in the endpoint directory, written as `*.tmp` and
+renamed into place.
 
 The reader waits for its name with a Waiter: InotifyWaiter (`file`: IN_MOVED_TO on the
 directory, through ctypes) or PollWaiter (`file-poll`: try to open, sleep --poll-interval-us).
