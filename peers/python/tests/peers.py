@@ -20,17 +20,7 @@ def load_vectors():
 
 
 def malformed_vectors():
-    """The `malformed` vectors, with one correction: contract version 3 accepts flags 1
-    (NO_REPLY) on a REQUEST or END (PROTOCOL.md 2, check 4; one-way short, 11.2), so the
-    vector "non-zero flags" (a REQUEST with flags 1, written under version 2) is sent with
-    flags 2 instead, which is still `bad flags`."""
-    vectors = []
-    for vector in load_vectors()["malformed"]:
-        data = bytes.fromhex(vector["hex"])
-        if vector["reason"] == "bad flags" and data[6:8] == b"\x01\x00" and data[5] in (1, 3):
-            vector = {**vector, "hex": (data[:6] + b"\x02\x00" + data[8:]).hex()}
-        vectors.append(vector)
-    return vectors
+    return load_vectors()["malformed"]
 
 
 def peer_env():

@@ -81,7 +81,7 @@ def test_tcp_client_sets_nodelay_as_told(nodelay):
     with socket.create_server(("127.0.0.1", 0)) as listener:
         endpoint = endpoints.HostPort("127.0.0.1", listener.getsockname()[1])
         for link in (connect.tcp(endpoint, options),
-                     connect.tcp_from_source(endpoint, options, 7)):
+                     connect.tcp_from_source(endpoint, options, 7).connect()):
             listener.accept()[0].close()
             assert link.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == \
                 (nodelay == "on")

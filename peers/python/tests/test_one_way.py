@@ -95,7 +95,8 @@ def test_fewer_requests_received_is_a_protocol_error(workdir):
 
 
 def test_flag_no_reply_on_another_kind_is_bad_flags(workdir):
-    data = frame.encode_header(frame.DATA, 0, 0, 0, flags=frame.NO_REPLY)
+    data = frame.encode_mark(0, 16, 0)
+    data = data[:6] + bytes([frame.NO_REPLY, 0]) + data[8:]  # a MARK with flag NO_REPLY
     with serving("tcp", workdir) as case:
         with socket.create_connection(tcp_address(case.endpoint), timeout=10) as sock:
             sock.sendall(data)

@@ -11,7 +11,8 @@ from test_client import assert_error, read_request, recv_exactly, response
 from test_roundtrip import check_ok
 from test_server import request, tcp_address
 
-from ipclab_peer import frame
+from ipclab_peer import frame, rr, short
+from ipclab_peer.errors import ProtocolError
 from ipclab_peer.transport import connect, endpoints
 
 SHORT = ["--pattern", "short"]
@@ -67,7 +68,7 @@ def test_the_source_address_wraps_after_65280_connections():
         endpoint = endpoints.HostPort("127.0.0.1", listener.getsockname()[1])
         options = types.SimpleNamespace(io_timeout=5, nodelay="on")
         for index, source in [(65280 + 256, "127.1.1.1"), (65279, "127.1.255.254")]:
-            link = connect.tcp_from_source(endpoint, options, index)
+            link = connect.tcp_from_source(endpoint, options, index).connect()
             conn, address = listener.accept()
             assert address[0] == source
             assert link.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
@@ -99,3 +100,63 @@ def test_short_against_nothing_is_an_io_error(workdir):
         run = Drive(workdir, "tcp", endpoint, 16, 16, extra=SHORT)
     assert_error(run, 5, "io")
     assert "connection 0" in run.stderr
+
+
+class RecordingMechanism:
+    """A stand-in mechanism whose connections log what happens to them, in order, beside the
+    client's clock reads."""
+
+    def __init__(self, events, config):
+        self.events, self.config = events, config
+
+    def connect_short(self, endpoint, options, index):
+        self.events.append(f"ready {index}")
+        return self
+
+    def connect(self):
+        self.events.append("connect")
+        return self
+
+    def send_all(self, data):
+        self.events.append("send")
+        self.sequence = frame.decode_header(data).sequence
+
+    def recv_frame(self, view):
+        self.events.append("receive")
+        config = self.config
+        answer = frame.FrameTemplate(frame.RESPONSE, config.response_size, 0, config.seed, 2)
+        answer.patch(self.sequence, config.request_size)
+        view[:] = answer.buf
+        return len(answer.buf)
+
+    def close(self):
+        self.events.append("close")
+
+
+@pytest.mark.parametrize("one_way", [False, True])
+def test_the_socket_is_made_before_the_clock_starts(one_way, monkeypatch):
+    """PROTOCOL.md 11.2 (contract 4): connection i is made ready (socket, source bind) before
+    the sample's first clock read; the sample is connect, exchange, close."""
+    events = []
+    ticks = iter(range(1000))
+
+    def clock():
+        events.append("clock")
+        return next(ticks)
+
+    monkeypatch.setattr(short.time, "perf_counter_ns", clock)
+    config = types.SimpleNamespace(endpoint="e", request_size=16, seed=1, warmup=0,
+                                   iterations=2, one_way=one_way,
+                                   response_size=0 if one_way else 8)
+    recorder = types.SimpleNamespace(samples=[])
+    recorder.add = lambda index, ns: recorder.samples.append(ns)
+    link = short.Connections(RecordingMechanism(events, config), config)
+    if one_way:
+        with pytest.raises(ProtocolError, match="END_ACK"):  # the stand-in answers END badly
+            short.one_way(link, config, recorder)
+    else:
+        short.round_trips(link, rr.Exchange(config), config, recorder)
+    exchange = ["send", "close"] if one_way else ["send", "receive", "close"]
+    sample = ["clock", "connect", *exchange, "clock"]
+    assert events[:2 * len(sample) + 2] == ["ready 0", *sample, "ready 1", *sample]
+    assert recorder.samples == [1, 1]

@@ -1,6 +1,6 @@
 """Pattern stream (PROTOCOL.md 11.1, 11.3): our client against our server over every mechanism
-that streams, the checksum, the window samples, the stream faults, udp's losses and resends,
-the server's rejections and the command line."""
+that streams (the sums are in test_stream_tally.py), the window samples, the stream faults,
+udp's losses and resends, the server's rejections and the command line."""
 import contextlib
 import socket
 import struct
@@ -10,9 +10,10 @@ import pytest
 from peers import Drive, Stream, describe, run_peer, serving
 from test_client import assert_error
 from test_server import exchange_and_close, tcp_address
+from test_stream_tally import messages
 
 from ipclab_peer import frame, payload
-from ipclab_peer.tally import STAGE_BYTES, StreamTally
+from ipclab_peer.transport import datagram
 
 MiB = 1 << 20
 REJECTED = "ipclab-peer: rejected frame: "
@@ -21,8 +22,8 @@ REJECTED = "ipclab-peer: rejected frame: "
 FAST = (1027, 300, ())
 CASES = {
     "tcp": FAST, "uds": FAST, "uds-dgram": FAST, "pipe": FAST, "fifo": FAST,
-    "sysv-mq": (9000, 100, ()),  # two queue messages per frame
-    "posix-mq": FAST, "sysv-shm": (MiB + 3, 5, ()),  # two slots per frame
+    "sysv-mq": (9000, 100, ()),  # two queue messages per stream message
+    "posix-mq": FAST, "sysv-shm": (MiB + 3, 5, ()),  # two slots per stream message
     "shm": FAST, "shm-spin": (16, 100, ()), "shm-futex": FAST,
     "file": (1027, 40, ()), "file-poll": (1027, 40, ("--poll-interval-us", "200")),
     "grpc": FAST,
@@ -74,10 +75,23 @@ def test_udp_stream_counts_what_it_loses(workdir):
         assert 0 <= result["lost"] < 300
 
 
-@pytest.mark.parametrize("size", [0, 1, 8, 9, MiB])
-def test_stream_sizes(size, workdir):
-    with serving("tcp", workdir) as case:
-        check_stream_ok(stream(workdir, case, "tcp", size, 20), "tcp", size, 20)
+@pytest.mark.parametrize("mechanism", ["tcp", "sysv-mq"])
+@pytest.mark.parametrize("size", [1, 7, 8, 9, MiB])
+def test_stream_sizes(size, mechanism, workdir):
+    """Sizes under 8 (a sequence known modulo 2^(8S): 300 one-byte messages wrap it) and a
+    message larger than the server's first buffer."""
+    with serving(mechanism, workdir) as case:
+        messages = 300 if size < MiB else 5
+        check_stream_ok(stream(workdir, case, mechanism, size, messages, "--warmup", "2"),
+                        mechanism, size, messages, warmup=2)
+
+
+@pytest.mark.parametrize("mechanism,size", [
+    ("udp", datagram.UDP_MAX_DATAGRAM), ("uds-dgram", datagram.uds_dgram_max_datagram())])
+def test_a_datagram_stream_may_use_the_whole_datagram(mechanism, size, workdir):
+    with serving(mechanism, workdir) as case:
+        run = stream(workdir, case, mechanism, size, 5)
+        check_stream_ok(run, mechanism, size, 5, lost=run.result["lost"])
 
 
 @pytest.mark.parametrize("messages,windows", [(50, 7), (5, 5), (3, 1)])
@@ -133,26 +147,39 @@ def udp_server(handler):
             thread.join()
 
 
+def what_arrived(data):
+    """A control frame as (kind, sequence[, message size, count]), a message as its size."""
+    if len(data) < frame.HEADER_SIZE or data[:4] != frame.MAGIC:
+        return len(data)
+    header = frame.decode_header(data)
+    if header.kind == frame.MARK:
+        return (header.kind, header.sequence, *frame.MARK_FIELDS.unpack_from(data, 24))
+    return header.kind, header.sequence
+
+
 def test_udp_client_resends_mark_and_end_until_answered(workdir):
-    """The server ignores the first MARK and the first END, and claims two DATA frames lost:
-    the client sends each again and records the loss."""
+    """The server ignores the first MARK and the first END, and claims two messages lost: the
+    client sends each again and records the loss. The messages are bare 32-byte datagrams."""
     seen = []
 
     def handler(sock):
         while True:
             data, peer = sock.recvfrom(65536)
-            header = frame.decode_header(data)
-            seen.append(header.kind)
-            if header.kind == frame.MARK and seen.count(frame.MARK) == 2:
-                sock.sendto(frame.mark_ack(header.sequence), peer)
-            if header.kind == frame.END and seen.count(frame.END) == 2:
-                sock.sendto(frame.stream_end_ack(header.sequence, (8, 1, 5, 0, 0, 0, 0)), peer)
+            seen.append(what_arrived(data))
+            kind = data[5] if data[:4] == frame.MAGIC else None
+            if kind == frame.MARK and len(seen) > 1:
+                sock.sendto(frame.mark_ack(frame.decode_header(data).sequence), peer)
+            if kind == frame.END and seen.count(seen[-1]) == 2:
+                sock.sendto(frame.stream_end_ack(frame.decode_header(data).sequence,
+                                                 (8, 1, 5, 0, 0, 0, 0)), peer)
                 return
 
     with udp_server(handler) as endpoint:
         run = Stream(workdir, "udp", endpoint, 32, 10, extra=["--io-timeout", "5"])
     result = check_stream_ok(run, "udp", 32, 10, lost=2)
-    assert seen == [frame.MARK] * 2 + [frame.DATA] * 10 + [frame.END] * 2
+    # MARK 0 (no warm-up messages) twice, MARK 1 announcing 10, the 10 messages, END 12 twice.
+    assert seen == [(frame.MARK, 0, 32, 0)] * 2 + [(frame.MARK, 1, 32, 10)] + [32] * 10 + \
+        [(frame.END, 12)] * 2
     assert result["server_cpu"] == {"user_ns": 0, "sys_ns": 0, "voluntary": 0,
                                     "involuntary": 0}
 
@@ -169,11 +196,11 @@ def test_an_end_ack_without_the_stream_fields_is_a_protocol_error(workdir):
     def handler(sock):
         while True:
             data, peer = sock.recvfrom(65536)
-            header = frame.decode_header(data)
-            if header.kind == frame.MARK:
-                sock.sendto(frame.mark_ack(header.sequence), peer)
-            if header.kind == frame.END:
-                sock.sendto(frame.end_ack(header.sequence, 0), peer)
+            arrived = what_arrived(data)
+            if type(arrived) is tuple and arrived[0] == frame.MARK:
+                sock.sendto(frame.mark_ack(arrived[1]), peer)
+            if type(arrived) is tuple and arrived[0] == frame.END:
+                sock.sendto(frame.end_ack(arrived[1], 0), peer)
                 return
 
     with udp_server(handler) as endpoint:
@@ -182,95 +209,80 @@ def test_an_end_ack_without_the_stream_fields_is_a_protocol_error(workdir):
     assert "length: expected 56, received 8" in run.stderr
 
 
-# ---- the checksum --------------------------------------------------------------------------
-
-
-def padded_words(data):
-    data = bytes(data) + bytes(-len(data) % 8)
-    return [int.from_bytes(data[at:at + 8], "little") for at in range(0, len(data), 8)]
-
-
-def test_word_sum_by_hand():
-    # 01..08 is the word 0x0807060504030201; 09 0a 0b is zero-padded to 0x0b0a09.
-    assert payload.word_sum(bytes(range(1, 12))) == 0x0807060504030201 + 0x0B0A09
-    assert payload.word_sum(b"\xff" * 16) == 2**64 - 2  # wraps mod 2^64
-    assert payload.word_sum(b"") == 0
-
-
-@pytest.mark.parametrize("size", [0, 1, 7, 8, 9, 1027])
-@pytest.mark.parametrize("first,count", [(0, 1), (3, 40), (2**40 - 5, 9)])
-def test_the_expected_checksum_is_the_sum_of_what_is_sent(size, first, count):
-    want = sum(sum(padded_words(payload.payload(11, payload.REQUEST_STREAM, sequence, size)))
-               for sequence in range(first, first + count)) % 2**64
-    assert payload.stream_checksum(11, size, first, count) == want
-
-
-def test_the_server_tally_stages_payloads_and_sums_them_like_word_sum():
-    size = 100
-    slots = STAGE_BYTES // 104
-    payloads = [payload.payload(3, 1, sequence, size) for sequence in range(2 * slots + 5)]
-    payloads[7] = payload.payload(3, 1, 7, 33)  # another size: summed in place
-    tally = StreamTally()
-    tally.restart(0)
-    for sequence, data in enumerate(payloads):
-        tally.add(sequence, memoryview(data))
-    fields = tally.ack_fields()
-    assert fields[:3] == (len(payloads), 0,
-                          sum(payload.word_sum(data) for data in payloads) % 2**64)
-
-
-def test_the_tally_counts_gaps_and_injects_the_faults():
-    tally = StreamTally("drop-stream-message")
-    tally.restart(5)
-    for sequence in (5, 6, 7, 9):
-        tally.add(sequence, b"abcdefgh")
-    # 6 is dropped (a gap at 7), 8 is missing (a gap at 9).
-    assert tally.ack_fields()[:3] == (3, 2, 3 * int.from_bytes(b"abcdefgh", "little") % 2**64)
-    tally = StreamTally("flip-stream-byte")
-    tally.restart(0)
-    for sequence in range(3):
-        tally.add(sequence, b"\x00\x01")
-    # Each payload is the word 0x0100; the second one's last byte flipped makes it 0.
-    assert tally.ack_fields()[:3] == (3, 0, 0x0100 + 0 + 0x0100)
-
-
 # ---- the server's checks ---------------------------------------------------------------------
 
 
 STREAM_REJECTIONS = {
-    "data wanting a response": (frame.encode_header(frame.DATA, 0, 4, 1) + bytes(4),
-                                "bad stream frame"),
-    "mark with a payload": (frame.encode_header(frame.MARK, 0, 4, 0) + bytes(4),
-                            "bad stream frame"),
-    "mark_ack sent to a server": (frame.mark_ack(0), "unexpected kind"),
-    "a request inside a stream": (frame.encode_header(frame.DATA, 0, 0, 0)
-                                  + frame.encode_header(frame.REQUEST, 1, 0, 0),
-                                  "unexpected kind"),
+    "data frame (contract 3's stream message)": (
+        frame.encode_header(frame.DATA, 0, 4, 0) + bytes(4), b"", "unexpected kind"),
+    "mark with a 4-byte payload": (frame.encode_header(frame.MARK, 0, 4, 0) + bytes(4), b"",
+                                   "bad stream frame"),
+    "mark wanting a response": (frame.encode_header(frame.MARK, 0, 16, 1)
+                                + frame.MARK_FIELDS.pack(8, 0), b"", "bad stream frame"),
+    "mark of empty messages": (frame.encode_mark(0, 0, 5), b"", "bad stream frame"),
+    "mark of messages over MAX_PAYLOAD": (frame.encode_mark(0, frame.MAX_PAYLOAD + 1, 1), b"",
+                                          "bad stream frame"),
+    "mark_ack sent to a server": (frame.mark_ack(0), b"", "unexpected kind"),
+    "a request after the announced messages": (
+        frame.encode_mark(0, 8, 1) + messages(1, 8, [1])
+        + frame.encode_header(frame.REQUEST, 2, 0, 0), frame.mark_ack(0), "unexpected kind"),
+    "end of stream inside a message": (frame.encode_mark(0, 8, 2) + messages(1, 8, [1])[:5],
+                                       frame.mark_ack(0), "truncated payload"),
 }
 
 
-@pytest.mark.parametrize("data,reason", STREAM_REJECTIONS.values(), ids=STREAM_REJECTIONS)
-def test_malformed_stream_frames_are_rejected(data, reason, workdir):
+@pytest.mark.parametrize("data,answer,reason", STREAM_REJECTIONS.values(),
+                         ids=STREAM_REJECTIONS)
+def test_malformed_stream_frames_are_rejected(data, answer, reason, workdir):
     with serving("tcp", workdir) as case:
-        assert exchange_and_close(tcp_address(case.endpoint), data) == b""
+        assert exchange_and_close(tcp_address(case.endpoint), data) == answer
         assert case.server.stderr_line() == REJECTED + reason
         check_stream_ok(stream(workdir, case, "tcp", 8, 5), "tcp", 8, 5)
 
 
 def test_mark_and_end_are_answered_with_the_stream_figures(workdir):
-    data = [payload.payload(1, payload.REQUEST_STREAM, sequence, 10) for sequence in range(4)]
-    frames = [frame.encode_header(frame.DATA, 0, 10, 0) + data[0],
-              frame.encode_header(frame.MARK, 1, 0, 0)]
-    frames += [frame.encode_header(frame.DATA, sequence, 10, 0) + data[sequence]
-               for sequence in (2, 3)]
-    frames.append(frame.encode_header(frame.END, 4, 0, 0))
+    """Messages are bare bytes, counted by the MARK before them: a frame header inside the
+    announced messages is message bytes (here message 3 is an END header), not a frame."""
+    disguised = frame.encode_header(frame.END, 7, 0, 0)
+    data = (frame.encode_mark(0, 24, 1) + messages(1, 24, [1]) + frame.encode_mark(2, 24, 2)
+            + messages(1, 24, [3]) + disguised + frame.encode_header(frame.END, 5, 0, 0))
     with serving("tcp", workdir) as case:
-        received = exchange_and_close(tcp_address(case.endpoint), b"".join(frames))
-    assert received[:24] == frame.mark_ack(1)
-    header = frame.decode_header(received, 24)
-    assert (header.kind, header.sequence, header.length) == (frame.END_ACK, 4, 56)
-    fields = frame.STREAM_ACK.unpack_from(received, 48)
-    assert fields[:3] == (2, 0, payload.stream_checksum(1, 10, 2, 2))
+        received = exchange_and_close(tcp_address(case.endpoint), data)
+    assert received[:48] == frame.mark_ack(0) + frame.mark_ack(2)
+    header = frame.decode_header(received, 48)
+    assert (header.kind, header.sequence, header.length) == (frame.END_ACK, 5, 56)
+    received_count, gaps, checksum = frame.STREAM_ACK.unpack_from(received, 72)[:3]
+    expected = (payload.stream_checksum(1, 24, 3, 1) + payload.word_sum(disguised)) % 2**64
+    assert (received_count, checksum) == (2, expected)
+    assert gaps == 1  # the END header read as a message's stamp is not sequence 4
+
+
+def udp_exchange(endpoint, datagrams, answers):
+    """Sends datagrams to a udp server, returns the `answers` datagrams it sends back."""
+    host, port = endpoint.rsplit(":", 1)
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        sock.settimeout(10)
+        sock.connect((host, int(port)))
+        for data in datagrams:
+            sock.send(data)
+        return [sock.recv(65536) for _ in range(answers)]
+
+
+def test_the_udp_server_tells_control_frames_by_their_header(workdir):
+    """A datagram of another size is a gap, not summed; a message is anything that is not a
+    well-formed MARK or END; a MARK over 65507 is rejected."""
+    sent = messages(1, 16, [2, 3, 4])
+    with serving("udp", workdir) as case:
+        answers = udp_exchange(case.endpoint, [
+            frame.encode_mark(1, 16, 3), sent[:16], b"x" * 10, sent[32:],
+            frame.encode_header(frame.END, 5, 0, 0),
+            frame.encode_mark(6, datagram.UDP_MAX_DATAGRAM + 1, 1),
+            frame.encode_mark(7, datagram.UDP_MAX_DATAGRAM, 0)], 3)
+        assert case.server.stderr_line() == REJECTED + "bad stream frame"
+    assert answers[0] == frame.mark_ack(1) and answers[2] == frame.mark_ack(7)
+    fields = frame.STREAM_ACK.unpack_from(answers[1], 24)
+    expected = (payload.word_sum(sent[:16]) + payload.word_sum(sent[32:])) % 2**64
+    assert fields[:3] == (2, 2, expected)  # the 10 bytes, and sequence 4 after 2
 
 
 # ---- the command line ------------------------------------------------------------------------
@@ -292,6 +304,7 @@ USAGE = {
     "structured payload": {"--payload": "small"},
     "no messages": {"--messages": None},
     "no message size": {"--message-size": None},
+    "zero message size": {"--message-size": "0"},
     "zero messages": {"--messages": "0"},
     "zero windows": {"--windows": "0"},
     "more windows than messages": {"--windows": "11"},
@@ -309,7 +322,8 @@ def test_stream_usage_errors(overrides, workdir):
 
 @pytest.mark.parametrize("mechanism,endpoint,size", [
     ("thrift-binary", "127.0.0.1:9", "16"), ("none", "inproc", "16"),
-    ("udp", "127.0.0.1:9", "65484")])
+    ("udp", "127.0.0.1:9", str(datagram.UDP_MAX_DATAGRAM + 1)),
+    ("uds-dgram", "/nonexistent/s", str(datagram.uds_dgram_max_datagram() + 1))])
 def test_stream_a_mechanism_cannot_carry_is_unsupported(mechanism, endpoint, size, workdir):
     run = run_peer(stream_args(workdir, **{"--mechanism": mechanism, "--endpoint": endpoint,
                                            "--message-size": size}))

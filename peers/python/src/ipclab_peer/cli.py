@@ -193,7 +193,8 @@ COMMANDS = {command.name: command for command in (
                 Flag("--sequence-length", "sequence_length", unsigned(SEQUENCE_LENGTH_MAX), 5,
                      False),
                 Flag("--iterations", "iterations", unsigned(COUNT_MAX, minimum=1), stream=False),
-                Flag("--message-size", "message_size", unsigned(MAX_PAYLOAD), stream=True),
+                Flag("--message-size", "message_size", unsigned(MAX_PAYLOAD, minimum=1),
+                     stream=True),
                 Flag("--messages", "messages", unsigned(COUNT_MAX, minimum=1), stream=True),
                 # Default: DEFAULT_WINDOWS, or one per message in a shorter stream.
                 Flag("--windows", "windows", unsigned(COUNT_MAX, minimum=1), None, True),

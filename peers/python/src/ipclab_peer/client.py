@@ -35,10 +35,13 @@ def supported(config):
         raise Unsupported(f"pattern {config.pattern!r} is not implemented for "
                           f"{config.mechanism!r}")
     variants.check_drive(config, mechanism)
-    largest = max(config.request_size, config.response_size, config.message_size)
-    limit = mechanism.max_payload()
+    if config.pattern == "stream":
+        largest, limit, what = config.message_size, mechanism.max_message(), "message"
+    else:
+        largest = max(config.request_size, config.response_size)
+        limit, what = mechanism.max_payload(), "payload"
     if largest > limit:
-        raise Unsupported(f"{config.mechanism} carries at most {limit} payload bytes here, "
+        raise Unsupported(f"{config.mechanism} carries at most {limit} {what} bytes here, "
                           f"not {largest}")
     return mechanism, run_pattern
 

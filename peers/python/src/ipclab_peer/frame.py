@@ -10,11 +10,12 @@ HEADER_SIZE = HEADER.size
 MAGIC = b"IPCL"
 VERSION = 1
 REQUEST, RESPONSE, END, END_ACK = 1, 2, 3, 4
-# Pattern stream (PROTOCOL.md 11.1).
+# Pattern stream (PROTOCOL.md 11.1). Kind 5 (DATA) framed a stream message until contract 3;
+# since 4 a message is bare bytes and a DATA header is an unexpected kind.
 DATA, MARK, MARK_ACK = 5, 6, 7
 KIND_NAMES = {REQUEST: "REQUEST", RESPONSE: "RESPONSE", END: "END", END_ACK: "END_ACK",
               DATA: "DATA", MARK: "MARK", MARK_ACK: "MARK_ACK"}
-INCOMING = (REQUEST, END, DATA, MARK)
+INCOMING = (REQUEST, END, MARK)
 # Flag NO_REPLY (PROTOCOL.md 2, 11.2 one-way): allowed on REQUEST and END only. A server sees
 # such a frame as a kind of its own (check_incoming), so its loop needs no flags field.
 NO_REPLY = 1
@@ -31,14 +32,18 @@ COUNTER = struct.Struct("<Q")
 # A stream's END_ACK payload: received, gaps, checksum, user_ns, sys_ns, voluntary, involuntary.
 STREAM_ACK = struct.Struct("<7Q")
 STREAM_ACK_LENGTH = STREAM_ACK.size
+# MARK's payload: u64 message size, u64 count of messages that follow it.
+MARK_FIELDS = struct.Struct("<QQ")
+MARK_LENGTH = MARK_FIELDS.size
 
 Header = namedtuple("Header", "magic version kind flags sequence length wanted")
 
 # The fast path reads magic, version, kind and flags as one integer: a well-formed REQUEST
-# (or DATA) is then recognised with one comparison and two bounds checks.
+# is then recognised with one comparison and two bounds checks (a udp stream server tells
+# MARK and END from messages the same way).
 HEADER_WORDS = struct.Struct("<QQII")
-REQUEST_PREFIX = int.from_bytes(MAGIC + bytes([VERSION, REQUEST, 0, 0]), "little")
-DATA_PREFIX = int.from_bytes(MAGIC + bytes([VERSION, DATA, 0, 0]), "little")
+REQUEST_PREFIX, MARK_PREFIX, END_PREFIX = (
+    int.from_bytes(MAGIC + bytes([VERSION, kind, 0, 0]), "little") for kind in (REQUEST, MARK, END))
 
 # What a template rewrites per frame, from offset 8: sequence, length, wanted, stamp word.
 _PATCH_WITH_STAMP = struct.Struct("<QIIQ")
@@ -70,8 +75,6 @@ def check_incoming(data, offset=0):
     prefix, sequence, length, wanted = HEADER_WORDS.unpack_from(data, offset)
     if prefix == REQUEST_PREFIX and length <= MAX_PAYLOAD and wanted <= MAX_PAYLOAD:
         return REQUEST, sequence, length, wanted
-    if prefix == DATA_PREFIX and length <= MAX_PAYLOAD and wanted == 0:
-        return DATA, sequence, length, wanted
     header = decode_header(data, offset)
     raise_if_malformed(header)
     return (header.kind | header.flags << FLAGGED_KINDS, header.sequence, header.length,
@@ -91,8 +94,7 @@ def raise_if_malformed(header):
         raise Rejected("length too large")
     if header.kind == END and header.length != 0:
         raise Rejected("bad end frame")
-    if header.kind in (DATA, MARK) and (header.wanted != 0 or
-                                        header.kind == MARK and header.length != 0):
+    if header.kind == MARK and (header.wanted != 0 or header.length != MARK_LENGTH):
         raise Rejected("bad stream frame")
 
 
@@ -136,6 +138,20 @@ def stream_end_ack(sequence, fields):
 
 def mark_ack(sequence):
     return encode_header(MARK_ACK, sequence, 0, 0)
+
+
+def encode_mark(sequence, message_size, count):
+    """MARK (PROTOCOL.md 11.1): `count` messages of `message_size` bytes follow it."""
+    return encode_header(MARK, sequence, MARK_LENGTH, 0) + MARK_FIELDS.pack(message_size, count)
+
+
+def mark_fields(frame, largest):
+    """(message size, count) of a whole MARK frame; a size of 0 or above `largest` (the
+    server's own limit for a message) is `bad stream frame`."""
+    size, count = MARK_FIELDS.unpack_from(frame, HEADER_SIZE)
+    if size == 0 or size > largest:
+        raise Rejected("bad stream frame")
+    return size, count
 
 
 class FrameTemplate:

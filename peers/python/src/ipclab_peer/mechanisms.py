@@ -11,10 +11,13 @@ mechanism. The patterns each family supports are in patterns.py.
                                        an RPC session); None: the mechanism cannot drive
     listen(endpoint, serve config, cleanup) -> a listener with `endpoint` (for READY);
                                        None: the mechanism cannot serve
+    max_payload(), max_message()       the largest frame payload (rr) and stream message here
     patterns                           the patterns (patterns.py) its client drives
     server_models                      the burst server models (burst/models.py) it serves
-    connect_short(endpoint, drive config, i) -> the link of connection i of pattern short,
-                                       where it differs from connect (tcp: its source address)
+    connect_short(endpoint, drive config, i) -> connection i of pattern short made ready
+                                       before the clock (tcp, uds: the socket, tcp's source
+                                       bind), with connect() -> link and close(); None: the
+                                       sample opens with connect (a queue's open)
 
 Adding a kernel mechanism: a transport (a connector and a listener in transport/) and one
 entry here.
@@ -49,6 +52,8 @@ class Mechanism:
     listen: Optional[Callable]
     # The largest request or response payload on this machine (computed when asked).
     max_payload: Callable[[], int] = _everything
+    # The largest stream message (PROTOCOL.md 11.1 item 10: a whole datagram, no header).
+    max_message: Callable[[], int] = _everything
     # Drive flags (config fields) this mechanism cannot do without.
     requires: tuple = ()
     patterns: tuple = ("rr",)
@@ -87,8 +92,9 @@ def _files(name, waiter):
                    partial(listeners.FileListener, waiter=waiter))
 
 
-def _datagrams(name, grammar, client, server, max_payload):
-    return Mechanism(name, DATAGRAMS, grammar, client, server, max_payload, patterns=STREAM)
+def _datagrams(name, grammar, client, server, max_payload, max_message):
+    return Mechanism(name, DATAGRAMS, grammar, client, server, max_payload, max_message,
+                     patterns=STREAM)
 
 
 def _rpc(name, module, grammar=endpoints.INET, patterns=RR, variants=(), why_not="",
@@ -109,10 +115,11 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
             connect_short=connect.tcp_from_source, server_models=tuple(SERVER_MODELS),
             variants=("nodelay-off",)),
     _datagrams("udp", endpoints.INET, datagram.connect_udp, datagram.listen_udp,
-               datagram.udp_max_payload),
-    _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener, ALL),
+               datagram.udp_max_payload, datagram.udp_max_datagram),
+    _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener, ALL,
+            connect_short=connect.uds_unconnected),
     _datagrams("uds-dgram", endpoints.SOCKET_PATH, datagram.connect_uds, datagram.listen_uds,
-               datagram.uds_dgram_max_payload),
+               datagram.uds_dgram_max_payload, datagram.uds_dgram_max_datagram),
     _kernel("pipe", endpoints.FDS, connect.pipe, listeners.PipeListener),
     _kernel("fifo", endpoints.DIRECTORY, connect.fifo, listeners.FifoListener),
     _kernel("sysv-mq", endpoints.SYSV, connect.sysv_mq, listeners.sysv_mq, ALL),

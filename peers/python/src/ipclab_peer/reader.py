@@ -3,9 +3,12 @@
 Reads greedily into one reusable buffer, so a small request (header and payload) usually
 costs a single read call. The header is checked as soon as its 24 bytes are in, and the buffer
 grows only after the claimed length has passed the checks.
+
+A stream's messages (PROTOCOL.md 11.1: bare bytes, S each, as many as a MARK announced) come
+out of the same buffer, many whole messages per read: `messages(size, count)`.
 """
-from .frame import (DATA, DATA_PREFIX, HEADER_SIZE, HEADER_WORDS, MAX_PAYLOAD, REQUEST,
-                    REQUEST_PREFIX, Rejected, check_incoming)
+from .frame import (HEADER_SIZE, HEADER_WORDS, MAX_PAYLOAD, REQUEST, REQUEST_PREFIX, Rejected,
+                    check_incoming)
 
 INITIAL_CAPACITY = 1 << 16
 
@@ -42,20 +45,14 @@ class FrameReader:
         if end - self._start >= HEADER_SIZE:
             start = self._start
             prefix, sequence, length, wanted = HEADER_WORDS.unpack_from(self._buf, start)
-            # Well-formed REQUEST and DATA frames that are already whole: the hot paths of
-            # rr and stream.
+            # A well-formed REQUEST that is already whole: the hot path of rr.
             if prefix == REQUEST_PREFIX and length <= MAX_PAYLOAD and wanted <= MAX_PAYLOAD:
-                kind = REQUEST
-            elif prefix == DATA_PREFIX and length <= MAX_PAYLOAD and wanted == 0:
-                kind = DATA
-            else:
-                return self._next_frame_slowly()
-            size = HEADER_SIZE + length
-            if end - start >= size:
-                self._start = start + size
-                if self._start == end:
-                    self._start = self._end = 0
-                return kind, sequence, length, wanted, self._view[start:start + size]
+                size = HEADER_SIZE + length
+                if end - start >= size:
+                    self._start = start + size
+                    if self._start == end:
+                        self._start = self._end = 0
+                    return REQUEST, sequence, length, wanted, self._view[start:start + size]
         return self._next_frame_slowly()
 
     def _next_frame_slowly(self):
@@ -73,6 +70,26 @@ class FrameReader:
         if self._start == self._end:
             self._start = self._end = 0
         return kind, sequence, length, wanted, self._view[start:start + size]
+
+    def messages(self, size, count):
+        """(view, n): the next n whole messages of `size` bytes (1 <= n <= count), consumed,
+        as one view valid until the next call. Whatever a read brought is handed out at once,
+        so small messages cost a read per buffer-full, not per message.
+
+        Raises Rejected("truncated payload") at end of stream inside a message.
+        """
+        start, end = self._start, self._end
+        if end - start < size:
+            if not self._fill(size):
+                raise Rejected("truncated payload")
+            start, end = self._start, self._end
+        taken = min(count, (end - start) // size)
+        stop = start + taken * size
+        if stop == end:
+            self._start = self._end = 0
+        else:
+            self._start = stop
+        return self._view[start:stop], taken
 
     def _fill(self, size):
         """Reads until `size` unread bytes are buffered; False at end of stream."""

@@ -30,9 +30,9 @@ def connect(mechanism, config):
 
 
 def round_trips(link, exchange, config, recorder):
-    """The measurement: nothing but the send and the receive between the clock reads (over
-    short.Connections they include the connect and the close); a round trip is recorded only
-    once its response is validated."""
+    """The measurement: nothing but the send and the receive between the clock reads; a
+    round trip is recorded only once its response is validated. (Pattern short has its own
+    loop, short.round_trips, which makes each connection ready before the clock.)"""
     send, receive, clock = link.send_all, link.recv_frame, time.perf_counter_ns
     request, patch = exchange.request.buf, exchange.request.patch
     response, check, record = exchange.response, exchange.check_response, recorder.add

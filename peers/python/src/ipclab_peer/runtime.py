@@ -5,7 +5,7 @@ import time
 
 LANGUAGE = "python"
 # The version of protocol/PROTOCOL.md this peer follows (capabilities, READY, result files).
-CONTRACT = 3
+CONTRACT = 4
 
 
 def runtime():

@@ -10,14 +10,15 @@ from . import shutdown, variants
 from .burst.server import serve as burst_serve
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
                      report)
-from .frame import (DATA, END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, NO_REPLY,
+from .datagram_stream import Clients, stream_datagram
+from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, NO_REPLY,
                     REQUEST, REQUEST_NO_REPLY, RESPONSE, FrameTemplate, Rejected,
-                    check_incoming, end_ack, mark_ack, one_way_end_ack, stream_end_ack)
+                    check_incoming, end_ack, one_way_end_ack)
 from .mechanisms import DATAGRAMS, FRAMES, MECHANISMS, RPC
+from .messages import MessageTally, receive_stream
 from .payload import REQUEST_STREAM, RESPONSE_STREAM
 from .reader import FrameReader
 from .runtime import CONTRACT, LANGUAGE, runtime
-from .tally import StreamTally
 from .transport.datagram import size_error
 
 # How a connection ended, and what that means for a pipe server, whose only client it was.
@@ -96,7 +97,7 @@ class Responder:
 
     def tally(self):
         """A new stream's counters (PROTOCOL.md 11.1)."""
-        return StreamTally(self._fault)
+        return MessageTally(self._seed, self._fault)
 
     def response_for(self, wanted):
         if self._response is None or self._response.length != wanted:
@@ -177,7 +178,7 @@ def serve_connection(link, reader, responder):
 
 def answer_frames(link, reader, responder):
     """The server's hot loop; the request is checked only after the response is sent.
-    The first DATA or MARK hands the connection to the stream loop until its END."""
+    A MARK hands the connection to the stream loop (messages.py) until its END."""
     send, next_frame = link.send_all, reader.next_frame
     response, expected = responder.response_for(0), responder.expected_request_for(0)
     corrupted = 0
@@ -203,34 +204,15 @@ def answer_frames(link, reader, responder):
                 send(responder.end_ack(kind, sequence))
             elif kind == REQUEST_NO_REPLY:
                 responder.take_one_way(frame)
-            elif not receive_stream(frame, next_frame, send, responder.tally()):
+            elif not receive_stream(frame, reader, send, responder.tally(), MAX_PAYLOAD):
                 return
     finally:
         responder.corrupted += corrupted
 
 
-def receive_stream(frame, next_frame, send, tally):
-    """A stream (PROTOCOL.md 11.1) from its first DATA or MARK: counts DATA, answers MARK,
-    and answers END with the stream's END_ACK. True after END, False at end of stream."""
-    add = tally.add
-    while frame is not None:
-        kind, sequence, _, _, received = frame
-        if kind == DATA:
-            add(sequence, received[HEADER_SIZE:])
-        elif kind == MARK:
-            tally.restart(sequence + 1)
-            send(mark_ack(sequence))
-        elif kind == END:
-            send(stream_end_ack(sequence, tally.ack_fields()))
-            return True
-        else:
-            raise Rejected("unexpected kind")  # a REQUEST inside a stream
-        frame = next_frame()
-    return False
-
-
 def serve_datagrams(listener, config):
-    """udp, uds-dgram: one frame per datagram, answered to its source address."""
+    """udp, uds-dgram: one frame or stream message per datagram, answered to its source
+    address."""
     responder, sock = Responder(config), listener.sock
     buf = bytearray(listener.capacity)
     view = memoryview(buf)
@@ -242,8 +224,9 @@ def serve_datagrams(listener, config):
             report("io", f"cannot receive: {describe_os_error(err)}")
             return IoError.code
         try:
-            answer_datagram(sock, view[:size], size, peer, listener.max_payload, responder,
-                            clients)
+            datagram = view[:size]
+            if not stream_datagram(datagram, size, peer, listener, clients):
+                answer_datagram(sock, datagram, size, peer, listener, responder, clients)
         except Rejected as rejected:
             report_rejection(rejected.reason)
         except OSError as err:
@@ -251,36 +234,7 @@ def serve_datagrams(listener, config):
                          f"{describe_os_error(err)}")
 
 
-class Clients:
-    """What a datagram server keeps per client address: bad REQUEST payloads since END, and
-    the stream in progress, or the END_ACK of the last one (udp: a client resends END until
-    an END_ACK arrives, and every END is answered, PROTOCOL.md 11.1 step 5)."""
-
-    def __init__(self):
-        self.corrupted = {}
-        self.streams = {}  # address -> StreamTally, or (END sequence, END_ACK) once ended
-
-    def stream(self, peer, responder):
-        tally = self.streams.get(peer)
-        if tally is None or type(tally) is tuple:
-            tally = self.streams[peer] = responder.tally()
-        return tally
-
-    def end_ack(self, peer, sequence):
-        tally = self.streams.get(peer)
-        if tally is None:
-            return end_ack(sequence, self.corrupted.pop(peer, 0))
-        if type(tally) is tuple:
-            if tally[0] == sequence:
-                return tally[1]
-            del self.streams[peer]
-            return end_ack(sequence, self.corrupted.pop(peer, 0))
-        ack = stream_end_ack(sequence, tally.ack_fields())
-        self.streams[peer] = (sequence, ack)
-        return ack
-
-
-def answer_datagram(sock, datagram, size, peer, max_payload, responder, clients):
+def answer_datagram(sock, datagram, size, peer, listener, responder, clients):
     """Answers one datagram of `size` bytes (`datagram` holds those that fitted the buffer)."""
     if size < HEADER_SIZE:
         raise Rejected("truncated header")
@@ -289,17 +243,14 @@ def answer_datagram(sock, datagram, size, peer, max_payload, responder, clients)
         raise Rejected("length mismatch")
     if kind >> FLAGGED_KINDS:
         raise Rejected("bad flags")  # one-way (flag NO_REPLY) is pattern short's, not here
-    if kind == DATA:
-        clients.stream(peer, responder).add(sequence, datagram[HEADER_SIZE:])
-        return
     if kind == END:
         sock.sendto(clients.end_ack(peer, sequence), peer)
         return
     if kind == MARK:
-        clients.stream(peer, responder).restart(sequence + 1)
-        sock.sendto(mark_ack(sequence), peer)
+        ack = clients.mark(peer, datagram, sequence, responder, listener.max_message)
+        sock.sendto(ack, peer)
         return
-    if wanted > max_payload:
+    if wanted > listener.max_payload:
         raise Rejected("length too large")  # the response would not fit in one datagram
     response = responder.response_for(wanted)
     response.patch(sequence, length)

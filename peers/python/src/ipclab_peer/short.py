@@ -1,11 +1,12 @@
 """Pattern short (PROTOCOL.md 11.2) over section 2 frames: every round trip opens its own
 connection (tcp, uds: a new socket; sysv-mq: msgget; posix-mq: mq_open of both queues), sends
 the REQUEST, receives the RESPONSE and closes; the sample is all of it. END goes over one more
-connection. How connection i is opened comes from the mechanism table: `connect_short` where
-it differs from `connect` (tcp's source address).
+connection. How connection i is made ready comes from the mechanism table: `connect_short`
+(tcp, uds) makes the socket, and binds tcp's source address, before the clock starts, so the
+sample is connect, exchange, close (since contract 4); a queue is opened inside the sample.
 
-The round trips are rr's (rr.round_trips, rr.Exchange) over `Connections`, a link whose send
-opens the next connection and whose receive closes it.
+The round trips are rr's (rr.Exchange) over `Connections`, a link whose prepare() makes the
+next connection ready, whose send connects and sends and whose receive closes it.
 
 One-way (--one-way): each connection carries one REQUEST with flag NO_REPLY and is closed
 without reading; END (flag NO_REPLY too) is answered with the server's corrupted count and the
@@ -16,7 +17,7 @@ from .errors import IoError, PayloadMismatch, ProtocolError, describe_os_error
 from .frame import (END, END_ACK, HEADER_SIZE, NO_REPLY, ONE_WAY_ACK, ONE_WAY_ACK_LENGTH,
                     REQUEST, FrameTemplate, encode_header)
 from .payload import REQUEST_STREAM
-from .rr import Exchange, frame_problem, round_trips
+from .rr import Exchange, frame_problem
 
 
 def run(config, mechanism, recorder):
@@ -27,25 +28,48 @@ def run(config, mechanism, recorder):
         else:
             exchange = Exchange(config)
             round_trips(link, exchange, config, recorder)
+            link.prepare()
             exchange.end(link, config.warmup + config.iterations)
     finally:
         link.close()
 
 
+def round_trips(link, exchange, config, recorder):
+    """rr.round_trips with the next connection made ready before each clock read; a round
+    trip is recorded only once its response is validated."""
+    prepare, send, receive = link.prepare, link.send_all, link.recv_frame
+    clock = time.perf_counter_ns
+    request, patch = exchange.request.buf, exchange.request.patch
+    response, check, record = exchange.response, exchange.check_response, recorder.add
+    wanted = config.response_size
+    for sequence in range(config.warmup + config.iterations):
+        patch(sequence, wanted)
+        prepare()
+        start = clock()
+        send(request)
+        received = receive(response)
+        stop = clock()
+        check(sequence, received)
+        record(sequence, stop - start)
+
+
 def one_way(link, config, recorder):
-    """Open, send, close: the sample is all three; nothing comes back until END."""
+    """Connect, send, close: the sample is all three; nothing comes back until END."""
     request = FrameTemplate(REQUEST, config.request_size, 0, config.seed, REQUEST_STREAM,
                             flags=NO_REPLY)
-    send, close, clock, record = link.send_all, link.close, time.perf_counter_ns, recorder.add
+    prepare, send, close = link.prepare, link.send_all, link.close
+    clock, record = time.perf_counter_ns, recorder.add
     buf, patch = request.buf, request.patch
     sent = config.warmup + config.iterations
     for sequence in range(sent):
         patch(sequence, 0)
+        prepare()
         start = clock()
         send(buf)
         close()
         stop = clock()
         record(sequence, stop - start)
+    link.prepare()
     end_one_way(link, sent)
 
 
@@ -69,26 +93,38 @@ def end_one_way(link, sent):
 
 
 class Connections:
-    """send_all(frame) opens connection i (the i-th opened: warm-up first, END last) and sends
-    on it; recv_frame(view) receives on it and closes it. A failure to connect is io."""
+    """prepare() makes connection i ready (the i-th: warm-up first, END last); send_all(frame)
+    connects it and sends; recv_frame(view) receives on it and closes it. A failure to make
+    or connect a socket is io."""
 
     def __init__(self, mechanism, config):
         self._endpoint, self._config = config.endpoint, config
         if mechanism.connect_short is not None:
-            self._connect = mechanism.connect_short
+            self._ready = mechanism.connect_short
         else:
-            self._connect = lambda endpoint, options, index: mechanism.connect(endpoint, options)
+            self._ready = lambda endpoint, options, index: Deferred(mechanism.connect,
+                                                                    endpoint, options)
         self._index = 0
-        self._link = None
+        self._next = self._link = None
 
-    def send_all(self, frame):
+    def prepare(self):
         index = self._index
         try:
-            self._link = self._connect(self._endpoint, self._config, index)
+            self._next = self._ready(self._endpoint, self._config, index)
         except OSError as err:
+            raise IoError(f"cannot make a socket for connection {index} to {self._endpoint}: "
+                          f"{describe_os_error(err)}") from None
+
+    def send_all(self, frame):
+        index, pending = self._index, self._next
+        self._next = None
+        self._index = index + 1
+        try:
+            self._link = pending.connect()
+        except OSError as err:
+            pending.close()
             raise IoError(f"cannot connect to {self._endpoint} (connection {index}): "
                           f"{describe_os_error(err)}") from None
-        self._index = index + 1
         self._link.send_all(frame)
 
     def recv_frame(self, view):
@@ -98,6 +134,23 @@ class Connections:
             self.close()
 
     def close(self):
+        """Closes the open connection, and a prepared one that was never used."""
         if self._link is not None:
             link, self._link = self._link, None
             link.close()
+        if self._next is not None:
+            pending, self._next = self._next, None
+            pending.close()
+
+
+class Deferred:
+    """A connection opened only inside the sample (a queue's open: msgget, mq_open)."""
+
+    def __init__(self, connect, endpoint, options):
+        self._connect, self._endpoint, self._options = connect, endpoint, options
+
+    def connect(self):
+        return self._connect(self._endpoint, self._options)
+
+    def close(self):
+        pass

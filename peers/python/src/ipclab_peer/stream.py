@@ -1,6 +1,8 @@
-"""Pattern stream (PROTOCOL.md 11.1), the client: M warm-up DATA frames, MARK / MARK_ACK (the
-clock starts), N DATA frames cut into W windows, END / END_ACK carrying the server's count,
-checksum and CPU figures (the clock stops), then validation and the window samples.
+"""Pattern stream (PROTOCOL.md 11.1), the client: MARK (M warm-up messages follow) / MARK_ACK,
+the M warm-up messages, MARK (N follow) / MARK_ACK (the clock starts), the N messages cut into
+W windows, END / END_ACK carrying the server's count, checksum and CPU figures (the clock
+stops), then validation and the window samples. A message of S bytes is S bytes: the stamped
+payload handed to the link as it is, one send per message.
 
 `Plan` and `finish` are shared with the RPC stream (rpc/drive.py); `run` drives the frame and
 datagram families. On a link that loses datagrams (udp: `link.resend`), MARK and END are sent
@@ -10,9 +12,9 @@ import time
 
 from . import cpu
 from .errors import PayloadMismatch, ProtocolError, ReceiveTimeout
-from .frame import (DATA, END, END_ACK, HEADER_SIZE, MARK, MARK_ACK, STREAM_ACK,
-                    STREAM_ACK_LENGTH, FrameTemplate, decode_header, encode_header)
-from .payload import REQUEST_STREAM, stream_checksum
+from .frame import (END, END_ACK, HEADER_SIZE, MARK, MARK_ACK, STREAM_ACK, STREAM_ACK_LENGTH,
+                    decode_header, encode_header, encode_mark)
+from .payload import REQUEST_STREAM, Stamped, stream_checksum
 from .rr import connect, frame_problem
 from .transport.datagram import size_error
 
@@ -20,14 +22,14 @@ KIND = 5  # the header's kind byte
 
 
 class Plan:
-    """A stream run, computed before it starts: the sequences (warm-up 0 … M−1, MARK M, DATA
-    M+1 … M+N, END M+N+1), each window's [first, stop) and the checksum the server must
-    report."""
+    """A stream run, computed before it starts: the sequences (MARK 0, warm-up 1 … M, MARK
+    M+1, messages M+2 … M+N+1, END M+N+2), each window's [first, stop) and the checksum the
+    server must report."""
 
     def __init__(self, config):
         self.size, self.messages, self.warmup = config.message_size, config.messages, \
             config.warmup
-        self.mark = config.warmup
+        self.warmup_mark, self.mark = 0, config.warmup + 1
         first = self.mark + 1
         self.end = first + config.messages
         per = config.messages // config.windows
@@ -45,22 +47,24 @@ class Plan:
 def run(config, mechanism, recorder):
     plan = Plan(config)
     recorder.fields.update(plan.fields())
-    data = FrameTemplate(DATA, plan.size, 0, config.seed, REQUEST_STREAM)
-    mark, mark_ack = (encode_header(kind, plan.mark, 0, 0) for kind in (MARK, MARK_ACK))
+    data = Stamped(config.seed, REQUEST_STREAM, plan.size)
+    timeout = config.io_timeout
     end = encode_header(END, plan.end, 0, 0)
     end_ack = encode_header(END_ACK, plan.end, STREAM_ACK_LENGTH, 0)
     ack = bytearray(HEADER_SIZE + STREAM_ACK_LENGTH)
     link = connect(mechanism, config)
     try:
         try:
-            send_frames(link, data, range(plan.warmup))
-            start = request(link, mark, mark_ack, config.io_timeout)
+            mark(link, plan.warmup_mark, plan.size, plan.warmup, timeout)
+            send_messages(link, data, range(plan.warmup_mark + 1, plan.mark))
+            start = mark(link, plan.mark, plan.size, plan.messages, timeout)
             start_cpu = cpu.now()
-            ends = [send_frames(link, data, range(first, stop)) for first, stop in plan.windows]
-            stop = request(link, end, end_ack, config.io_timeout, ack)
+            ends = [send_messages(link, data, range(first, stop))
+                    for first, stop in plan.windows]
+            stop = request(link, end, end_ack, timeout, ack)
             client_cpu = cpu.since(start_cpu)
         except OSError as err:
-            raise size_error(err, len(data.buf)) or err
+            raise size_error(err, plan.size) or err
     finally:
         link.close()
     fields = STREAM_ACK.unpack_from(ack, HEADER_SIZE)
@@ -68,12 +72,20 @@ def run(config, mechanism, recorder):
            lossy=getattr(link, "resend", None) is not None)
 
 
-def send_frames(link, data, sequences):
-    """The measurement: stamp and send, one send per frame; returns the clock after the last."""
-    send, patch, frame = link.send_all, data.patch, data.buf
+def mark(link, sequence, size, count, timeout):
+    """MARK announcing `count` messages of `size` bytes, and its MARK_ACK; returns the clock
+    at the MARK_ACK's arrival."""
+    return request(link, encode_mark(sequence, size, count),
+                   encode_header(MARK_ACK, sequence, 0, 0), timeout)
+
+
+def send_messages(link, data, sequences):
+    """The measurement: stamp and send, one send per message; returns the clock after the
+    last."""
+    send, stamp, message = link.send_all, data.stamp, data.buf
     for sequence in sequences:
-        patch(sequence, 0)
-        send(frame)
+        stamp(sequence)
+        send(message)
     return time.perf_counter_ns()
 
 
@@ -96,8 +108,8 @@ def request(link, frame, expected, timeout, buf=None):
 
 
 def _until_answered(link, frame, expected, buf, resend, timeout):
-    """udp: sends `frame` again every `resend` seconds until a frame of the expected kind
-    arrives (skipping answers to an earlier MARK), at most `timeout` seconds in all."""
+    """udp: sends `frame` again every `resend` seconds until an answer arrives (skipping
+    answers to an earlier MARK), at most `timeout` seconds in all."""
     deadline = time.monotonic() + timeout
     link.set_timeout(resend)
     try:
@@ -111,7 +123,9 @@ def _until_answered(link, frame, expected, buf, resend, timeout):
                 link.send_all(frame)
                 continue
             stop = time.perf_counter_ns()
-            stale = received >= HEADER_SIZE and buf[KIND] == MARK_ACK != expected[KIND]
+            # A late answer to an earlier MARK (resent) is skipped.
+            stale = received >= HEADER_SIZE and buf[KIND] == MARK_ACK and \
+                buf[:HEADER_SIZE] != expected[:HEADER_SIZE]
             if not stale:
                 return received, stop
     finally:

@@ -27,11 +27,11 @@ LOOPBACK = "127.0.0.1"
 
 
 def tcp_from_source(endpoint, options, index):
-    """Connection `index` of pattern short (PROTOCOL.md 11.2): a server on 127.0.0.1 is
-    reached from source address 127.1.b.c (k = index mod 65280, b = k / 255, c = k mod 255:
-    the contract keeps c below 255 because the JDK refuses .255; port chosen at connect), so
-    100 000 connections in a row do not run out of ephemeral ports while the earlier ones sit
-    in TIME_WAIT."""
+    """Connection `index` of pattern short (PROTOCOL.md 11.2), made ready before the sample's
+    clock starts: the socket, and for a server on 127.0.0.1 its source address 127.1.b.c
+    (k = index mod 65280, b = k / 255, c = k mod 255: the contract keeps c below 255 because
+    the JDK refuses .255; port chosen at connect), so 100 000 connections in a row do not run
+    out of ephemeral ports while the earlier ones sit in TIME_WAIT."""
     family, address = _resolved(endpoint)
     sock = socket.socket(family, socket.SOCK_STREAM)
     with closing_on_error(sock):
@@ -41,8 +41,29 @@ def tcp_from_source(endpoint, options, index):
             k = index % 65280
             sock.bind((f"127.1.{k // 255}.{k % 255}", 0))
         set_receive_timeout(sock, options.io_timeout)
-        sock.connect(address)
-    return SocketStream(sock, options.io_timeout)
+    return Unconnected(sock, address, options.io_timeout)
+
+
+def uds_unconnected(endpoint, options, index):
+    """Connection `index` of pattern short over uds: the socket, made before the clock."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with closing_on_error(sock):
+        set_receive_timeout(sock, options.io_timeout)
+    return Unconnected(sock, endpoint.path, options.io_timeout)
+
+
+class Unconnected:
+    """A stream socket made ready for one connection; connect() is what the sample times."""
+
+    def __init__(self, sock, address, timeout):
+        self.sock, self.address, self.timeout = sock, address, timeout
+
+    def connect(self):
+        self.sock.connect(self.address)
+        return SocketStream(self.sock, self.timeout)
+
+    def close(self):
+        self.sock.close()
 
 
 @functools.cache

@@ -13,7 +13,8 @@ from ..frame import HEADER_SIZE
 from .endpoints import format_host_port
 from .sockets import bind_private, closing_on_error, set_receive_timeout
 
-UDP_MAX_PAYLOAD = 65483  # 65507 - 24
+UDP_MAX_DATAGRAM = 65507  # over IPv4; a stream message may use all of it (PROTOCOL.md 11.1)
+UDP_MAX_PAYLOAD = UDP_MAX_DATAGRAM - HEADER_SIZE  # 65483
 # A udp client sends MARK and END again after this long without an answer (PROTOCOL.md 11.1).
 UDP_RESEND_SECONDS = 0.1
 # Larger than any udp datagram (65507 over IPv4).
@@ -42,8 +43,18 @@ def uds_dgram_max_payload():
     return min(sndbuf - UDS_SNDBUF_OVERHEAD, UDS_LARGEST_DATAGRAM) - HEADER_SIZE
 
 
+def uds_dgram_max_datagram():
+    """D of PROTOCOL.md 4.5: this machine's largest uds-dgram datagram, so its largest stream
+    message."""
+    return uds_dgram_max_payload() + HEADER_SIZE
+
+
 def udp_max_payload():
     return UDP_MAX_PAYLOAD
+
+
+def udp_max_datagram():
+    return UDP_MAX_DATAGRAM
 
 
 class Datagram:
@@ -129,14 +140,17 @@ def connect_uds(endpoint, options):
 
 
 class DatagramListener:
-    """A bound datagram socket. The server's datagram loop receives into `capacity` bytes
-    and refuses a REQUEST that wants more than `max_payload`."""
+    """A bound datagram socket. The server's datagram loop receives into `capacity` bytes,
+    refuses a REQUEST that wants more than `max_payload` and a MARK announcing messages over
+    `max_message`; `lossy`: datagrams may be lost (udp), so a stream is not counted."""
 
-    def __init__(self, sock, endpoint, capacity, max_payload):
+    def __init__(self, sock, endpoint, capacity, max_payload, lossy=False):
         self.sock = sock
         self.endpoint = endpoint
         self.capacity = capacity
         self.max_payload = max_payload
+        self.max_message = max_payload + HEADER_SIZE  # the largest datagram
+        self.lossy = lossy
 
     def close(self):
         self.sock.close()
@@ -149,7 +163,8 @@ def listen_udp(endpoint, options, cleanup):
     with closing_on_error(sock):
         sock.bind(sockaddr)
         host, port = sock.getsockname()[:2]
-    return DatagramListener(sock, format_host_port(host, port), UDP_CAPACITY, UDP_MAX_PAYLOAD)
+    return DatagramListener(sock, format_host_port(host, port), UDP_CAPACITY, UDP_MAX_PAYLOAD,
+                            lossy=True)
 
 
 def listen_uds(endpoint, options, cleanup):

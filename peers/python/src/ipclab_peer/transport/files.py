@@ -1,5 +1,6 @@
-"""Files of PROTOCOL.md 4.2: one file per frame, `req` (client -> server) and `resp` (server ->
-client) in the endpoint directory, written as `*.tmp` and renamed into place.
+"""Files of PROTOCOL.md 4.2: one file per frame (or per stream message, 11.1), `req` (client
+-> server) and `resp` (server -> client) in the endpoint directory, written as `*.tmp` and
+renamed into place.
 
 The reader waits for its name with a Waiter: InotifyWaiter (`file`: IN_MOVED_TO on the
 directory, through ctypes) or PollWaiter (`file-poll`: try to open, sleep --poll-interval-us).
@@ -272,6 +273,21 @@ class FileFrameReader:
         fd, size = self._link.open_next()
         try:
             return self._read_frame(fd, size)
+        finally:
+            os.close(fd)
+
+    def messages(self, size, count):
+        """(view, 1): the next stream message (PROTOCOL.md 11.1), one `req` file of `size`
+        bytes; a file of another size is `length mismatch`."""
+        fd, found = self._link.open_next()
+        try:
+            if found != size:
+                raise Rejected("length mismatch")
+            if size > len(self._buf):
+                self._use(bytearray(size))  # the file is there: its bytes have arrived
+            view = self._view[:size]
+            _read_exactly(fd, view)
+            return view, 1
         finally:
             os.close(fd)
 
