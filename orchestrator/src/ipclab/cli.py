@@ -310,6 +310,17 @@ def bench_stream(messages, iterations, size, rounds, placement):
     run_stream(load_catalog(), console, messages, iterations, rounds, placement, size)
 
 
+@bench.command("rest")
+@click.option("--iterations", default="20000", help="C++ client calls per round")
+@click.option("--seconds", default="2", help="wrk's run per round, in seconds")
+@click.option("--rounds", default="5", help="alternating rounds of wrk and the C++ client")
+@click.option("--placement", default="same-core", help="same-core, cross-core or unpinned")
+def bench_rest(iterations, seconds, rounds, placement):
+    """The C++ REST client at 16 B beside wrk on the same server and CPUs (≤ 1.00)."""
+    from ipclab.bench_http import run_rest
+    run_rest(load_catalog(check=False), console, iterations, seconds, rounds, placement)
+
+
 def _record_history(out_dir, report):
     """Every run goes into the history.sqlite beside its directory (ipclab/history.py); that
     never fails the run: a broken database is reported in one line and rebuilt."""

@@ -1,8 +1,9 @@
-// REST (protocol/idl/rest.md): cpp-httplib's threaded server and client on one kept-alive
-// HTTP/1.1 connection, JSON bodies through nlohmann-json, TCP_NODELAY on both sides.
+// REST (protocol/idl/rest.md): cpp-httplib's threaded server, the lean client of
+// rest_client.hpp on one kept-alive HTTP/1.1 connection, JSON bodies through nlohmann-json,
+// TCP_NODELAY on both sides.
 #include <httplib.h>
 
-#include <chrono>
+#include <charconv>
 #include <climits>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "result.hpp"
 #include "rpc/fields.hpp"
 #include "rpc/rest_body.hpp"
+#include "rpc/rest_client.hpp"
 #include "rpc/rpc.hpp"
 
 namespace ipclab::rpc {
@@ -108,28 +110,30 @@ Record from_json(PayloadKind k, const json& j) {
   }
 }
 
-// Keep-alive for the whole run: one client, one connection (10.1); pattern short (11.3): every
-// request says Connection: close, so cpp-httplib opens a connection per call and closes it
-// after the response.
+// The server keeps the client's connection for the whole run (10.1).
 constexpr std::size_t kKeepAliveRequests = SIZE_MAX;
 constexpr time_t kKeepAliveSeconds = 24 * 3600;
 
+// The longest answer body each request may get: the call's response is wanted bytes (or their
+// JSON form), an echo about the size of the record sent (another server may write its numbers a
+// little longer), a finish a small object, a put none.
+constexpr std::size_t kSmallAnswer = 4096;
+std::size_t json_answer_limit(std::size_t bytes) {
+  return std::strlen("{\"data\":\"\"}") + (bytes + 2) / 3 * 4 + 256;  // 256: spaces
+}
+
+// One kept-alive connection for the whole run (10.1); pattern short (11.3): a connection per
+// call, each request saying Connection: close.
 class RestSession final : public Session {
  public:
-  explicit RestSession(const DriveOptions& o) : timeout_ns_(o.io_timeout_ns), json_(o.rest_json) {
-    const InetEndpoint& hp = endpoint_as<InetEndpoint>(o.endpoint);
-    const bool short_calls = o.pattern == "short";
-    client_ = std::make_unique<httplib::Client>(hp.host, hp.port);
-    client_->set_keep_alive(!short_calls);
-    if (short_calls) client_->set_default_headers({{"Connection", "close"}});
-    client_->set_tcp_nodelay(o.nodelay);
-    const time_t sec = static_cast<time_t>(o.io_timeout_ns / 1'000'000'000);
-    const time_t usec = static_cast<time_t>((o.io_timeout_ns % 1'000'000'000) / 1000);
-    client_->set_connection_timeout(sec, usec);
-    client_->set_read_timeout(sec, usec);
-    client_->set_write_timeout(sec, usec);
+  explicit RestSession(const DriveOptions& o)
+      : json_(o.rest_json),
+        http_(endpoint_as<InetEndpoint>(o.endpoint).host,
+              endpoint_as<InetEndpoint>(o.endpoint).port, o.nodelay, o.pattern != "short",
+              o.io_timeout_ns) {
     // Opens the connection before the warm-up (any answer, even 404, means it is up).
-    if (!short_calls) check(client_->Get("/"), "connect", now(), 0);
+    if (o.pattern != "short")
+      http_.exchange("GET", "/", "", nullptr, 0, kSmallAnswer, answer_);
   }
 
   std::uint8_t* prepare_call(std::uint32_t request_size, std::uint32_t wanted) override {
@@ -138,27 +142,40 @@ class RestSession final : public Session {
     return reinterpret_cast<std::uint8_t*>(request_.data());
   }
   void call(std::uint64_t seq) override {
-    const auto t0 = now();
-    const std::string path = "/call/" + std::to_string(seq) + "?wanted=" + std::to_string(wanted_);
-    auto res = post_bytes(path);
-    check(res, "call", t0, 200);
+    target_.assign("/call/");
+    append_number(target_, seq);
+    target_.append("?wanted=");
+    append_number(target_, wanted_);
     if (!json_) {
-      response_ = std::move(res->body);
+      expect(http_.exchange("POST", target_, kOctetType, request_.data(), request_.size(),
+                            wanted_, response_),
+             200, "call", response_);
       return;
     }
+    const std::string body = json_body(request_bytes(), request_.size());
+    expect(http_.exchange("POST", target_, kJsonType, body.data(), body.size(),
+                          json_answer_limit(wanted_), answer_),
+           200, "call", answer_);
     try {
-      response_ = bytes_of_json_body(res->body);
+      response_ = bytes_of_json_body(answer_);
     } catch (const BadJsonBody& e) {
       throw PeerError(ErrorKind::protocol, std::string("rest: call answer: ") + e.what());
     }
   }
   void put(std::uint64_t seq) override {
-    const auto t0 = now();
-    check(post_bytes("/put/" + std::to_string(seq)), "put", t0, 204);
+    target_.assign("/put/");
+    append_number(target_, seq);
+    const std::string body = json_ ? json_body(request_bytes(), request_.size()) : std::string();
+    const int status = json_ ? http_.exchange("POST", target_, kJsonType, body.data(),
+                                              body.size(), 0, answer_)
+                             : http_.exchange("POST", target_, kOctetType, request_.data(),
+                                              request_.size(), 0, answer_);
+    expect(status, 204, "put", answer_);
   }
   void put_record() override {
-    const auto t0 = now();
-    check(client_->Post(put_path_, value_.dump(), kJsonType), "put", t0, 204);
+    const std::string body = value_.dump();
+    expect(http_.exchange("POST", put_path_, kJsonType, body.data(), body.size(), 0, answer_),
+           204, "put", answer_);
   }
   std::pair<const std::uint8_t*, std::size_t> response() override {
     return {reinterpret_cast<const std::uint8_t*>(response_.data()), response_.size()};
@@ -172,11 +189,12 @@ class RestSession final : public Session {
   }
   void stamp_echo(std::int32_t n1) override { value_["n1"] = n1; }
   void echo() override {
-    const auto t0 = now();
-    auto res = client_->Post(path_, value_.dump(), "application/json");
-    check(res, "echo", t0, 200);
+    const std::string body = value_.dump();
+    expect(http_.exchange("POST", path_, kJsonType, body.data(), body.size(),
+                          2 * body.size() + kSmallAnswer, answer_),
+           200, "echo", answer_);
     try {
-      echoed_ = from_json(kind_, json::parse(res->body));
+      echoed_ = from_json(kind_, json::parse(answer_));
     } catch (const std::exception& e) {
       throw PeerError(ErrorKind::protocol, std::string("rest: echo answer: ") + e.what());
     }
@@ -184,10 +202,10 @@ class RestSession final : public Session {
   Record echoed() override { return echoed_; }
 
   std::uint64_t finish() override {
-    auto res = client_->Post("/finish", "", 0, "application/octet-stream");
-    check(res, "finish", now(), 200);
+    expect(http_.exchange("POST", "/finish", kOctetType, nullptr, 0, kSmallAnswer, answer_), 200,
+           "finish", answer_);
     try {
-      const json j = json::parse(res->body);
+      const json j = json::parse(answer_);
       return j.at("corrupted").get<std::uint64_t>();
     } catch (const std::exception& e) {
       throw PeerError(ErrorKind::protocol, std::string("rest: finish answer: ") + e.what());
@@ -195,39 +213,23 @@ class RestSession final : public Session {
   }
 
  private:
-  static std::int64_t now() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
+  const std::uint8_t* request_bytes() const {
+    return reinterpret_cast<const std::uint8_t*>(request_.data());
   }
-  // The request's bytes in the body form of --rest-body.
-  httplib::Result post_bytes(const std::string& path) {
-    if (!json_) return client_->Post(path, request_.data(), request_.size(), kOctetType);
-    return client_->Post(path, json_body(reinterpret_cast<const std::uint8_t*>(request_.data()),
-                                         request_.size()),
-                         kJsonType);
+  static void append_number(std::string& out, std::uint64_t n) {
+    char digits[24];
+    out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
   }
-  // cpp-httplib reports a read timeout as a plain read error: the elapsed time tells them apart.
-  // status: the answer's expected status (0: any).
-  void check(const httplib::Result& res, const char* what, std::int64_t t0, int status) {
-    if (!res) {
-      const auto err = res.error();
-      const std::string text = std::string("rest: ") + what + ": " + httplib::to_string(err);
-      if (err == httplib::Error::ConnectionTimeout ||
-          ((err == httplib::Error::Read || err == httplib::Error::Write) &&
-           now() - t0 >= timeout_ns_))
-        throw PeerError(ErrorKind::timeout, text);
-      throw PeerError(ErrorKind::io, text);
-    }
-    if (status != 0 && res->status != status)
+  // An answer with another status is the server's error: its text is in the body.
+  static void expect(int status, int wanted, const char* what, const std::string& body) {
+    if (status != wanted)
       throw PeerError(ErrorKind::protocol, std::string("rest: ") + what + ": HTTP " +
-                                               std::to_string(res->status) + " " + res->body);
+                                               std::to_string(status) + " " + body);
   }
 
-  std::int64_t timeout_ns_;
   bool json_;
-  std::unique_ptr<httplib::Client> client_;
-  std::string request_, response_;
+  HttpClient http_;
+  std::string request_, response_, answer_, target_;
   std::uint32_t wanted_ = 0;
   PayloadKind kind_ = PayloadKind::small;
   json value_;
