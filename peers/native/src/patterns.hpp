@@ -86,7 +86,7 @@ struct RoundTripFrames {
 // Sends a control frame (END, no payload; MARK with its 16 bytes, `mark`) and receives its
 // answer of `expect` bytes within --io-timeout. On a link that may lose datagrams (udp) the frame
 // is sent again every 100 ms until the answer comes (11.1 step 5), and a late duplicate
-// MARK_ACK is skipped.
+// MARK_ACK (of this MARK's predecessor, or while waiting for END_ACK) is skipped.
 template <class Link>
 std::size_t exchange_control(Link& link, FrameKind kind, std::uint64_t seq, std::uint8_t* reply,
                              std::size_t capacity, std::size_t expect, const DriveOptions& o,
@@ -108,8 +108,9 @@ std::size_t exchange_control(Link& link, FrameKind kind, std::uint64_t seq, std:
       }
     }
     const std::size_t got = link.receive(reply, capacity, expect);
-    if (kind != FrameKind::mark && got == kHeaderSize &&
-        reply[kOffKind] == static_cast<std::uint8_t>(FrameKind::mark_ack))
+    // An earlier MARK's answer, late (a resent MARK answered twice), is not this one's.
+    if (got == kHeaderSize && reply[kOffKind] == static_cast<std::uint8_t>(FrameKind::mark_ack) &&
+        (kind != FrameKind::mark || decode_header(reply).sequence < seq))
       continue;
     disarm_receive_deadline();
     return got;
