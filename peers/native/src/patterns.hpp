@@ -253,6 +253,27 @@ inline void send_message(Link& link, const std::uint8_t* p, std::size_t n, std::
 struct OneWayStream {
   static constexpr std::string_view name = "stream";
 
+  // MARK (count M), the M warm-up messages, then MARK (count N): returns the size of the
+  // measured MARK's answer, received but not yet checked (the clock starts first).
+  template <class Link>
+  static std::size_t warm_up(Link& link, const DriveOptions& o, std::uint8_t* m,
+                             const std::uint8_t* head, std::uint8_t* rep, std::size_t capacity,
+                             std::uint64_t& seq) {
+    const std::size_t size = o.message_size;
+    const MarkFields warm{size, o.warmup}, measured{size, o.messages};
+    const std::size_t got =
+        exchange_control(link, FrameKind::mark, seq, rep, capacity, kHeaderSize, o, 0, &warm);
+    check_mark_ack(rep, got, seq);
+    while (seq < o.warmup) {
+      ++seq;
+      stamp_from(m, head, size, seq);
+      send_message(link, m, size, seq);
+    }
+    ++seq;  // the measured stream's MARK
+    return exchange_control(link, FrameKind::mark, seq, rep, capacity, kHeaderSize, o, 0,
+                            &measured);
+  }
+
   template <class Link>
   static void run(Link& link, const DriveOptions& o, Recorder& recorder) {
     const std::size_t size = o.message_size;
@@ -273,18 +294,7 @@ struct OneWayStream {
 
     std::uint64_t seq = 0;
     try {
-      const MarkFields warm{size, o.warmup}, measured{size, o.messages};
-      std::size_t got = exchange_control(link, FrameKind::mark, seq, rep, capacity, kHeaderSize,
-                                         o, 0, &warm);
-      check_mark_ack(rep, got, seq);
-      while (seq < o.warmup) {
-        ++seq;
-        stamp_from(m, head, size, seq);
-        send_message(link, m, size, seq);
-      }
-      ++seq;  // the measured stream's MARK
-      got = exchange_control(link, FrameKind::mark, seq, rep, capacity, kHeaderSize, o, 0,
-                             &measured);
+      std::size_t got = warm_up(link, o, m, head, rep, capacity, seq);
       const CpuFigures cpu_start = CpuFigures::now();
       const std::int64_t start = now_ns();
       check_mark_ack(rep, got, seq);
