@@ -31,7 +31,7 @@ TARGET = 1.05
 
 
 def run_floor(catalog, console, iterations, rounds, where):
-    iterations, rounds = _positive(iterations, "--iterations"), _positive(rounds, "--rounds")
+    iterations, rounds = positive(iterations, "--iterations"), positive(rounds, "--rounds")
     cpus, floor_bin = _floor_and_cpus(catalog, where)
     scenario = _scenario(catalog, iterations, where)
     cases = [c for c in matrix.expand(scenario, catalog) if c.client == c.server]
@@ -71,7 +71,8 @@ def _held_to_floor(catalog):
     return held[0]
 
 
-def _positive(text, flag):
+def positive(text, flag):
+    """A positive whole number from a flag's text, else a UserError naming the flag."""
     try:
         value = int(text)
     except ValueError:
@@ -144,7 +145,7 @@ def run_shm(catalog, console, iterations, rounds):
     """`ipclab bench shm`: shm-spin C++ ↔ C++ cross-core beside the cache-line ping-pong floor and
     uds (targets: within 2× of the floor, at least 20× faster than uds), the other shm wait modes,
     and the per-call cost of the in-process mechanisms at 16 B."""
-    iterations, rounds = _positive(iterations, "--iterations"), _positive(rounds, "--rounds")
+    iterations, rounds = positive(iterations, "--iterations"), positive(rounds, "--rounds")
     cpus = placement.resolve("cross-core")
     if isinstance(cpus, str):
         raise UserError(f"bench shm needs cross-core placement: {cpus}")
@@ -233,8 +234,8 @@ def run_stream(catalog, console, messages, iterations, rounds, where, size):
     24-byte headers, as in `bench kernel`), and both make the socket and its source bind before
     the clock. A stream's rate is messages over the whole measured stream (the peer's stream_ns,
     the floor's one sample); a connection rate is 10^9 / mean connection time, for both."""
-    messages, rounds = _positive(messages, "--messages"), _positive(rounds, "--rounds")
-    iterations = _positive(iterations, "--iterations")
+    messages, rounds = positive(messages, "--messages"), positive(rounds, "--rounds")
+    iterations = positive(iterations, "--iterations")
     size = parse_size(size, "--size")
     cpus, floor_bin = _floor_and_cpus(catalog, where)
     held = _held_to_floor(catalog)

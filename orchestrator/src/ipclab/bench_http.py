@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from rich.table import Table
 
+from ipclab.bench import positive
 from ipclab.common.errors import UserError
 from ipclab.common.units import format_ns
 from ipclab.plan import placement
@@ -59,17 +60,6 @@ def run_rest(catalog, console, iterations, seconds, rounds, where):
     console.print(_table(medians, iterations, seconds, rounds, where, cpus))
     for note in notes:
         console.print(f"[yellow]{note}[/]", markup=True, highlight=False)
-
-
-def positive(text, flag):
-    """A positive whole number from a flag's text, else a UserError naming the flag."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise UserError(f"{flag}: {text!r} is not a positive whole number")
-    return value
 
 
 def payload(seed, stream, sequence, n):

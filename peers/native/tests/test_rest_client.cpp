@@ -151,6 +151,26 @@ class Scripted {
 
 constexpr std::int64_t kSecond = 1'000'000'000;
 
+// The kind of error a GET of `wanted` body bytes ends in when a scripted server answers `answer`.
+ErrorKind get_fails(const std::string& answer, std::uint64_t wanted, std::string* what = nullptr,
+                    bool close_after = false) {
+  Scripted server({answer}, true, close_after);
+  HttpClient client("127.0.0.1", server.port, true, true, 5 * kSecond);
+  std::string body;
+  return kind_of([&] { client.exchange("GET", "/", "", nullptr, 0, wanted, body); }, what);
+}
+
+// The status of one bodiless POST to `path` that a scripted server answers with `answer`; `body`
+// gets the answer's body, `request` (if given) what the server read.
+int post(const std::string& answer, const char* path, std::uint64_t wanted, std::string& body,
+         bool keep_alive = true, std::string* request = nullptr) {
+  Scripted server({answer});
+  HttpClient client("127.0.0.1", server.port, keep_alive, keep_alive, 5 * kSecond);
+  const int status = client.exchange("POST", path, "", nullptr, 0, wanted, body);
+  if (request != nullptr) *request = server.request;
+  return status;
+}
+
 TEST(RestClient, SendsOneRequestAndReadsAnAnswerInPieces) {
   Scripted server({"HTTP/1.1 200 OK\r\nContent-Le", "ngth: 5\r\n\r\nhe", "llo"});
   HttpClient client("127.0.0.1", server.port, true, true, 5 * kSecond);
@@ -166,22 +186,20 @@ TEST(RestClient, SendsOneRequestAndReadsAnAnswerInPieces) {
 }
 
 TEST(RestClient, ShortCallsSayConnectionClose) {
-  Scripted server({"HTTP/1.1 204 No Content\r\n\r\n"});
-  HttpClient client("127.0.0.1", server.port, false, false, 5 * kSecond);
-  std::string body;
-  EXPECT_EQ(client.exchange("POST", "/put/1", "", nullptr, 0, 0, body), 204);
+  std::string body, request;
+  EXPECT_EQ(post("HTTP/1.1 204 No Content\r\n\r\n", "/put/1", 0, body, false, &request), 204);
   EXPECT_EQ(body, "");
-  EXPECT_NE(server.request.find("\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+  EXPECT_NE(request.find("\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
             std::string::npos)
-      << server.request;
+      << request;
 }
 
 TEST(RestClient, ErrorAnswersKeepTheirTextAndLongBodiesAreRefused) {
   {
-    Scripted server({"HTTP/1.1 400 Bad Request\r\nContent-Length: 9\r\n\r\nbad seq\r\n"});
-    HttpClient client("127.0.0.1", server.port, true, true, 5 * kSecond);
     std::string body;
-    EXPECT_EQ(client.exchange("POST", "/call/x?wanted=1", "", nullptr, 0, 1, body), 400);
+    EXPECT_EQ(post("HTTP/1.1 400 Bad Request\r\nContent-Length: 9\r\n\r\nbad seq\r\n",
+                   "/call/x?wanted=1", 1, body),
+              400);
     EXPECT_EQ(body, "bad seq\r\n");
   }
   {
@@ -196,31 +214,18 @@ TEST(RestClient, ErrorAnswersKeepTheirTextAndLongBodiesAreRefused) {
               std::string::npos)
         << what;
   }
-  {
-    Scripted server({"HTTP/1.1 500 Oops\r\nContent-Length: 1000000\r\n\r\n"});
-    HttpClient client("127.0.0.1", server.port, true, true, 5 * kSecond);
-    std::string body;
-    EXPECT_EQ(kind_of([&] { client.exchange("GET", "/", "", nullptr, 0, 0, body); }),
-              ErrorKind::protocol);
-  }
+  EXPECT_EQ(get_fails("HTTP/1.1 500 Oops\r\nContent-Length: 1000000\r\n\r\n", 0),
+            ErrorKind::protocol);
 }
 
 TEST(RestClient, BrokenAnswersAreProtocolOrIoErrors) {
   {
-    Scripted server({"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabc"});
-    HttpClient client("127.0.0.1", server.port, true, true, 5 * kSecond);
-    std::string body, what;
-    EXPECT_EQ(kind_of([&] { client.exchange("GET", "/", "", nullptr, 0, 2, body); }, &what),
+    std::string what;
+    EXPECT_EQ(get_fails("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nabc", 2, &what),
               ErrorKind::protocol);
     EXPECT_NE(what.find("1 bytes after the body"), std::string::npos) << what;
   }
-  {
-    Scripted server({"garbage\r\n\r\n"});
-    HttpClient client("127.0.0.1", server.port, true, true, 5 * kSecond);
-    std::string body;
-    EXPECT_EQ(kind_of([&] { client.exchange("GET", "/", "", nullptr, 0, 2, body); }),
-              ErrorKind::protocol);
-  }
+  EXPECT_EQ(get_fails("garbage\r\n\r\n", 2), ErrorKind::protocol);
 }
 
 TEST(RestClient, ClosedMidBodyIsIoAndSilenceIsATimeout) {
