@@ -1,6 +1,8 @@
 package dev.ipclab.peer.server;
 
 import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.objects.ObjectServer;
+import dev.ipclab.peer.objects.ObjectWire;
 import dev.ipclab.peer.transport.FrameRejectedException;
 import dev.ipclab.peer.transport.StreamConnection;
 import java.io.IOException;
@@ -17,12 +19,14 @@ final class ConnectionHandler {
     private final Responder responder;
     private final FrameReader reader = new FrameReader();
     private final PrintStream diagnostics;
+    private final ObjectServer objects;
     private long corrupted;
     private long received;
 
     ConnectionHandler(Responder responder, PrintStream diagnostics) {
         this.responder = responder;
         this.diagnostics = diagnostics;
+        this.objects = new ObjectServer(responder.seed(), responder.flipsResponseByte());
     }
 
     /**
@@ -34,7 +38,7 @@ final class ConnectionHandler {
     String serve(StreamConnection connection) throws IOException {
         reader.reset();
         Responder.Reply reply = connection::write;
-        while (true) {
+        for (boolean first = true; ; first = false) {
             FrameReader.Status status;
             try {
                 status = reader.next(connection);
@@ -47,6 +51,10 @@ final class ConnectionHandler {
                     return null;
                 }
                 case REJECTED -> {
+                    if (first && ObjectWire.startsObjects(reader.frame(), reader.start(),
+                            reader.unread().remaining())) {
+                        return serveObjects(connection);  // section 4.6: --payload object
+                    }
                     diagnostics.println("ipclab-peer: rejected frame: " + reader.rejection());
                     return reader.rejection();
                 }
@@ -54,6 +62,15 @@ final class ConnectionHandler {
             }
             reader.consume();
         }
+    }
+
+    /** A client that began with Java serialization's stream header: the object benchmark. */
+    private String serveObjects(StreamConnection connection) throws IOException {
+        String refusal = objects.serve(reader.unread(), connection);
+        if (refusal != null) {
+            diagnostics.println("ipclab-peer: rejected object stream: " + refusal);
+        }
+        return refusal;
     }
 
     private void answer(Responder.Reply reply) throws IOException {
