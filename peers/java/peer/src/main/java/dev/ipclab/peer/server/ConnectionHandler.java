@@ -38,7 +38,7 @@ final class ConnectionHandler {
     String serve(StreamConnection connection) throws IOException {
         reader.reset();
         Responder.Reply reply = connection::write;
-        for (boolean first = true; ; first = false) {
+        while (true) {
             FrameReader.Status status;
             try {
                 status = reader.next(connection);
@@ -51,9 +51,11 @@ final class ConnectionHandler {
                     return null;
                 }
                 case REJECTED -> {
-                    if (first && ObjectWire.startsObjects(reader.frame(), reader.start(),
+                    // At any frame boundary, not only a connection's first: a message channel's
+                    // clients share one endless stream (section 4.6: --payload object).
+                    if (ObjectWire.startsObjects(reader.frame(), reader.start(),
                             reader.unread().remaining())) {
-                        return serveObjects(connection);  // section 4.6: --payload object
+                        return serveObjects(connection);
                     }
                     diagnostics.println("ipclab-peer: rejected frame: " + reader.rejection());
                     return reader.rejection();
