@@ -1,6 +1,5 @@
 package dev.ipclab.linuxipc;
 
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.MemorySegment;
 
@@ -21,8 +20,6 @@ public final class Futex {
     /** {@code FUTEX_WAKE} (shared). */
     public static final int FUTEX_WAKE = 1;
 
-    private static final long TIMESPEC_OFFSET = 16;
-
     private Futex() {}
 
     /**
@@ -41,25 +38,11 @@ public final class Futex {
     public static boolean await(MemorySegment segment, long offset, int expected, long timeoutNanos)
             throws LinuxIpcException {
         long address = address(segment, offset);
-        long timeout = 0;
-        if (timeoutNanos >= 0) {
-            MemorySegment ts = Libc.scratch();
-            // struct timespec { time_t tv_sec; long tv_nsec; }, relative for FUTEX_WAIT.
-            ts.set(JAVA_LONG, TIMESPEC_OFFSET, timeoutNanos / 1_000_000_000L);
-            ts.set(JAVA_LONG, TIMESPEC_OFFSET + 8, timeoutNanos % 1_000_000_000L);
-            timeout = ts.address() + TIMESPEC_OFFSET;
-        }
-        long rc;
-        try {
-            rc = (long) Libc.SYSCALL6.invokeExact(Libc.state(), SYS_FUTEX, address,
-                    (long) FUTEX_WAIT, (long) expected, timeout, 0L, 0L);
-        } catch (Throwable t) {
-            throw Libc.rethrow(t);
-        }
+        long rc = Native.BINDING.futexWait(address, expected, timeoutNanos);
         if (rc == 0) {
             return true;
         }
-        int errno = Libc.errno();
+        int errno = (int) -rc;
         return switch (errno) {
             case Libc.ETIMEDOUT -> false;
             case Libc.EAGAIN, Libc.EINTR -> true;
@@ -79,17 +62,7 @@ public final class Futex {
      */
     public static int wake(MemorySegment segment, long offset, int count) throws LinuxIpcException {
         long address = address(segment, offset);
-        long rc;
-        try {
-            rc = (long) Libc.SYSCALL6.invokeExact(Libc.state(), SYS_FUTEX, address,
-                    (long) FUTEX_WAKE, (long) count, 0L, 0L, 0L);
-        } catch (Throwable t) {
-            throw Libc.rethrow(t);
-        }
-        if (rc < 0) {
-            throw Libc.failure("futex(FUTEX_WAKE)");
-        }
-        return (int) rc;
+        return (int) Native.check(Native.BINDING.futexWake(address, count), "futex(FUTEX_WAKE)");
     }
 
     private static long address(MemorySegment segment, long offset) {

@@ -1,6 +1,5 @@
 package dev.ipclab.linuxipc;
 
-import java.lang.foreign.Arena;
 import java.nio.file.Path;
 
 /** Named pipes (FIFOs), which the JDK cannot create. */
@@ -16,15 +15,7 @@ public final class NamedPipes {
      *     directory is missing, {@code EACCES}
      */
     public static void mkfifo(Path path, int mode) throws LinuxIpcException {
-        try (Arena arena = Arena.ofConfined()) {
-            int rc = (int) Libc.MKFIFO.invokeExact(Libc.state(), arena.allocateFrom(path.toString()),
-                    mode & 07777);
-            if (rc != 0) {
-                throw new LinuxIpcException("mkfifo " + path, Libc.errno());
-            }
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        Native.check(Native.BINDING.mkfifo(path.toString(), mode & 07777), "mkfifo " + path);
     }
 
     /**

@@ -35,7 +35,6 @@ public final class PosixMessageQueue implements AutoCloseable {
 
     private final String name;
     private final int mqd;
-    private final MemorySegment deadline = Arena.ofAuto().allocate(Libc.TIMESPEC_SIZE, 8);
     private volatile boolean closed;
 
     private PosixMessageQueue(String name, int mqd) {
@@ -55,16 +54,9 @@ public final class PosixMessageQueue implements AutoCloseable {
      */
     public static PosixMessageQueue create(String name, long maxMessages, long messageSize, int mode)
             throws LinuxIpcException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment attr = arena.allocate(MQ_ATTR_SIZE, 8);
-            attr.set(JAVA_LONG, 8, maxMessages);
-            attr.set(JAVA_LONG, 16, messageSize);
-            int mqd = (int) Libc.MQ_OPEN_CREATE.invokeExact(Libc.state(), arena.allocateFrom(name),
-                    Libc.O_CREAT | Libc.O_EXCL | Libc.O_RDWR, mode & 0777, attr);
-            return new PosixMessageQueue(name, (int) Libc.check(mqd, "mq_open"));
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        int mqd = Native.BINDING.mqCreate(name, Libc.O_CREAT | Libc.O_EXCL | Libc.O_RDWR,
+                mode & 0777, maxMessages, messageSize);
+        return new PosixMessageQueue(name, (int) Native.check(mqd, "mq_open"));
     }
 
     /**
@@ -77,12 +69,8 @@ public final class PosixMessageQueue implements AutoCloseable {
      *     (or if the name has more than one slash)
      */
     public static PosixMessageQueue open(String name, int access) throws LinuxIpcException {
-        try (Arena arena = Arena.ofConfined()) {
-            int mqd = (int) Libc.MQ_OPEN.invokeExact(Libc.state(), arena.allocateFrom(name), access);
-            return new PosixMessageQueue(name, (int) Libc.check(mqd, "mq_open"));
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        int mqd = Native.BINDING.mqOpen(name, access);
+        return new PosixMessageQueue(name, (int) Native.check(mqd, "mq_open"));
     }
 
     /**
@@ -92,12 +80,7 @@ public final class PosixMessageQueue implements AutoCloseable {
      * @throws LinuxIpcException {@code ENOENT} if there is none
      */
     public static void unlink(String name) throws LinuxIpcException {
-        try (Arena arena = Arena.ofConfined()) {
-            Libc.check((int) Libc.MQ_UNLINK.invokeExact(Libc.state(), arena.allocateFrom(name)),
-                    "mq_unlink");
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        Native.check(Native.BINDING.mqUnlink(name), "mq_unlink");
     }
 
     /**
@@ -119,14 +102,10 @@ public final class PosixMessageQueue implements AutoCloseable {
      */
     public void send(MemorySegment src, long length, int priority) throws LinuxIpcException {
         Bounds.check(0, length, src.byteSize());
-        try {
-            int rc;
-            do {
-                rc = (int) Libc.MQ_SEND.invokeExact(Libc.state(), mqd, src, length, priority);
-            } while (Libc.again(rc, "mq_send"));
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        int rc;
+        do {
+            rc = Native.BINDING.mqSend(mqd, src, length, priority);
+        } while (Native.again(rc, "mq_send"));
     }
 
     /**
@@ -137,16 +116,11 @@ public final class PosixMessageQueue implements AutoCloseable {
      * @throws LinuxIpcException e.g. {@code EMSGSIZE} if dst is smaller than the message size
      */
     public long receive(MemorySegment dst) throws LinuxIpcException {
-        try {
-            long n;
-            do {
-                n = (long) Libc.MQ_RECEIVE.invokeExact(Libc.state(), mqd, dst, dst.byteSize(),
-                        MemorySegment.NULL);
-            } while (Libc.again(n, "mq_receive"));
-            return n;
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        long n;
+        do {
+            n = Native.BINDING.mqReceive(mqd, dst, dst.byteSize());
+        } while (Native.again(n, "mq_receive"));
+        return n;
     }
 
     /**
@@ -159,17 +133,11 @@ public final class PosixMessageQueue implements AutoCloseable {
      * @throws LinuxIpcException as mq_timedreceive reports
      */
     public long receive(MemorySegment dst, long timeoutNanos) throws LinuxIpcException {
-        Libc.realtimeDeadline(deadline, timeoutNanos);
-        try {
-            long n;
-            do {
-                n = (long) Libc.MQ_TIMEDRECEIVE.invokeExact(Libc.state(), mqd, dst,
-                        dst.byteSize(), MemorySegment.NULL, deadline);
-            } while (Libc.again(n, "mq_timedreceive", Libc.ETIMEDOUT));
-            return n < 0 ? -1 : n;
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        long n;
+        do {
+            n = Native.BINDING.mqTimedReceive(mqd, dst, dst.byteSize(), timeoutNanos);
+        } while (Native.again(n, "mq_timedreceive", Libc.ETIMEDOUT));
+        return n < 0 ? -1 : n;
     }
 
     /**
@@ -210,11 +178,9 @@ public final class PosixMessageQueue implements AutoCloseable {
     public Attributes attributes() throws LinuxIpcException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment attr = arena.allocate(MQ_ATTR_SIZE, 8);
-            Libc.check((int) Libc.MQ_GETATTR.invokeExact(Libc.state(), mqd, attr), "mq_getattr");
+            Native.check(Native.BINDING.mqGetAttributes(mqd, attr), "mq_getattr");
             return new Attributes(attr.get(JAVA_LONG, 0), attr.get(JAVA_LONG, 8),
                     attr.get(JAVA_LONG, 16), attr.get(JAVA_LONG, 24));
-        } catch (Throwable t) {
-            throw Libc.failure(t);
         }
     }
 
@@ -229,11 +195,7 @@ public final class PosixMessageQueue implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            Libc.check((int) Libc.MQ_CLOSE.invokeExact(Libc.state(), mqd), "mq_close");
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        Native.check(Native.BINDING.mqClose(mqd), "mq_close");
     }
 
     @Override

@@ -55,12 +55,8 @@ public final class SysVMessageQueue extends SysVObject {
      * @throws LinuxIpcException as msgget reports
      */
     public static SysVMessageQueue get(int key, int flags) throws LinuxIpcException {
-        try {
-            int id = (int) Libc.MSGGET.invokeExact(Libc.state(), key, flags);
-            return new SysVMessageQueue(key, (int) Libc.check(id, "msgget"));
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        int id = Native.BINDING.msgget(key, flags);
+        return new SysVMessageQueue(key, (int) Native.check(id, "msgget"));
     }
 
     /**
@@ -103,14 +99,10 @@ public final class SysVMessageQueue extends SysVObject {
                     + message.byteSize());
         }
         message.set(JAVA_LONG, 0, type);
-        try {
-            int rc;
-            do {
-                rc = (int) Libc.MSGSND.invokeExact(Libc.state(), id, message, textLength, flags);
-            } while (Libc.again(rc, "msgsnd"));
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        int rc;
+        do {
+            rc = Native.BINDING.msgsnd(id, message, textLength, flags);
+        } while (Native.again(rc, "msgsnd"));
     }
 
     /**
@@ -137,15 +129,11 @@ public final class SysVMessageQueue extends SysVObject {
      */
     public long receive(MemorySegment message, long type, int flags) throws LinuxIpcException {
         long capacity = message.byteSize() - TEXT_OFFSET;
-        try {
-            long n;
-            do {
-                n = (long) Libc.MSGRCV.invokeExact(Libc.state(), id, message, capacity, type, flags);
-            } while (Libc.again(n, "msgrcv"));
-            return n;
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        long n;
+        do {
+            n = Native.BINDING.msgrcv(id, message, capacity, type, flags);
+        } while (Native.again(n, "msgrcv"));
+        return n;
     }
 
     /**
@@ -196,11 +184,6 @@ public final class SysVMessageQueue extends SysVObject {
      * @throws LinuxIpcException as msgctl reports
      */
     public static void remove(int id) throws LinuxIpcException {
-        try {
-            Libc.check((int) Libc.MSGCTL.invokeExact(Libc.state(), id, Libc.IPC_RMID,
-                    MemorySegment.NULL), "msgctl(IPC_RMID)");
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        Native.check(Native.BINDING.msgctlRemove(id), "msgctl(IPC_RMID)");
     }
 }

@@ -7,14 +7,13 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * A System V semaphore set ({@code semget}, {@code semop}, {@code semtimedop}, {@code semctl}).
- * Operations use a per-thread preallocated {@code struct sembuf} and {@code timespec}, so
- * {@link #op} and {@link #op(int, int, long)} allocate nothing. The handle is thread-safe.
+ * Operations pass one {@code struct sembuf} through the binding ({@link LinuxIpc}), which
+ * allocates nothing, so {@link #op} and {@link #op(int, int, long)} allocate nothing. The handle is thread-safe.
  */
 public final class SysVSemaphoreSet extends SysVObject {
     private static final int GETNCNT = 14;
     private static final int GETVAL = 12;
     private static final int GETALL = 13;
-    private static final int SETVAL = 16;
     private static final int SETALL = 17;
 
     private final int size;
@@ -59,12 +58,8 @@ public final class SysVSemaphoreSet extends SysVObject {
      * @throws LinuxIpcException as semget reports
      */
     public static SysVSemaphoreSet get(int key, int count, int flags) throws LinuxIpcException {
-        try {
-            int id = (int) Libc.SEMGET.invokeExact(Libc.state(), key, count, flags);
-            return new SysVSemaphoreSet(key, (int) Libc.check(id, "semget"), count);
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        int id = Native.BINDING.semget(key, count, flags);
+        return new SysVSemaphoreSet(key, (int) Native.check(id, "semget"), count);
     }
 
     /**
@@ -85,15 +80,10 @@ public final class SysVSemaphoreSet extends SysVObject {
      * @throws LinuxIpcException e.g. {@code EIDRM} when the set is removed while waiting
      */
     public void op(int sem, int delta) throws LinuxIpcException {
-        MemorySegment sops = sembuf(sem, delta, 0);
-        try {
-            int rc;
-            do {
-                rc = (int) Libc.SEMOP.invokeExact(Libc.state(), id, sops, 1L);
-            } while (Libc.again(rc, "semop"));
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        int rc;
+        do {
+            rc = Native.BINDING.semop(id, sem, delta);
+        } while (Native.again(rc, "semop"));
     }
 
     /**
@@ -107,18 +97,11 @@ public final class SysVSemaphoreSet extends SysVObject {
      * @throws LinuxIpcException e.g. {@code EIDRM}
      */
     public boolean op(int sem, int delta, long timeoutNanos) throws LinuxIpcException {
-        MemorySegment sops = sembuf(sem, delta, 0);
-        MemorySegment ts = Libc.scratch().asSlice(16, Libc.TIMESPEC_SIZE);
-        try {
-            int rc;
-            do {
-                Libc.relative(ts, timeoutNanos);
-                rc = (int) Libc.SEMTIMEDOP.invokeExact(Libc.state(), id, sops, 1L, ts);
-            } while (Libc.again(rc, "semtimedop", Libc.EAGAIN));
-            return rc == 0;
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        int rc;
+        do {
+            rc = Native.BINDING.semtimedop(id, sem, delta, timeoutNanos);
+        } while (Native.again(rc, "semtimedop", Libc.EAGAIN));
+        return rc == 0;
     }
 
     /**
@@ -171,12 +154,7 @@ public final class SysVSemaphoreSet extends SysVObject {
      * @throws LinuxIpcException e.g. {@code ERANGE}
      */
     public void setValue(int sem, int value) throws LinuxIpcException {
-        try {
-            Libc.check((int) Libc.SEMCTL_ARG.invokeExact(Libc.state(), id, sem, SETVAL, (long) value),
-                    "semctl(SETVAL)");
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        Native.check(Native.BINDING.semctlSetValue(id, sem, value), "semctl(SETVAL)");
     }
 
     /**
@@ -191,10 +169,7 @@ public final class SysVSemaphoreSet extends SysVObject {
             for (int i = 0; i < values.length; i++) {
                 array.setAtIndex(JAVA_SHORT, i, (short) values[i]);
             }
-            Libc.check((int) Libc.SEMCTL_PTR.invokeExact(Libc.state(), id, 0, SETALL, array),
-                    "semctl(SETALL)");
-        } catch (Throwable t) {
-            throw Libc.failure(t);
+            Native.check(Native.BINDING.semctlArray(id, SETALL, array), "semctl(SETALL)");
         }
     }
 
@@ -208,15 +183,12 @@ public final class SysVSemaphoreSet extends SysVObject {
     public int[] getAll(int count) throws LinuxIpcException {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment array = arena.allocate(JAVA_SHORT, count);
-            Libc.check((int) Libc.SEMCTL_PTR.invokeExact(Libc.state(), id, 0, GETALL, array),
-                    "semctl(GETALL)");
+            Native.check(Native.BINDING.semctlArray(id, GETALL, array), "semctl(GETALL)");
             int[] values = new int[count];
             for (int i = 0; i < count; i++) {
                 values[i] = Short.toUnsignedInt(array.getAtIndex(JAVA_SHORT, i));
             }
             return values;
-        } catch (Throwable t) {
-            throw Libc.failure(t);
         }
     }
 
@@ -230,18 +202,6 @@ public final class SysVSemaphoreSet extends SysVObject {
     }
 
     private int ctl(int sem, int cmd, String call) throws LinuxIpcException {
-        try {
-            return (int) Libc.check((int) Libc.SEMCTL.invokeExact(Libc.state(), id, sem, cmd), call);
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
-    }
-
-    private static MemorySegment sembuf(int sem, int delta, int flags) {
-        MemorySegment sops = Libc.scratch();
-        sops.set(JAVA_SHORT, 0, (short) sem);
-        sops.set(JAVA_SHORT, 2, (short) delta);
-        sops.set(JAVA_SHORT, 4, (short) flags);
-        return sops;
+        return (int) Native.check(Native.BINDING.semctl(id, sem, cmd), call);
     }
 }

@@ -1,9 +1,7 @@
 package dev.ipclab.linuxipc;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -13,13 +11,10 @@ import java.lang.foreign.MemorySegment;
  * an exception instead of a crash. Close detaches; {@link #remove()} marks it for removal.
  */
 public final class SysVSharedMemory extends SysVObject implements AutoCloseable {
-    /** Offset of {@code shm_segsz} in {@code struct shmid_ds} (x86-64 and aarch64). */
-    private static final long SEGSZ_OFFSET = 48;
-    private static final long SHMID_DS_SIZE = 128;
-
     private final long size;
     private MemorySegment memory;
-    private MemorySegment mapping;
+    /** The attachment's address, 0 when detached. */
+    private long mapping;
 
     private SysVSharedMemory(int key, int id, long size) {
         super(key, id);
@@ -60,22 +55,9 @@ public final class SysVSharedMemory extends SysVObject implements AutoCloseable 
      * @throws LinuxIpcException as shmget reports
      */
     public static SysVSharedMemory get(int key, long size, int flags) throws LinuxIpcException {
-        try {
-            int id = (int) Libc.check((int) Libc.SHMGET.invokeExact(Libc.state(), key, size, flags),
-                    "shmget");
-            return new SysVSharedMemory(key, id, segmentSize(id));
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
-    }
-
-    private static long segmentSize(int id) throws Throwable {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment ds = arena.allocate(SHMID_DS_SIZE, 8);
-            Libc.check((int) Libc.SHMCTL.invokeExact(Libc.state(), id, Libc.IPC_STAT, ds),
-                    "shmctl(IPC_STAT)");
-            return ds.get(JAVA_LONG, SEGSZ_OFFSET);
-        }
+        int id = (int) Native.check(Native.BINDING.shmget(key, size, flags), "shmget");
+        return new SysVSharedMemory(key, id, Native.check(Native.BINDING.shmSegmentSize(id),
+                "shmctl(IPC_STAT)"));
     }
 
     /**
@@ -98,19 +80,11 @@ public final class SysVSharedMemory extends SysVObject implements AutoCloseable 
         if (memory != null) {
             return memory;
         }
-        try {
-            MemorySegment at = (MemorySegment) Libc.SHMAT.invokeExact(Libc.state(), id,
-                    MemorySegment.NULL, readOnly ? Libc.SHM_RDONLY : 0);
-            if (at.address() == -1L) {
-                throw Libc.failure("shmat");
-            }
-            mapping = at;
-            MemorySegment m = at.reinterpret(size);
-            memory = readOnly ? m.asReadOnly() : m;
-            return memory;
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        long at = Native.check(Native.BINDING.shmat(id, readOnly ? Libc.SHM_RDONLY : 0), "shmat");
+        mapping = at;
+        MemorySegment m = MemorySegment.ofAddress(at).reinterpret(size);
+        memory = readOnly ? m.asReadOnly() : m;
+        return memory;
     }
 
     /**
@@ -167,17 +141,13 @@ public final class SysVSharedMemory extends SysVObject implements AutoCloseable 
      * @throws LinuxIpcException as shmdt reports
      */
     public synchronized void detach() throws LinuxIpcException {
-        if (mapping == null) {
+        if (mapping == 0) {
             return;
         }
-        MemorySegment at = mapping;
-        mapping = null;
+        long at = mapping;
+        mapping = 0;
         memory = null;
-        try {
-            Libc.check((int) Libc.SHMDT.invokeExact(Libc.state(), at), "shmdt");
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        Native.check(Native.BINDING.shmdt(at), "shmdt");
     }
 
     /**
@@ -187,12 +157,7 @@ public final class SysVSharedMemory extends SysVObject implements AutoCloseable 
      * @throws LinuxIpcException e.g. {@code EINVAL} if already gone
      */
     public void remove() throws LinuxIpcException {
-        try {
-            Libc.check((int) Libc.SHMCTL.invokeExact(Libc.state(), id, Libc.IPC_RMID,
-                    MemorySegment.NULL), "shmctl(IPC_RMID)");
-        } catch (Throwable t) {
-            throw Libc.failure(t);
-        }
+        Native.check(Native.BINDING.shmctlRemove(id), "shmctl(IPC_RMID)");
     }
 
     /**

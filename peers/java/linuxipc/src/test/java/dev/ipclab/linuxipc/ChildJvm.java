@@ -18,7 +18,15 @@ final class ChildJvm {
             command.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
         }
         command.addAll(List.of(java, "-XX:-UsePerfData", "-XX:+UseSerialGC", "-Xshare:auto",
-                "--enable-native-access=ALL-UNNAMED", "-cp", classPath, main.getName()));
+                "--enable-native-access=ALL-UNNAMED", "-cp", classPath));
+        // The child uses the binding of the run (pom.xml: one run per binding).
+        for (String property : List.of(LinuxIpc.BINDING_PROPERTY, LinuxIpc.JNI_LIBRARY_PROPERTY)) {
+            String value = System.getProperty(property);
+            if (value != null) {
+                command.add("-D" + property + "=" + value);
+            }
+        }
+        command.add(main.getName());
         command.addAll(List.of(args));
         return new ProcessBuilder(command).start();
     }

@@ -25,7 +25,7 @@ final class Cli {
 
     private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
             "poll-interval-us", "spin-us", "server-model", "connections", "phases-file", "backlog",
-            "workers", "nodelay");
+            "workers", "nodelay", "java-binding");
     /** serve flags of pattern burst (section 11.4): each needs --server-model. */
     private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
             "backlog", "workers");
@@ -34,7 +34,7 @@ final class Cli {
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
             "io-timeout", "poll-interval-us", "spin-us", "native-library", "payload",
             "sequence-length", "http-client", "warmup-samples-file", "message-size", "messages",
-            "windows", "void", "nodelay", "rest-body", "corba-payload", "one-way");
+            "windows", "void", "nodelay", "rest-body", "corba-payload", "one-way", "java-binding");
     /** Flags without a value (section 1's usage lines: {@code [--void]}, {@code [--one-way]}). */
     private static final Set<String> SWITCHES = Set.of("void", "one-way");
     /**
@@ -49,7 +49,7 @@ final class Cli {
             "iterations", "payload", "sequence-length", "http-client", "native-library",
             "warmup-samples-file", "void", "one-way", "rest-body", "corba-payload");
     private static final Set<String> PAYLOADS = Set.of(DriveOptions.BYTES, "small", "medium",
-            "large");
+            "large", DriveOptions.OBJECT);
     /** Java only: rest's client library (okhttp as in the thesis, or java.net.http). */
     private static final Set<String> HTTP_CLIENTS = Set.of(DriveOptions.OKHTTP, "jdk");
 
@@ -92,7 +92,7 @@ final class Cli {
                 "--fault must be none, flip-response-byte, drop-stream-message or flip-stream-byte, "
                 + "got '" + name + "'"));
         return new ServeOptions(mechanism, endpoint, seed(flags), fault, pollInterval(flags),
-                spin(flags), burst(flags), nodelay(flags));
+                spin(flags), burst(flags), nodelay(flags), jniBinding(flags));
     }
 
     /** A burst server's flags (section 11.4), or null without --server-model. */
@@ -150,17 +150,17 @@ final class Cli {
         }
         String payload = flags.getOrDefault("payload", DriveOptions.BYTES);
         if (!PAYLOADS.contains(payload)) {
-            throw new IllegalArgumentException("--payload must be bytes, small, medium or large, got '"
-                    + payload + "'");
+            throw new IllegalArgumentException("--payload must be bytes, small, medium, large or "
+                    + "object, got '" + payload + "'");
         }
-        boolean structured = !payload.equals(DriveOptions.BYTES);
+        boolean structured = !payload.equals(DriveOptions.BYTES) && !payload.equals(DriveOptions.OBJECT);
         Study study = study(flags, pattern, structured);
         String httpClient = flags.getOrDefault("http-client", DriveOptions.OKHTTP);
         if (!HTTP_CLIENTS.contains(httpClient)) {
             throw new IllegalArgumentException("--http-client must be okhttp or jdk, got '"
                     + httpClient + "'");
         }
-        return new DriveOptions(
+        return checkObjectSizes(new DriveOptions(
                 mechanism,
                 endpoint(mechanism, flags.get("endpoint"), true),
                 flags.getOrDefault("pattern", "rr"),
@@ -181,7 +181,7 @@ final class Cli {
                         Integer.toString(DriveOptions.DEFAULT_SEQUENCE_LENGTH)), "--sequence-length",
                         0, Structs.MAX_SEQUENCE_LENGTH),
                 httpClient,
-                warmupSamplesFile(flags), null, study);
+                warmupSamplesFile(flags), null, study));
     }
 
     /**
@@ -208,7 +208,25 @@ final class Cli {
             throw new IllegalArgumentException("--corba-payload string has no void operation "
                     + "(--void calls put)");
         }
-        return new Study(voidCalls, nodelay(flags), restJson, corbaString, oneWay);
+        return new Study(voidCalls, nodelay(flags), restJson, corbaString, oneWay, jniBinding(flags));
+    }
+
+    /** --java-binding ffm (default) or jni (4.6). */
+    private static boolean jniBinding(Map<String, String> flags) {
+        return choice(flags, "java-binding", "ffm", "jni");
+    }
+
+    /**
+     * --payload object sends one array each way and the server answers with the request's
+     * length (it learns no other size, 4.6): the two sizes must be equal.
+     */
+    private static DriveOptions checkObjectSizes(DriveOptions options) {
+        if (options.objects() && options.requestSize() != options.responseSize()) {
+            throw new IllegalArgumentException("--payload object needs --response-size equal to "
+                    + "--request-size, got " + options.requestSize() + " and "
+                    + options.responseSize());
+        }
+        return options;
     }
 
     /** --response-size; with --void or --one-way nothing comes back, so it is absent or 0. */
@@ -265,7 +283,7 @@ final class Cli {
                 DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, warmupSamplesFile(flags),
                 new StreamShape((int) Numbers.inRange(flags.get("message-size"), "--message-size",
                         1, Frame.MAX_PAYLOAD), messages, windows),
-                new Study(false, nodelay(flags), false, false, false));
+                new Study(false, nodelay(flags), false, false, false, jniBinding(flags)));
     }
 
     private static Path warmupSamplesFile(Map<String, String> flags) {

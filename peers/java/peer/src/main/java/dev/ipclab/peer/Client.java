@@ -2,6 +2,7 @@ package dev.ipclab.peer;
 
 import dev.ipclab.peer.frame.ErrorKind;
 import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.objects.ObjectDrive;
 import dev.ipclab.peer.pattern.Samples;
 import dev.ipclab.peer.pattern.StreamDrive;
 import dev.ipclab.peer.transport.ReceiveTimeoutException;
@@ -61,12 +62,17 @@ final class Client {
      */
     private PeerException attempt(Samples warm, Samples measured, StreamDrive.Report[] report) {
         try {
+            JavaBinding.apply(options.study().jniBinding());
             Mechanism mechanism = supportedMechanism();
             Pattern pattern = supportedPattern(mechanism);
             if (keepsWarmup()) {
                 warm.reserve(options.warmup());
             }
             measured.reserve(options.samples());
+            if (options.objects()) {
+                ObjectDrive.drive(options.objectOptions(), warm, measured);
+                return null;
+            }
             report[0] = pattern.drive(mechanism, options, warm, measured);
             return null;
         } catch (PeerException e) {
@@ -93,6 +99,11 @@ final class Client {
                     + ") need an RPC mechanism, not " + mechanism.label());
         }
         checkStudy(mechanism, options.study());
+        if (options.objects() && (!ObjectDrive.carries(options.mechanism())
+                || !options.pattern().equals(Pattern.RR.label()))) {
+            throw PeerException.unsupported("--payload object runs pattern rr over tcp, fifo, "
+                    + "sysv-mq and sysv-shm only, not " + options.pattern() + " over " + mechanism.label());
+        }
         int largest = Math.max(options.requestSize(), options.responseSize());
         if (largest > mechanism.maxPayload()) {
             throw PeerException.unsupported(mechanism.label() + " carries at most "

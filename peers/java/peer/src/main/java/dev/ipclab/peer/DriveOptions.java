@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.objects.ObjectDrive;
 import dev.ipclab.peer.pattern.StreamShape;
 import dev.ipclab.peer.rpc.RpcDrive;
 import java.nio.file.Path;
@@ -30,6 +31,8 @@ record DriveOptions(
         StreamShape stream,
         Study study) implements Command {
     static final String BYTES = "bytes";
+    /** --payload object: Java's serialized objects (PROTOCOL.md 4.6). */
+    static final String OBJECT = "object";
     static final long DEFAULT_WINDOWS = 10;
     static final int DEFAULT_SEQUENCE_LENGTH = 5;
     static final String OKHTTP = "okhttp";
@@ -82,9 +85,20 @@ record DriveOptions(
         return stream != null ? stream.windows() : iterations;
     }
 
-    /** bytes, or one of the structured payloads of section 10.2. */
+    /** One of the structured payloads of section 10.2 (not bytes, not object). */
     boolean structured() {
-        return !payload.equals(BYTES);
+        return !payload.equals(BYTES) && !objects();
+    }
+
+    /** --payload object (4.6). */
+    boolean objects() {
+        return payload.equals(OBJECT);
+    }
+
+    /** What an object client needs (4.6): one size, both ways. */
+    ObjectDrive.Options objectOptions() {
+        return new ObjectDrive.Options(mechanism, endpoint, seed, requestSize, warmup, iterations,
+                ioTimeoutNanos, study.nodelay());
     }
 
     /** With the default --spin-us and no --native-library. */

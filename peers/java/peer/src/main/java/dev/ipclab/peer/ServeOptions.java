@@ -9,10 +9,11 @@ import dev.ipclab.peer.server.Fault;
  *
  * @param burst with --server-model, a burst server's options (section 11.4); else null
  * @param nodelay --nodelay on (true, the default) or off (section 1)
+ * @param jniBinding --java-binding jni (4.6); false for ffm, the default
  */
 record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
-        long pollIntervalNanos, long spinNanos, BurstOptions burst, boolean nodelay)
-        implements Command {
+        long pollIntervalNanos, long spinNanos, BurstOptions burst, boolean nodelay,
+        boolean jniBinding) implements Command {
     /** What a listener may read; a server's waits have no timeout. */
     Mechanism.Settings settings() {
         return new Mechanism.Settings(0, pollIntervalNanos, spinNanos, nodelay);
@@ -20,6 +21,12 @@ record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
 
     boolean flipResponseByte() {
         return fault == Fault.FLIP_RESPONSE_BYTE;
+    }
+
+    /** With --java-binding ffm. */
+    ServeOptions(String mechanism, String endpoint, long seed, Fault fault, long pollIntervalNanos,
+            long spinNanos, BurstOptions burst, boolean nodelay) {
+        this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, burst, nodelay, false);
     }
 
     /** Not a burst server. */

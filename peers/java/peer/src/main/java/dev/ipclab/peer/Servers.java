@@ -25,6 +25,7 @@ final class Servers {
                     + " is an in-process call: there is no server (drive only)");
         }
         Client.checkNoDelay(mechanism, options.nodelay());
+        JavaBinding.apply(options.jniBinding());
         try {
             if (options.burst() != null) {
                 return BurstServer.open(serverModel(mechanism, options.burst()), options.endpoint(),

@@ -10,8 +10,9 @@ package dev.ipclab.peer;
  * @param restJson --rest-body json: bytes travel as {"data": "<base64>"} (idl/rest.md)
  * @param corbaString --corba-payload string: corba calls callString (10.1)
  * @param oneWay --one-way: short without a RESPONSE (11.2)
+ * @param jniBinding --java-binding jni: the IPC library calls C through JNI, not FFM (4.6)
  */
 record Study(boolean voidCalls, boolean nodelay, boolean restJson, boolean corbaString,
-        boolean oneWay) {
-    static final Study DEFAULT = new Study(false, true, false, false, false);
+        boolean oneWay, boolean jniBinding) {
+    static final Study DEFAULT = new Study(false, true, false, false, false, false);
 }

@@ -36,7 +36,7 @@ public final class Samples {
     }
 
     /** Records one sample; called after the round trip's checks, outside the timed region. */
-    void add(long nanos) {
+    public void add(long nanos) {
         if (!discard) {
             values[count++] = nanos;
         }

@@ -1,6 +1,8 @@
 package dev.ipclab.peer.server;
 
 import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.objects.ObjectServer;
+import dev.ipclab.peer.objects.ObjectWire;
 import dev.ipclab.peer.transport.FrameRejectedException;
 import dev.ipclab.peer.transport.StreamConnection;
 import java.io.IOException;
@@ -20,6 +22,7 @@ final class ConnectionHandler {
     private final Responder responder;
     private final FrameReader reader = new FrameReader();
     private final PrintStream diagnostics;
+    private final ObjectServer objects;
     private long corrupted;
     private long received;
     /** The messages the MARK just answered announced. */
@@ -28,6 +31,7 @@ final class ConnectionHandler {
     ConnectionHandler(Responder responder, PrintStream diagnostics) {
         this.responder = responder;
         this.diagnostics = diagnostics;
+        this.objects = new ObjectServer(responder.seed(), responder.flipsResponseByte());
     }
 
     /**
@@ -45,6 +49,12 @@ final class ConnectionHandler {
                 FrameReader.Status status = reader.next(connection);
                 if (status == FrameReader.Status.CLOSED) {
                     return null;
+                }
+                if (status == FrameReader.Status.REJECTED && ObjectWire.startsObjects(
+                        reader.frame(), reader.start(), reader.unread().remaining())) {
+                    // At any frame boundary, not only a connection's first: a message channel's
+                    // clients share one endless stream (section 4.6: --payload object).
+                    return serveObjects(connection);
                 }
                 String problem = status == FrameReader.Status.REJECTED ? reader.rejection()
                         : answer(reply);
@@ -65,6 +75,15 @@ final class ConnectionHandler {
     private String rejected(String reason) {
         diagnostics.println("ipclab-peer: rejected frame: " + reason);
         return reason;
+    }
+
+    /** A client that began with Java serialization's stream header: the object benchmark. */
+    private String serveObjects(StreamConnection connection) throws IOException {
+        String refusal = objects.serve(reader.unread(), connection);
+        if (refusal != null) {
+            diagnostics.println("ipclab-peer: rejected object stream: " + refusal);
+        }
+        return refusal;
     }
 
     /** @return a MARK's rejection reason, or null once the frame is answered */

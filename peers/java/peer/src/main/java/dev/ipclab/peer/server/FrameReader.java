@@ -74,6 +74,11 @@ final class FrameReader {
         return start;
     }
 
+    /** The bytes received and not consumed yet, from the current frame's start (a view). */
+    ByteBuffer unread() {
+        return buf.duplicate().limit(filled).position(start);
+    }
+
     String rejection() {
         return rejection;
     }

@@ -34,6 +34,15 @@ public final class Responder {
     private ExpectedPayload expectedRequest;
     private ExpectedPayload.Check requestCheck;
 
+    long seed() {
+        return seed;
+    }
+
+    /** --fault flip-response-byte, which the object server (4.6) applies too. */
+    boolean flipsResponseByte() {
+        return flipResponseByte;
+    }
+
     public Responder(long seed, Fault fault) {
         this.seed = seed;
         this.flipResponseByte = fault == Fault.FLIP_RESPONSE_BYTE;

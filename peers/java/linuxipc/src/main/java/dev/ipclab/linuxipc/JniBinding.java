@@ -1,0 +1,146 @@
+package dev.ipclab.linuxipc;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+
+/**
+ * The JNI binding: native methods of {@code libipclab_linuxipc_jni.so}
+ * (peers/native/src/linuxipc_jni/). Buffers are the library's native segments, handed over as
+ * their addresses (jlong), as JNI code over direct ByteBuffers does once it holds the address
+ * (Netty's native transports pass addresses the same way): no copy, no
+ * GetPrimitiveArrayCritical, no GetDirectBufferAddress per call. Each native method returns the
+ * result or -errno (see {@link NativeBinding}).
+ */
+final class JniBinding implements NativeBinding {
+    private static JniBinding instance;
+
+    private JniBinding() {}
+
+    /** Loads the library (once) and returns the binding. */
+    static synchronized JniBinding load(Path library) {
+        if (instance == null) {
+            System.load(library.toAbsolutePath().toString());
+            instance = new JniBinding();
+        }
+        return instance;
+    }
+
+    @Override
+    public String name() {
+        return "jni";
+    }
+
+    @Override
+    public native int msgget(int key, int flags);
+
+    @Override
+    public int msgsnd(int id, MemorySegment message, long textLength, int flags) {
+        return msgsnd0(id, address(message), textLength, flags);
+    }
+
+    @Override
+    public long msgrcv(int id, MemorySegment message, long capacity, long type, int flags) {
+        return msgrcv0(id, address(message), capacity, type, flags);
+    }
+
+    @Override
+    public native int msgctlRemove(int id);
+
+    @Override
+    public native int semget(int key, int count, int flags);
+
+    @Override
+    public native int semop(int id, int sem, int delta);
+
+    @Override
+    public native int semtimedop(int id, int sem, int delta, long timeoutNanos);
+
+    @Override
+    public native int semctl(int id, int sem, int cmd);
+
+    @Override
+    public native int semctlSetValue(int id, int sem, int value);
+
+    @Override
+    public int semctlArray(int id, int cmd, MemorySegment array) {
+        return semctlArray0(id, cmd, address(array));
+    }
+
+    @Override
+    public native int shmget(int key, long size, int flags);
+
+    @Override
+    public native long shmSegmentSize(int id);
+
+    @Override
+    public native long shmat(int id, int flags);
+
+    @Override
+    public native int shmdt(long address);
+
+    @Override
+    public native int shmctlRemove(int id);
+
+    @Override
+    public native int mqOpen(String name, int flags);
+
+    @Override
+    public native int mqCreate(String name, int flags, int mode, long maxMessages, long messageSize);
+
+    @Override
+    public int mqSend(int mqd, MemorySegment src, long length, int priority) {
+        return mqSend0(mqd, address(src), length, priority);
+    }
+
+    @Override
+    public long mqReceive(int mqd, MemorySegment dst, long capacity) {
+        return mqReceive0(mqd, address(dst), capacity);
+    }
+
+    @Override
+    public long mqTimedReceive(int mqd, MemorySegment dst, long capacity, long timeoutNanos) {
+        return mqTimedReceive0(mqd, address(dst), capacity, timeoutNanos);
+    }
+
+    @Override
+    public int mqGetAttributes(int mqd, MemorySegment attr) {
+        return mqGetAttributes0(mqd, address(attr));
+    }
+
+    @Override
+    public native int mqClose(int mqd);
+
+    @Override
+    public native int mqUnlink(String name);
+
+    @Override
+    public native int mkfifo(String path, int mode);
+
+    @Override
+    public native long futexWait(long address, int expected, long timeoutNanos);
+
+    @Override
+    public native long futexWake(long address, int count);
+
+    /** A segment's address; a heap segment has none a C function could use. */
+    private static long address(MemorySegment segment) {
+        if (!segment.isNative()) {
+            throw new IllegalArgumentException("the JNI binding needs native memory, not " + segment);
+        }
+        return segment.address();
+    }
+
+    private static native int msgsnd0(int id, long message, long textLength, int flags);
+
+    private static native long msgrcv0(int id, long message, long capacity, long type, int flags);
+
+    private static native int semctlArray0(int id, int cmd, long array);
+
+    private static native int mqSend0(int mqd, long src, long length, int priority);
+
+    private static native long mqReceive0(int mqd, long dst, long capacity);
+
+    private static native long mqTimedReceive0(int mqd, long dst, long capacity, long timeoutNanos);
+
+    private static native int mqGetAttributes0(int mqd, long attr);
+}
