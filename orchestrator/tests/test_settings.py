@@ -134,3 +134,6 @@ def test_java_serialization_needs_java_on_both_sides(catalog):
     (stream,) = cases(catalog, mechanism="tcp", client="java", server="java", pattern="stream",
                       serialization="java")
     assert stream.skip_status == "not-applicable" and "rr, bytes" in stream.skip_reason
+    (uneven,) = cases(catalog, mechanism="tcp", client="java", server="java",
+                      serialization="java", request_size="40", response_size="400")
+    assert uneven.skip_status == "not-applicable" and "response size is 40, not 400" in uneven.skip_reason

@@ -251,6 +251,10 @@ def _why_not(f, catalog, cpus):
             return "not-applicable", (f"reply = {value} carries no response, so its response "
                                       f"size is 0, not {f['response_size']} (--response-size "
                                       f"void, or 0)")
+    why = f["request_size"] is not None and setting_table.sizes_why_not(
+        f["settings"], f["request_size"], f["response_size"])
+    if why:
+        return "not-applicable", why
     if not patterns.of(f["pattern"]).records and f["payload"] != "bytes":
         return "not-applicable", (f"the {f['pattern']} pattern carries sized payloads only, not "
                                   f"the structured record {f['payload']}")

@@ -37,6 +37,7 @@ class Setting:
     label: Callable             # a value other than the default -> the words in a case's label
     help: str
     own: str | None = None      # a peer's own setting: ANY_SIDE or BOTH_SIDES must take it
+    sizes: Callable | None = None  # (value, request size, response size) -> why not, or None
 
 
 def _reply(value, mech, pattern, payload):
@@ -110,7 +111,10 @@ SERIALIZATION = Setting(
     help="frames (the contract's, default) or java: a Long and a byte[] through "
          "ObjectOutputStream each way, the Java IPC library's benchmark (Java client and "
          "server: tcp, fifo, sysv-mq, sysv-shm)",
-    own=BOTH_SIDES)
+    own=BOTH_SIDES,
+    sizes=lambda v, req, resp: None if req == resp else (
+        f"the Java server answers an object with an array of the request's size, so the "
+        f"response size is {req}, not {resp} (PROTOCOL.md 4.6)"))
 
 SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, POLL_INTERVAL,
                                 JAVA_BINDING, SERIALIZATION)}
@@ -124,6 +128,16 @@ def why_not(name, value, mech, pattern, payload, sides=()):
     if value == setting.default:
         return None
     return _sides_why_not(setting, mech, sides) or setting.applies(value, mech, pattern, payload)
+
+
+def sizes_why_not(case_settings, request_size, response_size):
+    """Why a case's sizes cannot go with its non-default settings, or None."""
+    for name, value in chosen(case_settings):
+        rule = SETTINGS[name].sizes
+        why = rule and rule(value, request_size, response_size)
+        if why:
+            return f"{name} = {value}: {why}"
+    return None
 
 
 def _sides_why_not(setting, mech, sides):
