@@ -51,7 +51,7 @@ FORCE:
 test: build test-orchestrator $(addprefix test-,$(PEERS))
 
 test-orchestrator: build
-	$(PY) -m pytest orchestrator/tests -q
+	$(PY) -m pytest orchestrator/tests -q --durations=30
 
 $(addprefix test-,$(PEERS)): test-%: build
 	$(IPCLAB) peers test $*
