@@ -16,8 +16,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -31,16 +31,8 @@ class JavaBindingTest {
     @TempDir
     Path dir;
 
-    private final List<Process> started = new ArrayList<>();
-
-    @AfterEach
-    void killLeftovers() throws InterruptedException {
-        for (Process process : started) {
-            if (process.isAlive()) {
-                process.destroyForcibly().waitFor();
-            }
-        }
-    }
+    @RegisterExtension
+    final StartedProcesses started = new StartedProcesses();
 
     @Test
     void theFlagTakesJniOrFfmOnServeAndDrive() throws Exception {

@@ -19,8 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -30,17 +30,8 @@ class ProcessTest {
     @TempDir
     Path dir;
 
-    /** Every process a test started, killed afterwards if a failed assertion left it running. */
-    private final List<Process> started = new ArrayList<>();
-
-    @AfterEach
-    void killLeftovers() throws InterruptedException {
-        for (Process process : started) {
-            if (process.isAlive()) {
-                process.destroyForcibly().waitFor();
-            }
-        }
-    }
+    @RegisterExtension
+    final StartedProcesses started = new StartedProcesses();
 
     @Test
     void sigtermEndsUdsServerCleanlyAndRemovesItsSocket() throws Exception {
