@@ -142,9 +142,11 @@ def test_reads_an_older_run_json_schema(tmp_path):
     assert [(p.status, p.ratio) for p in pairs] == [("compared", 1.0)]
 
 
-def test_real_runs_same_core_against_cross_core_differ_significantly(tmp_path):
-    """Two small real runs of tcp cpp→cpp 16 B, one per placement: a wake-up on the other CPU
-    costs what a context switch on the same one does not, so the difference is significant."""
+def test_real_runs_on_two_placements_are_compared_from_their_saved_samples(tmp_path):
+    """Two small real runs of tcp cpp→cpp 16 B, one per placement, compared as `ipclab compare`
+    does. Which placement is faster is the machine's business (a test never asserts a timing: a
+    shared CI machine can make either side slower); what must hold is that the comparison finds
+    the varied axis, pairs the case, and states a verdict that agrees with its own interval."""
     if len(available_cpus()) < 2:
         pytest.skip("cross-core needs two CPUs")
     for placement in ("same-core", "cross-core"):
@@ -162,4 +164,7 @@ def test_real_runs_same_core_against_cross_core_differ_significantly(tmp_path):
     assert found.varied == {"placement": ("same-core", "cross-core")}
     [pair] = found.pairs
     assert pair.label == "tcp cpp→cpp 16 B/16 B" and pair.status == "compared"
-    assert pair.verdict in ("slower", "faster") and pair.p < 0.05, pair
+    assert (pair.rounds_a, pair.rounds_b) == (3, 3)
+    assert pair.ratio == pytest.approx(pair.median_b / pair.median_a, rel=0.05)
+    assert pair.low <= pair.ratio <= pair.high and 0 <= pair.p <= 1
+    assert pair.verdict == compare.verdict(pair.low, pair.high, pair.p), pair
