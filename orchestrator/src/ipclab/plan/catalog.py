@@ -120,8 +120,9 @@ class Language:
         return None
 
     def placeholders(self):
-        """{name} -> value for every [locate] entry that was found, and {python}."""
-        values = {"python": sys.executable}
+        """{name} -> value for every [locate] entry that was found, {python} and {root} (the
+        checkout, for a path inside an option such as -XX:SharedArchiveFile=)."""
+        values = {"python": sys.executable, "root": str(self.root)}
         for name, spec in self.locate.items():
             found = locate(tuple(spec["command"]), str(self.root))
             if found:
