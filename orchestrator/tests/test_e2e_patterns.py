@@ -26,22 +26,28 @@ STREAM_COLUMNS = ("msgs_per_s", "mib_per_s", "client_user_s", "client_sys_s", "s
                   "server_sys_s", "cpu_us_per_msg", "csw_per_msg", "stream_s")
 
 
-def test_stream_over_tcp_between_every_pair(tmp_path, seed):
-    out = tmp_path / "run"
-    done = ipclab("run", "--pattern", "stream", "--mechanism", "tcp",
-                  "--client", ",".join(LANGS), "--server", ",".join(LANGS),
-                  "--message-size", "1KiB", "--messages", "3000", "--windows", "5",
-                  "--warmup", "100", "--seed", str(seed), "--out", str(out))
+def every_pair_over_tcp(out, seed, pattern, *args):
+    """`ipclab run` of `pattern` over tcp between every pair; its nine rows, all ok, and stdout."""
+    done = ipclab("run", "--pattern", pattern, "--mechanism", "tcp",
+                  "--client", ",".join(LANGS), "--server", ",".join(LANGS), *args,
+                  "--seed", str(seed), "--out", str(out))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = cases_csv(out)
     assert len(rows) == 9
     assert [(r["id"], r["reason"]) for r in rows if r["status"] != "ok"] == []
+    return rows, done.stdout
+
+
+def test_stream_over_tcp_between_every_pair(tmp_path, seed):
+    out = tmp_path / "run"
+    rows, stdout = every_pair_over_tcp(out, seed, "stream", "--message-size", "1KiB",
+                                       "--messages", "3000", "--windows", "5", "--warmup", "100")
     for r in rows:
         assert r["message_size"] == "1024" and r["request_size"] == "" and r["messages"] == "3000"
         assert all(r[c] != "" for c in STREAM_COLUMNS), r["id"]
         assert float(r["msgs_per_s"]) > 0 and r["lost"] == "0" and r["conns_per_s"] == ""
         assert np.fromfile(out / r["samples_file"], dtype="<i8").size == 5
-    assert "msgs/s" in done.stdout and "CPU µs/msg" in done.stdout
+    assert "msgs/s" in stdout and "CPU µs/msg" in stdout
     doc = json.loads((out / "run.json").read_text())
     entry = doc["results"][0]["rounds"][0]["stream"]
     assert entry["messages"] == 3000 and entry["server_cpu"]["user_ns"] >= 0
@@ -79,20 +85,14 @@ def test_stream_over_the_other_kernel_mechanisms(seed):
 
 
 def test_short_connections_over_tcp_between_every_pair(tmp_path, seed):
-    out = tmp_path / "run"
-    done = ipclab("run", "--pattern", "short", "--mechanism", "tcp",
-                  "--client", ",".join(LANGS), "--server", ",".join(LANGS),
-                  "--request-size", "1KiB", "--response-size", "1", "--iterations", "300",
-                  "--warmup", "20", "--seed", str(seed), "--out", str(out))
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    rows = cases_csv(out)
-    assert len(rows) == 9
-    assert [(r["id"], r["reason"]) for r in rows if r["status"] != "ok"] == []
+    rows, stdout = every_pair_over_tcp(tmp_path / "run", seed, "short", "--request-size", "1KiB",
+                                       "--response-size", "1", "--iterations", "300",
+                                       "--warmup", "20")
     for r in rows:
         assert float(r["conns_per_s"]) > 0 and r["msgs_per_s"] == ""
         # The client closes first: one socket in TIME_WAIT per connection (END's too).
         assert int(r["time_wait"]) >= 300, r["id"]
-    assert "conns/s" in done.stdout
+    assert "conns/s" in stdout
 
 
 def test_short_connections_over_uds_rest_and_a_queue(seed):

@@ -17,6 +17,7 @@ from .errors import IoError, PayloadMismatch, ProtocolError, describe_os_error
 from .frame import (END, END_ACK, HEADER_SIZE, NO_REPLY, ONE_WAY_ACK, ONE_WAY_ACK_LENGTH,
                     REQUEST, FrameTemplate, encode_header)
 from .payload import REQUEST_STREAM
+from . import rr
 from .rr import Exchange, frame_problem
 
 
@@ -35,22 +36,8 @@ def run(config, mechanism, recorder):
 
 
 def round_trips(link, exchange, config, recorder):
-    """rr.round_trips with the next connection made ready before each clock read; a round
-    trip is recorded only once its response is validated."""
-    prepare, send, receive = link.prepare, link.send_all, link.recv_frame
-    clock = time.perf_counter_ns
-    request, patch = exchange.request.buf, exchange.request.patch
-    response, check, record = exchange.response, exchange.check_response, recorder.add
-    wanted = config.response_size
-    for sequence in range(config.warmup + config.iterations):
-        patch(sequence, wanted)
-        prepare()
-        start = clock()
-        send(request)
-        received = receive(response)
-        stop = clock()
-        check(sequence, received)
-        record(sequence, stop - start)
+    """rr's loop with the next connection made ready before each clock read."""
+    rr.round_trips(link, exchange, config, recorder, ready=link.prepare)
 
 
 def one_way(link, config, recorder):

@@ -14,11 +14,9 @@ way (accept_loop); the models differ in what they do with an accepted connection
                      snapshot never misses the `spawn` of the last connection
     burst.children   children.Children (the process models)
 """
-import asyncio
 import errno
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
@@ -94,6 +92,7 @@ def prepare_thread_pool(burst):
 
     def name_worker():
         burst.pool_worker.index = next(numbers)
+    from concurrent.futures import ThreadPoolExecutor  # only this model: see run_asyncio
     burst.pool = ThreadPoolExecutor(burst.workers, "ipclab-pool", initializer=name_worker)
     # The executor starts a thread per submit while none is idle: W waits at one barrier
     # start all W now.
@@ -175,10 +174,14 @@ def run_process_pool(burst):
 # asyncio: one event loop; the accept loop awaits sock_accept and creates a task per
 # connection. `accept` is the await of sock_accept, its wait included, as a blocking accept's.
 def run_asyncio(burst):
+    # Imported here, not at the top: every peer process reads this table, and asyncio would add
+    # ~50 ms to each start (the suites start thousands of peers; users start one per side per case).
+    import asyncio
     asyncio.run(_accept_async(burst))
 
 
 async def _accept_async(burst):
+    import asyncio
     loop = asyncio.get_running_loop()
     listener, tasks, previous = burst.listener, set(), None
     listener.setblocking(False)
