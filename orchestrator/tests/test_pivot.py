@@ -50,6 +50,17 @@ def test_thesis_shape_sizes_as_rows_mechanisms_as_columns_times_jni():
     assert table.cells[((16, 16), "corba")].ratio == pytest.approx(1_224_000 / 6_500)
 
 
+def test_a_column_where_no_case_applies_is_left_out_with_a_note():
+    records = [*thesis_records(), record(9, "shm", 16, 16, 0, status="not-applicable"),
+               record(10, "shm", 16, 1024, 0, status="not-applicable")]
+    table = pivot.pivot(records, THESIS)
+    assert table.column_keys == ["corba", "jni", "tcp"]     # shm: n/a everywhere
+    assert not any(column == "shm" for _, column in table.cells)
+    assert "left out, as no case of theirs applies: shm" in table.notes
+    # One n/a among ok cells keeps its column (corba at 128 MiB above).
+    assert pivot.pivot(thesis_records(), THESIS).notes == []
+
+
 def test_a_row_value_as_reference_gives_percent_per_column():
     records = [record(i, m, s, s, t) for i, (m, s, t) in enumerate(
         [("tcp", 40, 281_296), ("fifo", 40, 177_989), ("tcp", 400, 273_088),

@@ -160,9 +160,24 @@ def pivot(records, spec):
     column_keys = sorted({k[1] for k in cells}, key=_order(records, (spec.columns,), single=True))
     notes = ([f"rows also split by {', '.join(extra)} (else two cases would share a cell)"]
              if extra else [])
+    column_keys, left_out = _applicable_columns(cells, row_keys, column_keys)
+    if left_out:
+        cells = {key: cell for key, cell in cells.items() if key[1] not in left_out}
+        notes.append(f"left out, as no case of theirs applies: {', '.join(map(str, left_out))}")
     if spec.ratio_to is not None:
         notes += _add_ratios(cells, row_axes, spec)
     return Pivot(spec, row_axes, row_keys, column_keys, cells, notes)
+
+
+def _applicable_columns(cells, row_keys, column_keys):
+    """(kept, left out): a column whose every cell is not-applicable (a pattern the mechanism
+    does not have at these sizes, say) says nothing and is left out; a failed, pending or
+    unavailable cell keeps its column, since that is something to see."""
+    def empty(column):
+        present = [cells[(row, column)] for row in row_keys if (row, column) in cells]
+        return all(cell.status == "not-applicable" for cell in present)
+    left_out = [c for c in column_keys if empty(c)]
+    return [c for c in column_keys if c not in left_out], left_out
 
 
 def _separating_axes(records, spec):
