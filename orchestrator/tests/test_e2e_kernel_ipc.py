@@ -52,7 +52,7 @@ def test_in_process_calls_from_each_language(tmp_path):
         assert catalog.languages[client].supports(mechanism, "drive"), (mechanism, client)
     out = tmp_path / "run"
     done = run("--mechanism", ",".join([*INPROCESS, "none"]), "--client", "cpp,java,python",
-               "--server", "cpp,java,python", "--request-size", "16,1MiB,16MiB",
+               "--server", "cpp,java,python", "--request-size", "16,16MiB",
                "--response-size", "16,16MiB", "--iterations", "10", "--warmup", "2",
                "--out", str(out))
     assert done.returncode == 0, done.stdout[-3000:]
