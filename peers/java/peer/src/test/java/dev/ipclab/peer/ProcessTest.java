@@ -173,9 +173,13 @@ class ProcessTest {
         return new ObjectMapper().readTree(dir.resolve("r.json").toFile());
     }
 
-    /** The peer's main class on this test JVM's class path, as the jar would run it. */
+    /**
+     * The peer's main class on this test JVM's class path, as the jar would run it, with SIGINT
+     * at its default as a terminal starts a program: a non-interactive shell's {@code make test &}
+     * starts everything with SIGINT ignored, and a JVM that starts so never sees a SIGINT.
+     */
     private Process start(String... args) throws IOException {
-        List<String> command = new ArrayList<>(List.of(
+        List<String> command = new ArrayList<>(List.of("env", "--default-signal=INT",
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
                 "--enable-native-access=ALL-UNNAMED",
