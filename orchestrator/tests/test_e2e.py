@@ -133,12 +133,14 @@ def test_every_pair_over_every_mechanism(tmp_path, seed):
 
 def test_large_payloads_are_validated_across_languages(tmp_path, seed):
     out = tmp_path / "run"
-    done = ipclab("run", "--mechanism", "tcp,uds,pipe,fifo", "--client", "cpp,java,python",
+    # A socket and a named pipe: each peer reads and writes every byte stream (uds, pipe too)
+    # through the same code, which test_every_pair_over_every_mechanism runs at small sizes.
+    done = ipclab("run", "--mechanism", "tcp,fifo", "--client", "cpp,java,python",
                   "--server", "cpp,java,python", "--request-size", "1MiB", "--response-size",
                   "64KiB", "--iterations", "5", "--warmup", "1", "--seed", str(seed),
                   "--out", str(out))
     assert done.returncode == 0, done.stdout[-3000:]
-    assert [r["status"] for r in cases_csv(out)] == ["ok"] * 36
+    assert [r["status"] for r in cases_csv(out)] == ["ok"] * 18
 
 
 def test_udp_above_its_limit_is_not_applicable(tmp_path, seed):
