@@ -222,6 +222,27 @@ def _run(argv):
 TIME_WAIT = "06"  # the kernel's TCP_TIME_WAIT in /proc/net/tcp's `st` column
 
 
+TW_BUCKETS = "/proc/sys/net/ipv4/tcp_max_tw_buckets"
+
+
+def time_wait_table_full(read_text):
+    """A note when the kernel's TIME_WAIT table is full, else None. Past net.ipv4.tcp_max_tw_buckets
+    the kernel closes sockets without TIME_WAIT (a burst of short connections after another can
+    fill it here: 131072), so a case's time_wait is then a lower bound and its connections
+    skipped part of what TIME_WAIT costs."""
+    try:
+        limit = int(read_text(TW_BUCKETS))
+        tables = [read_text(t) for t in ("/proc/net/tcp", "/proc/net/tcp6")]
+    except (OSError, ValueError):
+        return None
+    total = sum(line.split()[3:4] == [TIME_WAIT] for t in tables for line in t.splitlines()[1:])
+    if total < limit:
+        return None
+    return (f"the kernel's TIME_WAIT table was full ({total} sockets, net.ipv4.tcp_max_tw_buckets "
+            f"= {limit}): it closed sockets without TIME_WAIT, so time_wait is a lower bound; "
+            f"wait 60 s after a run of short connections, or raise the limit")
+
+
 def count_time_wait(table_text, server_port):
     """How many sockets of a /proc/net/tcp (or tcp6) table are in TIME_WAIT on a connection to
     or from `server_port`: the side that closes first keeps TIME_WAIT (PROTOCOL.md 11.2's tcp

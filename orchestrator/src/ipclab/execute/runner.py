@@ -124,6 +124,9 @@ class Runner:
             outcome = _judge(case, client, server, ready, server_died, case_dir,
                              expected_samples(case, run))
             outcome.time_wait = time_wait
+            if time_wait is not None and (full := network.time_wait_table_full(
+                    net.client.read_text)):
+                outcome.notes.append(full)
             if counters is not None:
                 outcome.burst = burst.collect(case_dir, counters, burst.read_counters(),
                                               run, time_wait)
