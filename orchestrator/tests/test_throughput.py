@@ -155,16 +155,14 @@ def test_time_wait_counts_state_06_on_either_end_of_one_port():
 
 def test_a_full_time_wait_table_is_a_note_that_says_what_to_do():
     tw = "   1: 0100007F:1F90 0501017F:8AEA 06 00000000:00000000 03:00001146 00000000     0\n"
-    files = {network.TW_BUCKETS: "3\n", "/proc/net/tcp": "header\n" + tw * 2,
-             "/proc/net/tcp6": "header\n" + tw}
-    note = network.time_wait_table_full(files.__getitem__)
+    tables = ["header\n" + tw * 2, "header\n" + tw]
+    note = network.time_wait_table_full(tables, {network.TW_BUCKETS: "3\n"}.__getitem__)
     assert "TIME_WAIT table was full (3 sockets" in note and "wait 60 s" in note
-    files[network.TW_BUCKETS] = "4\n"
-    assert network.time_wait_table_full(files.__getitem__) is None
+    assert network.time_wait_table_full(tables, {network.TW_BUCKETS: "4\n"}.__getitem__) is None
 
     def missing(path):
         raise FileNotFoundError(path)
-    assert network.time_wait_table_full(missing) is None   # no /proc: nothing to say
+    assert network.time_wait_table_full(tables, missing) is None   # no /proc: nothing to say
 
 
 # --- the runner's arithmetic --------------------------------------------------------------------

@@ -21,16 +21,12 @@ ARCHIVE_FLAG = "-XX:SharedArchiveFile="
 
 
 def peer_command(jdk):
-    """peer.toml's command with {jdk} and {root} filled, without its archive flag."""
+    """(peer.toml's command with {jdk} and {root} filled, without its archive flag; the
+    archive's path, which that flag names)."""
     command = tomllib.loads((ROOT / "peers/java/peer.toml").read_text())["command"]
     filled = [part.replace("{jdk}", jdk).replace("{root}", str(ROOT)) for part in command]
-    return [part for part in filled if not part.startswith(ARCHIVE_FLAG)]
-
-
-def archive_path(jdk):
-    command = tomllib.loads((ROOT / "peers/java/peer.toml").read_text())["command"]
-    [flag] = [part for part in command if part.startswith(ARCHIVE_FLAG)]
-    return Path(flag[len(ARCHIVE_FLAG):].replace("{root}", str(ROOT)))
+    [flag] = [part for part in filled if part.startswith(ARCHIVE_FLAG)]
+    return [part for part in filled if part != flag], Path(flag[len(ARCHIVE_FLAG):])
 
 
 # What a training run drives: tcp (Jackson, sockets, both patterns) and the mechanisms the Java
@@ -93,9 +89,7 @@ def merged(lists):
 
 
 def main():
-    jdk = sys.argv[1]
-    java = peer_command(jdk)
-    target = archive_path(jdk)
+    java, target = peer_command(sys.argv[1])
     with tempfile.TemporaryDirectory(prefix="ipclab-cds-") as tmp:
         lists = Path(tmp)
         train(java, lists)

@@ -225,14 +225,14 @@ TIME_WAIT = "06"  # the kernel's TCP_TIME_WAIT in /proc/net/tcp's `st` column
 TW_BUCKETS = "/proc/sys/net/ipv4/tcp_max_tw_buckets"
 
 
-def time_wait_table_full(read_text):
-    """A note when the kernel's TIME_WAIT table is full, else None. Past net.ipv4.tcp_max_tw_buckets
+def time_wait_table_full(tables, read_text):
+    """A note when the kernel's TIME_WAIT table is full, else None; `tables` are the texts of
+    /proc/net/tcp and tcp6 already read for the case's count. Past net.ipv4.tcp_max_tw_buckets
     the kernel closes sockets without TIME_WAIT (a burst of short connections after another can
     fill it here: 131072), so a case's time_wait is then a lower bound and its connections
     skipped part of what TIME_WAIT costs."""
     try:
         limit = int(read_text(TW_BUCKETS))
-        tables = [read_text(t) for t in ("/proc/net/tcp", "/proc/net/tcp6")]
     except (OSError, ValueError):
         return None
     total = sum(line.split()[3:4] == [TIME_WAIT] for t in tables for line in t.splitlines()[1:])

@@ -119,14 +119,13 @@ class Runner:
                                       case_timeout(case, run), run.io_timeout)
             if counters is not None and server:  # a burst server ends once it served them all
                 server.wait(burst.server_wait(case_dir))
-            time_wait = _time_wait(case, mech, ready, net.client)
+            time_wait, time_wait_note = _time_wait(case, mech, ready, net.client)
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
                              expected_samples(case, run))
             outcome.time_wait = time_wait
-            if time_wait is not None and (full := network.time_wait_table_full(
-                    net.client.read_text)):
-                outcome.notes.append(full)
+            if time_wait_note:
+                outcome.notes.append(time_wait_note)
             if counters is not None:
                 outcome.burst = burst.collect(case_dir, counters, burst.read_counters(),
                                               run, time_wait)
@@ -268,21 +267,22 @@ def case_timeout(case, run):
 
 
 def _time_wait(case, mech, ready, place=LOCAL):
-    """For short and burst over a TCP mechanism: the sockets in TIME_WAIT on connections to this server's
-    port (/proc/net/tcp and tcp6, state 06, either end), counted when the client has finished;
-    else None."""
+    """For short and burst over a TCP mechanism: (the sockets in TIME_WAIT on connections to this
+    server's port (/proc/net/tcp and tcp6, state 06, either end), counted when the client has
+    finished; a note when the kernel's TIME_WAIT table was full, else None); else (None, None)."""
     if not patterns.of(case.pattern).counts_time_wait or mech.endpoint != "inet" or not ready:
-        return None
+        return None, None
     port = str(ready.get("endpoint", "")).rsplit(":", 1)[-1]
     if not port.isdigit():
-        return None
-    count = 0
+        return None, None
+    tables = []
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
-            count += network.count_time_wait(place.read_text(table), int(port))
+            tables.append(place.read_text(table))
         except OSError:
             continue
-    return count
+    count = sum(network.count_time_wait(t, int(port)) for t in tables)
+    return count, network.time_wait_table_full(tables, place.read_text)
 
 
 def _judge(case, client, server, ready, server_died, case_dir, iterations):
