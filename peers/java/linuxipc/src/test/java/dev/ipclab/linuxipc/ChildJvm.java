@@ -8,14 +8,19 @@ import java.util.List;
 final class ChildJvm {
     private ChildJvm() {}
 
-    static Process start(boolean asNobody, Class<?> main, String... args) throws IOException {
+    /**
+     * @param withoutIpcOwner run the child without CAP_IPC_OWNER, so that System V permissions
+     *     apply to it even as root; it stays the same user, so it reads the class path wherever
+     *     the checkout is (a user such as nobody cannot enter a private 0700 clone)
+     */
+    static Process start(boolean withoutIpcOwner, Class<?> main, String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElse(
                 System.getProperty("java.home") + "/bin/java");
         String classPath = System.getProperty("surefire.test.class.path",
                 System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>();
-        if (asNobody) {
-            command.addAll(List.of("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"));
+        if (withoutIpcOwner) {
+            command.addAll(List.of("setpriv", "--bounding-set=-ipc_owner"));
         }
         command.addAll(List.of(java, "-XX:-UsePerfData", "-XX:+UseSerialGC", "-Xshare:auto",
                 "--enable-native-access=ALL-UNNAMED", "-cp", classPath));

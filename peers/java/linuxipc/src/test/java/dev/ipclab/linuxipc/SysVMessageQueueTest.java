@@ -83,7 +83,7 @@ class SysVMessageQueueTest {
 
     /**
      * EACCES: a queue of mode 0000 opened asking for read-write permission. Root bypasses System V
-     * permissions (CAP_IPC_OWNER), so as root the open runs in a child JVM as user nobody.
+     * permissions (CAP_IPC_OWNER), so as root the open runs in a child JVM without that capability.
      */
     @Test
     void openingWithoutPermissionIsEacces() throws Exception {
