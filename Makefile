@@ -13,8 +13,10 @@ STAMPS    := .build
 FLOOR_BIN := bench/floor/build/ipclab-floor
 PEERS     := $(notdir $(patsubst %/peer.toml,%,$(wildcard peers/*/peer.toml)))
 SCENARIO  ?= scenarios/quick.toml
+ORCH_SHARDS := 1 2
 
-.PHONY: run setup build test test-orchestrator bench clean FORCE \
+.PHONY: run setup build test test-orchestrator orchestrator-suite bench clean FORCE \
+        $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) \
         $(addprefix build-,$(PEERS)) $(addprefix test-,$(PEERS)) $(addprefix peer-suite-,$(PEERS))
 
 # Every peer whose toolchain is here (a missing one is one line: which, and how to get it), then
@@ -35,9 +37,11 @@ $(STAMPS)/system: scripts/setup-system
 	scripts/setup-system
 	@mkdir -p $(STAMPS) && touch $@
 
+# --no-compile: Python compiles a module when it is first imported; compiling every file of every
+# package up front (plotly alone has thousands) was a third of the set-up's time.
 $(STAMPS)/venv: requirements.lock orchestrator/pyproject.toml peers/python/pyproject.toml $(STAMPS)/system
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install -q --no-compile --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e orchestrator -e peers/python
 	@touch $@
 
@@ -48,15 +52,29 @@ $(FLOOR_BIN): FORCE setup
 
 FORCE:
 
-# The orchestrator's suite runs first and alone: each of its runs sweeps the machine's tagged IPC
-# objects and its kernel tests check that none is left, so nothing else may make them meanwhile.
-# The peers' suites then run side by side (each checks only the objects it made; -O prints each
-# suite's output in one piece when it ends): on two CPUs that saves minutes of process start-ups.
-test: build test-orchestrator
-	$(MAKE) --no-print-directory -O -j$(words $(PEERS)) $(addprefix peer-suite-,$(PEERS))
+# Every suite after the build. Where scripts/isolated can give each suite kernel IPC objects of its
+# own (as root), the orchestrator's suite runs as two shards beside the peers' suites, all at once:
+# its runs sweep the tagged objects they see and its kernel tests check that none is left, which
+# only their own namespace makes safe. Elsewhere it runs first and alone, then the peers' suites
+# side by side (each checks only the objects it made). -O prints each suite's output in one piece.
+test: build
+	if scripts/isolated --check; then \
+	  $(MAKE) --no-print-directory -O -j$(words $(ORCH_SHARDS) $(PEERS)) \
+	    $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) $(addprefix peer-suite-,$(PEERS)); \
+	else \
+	  $(MAKE) --no-print-directory orchestrator-suite && \
+	  $(MAKE) --no-print-directory -O -j$(words $(PEERS)) $(addprefix peer-suite-,$(PEERS)); \
+	fi
 
 test-orchestrator: build
+	$(MAKE) --no-print-directory orchestrator-suite
+
+orchestrator-suite:
 	$(PY) -m pytest orchestrator/tests -q --durations=30
+
+$(addprefix orchestrator-shard-,$(ORCH_SHARDS)): orchestrator-shard-%:
+	scripts/isolated env IPCLAB_TEST_SHARD=$*/$(words $(ORCH_SHARDS)) \
+	  $(PY) -m pytest orchestrator/tests -q --durations=15
 
 # One peer's suite: after the build (test-java), or as `test` runs it, the build done.
 $(addprefix test-,$(PEERS)): test-%: build
