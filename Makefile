@@ -14,6 +14,8 @@ FLOOR_BIN := bench/floor/build/ipclab-floor
 PEERS     := $(notdir $(patsubst %/peer.toml,%,$(wildcard peers/*/peer.toml)))
 SCENARIO  ?= scenarios/quick.toml
 ORCH_SHARDS := 1 2
+# scripts/isolated, when `make test` runs the suites at once
+ISOLATE   :=
 
 .PHONY: run setup build test test-orchestrator orchestrator-suite bench clean FORCE \
         $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) \
@@ -37,11 +39,9 @@ $(STAMPS)/system: scripts/setup-system
 	scripts/setup-system
 	@mkdir -p $(STAMPS) && touch $@
 
-# --no-compile: Python compiles a module when it is first imported; compiling every file of every
-# package up front (plotly alone has thousands) was a third of the set-up's time.
 $(STAMPS)/venv: requirements.lock orchestrator/pyproject.toml peers/python/pyproject.toml $(STAMPS)/system
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.lock
 	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e orchestrator -e peers/python
 	@touch $@
 
@@ -53,13 +53,13 @@ $(FLOOR_BIN): FORCE setup
 FORCE:
 
 # Every suite after the build. Where scripts/isolated can give each suite kernel IPC objects of its
-# own (as root), the orchestrator's suite runs as two shards beside the peers' suites, all at once:
-# its runs sweep the tagged objects they see and its kernel tests check that none is left, which
-# only their own namespace makes safe. Elsewhere it runs first and alone, then the peers' suites
-# side by side (each checks only the objects it made). -O prints each suite's output in one piece.
+# own (as root), all run at once, the orchestrator's in two shards: its runs sweep the tagged
+# objects they see and its kernel tests check that none is left, and each suite's own checks of
+# what it made must not meet another's objects either. Elsewhere the orchestrator's suite runs
+# first and alone, then the peers' side by side. -O prints each suite's output in one piece.
 test: build
 	if scripts/isolated --check; then \
-	  $(MAKE) --no-print-directory -O -j$(words $(ORCH_SHARDS) $(PEERS)) \
+	  $(MAKE) --no-print-directory -O -j$(words $(ORCH_SHARDS) $(PEERS)) ISOLATE=scripts/isolated \
 	    $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) $(addprefix peer-suite-,$(PEERS)); \
 	else \
 	  $(MAKE) --no-print-directory orchestrator-suite && \
@@ -81,7 +81,7 @@ $(addprefix test-,$(PEERS)): test-%: build
 	$(IPCLAB) peers test $*
 
 $(addprefix peer-suite-,$(PEERS)): peer-suite-%:
-	$(IPCLAB) peers test $*
+	$(ISOLATE) $(IPCLAB) peers test $*
 
 # Speed targets are checked here, by numbers printed, never by timed assertions in tests.
 bench: build

@@ -59,3 +59,27 @@ def test_the_mechanism_options(tmp_path, seed, client, server):
     assert ("tcp", "off", "", "", "") in ok and ("file-poll", "", "", "", "500") in ok
     assert ("corba", "", "", "string", "") in ok
     assert {("rest", n, b, "", "") for n in ("on", "off") for b in ("octet", "json")} <= ok
+
+
+def test_a_study_run_judges_its_claims_and_report_judges_them_again(tmp_path, seed):
+    # The Java IPC paper's scenario at its smallest size over three of its mechanisms: its claims
+    # about 40 B are judged; those about 4000 B and 40000 B are set aside with a note.
+    import json
+    import re
+    out = tmp_path / "run"
+    done = ipclab("run", "scenarios/linux-ipc-java.toml", "--mechanism", "tcp,fifo,sysv-mq",
+                  "--java-binding", "jni", "--request-size", "40", "--response-size", "40",
+                  "--iterations", "50", "--warmup", "10", "--rounds", "2", "--seed", str(seed),
+                  "--out", str(out))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    line = re.compile(r"replication: (\d) of 4 claims hold, (\d) fail, (\d) cannot tell; "
+                      r"see table\.md")
+    found = line.search(done.stdout.replace("\n", " "))
+    assert found and sum(map(int, found.groups())) == 4, done.stdout[-2000:]
+    assert "2 claim(s) of the scenario set aside" in done.stdout.replace("\n", " ")
+    claims = json.loads((out / "run.json").read_text())["claims"]
+    assert [c["text"] for c in claims][0] == "for minimal data every IPC mechanism beats the socket"
+    assert all(c["verdict"] in ("holds", "fails", "cannot tell") and c["pairs"] for c in claims)
+    assert "## claims of the study" in (out / "table.md").read_text()
+    again = ipclab("report", str(out))
+    assert again.returncode == 0 and found.group(0) in again.stdout.replace("\n", " ")

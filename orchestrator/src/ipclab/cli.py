@@ -11,6 +11,7 @@ from ipclab.plan.capabilities import CONTRACT
 from ipclab.execute import environment
 from ipclab.execute import places
 from ipclab.execute import network
+from ipclab.plan import claims
 from ipclab.plan import link
 from ipclab.plan import matrix
 from ipclab.plan import patterns
@@ -121,11 +122,14 @@ def run(scenario, out, wide, verbose, html, **flags):
     path = scenario or catalog.root / DEFAULT_SCENARIO
     plan = load_scenario(path, catalog, overrides=flags)
     cases = link.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
+    plan.claims, claims_note = claims.check_planned(
+        plan.claims, cases, plan.source, overridden=any(v is not None for v in flags.values()))
     network.check_machine(plan.run, hosts=plan.hosts)
     env = environment.collect(catalog.root)
     out_dir = Path(out) if out else rundir.default_out_dir(catalog.root, plan.name)
     with Workspace() as workspace, places.connect(plan.hosts, catalog.root, workspace.path) as remote:
         notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(network.sweep())
+        notes += [claims_note] if claims_note else []
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes
         publisher = publish.Publisher(plan)   # builds the Report after every round

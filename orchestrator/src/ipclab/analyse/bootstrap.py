@@ -118,6 +118,21 @@ def bootstrap_mean_ci(x, seed=0, resamples=2000, level=0.95):
     return float(low), float(high)
 
 
+def hierarchical_mean_ci(rounds, rng, resamples=BOOTSTRAP_RESAMPLES, level=0.95):
+    """(low, high): the interval of the mean of all rounds pooled, by the hierarchical bootstrap
+    (rounds with replacement; within a drawn round its mean from the normal approximation, as
+    the paired ratio of means draws it), widened for few rounds like the median's."""
+    r = len(rounds)
+    chosen = rng.integers(0, r, size=(resamples, r))
+    sizes = np.array([len(x) for x in rounds], dtype=np.float64)
+    means = _slot_statistics(rounds, chosen, rng, "mean")
+    pooled = (means * sizes[chosen]).sum(axis=1) / sizes[chosen].sum(axis=1)
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(pooled, [tail, 100 - tail])
+    point = float(np.concatenate([np.asarray(x, dtype=np.float64) for x in rounds]).mean())
+    return widen(point, float(low), float(high), few_rounds_factor(r, level))
+
+
 def few_rounds_factor(r, level=0.95):
     """f(R) of the module's text: how much wider a bootstrap interval over R rounds must be."""
     if r < 2:

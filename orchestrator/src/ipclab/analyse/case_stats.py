@@ -1,6 +1,7 @@
 """From outcomes (raw samples of each round) to records (statistics, intervals, ratios, warnings).
 Pure: no I/O. The methods are stated in stats.py."""
 import zlib
+from dataclasses import replace
 
 import numpy as np
 
@@ -62,8 +63,11 @@ def _analyse(record, rounds, settings, seed):
     else:
         kept = {r: np.sort(x) for r, x in rounds.items()}
     kept = {r: x if x.size else np.sort(rounds[r]) for r, x in kept.items()}
-    raw = stats.summarize(pooled)
-    trimmed = stats.summarize(kept_pooled) if kept_pooled.size else raw
+    raw = _with_mean_interval(stats.summarize(pooled), list(rounds.values()),
+                              case_seed(seed, "raw mean", record["id"]))
+    trimmed = _with_mean_interval(stats.summarize(kept_pooled), list(kept.values()),
+                                  case_seed(seed, "mean", record["id"])) \
+        if kept_pooled.size else raw
     record["raw"], record["trimmed"] = raw.as_dict(), trimmed.as_dict()
     record["outliers_removed"] = removed
     warnings = stats.advice(trimmed, raw.count, removed, windows=patterns.of(record.get("pattern")).per_window)
@@ -84,6 +88,15 @@ def _analyse(record, rounds, settings, seed):
     warnings += _round_concerns(record)
     record["warnings"] = [w.as_dict() for w in warnings]
     return kept
+
+
+def _with_mean_interval(summary, rounds, rng):
+    """The summary with its mean's interval drawn over the rounds (the hierarchical bootstrap):
+    a t-interval over pooled samples would treat every round as the same run of the peers."""
+    if summary.count < 2:
+        return summary
+    low, high = stats.hierarchical_mean_ci(rounds, rng)
+    return replace(summary, ci95_low=low, ci95_high=high)
 
 
 def _round_figures(record, rounds, kept):

@@ -4,8 +4,11 @@ Methods, stated once:
 - Percentiles: linear interpolation between order statistics (Hyndman & Fan type 7, numpy's
   default "linear"), so the median of an even count is the mean of the two middle values.
 - Standard deviation: the sample standard deviation (n - 1 in the denominator); 0 for n = 1.
-- 95% confidence interval of the mean: mean ± t(0.975, n - 1) · s / √n (Student's t); undefined
-  (None) for n < 2.
+- 95% confidence interval of the mean: the hierarchical bootstrap below (rounds drawn with
+  replacement; within a drawn round its mean from the normal approximation, mean ± z·s/√n), the
+  pooled mean of each resample, widened for few rounds like every bootstrap interval; undefined
+  (None) for n < 2. `summarize` alone gives mean ± t(0.975, n − 1)·s/√n of one sample; a case's
+  figures (case_stats.py) replace it with the bootstrap over its rounds.
 - Outliers, default rule: Tukey's fences, a sample outside [Q1 − k·IQR, Q3 + k·IQR] (k = 1.5) is an
   outlier. Removal is reported, and the raw figures are kept beside the trimmed ones. With rounds,
   the fences are those of all rounds pooled, applied to every round.
@@ -52,7 +55,8 @@ from scipy import stats as _scipy_stats
 # The bootstrap intervals (their method is stated above) live in bootstrap.py; they are part of
 # this module's vocabulary, so its callers find every statistic here.
 from ipclab.analyse.bootstrap import (BOOTSTRAP_RESAMPLES, bootstrap_mean_ci,  # noqa: F401
-                                      few_rounds_factor, hierarchical_median_ci,
+                                      few_rounds_factor, hierarchical_mean_ci,
+                                      hierarchical_median_ci,
                                       hierarchical_medians, median_ratio, paired_ratio,
                                       resampled_round_medians, round_statistic, widen)
 

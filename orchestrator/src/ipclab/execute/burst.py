@@ -21,10 +21,9 @@ import csv
 import io
 import json
 
+from ipclab.plan import patterns
 
-
-PHASES = ("accept", "loop", "spawn", "start_delay", "transfer", "total")
-CLIENT_PHASES = ("connect", "response", "total")
+PHASES, CLIENT_PHASES = patterns.BURST_PHASES, patterns.BURST_CLIENT_PHASES
 COUNTERS = ("listen_overflows", "listen_drops", "syn_retrans")
 SERVER_WAIT = 30.0  # seconds a burst server gets to finish its last connections by itself
 FAILED_WAIT = 2.0   # ... when some connections failed: those that never reached it never will

@@ -22,11 +22,13 @@ def _escape(text):
 def report_markdown(report):
     """table.md of a Report (output/model.py): the study's shape first with every case below it,
     then the bytes on the wire per call (--wire-bytes)."""
-    from ipclab.output import study, wire
+    from ipclab.output import claims, study, wire
     table = to_markdown(report.records, report.title, report.baseline_label, report.compare,
                         notes=report.table_notes)
     if report.studies:
         table = study.to_markdown(report.studies, report.title) + "\n" + table.replace(
             f"# {report.title}", "## every case", 1)
+    if report.claims:  # a study's verdicts come first: they are what the run was for
+        table = claims.markdown_of(report.claims) + "\n" + table
     section = wire.markdown_of(report.wire.rows, report.wire.ranking) if report.wire else ""
     return table + ("\n" + section if section else "")

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ipclab.analyse import case_stats
+from ipclab.analyse import claims as claim_verdicts
 from ipclab.analyse.stats import ADVICE
 from ipclab.output import phases as export_phases
 from ipclab.output import study
@@ -49,6 +50,7 @@ class Report:
     compare: str = "median"                        # the statistic ratios are taken of
     ratio_caption: str = None
     studies: list = field(default_factory=list)    # study.Study tables of the scenario's [report]
+    claims: list = field(default_factory=list)     # analyse/claims.py Verdicts of its [[claim]]s
     wire: WireSection = None                       # None: no case counted its bytes
     burst: bool = False                            # the run has burst cases: phases.csv
     phases: list = field(default_factory=list)     # {"case_id", side, phase, ...} rows
@@ -75,16 +77,20 @@ def build(document, settings=None, kept=None, ratio_cache=None):
     scenario = document["scenario"]
     if settings is None:
         settings = StatSettings(**scenario.get("statistics") or {})
-    records = document["results"]
+    records, seed = document["results"], scenario.get("run", {}).get("seed", 1)
+    verdicts = []
     if kept is not None:
-        case_stats.add_ratios(records, settings, kept, scenario.get("run", {}).get("seed", 1),
-                              ratio_cache)
+        case_stats.add_ratios(records, settings, kept, seed, ratio_cache)
+        verdicts = claim_verdicts.judge(scenario.get("claims") or [], records, kept, seed,
+                                        ratio_cache)
+        if verdicts:
+            document["claims"] = [v.as_dict() for v in verdicts]
     return of_records(records, f"ipclab: {scenario['name']}",
                       case_stats.baseline_label(settings), settings.compare,
                       notes=document.get("notes", []), studies=studies_of(document),
                       scenario=scenario["name"], table_notes=table_notes(document, settings),
                       environment=document.get("environment") or {}, document=document,
-                      settings=settings)
+                      settings=settings, claims=verdicts)
 
 
 def of_records(records, title, baseline_label, compare, notes=(), studies=(), **more):

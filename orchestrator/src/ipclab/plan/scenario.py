@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ipclab.common.errors import UserError
+from ipclab.plan import claims as claim_table
 from ipclab.plan import hosts, patterns, report_spec
 from ipclab.plan.validator import (  # noqa: F401 (the scenario's vocabulary, re-exported)
     MAX_PAYLOAD, PLACEMENTS, DEFAULT_PLACEMENT, PATTERNS, OUTLIER_RULES,
@@ -79,11 +80,13 @@ class Scenario:
     statistics: StatSettings
     report: ReportSettings = field(default_factory=ReportSettings)
     hosts: dict = field(default_factory=dict)  # [hosts]: the server on another host (hosts.py)
+    claims: list = field(default_factory=list)  # [[claim]]: the study's conclusions (claims.py)
 
     def as_dict(self):
         return {"name": self.name, "description": self.description, "source": self.source,
                 "matrix": self.matrix, "run": vars(self.run), "statistics": vars(self.statistics),
-                "report": vars(self.report), "hosts": self.hosts}
+                "report": vars(self.report), "hosts": self.hosts,
+                "claims": [c.as_dict() for c in self.claims]}
 
 
 def load_scenario(path, catalog, overrides=None):
@@ -150,9 +153,10 @@ def build_scenario(raw, source, catalog, overrides, name):
         table=v.choice(report_raw.get("table"), "report.table", report_spec.TABLE_NAMES, "cases"),
         versus=v.axis("mechanism", [report_raw["versus"]], "report.versus")[0]
         if "versus" in report_raw else "tcp", **v.pivot(report_raw))
+    claims = claim_table.parse(raw.get("claim"), source, v.selector_value, patterns.BURST_PHASES)
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
                     matrix=matrix, run=run, statistics=stat, report=report,
-                    hosts=hosts.parse_hosts(raw.get("hosts"), source))
+                    hosts=hosts.parse_hosts(raw.get("hosts"), source), claims=claims)
 
 
 def _void_reply(matrix_raw, overrides):
@@ -198,6 +202,7 @@ _KNOWN = {
     "statistics": set(vars(StatSettings())),
     "report": set(vars(ReportSettings())),
     "hosts": set(hosts.HOST_KEYS),
+    "claim": None,   # an array of tables, checked by claims.parse
 }
 
 

@@ -195,9 +195,16 @@ class Validator:
         axis, item = next(iter(value.items()))
         return {axis: self._axis_value(axis, item)}
 
-    def _axis_value(self, axis, value):
+    def selector_value(self, axis, value, where):
+        """One value of an axis a claim selects cases by (plan/claims.py): a matrix axis,
+        "variant" or "pair"."""
+        if axis not in (*MATRIX_AXES, "variant", "pair"):
+            known = ", ".join((*MATRIX_AXES, "variant", "pair"))
+            self._fail(where, f"unknown axis (known: {known})")
+        return self._axis_value(axis, value, where)
+
+    def _axis_value(self, axis, value, where="report.ratio_to"):
         """One value of a pivot axis, checked as the matrix checks that axis."""
-        where = "report.ratio_to"
         if axis == "pair":
             parts = str(value).replace("->", "→").split("→")
             if len(parts) != 2:

@@ -10,6 +10,8 @@
 #include <thrift/transport/TSocket.h>
 
 #include <netinet/in.h>
+#include <cerrno>
+#include <cstring>
 #include <sys/socket.h>
 
 #include "Bench.h"
@@ -177,8 +179,12 @@ void serve_thrift(const ServeOptions& o, Service& service, bool compact) {
   auto socket = std::make_shared<ServerSocket>(hp.host, hp.port);
   const std::string mech = o.mechanism_name;
   const std::string host = hp.host;
-  // READY once the socket listens; serve() below listens and then accepts.
+  // READY once the socket listens. Thrift calls this just before its own listen(), so the
+  // socket listens here first (a second listen() only sets the backlog again): READY before
+  // listen() let a quick client be refused.
   socket->setListenCallback([mech, host](THRIFT_SOCKET fd) {
+    if (::listen(fd, SOMAXCONN) != 0)
+      throw PeerError(ErrorKind::io, std::string("thrift: listen: ") + std::strerror(errno));
     sockaddr_in addr{};
     socklen_t len = sizeof addr;
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);

@@ -25,14 +25,15 @@ CONFIG = {"displaylogo": False, "responsive": True}
 
 def render(report, data=None, sections=()):
     """The page of a Report (output/model.py); `data` (report/data.py) adds the samples the
-    figures draw. The study tables (a pivot, stream-cpu, server-models) come first, as in
-    table.md, then every case, the bytes on the wire, the burst phases, the figures; `sections`
+    figures draw. A study's claims and their verdicts come first, then the study tables (a
+    pivot, stream-cpu, server-models), as in table.md, then every case, the bytes on the wire, the burst phases, the figures; `sections`
     are extra (title, html) blocks after the figures (`ipclab compare`, see table_section)."""
     document = report.document
     charts = figures.charts(data if data is not None else RunData(report))
     body = [f"<h1>{_e(report.title)}</h1>", _status(document),
             f"<div class='meta'><div>{_scenario(document)}</div><div>{_environment(document)}</div></div>"]
-    body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in report_sections.studies(report)]
+    body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in
+             [*report_sections.claims(report), *report_sections.studies(report)]]
     body += ["<h2 id='cases'>Cases</h2>", summary_table(report.records, report.ratio_caption)]
     body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in
              [*report_sections.wire(report), *report_sections.phases(report)]]

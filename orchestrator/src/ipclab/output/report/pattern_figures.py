@@ -3,7 +3,7 @@ RunData in, Charts out): stream rates and CPU, short connections' rates, bytes p
 burst's phases, per case and per connection."""
 from ipclab.common.units import format_ns, format_ns_interval, format_rate
 from ipclab.output.report.charts import Chart, Series
-from ipclab.plan.patterns import CONNECTION_FIGURE, STREAM_FIGURES
+from ipclab.plan.patterns import BURST_CLIENT_PHASES, BURST_PHASES, CONNECTION_FIGURE, STREAM_FIGURES
 from ipclab.output.report.figure_parts import (case_label, grouped, in_figures, numbered, ok_cases,
                                                placement_caption, rate_series, us)
 
@@ -124,10 +124,7 @@ def burst_phases(data):
                   "time (µs)", series=tuple(series), groups=tuple(groups))]
 
 
-PHASES = ("accept", "loop", "spawn", "start_delay", "transfer", "total")
-
-
-CLIENT_PHASES = ("connect", "response", "total")
+PHASES, CLIENT_PHASES = BURST_PHASES, BURST_CLIENT_PHASES
 
 
 def burst_connections(data):

@@ -4,6 +4,8 @@ each burst connection. Pure: a Report in, (title, html) sections out; html.py pl
 import html
 
 from ipclab.common.units import format_ns
+from ipclab.analyse import claims as claim_verdicts
+from ipclab.output import claims as claims_out
 from ipclab.output import phases as export_phases
 
 PHASE_HEADERS = ("#", "case", "side", "phase", "count", "mean [95% CI]", "median", "p99", "max")
@@ -22,6 +24,20 @@ def table(headers, rows, right=(), caption=None, marked=()):
     under = f"<caption>{_e(caption)}</caption>" if caption else ""
     return (f"<div class='wide'><table class='sortable'>{under}<thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(lines)}</tbody></table></div>")
+
+
+def claims(report):
+    """The study's claims with their verdicts (output/claims.py's rows), first on the page: they
+    are what a study's run is for. A claim that does not hold is marked."""
+    if not report.claims:
+        return []
+    rows = claims_out.rows(report.claims)
+    marked = {i for i, v in enumerate(report.claims) if v.verdict != claim_verdicts.HOLDS}
+    notes = "".join(f"<li>{_e(v.text)}: {_e(v.verdict)}: {_e(v.advice)}</li>"
+                    for v in report.claims if v.advice)
+    return [(claim_verdicts.summary_line(report.claims),
+             table(claims_out.HEADERS, rows, caption=claim_verdicts.RULE, marked=marked)
+             + (f"<ul class='notes'>{notes}</ul>" if notes else ""))]
 
 
 def studies(report):

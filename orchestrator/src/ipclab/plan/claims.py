@@ -1,0 +1,149 @@
+"""A study's conclusions as data: the scenario's `[[claim]]` tables, checked like every scenario
+key, and the planned cases each claim is about. The verdicts are analyse/claims.py's.
+
+A claim compares a statistic of the cases `a` selects with the same statistic of the cases `b`
+selects (the ratio a/b against `value`, 1 unless given), or, without `b`, the statistic of `a`'s
+cases against the number `value`. `where` narrows both sides. An `a` case is paired with every
+`b` case that agrees with it on every axis neither selector names (same sizes, same pair...)."""
+from dataclasses import asdict, dataclass, field
+
+from ipclab.common.errors import UserError
+from ipclab.plan import settings as setting_table
+from ipclab.plan.matrix import variant
+
+# "<" and ">" against the value; "≈" within ±tolerance (relative) of it ("~" is read as "≈").
+RELATIONS = ("<", ">", "≈")
+# What a claim may measure: the time statistics of the kept samples (intervals over the rounds),
+# the bytes a call puts on the wire (counted exactly, --wire-bytes), the rates with their
+# intervals, and a burst server's phase means ("server:spawn").
+TIME_STATISTICS = ("median", "mean")
+EXACT_STATISTICS = ("wire_req_bytes", "wire_resp_bytes")
+RATE_STATISTICS = ("msgs_per_s", "conns_per_s", "mib_per_s")
+PHASE_PREFIX = "server:"
+KEYS = ("text", "source", "study_value", "a", "b", "where", "statistic", "relation", "value",
+        "tolerance")
+SELECTOR_AXES = ("variant", "pair")  # besides the matrix axes
+
+
+@dataclass(frozen=True)
+class Claim:
+    text: str                   # the conclusion, as the study puts it
+    a: dict                     # axis -> value or [values]
+    relation: str
+    b: dict | None = None       # None: a's statistic against `value`
+    where: dict = field(default_factory=dict)
+    statistic: str = "median"
+    value: float = 1.0
+    tolerance: float | None = None
+    source: str = ""            # where the study states it (table, figure, section)
+    study_value: str = ""       # the study's own figure, as it gives it
+
+    def as_dict(self):
+        return asdict(self)
+
+
+def parse(raw, source, check_axis, phases):
+    """The Claims of a scenario's `claim` list. `check_axis(axis, value, where)` checks one value
+    as the matrix checks that axis; `phases` are the burst phases a statistic may name."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
+        raise UserError(f"{source}: claim must be an array of tables ([[claim]])")
+    return [_claim(c, f"claim[{i}]", source, check_axis, phases) for i, c in enumerate(raw)]
+
+
+def _claim(raw, where, source, check_axis, phases):
+    def fail(key, message):
+        raise UserError(f"{source}: {where}.{key}: {message}")
+    for key in raw:
+        if key not in KEYS:
+            fail(key, f"unknown key (known: {', '.join(KEYS)})")
+    for key in ("text", "a", "relation"):
+        if key not in raw:
+            fail(key, "missing")
+    relation = {"~": "≈"}.get(raw["relation"], raw["relation"])
+    if relation not in RELATIONS:
+        fail("relation", f"unknown value {raw['relation']!r} (known: <, >, ≈)")
+    statistic = raw.get("statistic", "median")
+    known = (*TIME_STATISTICS, *EXACT_STATISTICS, *RATE_STATISTICS,
+             *(PHASE_PREFIX + p for p in phases))
+    if statistic not in known:
+        fail("statistic", f"unknown value {statistic!r} (known: {', '.join(known)})")
+    value = raw.get("value", 1.0 if "b" in raw else None)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        fail("value", f"{value!r} must be a positive number" +
+             ("" if "b" in raw else " (a claim without b compares a with it)"))
+    tolerance = raw.get("tolerance")
+    if relation == "≈" and (isinstance(tolerance, bool) or not isinstance(tolerance, (int, float))
+                            or not 0 < tolerance < 1):
+        fail("tolerance", f"{tolerance!r}: a claim of \"≈\" needs a relative tolerance, "
+                          f"0 < tolerance < 1 (0.2 for ±20%)")
+    if relation != "≈" and tolerance is not None:
+        fail("tolerance", "applies only to relation \"≈\"")
+    for key in ("text", "source", "study_value"):
+        if key in raw and not isinstance(raw[key], (str, int, float)):
+            fail(key, f"{raw[key]!r} must be text")
+    selectors = {key: _selector(raw[key], f"{where}.{key}", source, check_axis)
+                 for key in ("a", "b", "where") if key in raw}
+    return Claim(text=str(raw["text"]), relation=relation, statistic=statistic,
+                 value=float(value), tolerance=tolerance, source=str(raw.get("source", "")),
+                 study_value=str(raw.get("study_value", "")), a=selectors["a"],
+                 b=selectors.get("b"), where=selectors.get("where", {}))
+
+
+def _selector(raw, where, source, check_axis):
+    if not isinstance(raw, dict) or not raw:
+        raise UserError(f"{source}: {where}: {raw!r} must be a table of axes, like "
+                        f"{{ mechanism = \"fifo\" }}")
+    out = {}
+    for axis, value in raw.items():
+        values = value if isinstance(value, list) else [value]
+        out[axis] = [check_axis(axis, v, f"{where}.{axis}") for v in values]
+    return out
+
+
+def value_of(case, axis):
+    """The value of `axis` for a Case or a case record (a dict)."""
+    get = case.get if isinstance(case, dict) else lambda k: getattr(case, k, None)
+    if axis == "variant":
+        return variant(case)
+    if axis == "pair":
+        return f"{get('client')}→{get('server')}"
+    if axis in setting_table.NAMES:
+        return dict(get("settings") or {}).get(axis)
+    return get(axis)
+
+
+def selects(case, selector):
+    return all(value_of(case, axis) in values for axis, values in selector.items())
+
+
+def sides(claim, cases):
+    """(a's cases, b's cases) of `claim` among `cases` (b's: [] for a claim against a number)."""
+    a = [c for c in cases if selects(c, claim.where) and selects(c, claim.a)]
+    b = [c for c in cases if selects(c, claim.where) and selects(c, claim.b)] if claim.b else []
+    return a, b
+
+
+def check_planned(claims, cases, source, overridden):
+    """The claims whose cases are all in the plan. A claim naming a case the scenario's own matrix
+    does not hold is an error; one the command line's flags took out is set aside (the second
+    value, one note)."""
+    kept, aside = [], []
+    for i, claim in enumerate(claims):
+        a, b = sides(claim, cases)
+        missing = "a" if not a else "b" if claim.b and not b else None
+        if missing is None:
+            kept.append(claim)
+        elif overridden:
+            aside.append(claim)
+        else:
+            raise UserError(f"{source}: claim[{i}].{missing}: no case of the matrix is "
+                            f"{_describe({**claim.where, **getattr(claim, missing)})}")
+    note = (f"{len(aside)} claim(s) of the scenario set aside: the flags took their cases out "
+            f"of this run" if aside else None)
+    return kept, note
+
+
+def _describe(selector):
+    return ", ".join(f"{axis} {'/'.join(map(str, values))}" for axis, values in selector.items())
