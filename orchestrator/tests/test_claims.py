@@ -166,3 +166,20 @@ def test_the_means_interval_accounts_for_the_rounds():
     pooled_low, pooled_high = stats.ci95_of_mean(pooled)
     assert trimmed["ci95_low"] < pooled_low and trimmed["ci95_high"] > pooled_high
     assert trimmed["ci95_high"] - trimmed["ci95_low"] > 5 * (pooled_high - pooled_low)
+
+
+def test_compare_names_the_claims_whose_verdict_changed():
+    from ipclab.analyse import compare
+    made = []
+    for fifo in (63_000, 160_000):   # FIFO beats the socket in A, loses in B
+        records, kept = run_of({"fifo": fifo, "tcp": 100_000})
+        document = {"scenario": {"name": "s", "statistics": {}, "run": {"seed": 1},
+                                 "claims": [claim(text="fifo < tcp").as_dict(),
+                                            claim(text="tcp fast", a={"mechanism": ["tcp"]},
+                                                  b=None, value=1e9).as_dict()]},
+                    "results": records}
+        made.append(compare.Run(f"run{len(made)}", document, kept))
+    found = compare.compare(*made)
+    assert found.claims == [("fifo < tcp", "holds", "fails"), ("tcp fast", "holds", "holds")]
+    assert "claim changed: fifo < tcp: holds (A) → fails (B)" in compare.to_markdown(found)
+    assert "claims: 1 of 2 changed verdict" in compare.to_markdown(found)

@@ -12,7 +12,7 @@ run's own kept samples (inside its outlier fences, a stream's time per message),
 `ipclab report` analyses them.
 
 Pure functions from the two documents onward; only `load_run` reads files."""
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 from rich import box
@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ipclab.analyse import case_stats
+from ipclab.analyse import claims as claim_verdicts
 from ipclab.execute import rundir
 from ipclab.analyse import stats
 from ipclab.common.errors import UserError
@@ -70,6 +71,7 @@ class Comparison:
     varied: dict             # axis -> (A's value, B's value): what the runs compare
     pairs: list
     rule: str = RULE
+    claims: list = field(default_factory=list)  # (claim, A's verdict, B's verdict), both judged
 
     @property
     def notes(self):
@@ -84,7 +86,13 @@ class Comparison:
         """Plain data (JSON-ready) for an HTML report."""
         return {"a": self.a, "b": self.b, "rule": self.rule, "notes": self.notes,
                 "varied": {k: list(v) for k, v in self.varied.items()},
-                "pairs": [asdict(p) for p in self.pairs]}
+                "pairs": [asdict(p) for p in self.pairs],
+                "claims": [{"claim": t, "a": a, "b": b} for t, a, b in self.claims]}
+
+    @property
+    def changed_claims(self):
+        """The study's claims whose verdict differs between the runs."""
+        return [c for c in self.claims if c[1] != c[2]]
 
     def slower_than(self, threshold):
         """The pairs significantly slower in B by more than `threshold` (0.05: 5%)."""
@@ -130,7 +138,19 @@ def compare(run_a, run_b, seed=1):
                               case_a=a and a["index"], case_b=b and b["index"]))
             continue
         pairs.append(_pair(name, a, b, run_a, run_b, seed))
-    return Comparison(run_a.name, run_b.name, varied, pairs)
+    return Comparison(run_a.name, run_b.name, varied, pairs, claims=_claims(run_a, run_b))
+
+
+def _claims(run_a, run_b):
+    """Each claim both runs' scenarios make (by its text), judged in each run as its report
+    judges it."""
+    def judged(run):
+        scenario = run.document["scenario"]
+        return {v.text: v.verdict for v in claim_verdicts.judge(
+            scenario.get("claims") or [], run.document["results"], run.kept,
+            scenario.get("run", {}).get("seed", 1))}
+    a, b = judged(run_a), judged(run_b)
+    return [(text, a[text], b[text]) for text in a if text in b]
 
 
 def _varied(recs_a, recs_b):
@@ -216,13 +236,22 @@ def _summary(comparison):
     return ", ".join(f"{n} {what}" for what, n in counts.items())
 
 
+def _claim_lines(comparison):
+    """One line per claim whose verdict changed, then how many kept theirs."""
+    if not comparison.claims:
+        return []
+    changed = comparison.changed_claims
+    lines = [f"claim changed: {text}: {a} (A) → {b} (B)" for text, a, b in changed]
+    return lines + [f"claims: {len(changed)} of {len(comparison.claims)} changed verdict"]
+
+
 def to_markdown(comparison):
     lines = ["# ipclab compare", "", *[f"- {x}" for x in _heading(comparison)], "",
              "| " + " | ".join(HEADERS) + " |", "|---|---:|---:|---:|---:|---|"]
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(p)) + " |"
               for p in comparison.pairs]
     lines += ["", f"- {comparison.rule}", *[f"- {n}" for n in comparison.notes],
-              f"- {_summary(comparison)}"]
+              f"- {_summary(comparison)}", *[f"- {x}" for x in _claim_lines(comparison)]]
     return "\n".join(lines) + "\n"
 
 
@@ -246,4 +275,5 @@ def render(comparison, width=120):
         table.add_row(*(row[i] for i in shown), style=style if pair.status == "compared"
                       else "dim")
     return ([Text(x) for x in _heading(comparison)] + [table, Text(_summary(comparison))]
-            + [Text(f"note: {n}", style="yellow") for n in comparison.notes])
+            + [Text(f"note: {n}", style="yellow") for n in comparison.notes]
+            + [Text(x, style="bold") for x in _claim_lines(comparison)])
