@@ -273,3 +273,59 @@ def test_heat_map_hover_names_the_case_and_its_interval():
     (heat,) = chart.heats
     assert "#1 tcp cpp→cpp" in heat.hover[0][0] and "median 10 µs [9–12]" in heat.hover[0][0]
     assert heat.hover[0][1] == "failed: it broke"
+
+
+def study_run(records, names, compare="median"):
+    document = {"scenario": {"name": "study", "matrix": {}, "run": {},
+                             "statistics": {"compare": compare}, "report": {"figures": names}},
+                "environment": {"hostname": "h"}, "notes": [], "results": records,
+                "complete": True}
+    return RunData(model.build(document))
+
+
+def test_the_studies_figures_are_drawn_only_when_the_scenario_names_them():
+    records = [record(1, request=40, median=60_000.0), record(2, request=4000, median=90_000.0),
+               record(3, mechanism="fifo", request=40, median=40_000.0),
+               record(4, mechanism="fifo", request=4000, median=80_000.0)]
+    assert figures.mechanisms_by_size(run(records)) == []            # the default set
+    (chart,) = figures.mechanisms_by_size(study_run(records, ["mechanisms-by-size"], "mean"))
+    assert chart.key == "mechanisms-by-size-cpp-cpp" and chart.x_log and chart.y_log
+    assert [(s.name, s.x, s.y) for s in chart.series] == [("tcp", [40, 4000], [60.0, 90.0]),
+                                                          ("fifo", [40, 4000], [40.0, 80.0])]
+    assert "mean with its 95% interval" in chart.caption
+    assert {"mechanisms-by-size-cpp-cpp"} <= set(keys(figures.charts(
+        study_run(records, ["mechanisms-by-size"]))))
+
+
+def test_grouped_bars_of_bytes_and_time_per_sequence_length_one_panel_per_record():
+    def rec(index, mechanism, payload, length, wire, median):
+        return record(index, mechanism=mechanism, request=0, response=0, payload=payload,
+                      sequence_length=length, wire_req_bytes=wire, wire_resp_bytes=60, wire_packets_per_call=2,
+                      median=median)
+    records = [rec(1, "grpc", "small", 5, 120, 300_000.0), rec(2, "ice", "small", 5, 110, 200_000.0),
+               rec(3, "grpc", "small", 100, 900, 400_000.0), rec(4, "ice", "large", 5, 5000, 1e6)]
+    data = study_run(records, ["bars-by-sequence-length"])
+    size, time = figures.bars_by_sequence_length(data)
+    assert (size.key, time.key) == ("sequence-length-bytes", "sequence-length-time")
+    assert size.groups == ("small", "large")
+    grpc_small = next(s for s in size.series if s.name == "grpc" and s.group == "small")
+    assert grpc_small.x == ["length 5", "length 100"] and grpc_small.y == [120, 900]
+    assert all(s.style == "bar" for s in time.series)
+    assert next(s for s in time.series if s.name == "ice" and s.group == "large").y == [1000.0]
+
+
+def test_the_studies_figures_draw_in_plotly_and_matplotlib():
+    def rec(index, mechanism, length, request, wire):
+        return record(index, mechanism=mechanism, request=request, payload="small" if length
+                      else "bytes", sequence_length=length, wire_req_bytes=wire,
+                      wire_resp_bytes=60, wire_packets_per_call=2)
+    records = [rec(1, "grpc", 5, 0, 120), rec(2, "ice", 5, 0, 110), rec(3, "grpc", 100, 0, 900),
+               rec(4, "tcp", None, 40, None), rec(5, "tcp", None, 4000, None),
+               rec(6, "fifo", None, 40, None)]
+    charts = [c for c in figures.charts(study_run(records, ["mechanisms-by-size",
+                                                            "bars-by-sequence-length"]))
+              if c.key.startswith(("mechanisms-by-size", "sequence-length"))]
+    assert len(charts) == 3
+    for chart in charts:
+        go.Figure(html.plotly_figure(chart))
+        paper.plt.close(paper.draw(chart))

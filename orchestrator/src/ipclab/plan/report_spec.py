@@ -14,3 +14,7 @@ PIVOT_CELLS = ("median", "mean", "mean±sd", "min", "p90", "p99", "p99_9", "max"
                "mib_per_s", "conns_per_s", "cpu_us_per_msg", "wire_bytes", "wire_req_bytes",
                "wire_resp_bytes")
 RATIO_FORMATS = ("times", "percent")
+# The studies' own figures a `[report] figures` may add to the report's usual set
+# (output/report/study_figures.py): every mechanism on one chart of time against size, grouped
+# bars of bytes and time per sequence length.
+STUDY_FIGURES = ("mechanisms-by-size", "bars-by-sequence-length")

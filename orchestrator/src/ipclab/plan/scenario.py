@@ -68,6 +68,7 @@ class ReportSettings:
     cell: str | list = "median"   # a list: one table per statistic
     ratio_to: dict | None = None  # {axis: value}; in the file also a plain column value
     ratio_as: str = "times"
+    figures: list = field(default_factory=list)  # the studies' figures to add (report_spec.py)
 
 
 @dataclass
@@ -152,7 +153,8 @@ def build_scenario(raw, source, catalog, overrides, name):
     report = ReportSettings(
         table=v.choice(report_raw.get("table"), "report.table", report_spec.TABLE_NAMES, "cases"),
         versus=v.axis("mechanism", [report_raw["versus"]], "report.versus")[0]
-        if "versus" in report_raw else "tcp", **v.pivot(report_raw))
+        if "versus" in report_raw else "tcp", **v.pivot(report_raw),
+        figures=v.names(report_raw.get("figures"), "report.figures", report_spec.STUDY_FIGURES))
     claims = claim_table.parse(raw.get("claim"), source, v.selector_value, patterns.BURST_PHASES)
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
                     matrix=matrix, run=run, statistics=stat, report=report,

@@ -138,6 +138,14 @@ class Validator:
             self._fail(where, f"{value!r} must be true or false")
         return value
 
+    def names(self, value, where, allowed):
+        """A list of names from `allowed` (none given: [])."""
+        if value is None:
+            return []
+        if not isinstance(value, list) or any(item not in allowed for item in value):
+            self._fail(where, f"{value!r} must be a list of: {', '.join(allowed)}")
+        return list(dict.fromkeys(value))
+
     def choice(self, value, where, allowed, default):
         if value is None:
             return default

@@ -1,7 +1,8 @@
 """The report's figures: a registry of small pure functions, each RunData in, a list of Charts
 out (empty when the run has nothing for it: no streams, no wire bytes...). html.py and paper.py
 draw every chart the registry returns, in registry order. Adding a figure is one function in
-latency_figures.py or pattern_figures.py, its place in FIGURES, and a test on a hand-made
+latency_figures.py, pattern_figures.py or study_figures.py (a study's own, drawn when the
+scenario's `[report] figures` names it), its place in FIGURES, and a test on a hand-made
 document.
 
 Units: times in µs (the samples are ns), rates per second, CPU in µs per message. Statistics
@@ -12,9 +13,11 @@ from ipclab.output.report.latency_figures import (distributions, heatmaps, laten
                                                   warmup)
 from ipclab.output.report.pattern_figures import (burst_connections, burst_phases, short_rates,
                                                   stream_cpu, stream_throughput, wire_bytes)
+from ipclab.output.report.study_figures import bars_by_sequence_length, mechanisms_by_size
 
-FIGURES = (latency_vs_size, distributions, heatmaps, stream_throughput, stream_cpu, short_rates,
-           warmup, wire_bytes, burst_phases, burst_connections)
+FIGURES = (mechanisms_by_size, bars_by_sequence_length, latency_vs_size, distributions, heatmaps,
+           stream_throughput, stream_cpu, short_rates, warmup, wire_bytes, burst_phases,
+           burst_connections)
 
 __all__ = ["FIGURES", "charts", "case_label", *(f.__name__ for f in FIGURES)]
 

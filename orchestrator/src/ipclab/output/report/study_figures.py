@@ -1,0 +1,84 @@
+"""The studies' own figures (pure functions, RunData in, Charts out), drawn when the scenario's
+`[report] figures` names them (plan/report_spec.py STUDY_FIGURES): every mechanism on one chart of
+time against size (the Java IPC paper's figure 2), and grouped bars per sequence length, bytes
+and time, one panel per record (the middleware study's figures)."""
+from ipclab.common.units import format_ns_interval
+from ipclab.output.report.charts import Chart, Series
+from ipclab.output.report.figure_parts import grouped, numbered, ok_cases, placement_caption, us
+from ipclab.plan.matrix import variant
+
+
+def _wanted(data, name):
+    report = (data.document.get("scenario") or {}).get("report") or {}
+    return name in (report.get("figures") or ())
+
+
+def _statistic(data):
+    """The statistic the scenario compares (its tables' and claims'): "median" or "mean"."""
+    return ((data.document.get("scenario") or {}).get("statistics") or {}).get("compare",
+                                                                               "median")
+
+
+def _point(r, statistic):
+    """(value, low, high) in ns: the case's median or mean with its interval."""
+    t = r["trimmed"]
+    if statistic == "mean":
+        return t["mean"], t.get("ci95_low"), t.get("ci95_high")
+    return t["median"], r.get("median_ci_low"), r.get("median_ci_high")
+
+
+def mechanisms_by_size(data):
+    """One chart per language pair: every mechanism (as its case ran it) as a line of time
+    against the request size, log-log."""
+    if not _wanted(data, "mechanisms-by-size"):
+        return []
+    statistic = _statistic(data)
+    cases = [r for r in ok_cases(data) if (r.get("payload") or "bytes") == "bytes"]
+    out = []
+    for pair, group in grouped(cases, lambda r: f"{r['client']}→{r['server']}"):
+        series = []
+        for name, rs in grouped(group, variant):
+            rs = sorted(rs, key=lambda r: r["request_size"])
+            points = [_point(r, statistic) for r in rs]
+            series.append(Series(name, [r["request_size"] for r in rs],
+                                 [us(p[0]) for p in points], low=[us(p[1]) for p in points],
+                                 high=[us(p[2]) for p in points],
+                                 hover=[f"{numbered(r)}<br>{statistic} {format_ns_interval(*p)}"
+                                        for r, p in zip(rs, points)]))
+        out.append(Chart(
+            f"mechanisms-by-size-{pair.replace('→', '-')}",
+            f"{pair}: every mechanism's time per round trip against size",
+            f"One line per mechanism as its case ran it; the {statistic} with its 95% interval "
+            f"(over the rounds). " + placement_caption(group), "lines",
+            "request size (bytes, log)", f"{statistic} time (µs, log)", True, True,
+            series=tuple(series)))
+    return out
+
+
+def bars_by_sequence_length(data):
+    """Per record type, bars grouped by sequence length, one bar per mechanism: the request's
+    bytes on the wire (when counted) and the time of a call."""
+    if not _wanted(data, "bars-by-sequence-length"):
+        return []
+    statistic = _statistic(data)
+    cases = [r for r in ok_cases(data) if (r.get("payload") or "bytes") != "bytes"]
+    out = []
+    for what, unit, value in (
+            ("bytes", "request bytes on the wire", lambda r: r.get("wire_req_bytes")),
+            ("time", f"{statistic} time per call (µs)", lambda r: us(_point(r, statistic)[0]))):
+        chosen = [r for r in cases if value(r) is not None]
+        if not chosen:
+            continue
+        series = []
+        for (payload, mechanism), rs in grouped(chosen, lambda r: (r["payload"], variant(r))):
+            rs = sorted(rs, key=lambda r: r["sequence_length"])
+            series.append(Series(mechanism, [f"length {r['sequence_length']}" for r in rs],
+                                 [value(r) for r in rs], hover=[numbered(r) for r in rs],
+                                 style="bar", group=payload))
+        groups = tuple(dict.fromkeys(s.group for s in series))
+        out.append(Chart(
+            f"sequence-length-{what}", f"Records: {unit} by sequence length",
+            "One panel per record, bars grouped by the sequence length, one per framework. "
+            + placement_caption(chosen), "bars", "sequence length", unit,
+            series=tuple(series), groups=groups))
+    return out
