@@ -29,8 +29,10 @@ run: setup $(FLOOR_BIN)
 
 setup: $(STAMPS)/system $(STAMPS)/venv
 
-# Every peer (its peer.toml's build commands, then a check of its capabilities), and the C floor.
-build: setup $(FLOOR_BIN) $(addprefix build-,$(PEERS))
+# Every peer (its peer.toml's build commands, then a check of its capabilities), side by side,
+# and the C floor.
+build: setup $(FLOOR_BIN)
+	$(MAKE) --no-print-directory -O -j$(words $(PEERS)) $(addprefix build-,$(PEERS))
 
 $(addprefix build-,$(PEERS)): build-%: setup
 	$(IPCLAB) peers build $*
@@ -39,10 +41,13 @@ $(STAMPS)/system: scripts/setup-system
 	scripts/setup-system
 	@mkdir -p $(STAMPS) && touch $@
 
+# uv installs the locked versions (pinned here, from PyPI like them) in a third of pip's time.
+UV_VERSION := 0.13.9
 $(STAMPS)/venv: requirements.lock orchestrator/pyproject.toml peers/python/pyproject.toml $(STAMPS)/system
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -r requirements.lock
-	$(PY) -m pip install -q --disable-pip-version-check --no-deps -e orchestrator -e peers/python
+	$(PY) -m pip install -q --disable-pip-version-check uv==$(UV_VERSION)
+	$(VENV)/bin/uv pip install -q --python $(PY) --compile-bytecode -r requirements.lock
+	$(VENV)/bin/uv pip install -q --python $(PY) --no-deps -e orchestrator -e peers/python
 	@touch $@
 
 # The hand-written C ping-pongs of `ipclab bench` (not a peer: no peer.toml). Ninja is incremental.

@@ -50,11 +50,11 @@ Methods, stated once:
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as _scipy_stats
 
 # The bootstrap intervals (their method is stated above) live in bootstrap.py; they are part of
 # this module's vocabulary, so its callers find every statistic here.
 from ipclab.analyse.bootstrap import (BOOTSTRAP_RESAMPLES, bootstrap_mean_ci,  # noqa: F401
+                                      scipy_stats,
                                       few_rounds_factor, hierarchical_mean_ci,
                                       hierarchical_median_ci,
                                       hierarchical_medians, median_ratio, paired_ratio,
@@ -105,7 +105,7 @@ def ci95_of_mean(x):
     x = np.asarray(x, dtype=np.float64)
     if x.size < 2:
         return None, None
-    half = float(_scipy_stats.t.ppf(0.975, x.size - 1)) * sample_std(x) / np.sqrt(x.size)
+    half = float(scipy_stats().t.ppf(0.975, x.size - 1)) * sample_std(x) / np.sqrt(x.size)
     mean = float(x.mean())
     return mean - half, mean + half
 
@@ -203,8 +203,8 @@ def median_ci_of_round(sorted_x, level=0.95):
     n = x.size
     if n == 0:
         return None, None
-    j = int(_scipy_stats.binom.ppf((1 - level) / 2, n, 0.5))  # P(B ≤ j) ≥ 2.5%
-    if j >= 1 and _scipy_stats.binom.cdf(j - 1, n, 0.5) > (1 - level) / 2:
+    j = int(scipy_stats().binom.ppf((1 - level) / 2, n, 0.5))  # P(B ≤ j) ≥ 2.5%
+    if j >= 1 and scipy_stats().binom.cdf(j - 1, n, 0.5) > (1 - level) / 2:
         j -= 1
     if j < 1:
         return float(x[0]), float(x[-1])
@@ -233,7 +233,7 @@ def mann_whitney_p(a, b):
     """Two-sided Mann–Whitney U p-value of two samples (None when either is empty)."""
     if len(a) == 0 or len(b) == 0:
         return None
-    return float(_scipy_stats.mannwhitneyu(a, b, alternative="two-sided").pvalue)
+    return float(scipy_stats().mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 
 def verdict(low, high):
@@ -255,7 +255,7 @@ def drift(x, p_limit=DRIFT_P, effect=DRIFT_EFFECT):
     if tenth < 20:
         return None
     first, last = x[:tenth], x[-tenth:]
-    p = float(_scipy_stats.mannwhitneyu(first, last, alternative="two-sided").pvalue)
+    p = float(scipy_stats().mannwhitneyu(first, last, alternative="two-sided").pvalue)
     change = float(np.median(last) / np.median(first)) if np.median(first) > 0 else None
     if change is None or p >= p_limit or abs(change - 1) <= effect:
         return None
