@@ -297,6 +297,17 @@ def test_the_studies_figures_are_drawn_only_when_the_scenario_names_them():
         study_run(records, ["mechanisms-by-size"]))))
 
 
+def test_the_thesis_bars_mean_and_sd_per_mechanism_one_panel_per_size():
+    records = [record(1, mechanism="none", median=1_000.0), record(2, median=60_000.0),
+               record(3, request=1024, median=90_000.0)]
+    records[1]["trimmed"]["std"] = 20_000.0
+    (chart,) = figures.bars_by_size(study_run(records, ["bars-by-size"], "mean"))
+    assert chart.groups == ("16 B/16 B", "1 KiB/16 B")
+    tcp = next(s for s in chart.series if s.name == "tcp" and s.group == "16 B/16 B")
+    assert (tcp.y, tcp.low, tcp.high) == ([60.0], [40.0], [80.0])
+    assert [s.name for s in chart.series if s.group == "16 B/16 B"] == ["none", "tcp"]
+
+
 def test_grouped_bars_of_bytes_and_time_per_sequence_length_one_panel_per_record():
     def rec(index, mechanism, payload, length, wire, median):
         return record(index, mechanism=mechanism, request=0, response=0, payload=payload,
@@ -322,10 +333,10 @@ def test_the_studies_figures_draw_in_plotly_and_matplotlib():
     records = [rec(1, "grpc", 5, 0, 120), rec(2, "ice", 5, 0, 110), rec(3, "grpc", 100, 0, 900),
                rec(4, "tcp", None, 40, None), rec(5, "tcp", None, 4000, None),
                rec(6, "fifo", None, 40, None)]
-    charts = [c for c in figures.charts(study_run(records, ["mechanisms-by-size",
+    charts = [c for c in figures.charts(study_run(records, ["mechanisms-by-size", "bars-by-size",
                                                             "bars-by-sequence-length"]))
-              if c.key.startswith(("mechanisms-by-size", "sequence-length"))]
-    assert len(charts) == 3
+              if c.key.startswith(("mechanisms-by-size", "sequence-length", "bars-by-size"))]
+    assert len(charts) == 4
     for chart in charts:
         go.Figure(html.plotly_figure(chart))
         paper.plt.close(paper.draw(chart))

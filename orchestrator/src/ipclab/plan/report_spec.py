@@ -15,6 +15,6 @@ PIVOT_CELLS = ("median", "mean", "mean±sd", "min", "p90", "p99", "p99_9", "max"
                "wire_resp_bytes")
 RATIO_FORMATS = ("times", "percent")
 # The studies' own figures a `[report] figures` may add to the report's usual set
-# (output/report/study_figures.py): every mechanism on one chart of time against size, grouped
-# bars of bytes and time per sequence length.
-STUDY_FIGURES = ("mechanisms-by-size", "bars-by-sequence-length")
+# (output/report/study_figures.py): bars of mean ± sd per mechanism for each size, every
+# mechanism on one chart of time against size, grouped bars of bytes and time per sequence length.
+STUDY_FIGURES = ("bars-by-size", "mechanisms-by-size", "bars-by-sequence-length")

@@ -1,11 +1,12 @@
 """The studies' own figures (pure functions, RunData in, Charts out), drawn when the scenario's
-`[report] figures` names them (plan/report_spec.py STUDY_FIGURES): every mechanism on one chart of
+`[report] figures` names them (plan/report_spec.py STUDY_FIGURES): bars of mean ± sd per
+mechanism, one panel per size (the thesis's figures 4.1-4.5), every mechanism on one chart of
 time against size (the Java IPC paper's figure 2), and grouped bars per sequence length, bytes
 and time, one panel per record (the middleware study's figures)."""
-from ipclab.common.units import format_ns_interval
+from ipclab.common.units import format_ns, format_ns_interval
 from ipclab.output.report.charts import Chart, Series
 from ipclab.output.report.figure_parts import grouped, numbered, ok_cases, placement_caption, us
-from ipclab.plan.matrix import variant
+from ipclab.plan.matrix import describe_shape, variant
 
 
 def _wanted(data, name):
@@ -25,6 +26,30 @@ def _point(r, statistic):
     if statistic == "mean":
         return t["mean"], t.get("ci95_low"), t.get("ci95_high")
     return t["median"], r.get("median_ci_low"), r.get("median_ci_high")
+
+
+def bars_by_size(data):
+    """One panel per size (request/response), a bar per mechanism as its case ran it: the mean
+    with the standard deviation as its whiskers, as the thesis drew them (Mock included)."""
+    if not _wanted(data, "bars-by-size"):
+        return []
+    cases = [r for r in ok_cases(data) if (r.get("payload") or "bytes") == "bytes"]
+    if not cases:
+        return []
+    series = []
+    for shape, rs in grouped(cases, describe_shape):
+        for r in rs:
+            t = r["trimmed"]
+            series.append(Series(variant(r), [variant(r)], [us(t["mean"])],
+                                 low=[us(max(t["mean"] - t["std"], 0))],
+                                 high=[us(t["mean"] + t["std"])],
+                                 hover=[f"{numbered(r)}<br>mean {format_ns(t['mean'])} ± sd "
+                                        f"{format_ns(t['std'])}"], style="bar", group=shape))
+    return [Chart("bars-by-size", "Mean time per round trip, one panel per size",
+                  "Bars: the mean; whiskers: ± one standard deviation (the spread of the samples, "
+                  "not an interval of the mean). " + placement_caption(cases), "bars", "",
+                  "mean time (µs)", series=tuple(series),
+                  groups=tuple(dict.fromkeys(s.group for s in series)))]
 
 
 def mechanisms_by_size(data):
