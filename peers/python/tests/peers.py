@@ -44,7 +44,8 @@ class Server:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env=peer_env(), pass_fds=pass_fds)
         self._stderr = queue.Queue()
-        threading.Thread(target=self._collect_stderr, daemon=True).start()
+        self._collector = threading.Thread(target=self._collect_stderr, daemon=True)
+        self._collector.start()
         line = self.proc.stdout.readline()
         if not line.startswith("READY "):
             self.proc.wait(WAIT)
@@ -61,6 +62,10 @@ class Server:
         return self._stderr.get(timeout=timeout)
 
     def drain_stderr(self):
+        """Every line the server wrote so far; once it has exited, all of them (the collector
+        reads to the end of its stderr first: on a busy machine it may lag behind the exit)."""
+        if self.proc.poll() is not None:
+            self._collector.join(WAIT)
         lines = []
         while not self._stderr.empty():
             lines.append(self._stderr.get())
