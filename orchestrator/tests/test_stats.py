@@ -219,3 +219,13 @@ def test_three_disagreeing_rounds_give_an_interval_that_covers_them():
     rounds = [rng.normal(m, 1.0, 2000) for m in (100.0, 110.0, 120.0)]
     low, high = stats.hierarchical_median_ci(rounds, np.random.default_rng(1))
     assert low < 100.0 and high > 120.0
+
+
+def test_the_binomial_quantile_from_scipy_special_is_scipy_stats():
+    # The round's median interval needs binom.ppf; it is computed from scipy.special so that an
+    # analysis does not import scipy.stats (most of a CLI start-up).
+    from scipy import stats as scipy_stats
+    from ipclab.analyse.stats import binomial_ppf
+    for n in [*range(1, 300), 1000, 12345, 10**6, 3 * 10**6 + 7]:
+        for q in (0.025, 0.005):
+            assert binomial_ppf(q, n, 0.5) == int(scipy_stats.binom.ppf(q, n, 0.5)), (n, q)
