@@ -12,7 +12,8 @@ from ipclab.plan.matrix import case_label
 
 RULE = (
     "A comparison claim is judged on each pair of cases it names (an a case and the b case that "
-    "agrees with it on every other axis): the ratio a/b of the statistic with its 95% interval. "
+    "agrees with it on every other axis, a setting where it applies to both): the ratio a/b of "
+    "the statistic with its 95% interval. "
     "Times (median, mean): the paired hierarchical bootstrap of the rounds both cases share, as "
     "for the ratio to a baseline; rates and burst phases: the ratio of the two intervals' far "
     "ends (independent, so wider); bytes on the wire: counted exactly, the interval is the "
@@ -119,7 +120,13 @@ def _paired(claim, a, b):
         named |= set(_VARIANT_AXES)
     if "pair" in named:
         named |= {"client", "server"}
-    return a is not b and all(a.get(k) == b.get(k) for k in PAIR_AXES if k not in named)
+    if a is b or any(a.get(k) != b.get(k) for k in PAIR_AXES if k not in named | {"settings"}):
+        return False
+    if "settings" in named:
+        return True
+    # A setting counts where it applies to both: gRPC's nodelay does not part it from Thrift.
+    mine, theirs = a.get("settings") or {}, b.get("settings") or {}
+    return all(mine[k] == theirs[k] for k in set(mine) & set(theirs) if k not in named)
 
 
 def _against_case(claim, a, b, kept, seed, cache):
