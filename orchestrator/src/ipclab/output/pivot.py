@@ -65,7 +65,7 @@ class CellKind:
 CELLS = {
     "median": CellKind("median [95% CI, hierarchical bootstrap]",
                        _trimmed("median", "median_ci_low", "median_ci_high"), "ns"),
-    "mean": CellKind("mean [95% CI, Student's t]", _mean, "ns"),
+    "mean": CellKind("mean [95% CI, hierarchical bootstrap]", _mean, "ns"),
     "mean±sd": CellKind("mean ± standard deviation", _mean, "ns", spread=True),
     "min": CellKind("minimum", _trimmed("min"), "ns"),
     "p90": CellKind("90th percentile", _trimmed("p90"), "ns"),
