@@ -340,3 +340,19 @@ def test_the_studies_figures_draw_in_plotly_and_matplotlib():
     for chart in charts:
         go.Figure(html.plotly_figure(chart))
         paper.plt.close(paper.draw(chart))
+
+
+def test_the_pages_scenario_lists_only_what_its_patterns_read():
+    def page_scenario(pattern):
+        document = {"scenario": {"name": "s", "matrix": {"mechanism": ["tcp"], "pattern": [pattern],
+                                                         "server_model": ["thread"],
+                                                         "message_size": [1024]},
+                                 "run": {"iterations": 10, "connectors": 200, "messages": 5,
+                                         "backlog": 512}, "statistics": {}}}
+        return html._scenario(document)
+    rr = page_scenario("rr")
+    assert "iterations" in rr and "mechanism" in rr
+    assert not any(k in rr for k in ("connectors", "backlog", "server_model", "messages",
+                                      "message_size"))
+    burst = page_scenario("burst")
+    assert "connectors" in burst and "server_model" in burst and "messages" not in burst

@@ -16,6 +16,7 @@ from ipclab.output.report import figures
 from ipclab.output.report import sections as report_sections
 from ipclab.output.report.data import RunData
 from ipclab.common.units import format_ns
+from ipclab.plan import patterns
 
 # Marks told apart without colour too: dash patterns and marker symbols cycle with the series.
 DASHES = ("solid", "dot", "dashdot", "longdash")
@@ -210,15 +211,26 @@ def _status(document):
 
 
 def _scenario(document):
+    """The scenario's parameters, those that only patterns it does not run read left out (a
+    round-trip run lists no server models, backlog or connectors)."""
     scenario = document["scenario"]
     run = scenario.get("run", {})
+    unused = _unused_keys(scenario.get("matrix", {}).get("pattern") or [patterns.DEFAULT.name])
     items = [("scenario", scenario["name"]), ("description", scenario.get("description", "")),
              ("source", scenario.get("source", ""))]
     items += [(k, ", ".join(map(str, v)) if isinstance(v, list) else str(v))
-              for k, v in scenario.get("matrix", {}).items()]
-    items += [(k, str(v)) for k, v in run.items()]
+              for k, v in scenario.get("matrix", {}).items() if k not in unused]
+    items += [(k, str(v)) for k, v in run.items() if k not in unused]
     items += [("statistics", ", ".join(f"{k} {v}" for k, v in scenario.get("statistics", {}).items()))]
     return "<h2>Scenario</h2>" + _pairs(items)
+
+
+def _unused_keys(present):
+    """The matrix axes and [run] keys that only patterns not in `present` read."""
+    def keys(p):
+        return {*p.run_keys, *p.axes}
+    used = set().union(*(keys(patterns.of(name)) for name in present))
+    return set().union(*(keys(p) for p in patterns.PATTERNS.values())) - used
 
 
 def _environment(document):
