@@ -356,3 +356,15 @@ def test_the_pages_scenario_lists_only_what_its_patterns_read():
                                       "message_size"))
     burst = page_scenario("burst")
     assert "connectors" in burst and "server_model" in burst and "messages" not in burst
+
+
+def test_the_headline_puts_every_mechanism_fastest_first_at_the_smallest_size():
+    records = [record(1, mechanism="tcp", median=60_000.0), record(2, mechanism="uds", median=30_000.0),
+               record(3, mechanism="tcp", client="java", median=70_000.0, stable=False),
+               record(4, mechanism="uds", request=1024, median=10_000.0)]
+    (chart,) = figures.headline(run(records))
+    assert chart.title == "Each mechanism at 16 B/16 B, fastest first"
+    cpp, java = chart.series
+    assert (cpp.name, cpp.x, cpp.y) == ("cpp→cpp", ["uds", "tcp (unstable)"], [30.0, 60.0])
+    assert (java.name, java.x) == ("java→cpp", ["tcp (unstable)"])
+    assert figures.headline(run(records[:1])) == []          # one mechanism: nothing to rank

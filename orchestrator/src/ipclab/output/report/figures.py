@@ -9,14 +9,14 @@ Units: times in µs (the samples are ns), rates per second, CPU in µs per messa
 are the saved run's (after outlier removal, `trimmed`; intervals from analyse/case_stats.py);
 nothing here re-estimates them."""
 from ipclab.output.report.figure_parts import case_label
-from ipclab.output.report.latency_figures import (distributions, heatmaps, latency_vs_size,
-                                                  warmup)
+from ipclab.output.report.latency_figures import (distributions, headline, heatmaps,
+                                                  latency_vs_size, warmup)
 from ipclab.output.report.pattern_figures import (burst_connections, burst_phases, short_rates,
                                                   stream_cpu, stream_throughput, wire_bytes)
 from ipclab.output.report.study_figures import (bars_by_sequence_length, bars_by_size,
                                                 mechanisms_by_size)
 
-FIGURES = (bars_by_size, mechanisms_by_size, bars_by_sequence_length, latency_vs_size,
+FIGURES = (headline, bars_by_size, mechanisms_by_size, bars_by_sequence_length, latency_vs_size,
            distributions, heatmaps, stream_throughput, stream_cpu, short_rates, warmup, wire_bytes,
            burst_phases, burst_connections)
 

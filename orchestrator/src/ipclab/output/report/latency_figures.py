@@ -1,5 +1,6 @@
-"""The report's latency figures (pure functions, RunData in, Charts out): time against size, each
-case's distribution by round, client × server heat maps, and the warm-up's course."""
+"""The report's latency figures (pure functions, RunData in, Charts out): the headline (every
+mechanism's median, fastest first), time against size, each case's distribution by round,
+client × server heat maps, and the warm-up's course."""
 import numpy as np
 
 from ipclab.common.units import format_ns_interval, format_rate
@@ -7,7 +8,7 @@ from ipclab.output.report.charts import Chart, Heat, Series
 from ipclab.output.report.figure_parts import (case_label, grouped, in_figures, median_text,
                                                numbered, ok_cases, placement_caption, us)
 from ipclab.plan import patterns
-from ipclab.plan.matrix import describe_shape
+from ipclab.plan.matrix import describe_shape, variant
 
 
 def _x_axis(r):
@@ -164,3 +165,41 @@ def _median_curve(curves):
     xs = np.median([x[:n] for x, _ in curves], axis=0)
     ys = np.median([y[:n] for _, y in curves], axis=0)
     return xs, ys
+
+
+def headline(data):
+    """The page's first figure when the run judged no claims: each mechanism's median round trip
+    with its 95% interval, one bar per language pair, the mechanisms fastest first, at the run's
+    smallest size; an unstable case (its rounds disagree) is marked in its mechanism's name."""
+    if data.report.claims:
+        return []
+    cases = [r for r in ok_cases(data) if patterns.of_record(r).name == patterns.DEFAULT.name
+             and (r.get("payload") or "bytes") == "bytes"]
+    if not cases:
+        return []
+    smallest = min(cases, key=lambda r: (r["request_size"] + r["response_size"], r["index"]))
+    cases = [r for r in cases if describe_shape(r) == describe_shape(smallest)]
+    if len({variant(r) for r in cases}) < 2:
+        return []   # one mechanism: its own time-against-size chart says it all
+
+    def name(r):
+        return variant(r) + (" (unstable)" if any(c.get("stable") is False for c in cases
+                                                  if variant(c) == variant(r)) else "")
+    best = {}
+    for r in cases:
+        best[name(r)] = min(best.get(name(r), float("inf")), r["trimmed"]["median"])
+    order = sorted(best, key=best.get)
+    placements = {r["placement"] for r in cases}
+    series = []
+    for pair, rs in grouped(cases, lambda r: f"{r['client']}→{r['server']}" + (
+            f" {r['placement']}" if len(placements) > 1 else "")):
+        rs = sorted(rs, key=lambda r: order.index(name(r)))
+        series.append(Series(pair, [name(r) for r in rs], [us(r["trimmed"]["median"]) for r in rs],
+                             low=[us(r.get("median_ci_low")) for r in rs],
+                             high=[us(r.get("median_ci_high")) for r in rs],
+                             hover=[median_text(r) for r in rs], style="bar"))
+    return [Chart("headline", f"Each mechanism at {describe_shape(smallest)}, fastest first",
+                  "The median round trip with its 95% interval (hierarchical bootstrap over "
+                  "rounds), one bar per language pair; \"(unstable)\": a case of that mechanism "
+                  "whose rounds disagree. " + placement_caption(cases), "bars", "",
+                  "median time (µs)", series=tuple(series))]
