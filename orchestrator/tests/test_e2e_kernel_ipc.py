@@ -70,7 +70,7 @@ def start_endless_case(mechanism, tmp_path):
     out = tmp_path / "run"
     proc = start_run(seed, out, "--mechanism", mechanism, "--client", "cpp", "--server", "cpp",
                      "--request-size", "16", "--response-size", "16",
-                     "--iterations", "50000000", "--warmup", "0")
+                     "--iterations", "10000000000", "--warmup", "0")
     return seed, out, proc
 
 
