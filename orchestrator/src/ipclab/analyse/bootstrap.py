@@ -8,14 +8,6 @@ from scipy import special
 BOOTSTRAP_RESAMPLES = 4000
 
 
-def scipy_stats():
-    """scipy.stats, imported on first use: it is most of `ipclab`'s start-up (0.7 s of 1.2).
-    The quantiles every analysis needs come from scipy.special (scipy.stats computes them with
-    the same functions); only a Mann–Whitney test imports this."""
-    from scipy import stats
-    return stats
-
-
 class _Pool:
     """The rounds of one case, sorted, on a common grid of distinct values, for drawing the medians
     of hierarchical resamples exactly (see the module's note)."""

@@ -58,5 +58,5 @@ def terminal_line(verdicts, where="table.md"):
     return f"{claim_verdicts.summary_line(verdicts)}; see {where}"
 
 
-def _escape(text):
+def _escape(text):  # as markdown.py's, which imports this module
     return str(text).replace("|", "\\|").replace("\n", " ")

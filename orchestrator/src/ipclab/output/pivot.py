@@ -23,7 +23,7 @@ from ipclab.plan.report_spec import PIVOT_AXES as AXES  # noqa: F401 (re-exporte
 from ipclab.plan.report_spec import RATIO_FORMATS  # noqa: F401
 from ipclab.common.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
                           format_size)
-from ipclab.plan.matrix import variant
+from ipclab.plan.matrix import axis_value
 
 _SIZE_AXES = ("request_size", "response_size", "message_size")
 _NUMERIC_AXES = (*_SIZE_AXES, "sequence_length")
@@ -138,14 +138,6 @@ class Pivot:
                 "cells": [{"row": list(r), "column": c, **vars(cell)}
                           for (r, c), cell in self.cells.items()],
                 "notes": self.notes}
-
-
-def axis_value(record, axis):
-    if axis == "pair":
-        return f"{record['client']}→{record['server']}"
-    if axis == "variant":
-        return variant(record)
-    return record.get(axis)
 
 
 def pivot(records, spec):

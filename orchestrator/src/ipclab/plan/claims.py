@@ -8,8 +8,7 @@ cases against the number `value`. `where` narrows both sides. An `a` case is pai
 from dataclasses import asdict, dataclass, field
 
 from ipclab.common.errors import UserError
-from ipclab.plan import settings as setting_table
-from ipclab.plan.matrix import variant
+from ipclab.plan.matrix import axis_value
 
 # "<" and ">" against the value; "≈" within ±tolerance (relative) of it ("~" is read as "≈").
 RELATIONS = ("<", ">", "≈")
@@ -22,7 +21,6 @@ RATE_STATISTICS = ("msgs_per_s", "conns_per_s", "mib_per_s")
 PHASE_PREFIX = "server:"
 KEYS = ("text", "source", "study_value", "a", "b", "where", "statistic", "relation", "value",
         "tolerance")
-SELECTOR_AXES = ("variant", "pair")  # besides the matrix axes
 
 
 @dataclass(frozen=True)
@@ -102,20 +100,8 @@ def _selector(raw, where, source, check_axis):
     return out
 
 
-def value_of(case, axis):
-    """The value of `axis` for a Case or a case record (a dict)."""
-    get = case.get if isinstance(case, dict) else lambda k: getattr(case, k, None)
-    if axis == "variant":
-        return variant(case)
-    if axis == "pair":
-        return f"{get('client')}→{get('server')}"
-    if axis in setting_table.NAMES:
-        return dict(get("settings") or {}).get(axis)
-    return get(axis)
-
-
 def selects(case, selector):
-    return all(value_of(case, axis) in values for axis, values in selector.items())
+    return all(axis_value(case, axis) in values for axis, values in selector.items())
 
 
 def sides(claim, cases):

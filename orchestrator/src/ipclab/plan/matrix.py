@@ -78,6 +78,19 @@ def variant(case, pattern=True, server_model=True):
     return " ".join(filter(None, words))
 
 
+def axis_value(case, axis):
+    """The value of `axis` for a Case or a case record: a matrix axis, a setting, "variant" or
+    "pair" (client→server), as tables and claims name cases."""
+    get = _getter(case)
+    if axis == "variant":
+        return variant(case)
+    if axis == "pair":
+        return f"{get('client')}→{get('server')}"
+    if axis in setting_table.NAMES:
+        return dict(get("settings") or {}).get(axis)
+    return get(axis)
+
+
 def short_label(case, also=()):
     """"tcp cpp→cpp 16 B/16 B" and the values of `also`: case_label without pattern, server
     model and placement (the name `ipclab compare` and the history give a case)."""
