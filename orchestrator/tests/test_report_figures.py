@@ -8,7 +8,7 @@ import pytest
 
 from ipclab.output import model
 from ipclab.output.report import data as report_data
-from ipclab.output.report import figures, html, paper
+from ipclab.output.report import figures, html, paper, study_figures
 from ipclab.output.report.data import RunData, binned_medians, quantile_grid
 
 
@@ -62,13 +62,29 @@ def test_latency_against_size_per_mechanism_in_microseconds():
     assert keys(charts) == ["latency-tcp", "latency-uds"]
     tcp = charts[0]
     p50, p99 = tcp.series
-    assert (p50.name, p99.name) == ("cpp→cpp p50", "cpp→cpp p99")
+    assert (p50.name, p99.name, p99.companion) == ("cpp→cpp", "cpp→cpp p99", True)
     assert p50.x == [32, 1040]                      # request + response bytes, sorted
     assert p50.y == [60.0, 80.0] and p99.y == [120.0, 160.0]
     assert p50.low == [54.0, 72.0] and p50.high == [72.0, 96.0]
     assert p99.style == "dash" and tcp.x_log and tcp.y_log
     assert "cross-core (client on CPU 0, server on CPU 1)" in tcp.caption
     assert "median 60 µs [54–72]" in p50.hover[0]
+
+
+def test_many_language_pairs_are_a_panel_per_client_with_one_legend_entry_per_pair():
+    langs = ("cpp", "java", "python")
+    records = [record(k, client=c, server=s, request=size) for k, (c, s, size) in enumerate(
+        ((c, s, size) for c in langs for s in langs for size in (16, 1024)), start=1)]
+    (chart,) = figures.latency_vs_size(run(records))
+    assert chart.groups == ("client cpp", "client java", "client python")
+    assert [s.name for s in chart.series if s.group == "client java"] == [
+        "java→cpp", "java→cpp p99", "java→java", "java→java p99", "java→python", "java→python p99"]
+    traces = html.plotly_figure(chart)["data"]
+    shown = [t["name"] for t in traces if t.get("showlegend", True)]
+    assert len(shown) == 9 and all(not n.endswith("p99") for n in shown)
+    assert {t["legendgroup"] for t in traces if t["name"] == "cpp→java p99"} == {"cpp→java"}
+    (few,) = figures.latency_vs_size(run(records[:8]))      # four pairs: one chart, no panels
+    assert few.groups == ()
 
 
 def test_distribution_one_line_per_round_and_a_panel_per_case():
@@ -196,6 +212,20 @@ def test_summary_table_sorts_numbers_by_value():
     assert "data-k='9000'" in table and "data-k='10000'" in table
 
 
+def test_the_case_table_puts_each_interval_under_its_value_to_fit_a_window():
+    import re
+    r = record(1, median=1_923_000.0, ratio=0.05, ratio_ci_low=0.04, ratio_ci_high=0.08,
+               rounds_ok=3, round_spread=1.17)
+    r["trimmed"].update(mean=2_326_000.0, ci95_low=1_900_000.0, ci95_high=2_800_000.0, p99=5.7e6,
+                        std=1.2e6)
+    table = html.summary_table([r], "× the baseline")
+    (row,) = re.findall(r"<tbody><tr>(.*?)</tr>", table)
+    cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
+    assert cells[6] == "1.923 ms<br><span class='ci'>[1.731–2.308]</span>", cells
+    lines = [max(len(re.sub("<[^>]+>", "", p)) for p in c.split("<br>")) for c in cells]
+    assert sum(lines) < 110, lines     # one line per cell was ~150 characters
+
+
 def test_paper_draws_every_kind_of_chart_with_its_panels(tmp_path):
     for chart in figures.charts(every_figure_run()):
         fig = paper.draw(chart)
@@ -214,8 +244,12 @@ def test_a_comparison_is_a_section_of_the_page():
                   "pairs": [{"label": "tcp cpp→cpp 16 B/16 B", "status": "compared", "median_a": 1000.0,
                              "median_b": 1200.0, "ratio": 1.2, "low": 1.1, "high": 1.3, "p": 0.001,
                              "verdict": "slower", "reason": None},
-                            {"label": "uds cpp→cpp 16 B/16 B", "status": "only in A", "reason": None}]}
+                            {"label": "uds cpp→cpp 16 B/16 B", "status": "only in A", "reason": None}],
+                  "claims": [{"claim": "fifo < tcp", "a": "holds", "b": "fails"},
+                             {"claim": "mq < tcp", "a": "holds", "b": "holds"}]}
     title, fragment = html.compare_section(comparison)
+    assert "claim changed: fifo &lt; tcp: holds (A) → fails (B)" in fragment
+    assert "1 of 2 changed verdict" in fragment and "mq &lt;" not in fragment
     assert "run-b" in title and "1.200 [1.100–1.300]" in fragment and "only in A" in fragment
     assert "same-core (A) → cross-core (B)" in fragment
     page = html.render(run([record(1)]).report, sections=[(title, fragment)])
@@ -340,6 +374,52 @@ def test_the_studies_figures_draw_in_plotly_and_matplotlib():
     for chart in charts:
         go.Figure(html.plotly_figure(chart))
         paper.plt.close(paper.draw(chart))
+
+
+def test_a_histograms_note_names_the_shape_its_moments_show():
+    rng = np.random.default_rng(7)
+    normal = report_data.histogram(rng.normal(50_000, 5_000, 20_000))
+    skewed = report_data.histogram(rng.lognormal(10, 0.8, 20_000))
+    two = report_data.histogram(np.concatenate([rng.normal(30_000, 1_000, 10_000),
+                                                rng.normal(90_000, 1_000, 10_000)]))
+    assert report_data.histogram([1, 2, 3]) is None
+    assert normal.counts.sum() + normal.beyond == normal.n == 20_000 and normal.beyond == 100
+    assert study_figures.shape_note(normal).startswith("near-normal")
+    assert study_figures.shape_note(skewed).startswith("right-skewed")
+    assert study_figures.shape_note(two).startswith("likely two modes")
+
+
+def test_the_histogram_one_panel_per_mechanism_at_its_smallest_size():
+    records = [record(1, request=4096, response=4096), record(2), record(3, mechanism="jni"),
+               record(4, mechanism="rest", status="failed")]
+    data = study_run(records, ["histogram"])
+    assert figures.histogram(data) == []                      # no samples loaded: nothing drawn
+    rng = np.random.default_rng(1)
+    for r in records:
+        data.histograms[r["id"]] = report_data.histogram(rng.normal(50_000, 5_000, 1000))
+    (chart,) = figures.histogram(data)
+    assert chart.groups == ("#2 tcp cpp→cpp 16 B/16 B cross-core", "#3 jni cpp→cpp 16 B/16 B cross-core")
+    steps, curve = [s for s in chart.series if s.group == chart.groups[0]]
+    assert steps.style == "step" and len(steps.x) == len(steps.y) == 41
+    assert sum(steps.y[:-1]) == pytest.approx(1 - 5 / 1000, abs=0.002)   # the cut top 0.5%
+    assert "near-normal" in steps.name and curve.style == "dash"
+    assert max(curve.y) == pytest.approx(max(steps.y), rel=0.5)       # the same scale
+    assert figures.histogram(study_run(records, ["bars-by-size"])) == []
+    go.Figure(html.plotly_figure(chart))
+    paper.plt.close(paper.draw(chart))
+
+
+def test_histograms_are_loaded_only_for_a_scenario_that_wants_them(tmp_path):
+    (tmp_path / "samples").mkdir()
+    np.arange(1000, 2000, dtype="<i8").tofile(tmp_path / "samples" / "a.bin")
+    np.arange(1, 20, dtype="<i8").tofile(tmp_path / "samples" / "skipped.bin")
+    r = record(1, rounds=[{"round": 1, "status": "ok", "samples_file": "samples/skipped.bin"},
+                          {"round": 2, "status": "ok", "samples_file": "samples/a.bin"}])
+    wanted = study_run([r], ["histogram"])
+    wanted.document["scenario"]["statistics"]["skip_rounds"] = 1
+    loaded = report_data.load(tmp_path, wanted.report)
+    assert loaded.histograms[r["id"]].n == 1000 and loaded.histograms[r["id"]].edges[0] == 1000
+    assert report_data.load(tmp_path, study_run([r], []).report).histograms == {}
 
 
 def test_the_pages_scenario_lists_only_what_its_patterns_read():

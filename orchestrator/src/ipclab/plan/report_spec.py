@@ -16,5 +16,6 @@ PIVOT_CELLS = ("median", "mean", "mean±sd", "min", "p90", "p99", "p99_9", "max"
 RATIO_FORMATS = ("times", "percent")
 # The studies' own figures a `[report] figures` may add to the report's usual set
 # (output/report/study_figures.py): bars of mean ± sd per mechanism for each size, every
-# mechanism on one chart of time against size, grouped bars of bytes and time per sequence length.
-STUDY_FIGURES = ("bars-by-size", "mechanisms-by-size", "bars-by-sequence-length")
+# mechanism on one chart of time against size, grouped bars of bytes and time per sequence length,
+# a histogram of one case per mechanism with a note on its shape.
+STUDY_FIGURES = ("bars-by-size", "mechanisms-by-size", "bars-by-sequence-length", "histogram")

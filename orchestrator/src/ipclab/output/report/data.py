@@ -20,7 +20,10 @@ from ipclab.plan import patterns
 QUANTILE_GRID = np.unique(np.concatenate([np.linspace(0, 1, 101),
                                           [0.991, 0.993, 0.995, 0.997, 0.999, 0.9995, 0.9999]]))
 WARMUP_BINS = 40
-
+HISTOGRAM_BINS = 40
+# A histogram's axis ends at this quantile: one 100x stall would otherwise squeeze every other
+# sample into the first bar. The samples beyond it are counted in the figure's legend.
+HISTOGRAM_TOP = 0.995
 
 
 @dataclass
@@ -31,6 +34,7 @@ class RunData:
     phases: list = None                            # the Report's phase rows unless given
     connections: dict = field(default_factory=dict)  # case id -> round -> server phases rows
     client_connections: dict = field(default_factory=dict)  # case id -> round -> records rows
+    histograms: dict = field(default_factory=dict)  # case id -> Histogram (when a figure wants it)
 
     def __post_init__(self):
         if self.phases is None:
@@ -66,21 +70,60 @@ def binned_medians(samples, bins=WARMUP_BINS):
     return (np.array([p.mean() for p in parts]), np.array([np.median(x[p]) for p in parts]))
 
 
+@dataclass(frozen=True)
+class Histogram:
+    """A case's samples (its measured rounds pooled, before outlier removal) in equal bins up to
+    HISTOGRAM_TOP, with the moments that say its shape."""
+    edges: np.ndarray       # ns, HISTOGRAM_BINS + 1
+    counts: np.ndarray
+    n: int
+    beyond: int             # samples above the last edge
+    mean: float
+    std: float
+    median: float
+    skewness: float
+    excess_kurtosis: float
+
+
+def histogram(samples, bins=HISTOGRAM_BINS, top=HISTOGRAM_TOP):
+    """The Histogram of `samples` (None for fewer than 4: no shape to speak of)."""
+    x = np.asarray(samples, dtype=np.float64)
+    if x.size < 4:
+        return None
+    low, high = float(x.min()), float(np.quantile(x, top))
+    counts, edges = np.histogram(x, bins=bins, range=(low, high if high > low else low + 1))
+    mean, std = float(x.mean()), float(x.std())
+    z = (x - mean) / std if std > 0 else np.zeros_like(x)
+    return Histogram(edges, counts, int(x.size), int(x.size - counts.sum()), mean, std,
+                     float(np.median(x)), float((z ** 3).mean()), float((z ** 4).mean() - 3))
+
+
+def _wants_histograms(report):
+    scenario = report.document.get("scenario") or {}
+    return "histogram" in ((scenario.get("report") or {}).get("figures") or ())
+
+
 def load(run_dir, report):
     """The figures' input for a run directory and its Report."""
     run_dir = Path(run_dir)
     data = RunData(report)
+    skip = ((report.document.get("scenario") or {}).get("statistics") or {}).get("skip_rounds", 0)
     for record in data.records:
+        measured = []
         for entry in record.get("rounds") or []:
             if entry.get("status") != "ok":
                 continue
             samples = _read(run_dir, entry.get("samples_file"))
             if samples is not None:
                 data.quantiles.setdefault(record["id"], {})[entry["round"]] = quantile_grid(samples)
+                if entry["round"] > (skip or 0):
+                    measured.append(samples)
             _burst_files(run_dir, record, entry, data)
             warmup = _read(run_dir, entry.get("warmup_samples_file"))
             if warmup is not None:
                 data.warmup.setdefault(record["id"], {})[entry["round"]] = binned_medians(warmup)
+        if measured and _wants_histograms(report):
+            data.histograms[record["id"]] = histogram(np.concatenate(measured))
     return data
 
 

@@ -14,11 +14,11 @@ from ipclab.output.report.latency_figures import (distributions, headline, heatm
 from ipclab.output.report.pattern_figures import (burst_connections, burst_phases, short_rates,
                                                   stream_cpu, stream_throughput, wire_bytes)
 from ipclab.output.report.study_figures import (bars_by_sequence_length, bars_by_size,
-                                                mechanisms_by_size)
+                                                histogram, mechanisms_by_size)
 
-FIGURES = (headline, bars_by_size, mechanisms_by_size, bars_by_sequence_length, latency_vs_size,
-           distributions, heatmaps, stream_throughput, stream_cpu, short_rates, warmup, wire_bytes,
-           burst_phases, burst_connections)
+FIGURES = (headline, bars_by_size, histogram, mechanisms_by_size, bars_by_sequence_length,
+           latency_vs_size, distributions, heatmaps, stream_throughput, stream_cpu, short_rates,
+           warmup, wire_bytes, burst_phases, burst_connections)
 
 __all__ = ["FIGURES", "charts", "case_label", *(f.__name__ for f in FIGURES)]
 

@@ -26,27 +26,32 @@ CONFIG = {"displaylogo": False, "responsive": True}
 
 def render(report, data=None, sections=()):
     """The page of a Report (output/model.py); `data` (report/data.py) adds the samples the
-    figures draw. A study's claims and their verdicts come first, then the study tables (a
-    pivot, stream-cpu, server-models), as in table.md, then every case, the bytes on the wire, the burst phases, the figures; `sections`
-    are extra (title, html) blocks after the figures (`ipclab compare`, see table_section)."""
+    figures draw. What was found comes first (a study's claims and their verdicts; otherwise the
+    headline figure, first of the figures), then the figures, the study tables (a pivot,
+    stream-cpu, server-models, as in table.md), every case, the bytes on the wire and the burst
+    phases; `sections` are extra (title, html) blocks after them (`ipclab compare`, see
+    table_section); the warnings, and last the scenario and the machine it ran on."""
     document = report.document
     charts = figures.charts(data if data is not None else RunData(report))
-    body = [f"<h1>{_e(report.title)}</h1>", _status(document),
-            f"<div class='meta'><div>{_scenario(document)}</div><div>{_environment(document)}</div></div>"]
-    body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in
-             [*report_sections.claims(report), *report_sections.studies(report)]]
-    body += ["<h2 id='cases'>Cases</h2>", summary_table(report.records, report.ratio_caption)]
-    body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in
-             [*report_sections.wire(report), *report_sections.phases(report)]]
+    body = [f"<h1>{_e(report.title)}</h1>", _status(document)]
+    body += _sections(report_sections.claims(report))
     body.append(_contents(charts))
     body += [_chart_block(i, chart) for i, chart in enumerate(charts)]
-    body += [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in sections]
+    body += _sections(report_sections.studies(report))
+    body += ["<h2 id='cases'>Cases</h2>", summary_table(report.records, report.ratio_caption)]
+    body += _sections([*report_sections.wire(report), *report_sections.phases(report), *sections])
     body.append(_notes(report))
+    body.append(f"<div class='meta'><div>{_scenario(document)}</div>"
+                f"<div>{_environment(document)}</div></div>")
     figures_json = json.dumps([plotly_figure(c) for c in charts], separators=(",", ":"),
                               allow_nan=False).replace("</", "<\\/")
     return PAGE.format(title=_e(report.title), style=STYLE, plotly=get_plotlyjs(),
                        body="\n".join(body), figures=figures_json, config=json.dumps(CONFIG),
                        script=SCRIPT)
+
+
+def _sections(titled):
+    return [f"<h2>{_e(t)}</h2>{fragment}" for t, fragment in titled]
 
 
 def table_section(title, headers, table_rows):
@@ -72,7 +77,13 @@ def compare_section(comparison):
                                  [cells(p) for p in comparison["pairs"]])
     varied = "".join(f"<li>{_e(k)}: {_e(a)} (A) → {_e(b)} (B)</li>"
                      for k, (a, b) in comparison["varied"].items())
-    return title, f"<ul>{varied}</ul>{table}<p class='caption'>{_e(comparison['rule'])}</p>"
+    claims = comparison.get("claims") or []
+    changed = "".join(f"<li>claim changed: {_e(c['claim'])}: {_e(c['a'])} (A) → {_e(c['b'])} (B)</li>"
+                      for c in claims if c["a"] != c["b"])
+    kept = (f"<p>Claims: {sum(c['a'] != c['b'] for c in claims)} of {len(claims)} changed verdict."
+            f"</p><ul>{changed}</ul>" if claims else "")
+    return title, (f"<ul>{varied}</ul>{kept}{table}"
+                   f"<p class='caption'>{_e(comparison['rule'])}</p>")
 
 
 # --- the figures as Plotly JSON ------------------------------------------------------------------
@@ -82,7 +93,8 @@ def plotly_figure(chart):
     traces, owners = [], []
     for panel, (group, series, heats) in enumerate(chart.panels()):
         for i, s in enumerate(series):
-            traces.append(_trace(s, i, chart, visible=panel == 0))
+            leader = series[i - 1] if s.companion and i else None
+            traces.append(_trace(s, i, chart, visible=panel == 0, leader=leader))
             owners.append(panel)
         for h in heats:
             traces.append(_heat_trace(h, chart, visible=panel == 0))
@@ -113,8 +125,13 @@ def _axis(title, log):
     return axis
 
 
-def _trace(s, i, chart, visible):
-    trace = {"name": _e(s.name), "x": _numbers(s.x), "y": _numbers(s.y), "visible": visible}
+def _trace(s, i, chart, visible, leader=None):
+    """A Plotly trace of a series; a companion (`leader`: the series it goes with) joins its
+    leader's legend entry and is shown and hidden with it."""
+    trace = {"name": _e(s.name), "x": _numbers(s.x), "y": _numbers(s.y), "visible": visible,
+             "legendgroup": _e((leader or s).name)}
+    if leader is not None:
+        trace["showlegend"] = False
     if s.hover:
         trace["text"] = s.hover
         trace["hovertemplate"] = "%{text}<extra></extra>"
@@ -192,13 +209,23 @@ def summary_table(records, ratio_caption=None):
             key = SORT_KEYS.get(c.key, lambda r: None)(r) if measured else None
             sort = f" data-k='{key:.6g}'" if isinstance(key, (int, float)) else ""
             align = " class='num'" if c.right else ""
-            cells.append(f"<td{align}{sort}>{_e(c.cell(r))}</td>")
+            cells.append(f"<td{align}{sort}>{_two_lines(c.cell(r))}</td>")
         status = "" if r["status"] == "ok" else f" class='{_e(r['status'])}'"
         lines.append(f"<tr{status}>{''.join(cells)}</tr>")
     caption = "Times after outlier removal; intervals are 95%. Click a header to sort."
     caption += f" {_e(ratio_caption)}." if ratio_caption else ""
     return (f"<div class='wide'><table class='sortable' id='summary'><caption>{caption}</caption>"
             f"<thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table></div>")
+
+
+def _two_lines(text):
+    """A value above its interval ("1.9 ms" over "[1.5–2.4]"): a case's row fits a 1400-pixel
+    window with every column, where one line per cell ran 170 characters wide."""
+    for mark in (" [", " ± "):
+        value, found, rest = str(text).partition(mark)
+        if found:
+            return f"{_e(value)}<br><span class='ci'>{_e(mark.lstrip() + rest)}</span>"
+    return _e(text)
 
 
 def _status(document):
@@ -298,6 +325,7 @@ th{background:#f3f3f3;text-align:left}
 table.sortable th{cursor:pointer;user-select:none}
 table.sortable th.asc::after{content:" \\25B2"}table.sortable th.desc::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td .ci{font-size:.85em;color:#555}
 tr.failed td{background:#fde8e8}tr.not-applicable td,tr.unavailable td{color:#888}
 caption{caption-side:bottom;text-align:left;color:#555;padding:.3em 0}
 table.kv th{width:14em;font-weight:normal;color:#555}

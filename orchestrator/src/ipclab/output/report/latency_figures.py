@@ -19,34 +19,45 @@ def _x_axis(r):
     return r["payload"], r["sequence_length"]
 
 
+# More lines than this on one chart (a median and its p99 counting as one) and latency_vs_size
+# draws a panel per client language: eighteen lines made a legend taller than the chart.
+MAX_LINES = 8
+
+
 def latency_vs_size(data):
-    """Per mechanism, median (with its 95% interval) and p99 against size, log-log."""
+    """Per mechanism, median (with its 95% interval) and p99 against size, log-log; a panel
+    per client language when the language pairs are many."""
     out = []
     for (mechanism, kind), group in grouped(ok_cases(data), lambda r: (r["mechanism"], _x_axis(r)[0])):
         placements = {r["placement"] for r in group}
+        lines = grouped(group, lambda r: (patterns.of_record(r).name, r["client"], r["server"],
+                                          r["placement"]))
+        faceted = len(lines) > MAX_LINES
         series = []
-        for (pattern, pair, placement), rs in grouped(group, lambda r: (patterns.of_record(r).name,
-                                                                     f"{r['client']}→{r['server']}",
-                                                                     r["placement"])):
+        for (pattern, client, server, placement), rs in lines:
             rs = sorted(rs, key=lambda r: _x_axis(r)[1])
-            name = pair + patterns.label_suffix(pattern) + (
+            name = f"{client}→{server}" + patterns.label_suffix(pattern) + (
                 f" {placement}" if len(placements) > 1 else "")
             x = [_x_axis(r)[1] for r in rs]
             hover = [median_text(r) for r in rs]
-            series.append(Series(f"{name} p50", x, [us(r["trimmed"]["median"]) for r in rs],
+            panel = f"client {client}" if faceted else None
+            series.append(Series(name, x, [us(r["trimmed"]["median"]) for r in rs],
                                  low=[us(r.get("median_ci_low")) for r in rs],
-                                 high=[us(r.get("median_ci_high")) for r in rs], hover=hover))
+                                 high=[us(r.get("median_ci_high")) for r in rs], hover=hover,
+                                 group=panel))
             series.append(Series(f"{name} p99", x, [us(r["trimmed"]["p99"]) for r in rs],
-                                 hover=hover, style="dash"))
+                                 hover=hover, style="dash", group=panel, companion=True))
         x_title = ("request + response size (bytes, log)" if kind == "bytes"
                    else f"sequence length of {kind} records (elements, log)")
         out.append(Chart(
             f"latency-{mechanism}" + ("" if kind == "bytes" else f"-{kind}"),
             f"{mechanism}: time per round trip against size",
             "Solid: median with its 95% interval (hierarchical bootstrap over rounds); dashed: "
-            "p99; after outlier removal. Short-pattern times are whole connections. "
+            "the same pair's p99; after outlier removal. Short-pattern times are whole "
+            "connections. " + ("A panel per client language. " if faceted else "")
             + placement_caption(group), "lines", x_title, "time (µs, log)", True, True,
-            series=tuple(series)))
+            series=tuple(series),
+            groups=tuple(dict.fromkeys(s.group for s in series)) if faceted else ()))
     return out
 
 

@@ -46,17 +46,19 @@ def draw(chart):
     panels = chart.panels()
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
-    legend_beside = 3.0 if max(len(series) for _, series, _ in panels) > 6 else 0.0
+    legend_beside = 3.0 if max(_entries(series) for _, series, _ in panels) > 6 else 0.0
+    first = [s.name for s in panels[0][1]]
     fig, axes = plt.subplots(rows, columns, squeeze=False,
                              figsize=(5.2 * columns + legend_beside, 3.8 * rows + 0.8))
     for k, (ax, (group, series, heats)) in enumerate(zip(axes.flat, panels)):
+        legend = k == 0 or [s.name for s in series] != first  # once, where panels share names
         if chart.kind == "heatmap":
             for heat in heats:
                 _heat(ax, heat, chart)
         elif chart.kind == "bars":
-            _bars(ax, series, chart, legend=k == 0)
+            _bars(ax, series, chart, legend=legend)
         else:
-            _lines(ax, series, chart, legend=k == 0)  # panels share their series' names
+            _lines(ax, series, chart, legend=legend)
         if group:
             ax.set_title(textwrap.fill(group, 48), fontsize=8)
     for ax in list(axes.flat)[len(panels):]:
@@ -73,14 +75,14 @@ def draw(chart):
 
 
 def _lines(ax, series, chart, legend=True):
-    paired = any(s.style == "dash" for s in series)
+    paired = any(s.companion for s in series)
     for i, s in enumerate(series):
         points = [(x, y) for x, y in zip(s.x, s.y) if y is not None]
         if not points:
             continue
         x, y = zip(*points)
         style = {"color": GREYS[i % len(GREYS)] if s.style == "points" else None,
-                 "label": s.name}
+                 "label": None if s.companion else s.name}  # one entry: the caption says p99
         if s.style == "step":
             ax.step(x, y, where="post", linestyle=LINESTYLES[i % len(LINESTYLES)], **style)
         elif s.style == "points":
@@ -92,11 +94,16 @@ def _lines(ax, series, chart, legend=True):
             if s.low is not None and s.high is not None:
                 ax.errorbar(x, y, yerr=_errors(s), fmt="none", ecolor="0.3", capsize=2, lw=0.8)
     _axes(ax, chart)
-    if legend and len(series) > 6:  # many series: beside the axes, not over the data
-        ax.legend(fontsize=6, ncols=2 if len(series) > 12 else 1, loc="upper left",
+    entries = _entries(series)
+    if legend and entries > 6:  # many series: beside the axes, not over the data
+        ax.legend(fontsize=6, ncols=2 if entries > 12 else 1, loc="upper left",
                   bbox_to_anchor=(1.02, 1), borderaxespad=0)
-    elif legend and len(series) > 1:
+    elif legend and entries > 1:
         ax.legend(fontsize=6)
+
+
+def _entries(series):
+    return sum(not s.companion for s in series)
 
 
 def _bars(ax, series, chart, legend=True):

@@ -1,9 +1,12 @@
 """The studies' own figures (pure functions, RunData in, Charts out), drawn when the scenario's
 `[report] figures` names them (plan/report_spec.py STUDY_FIGURES): bars of mean ± sd per
 mechanism, one panel per size (the thesis's figures 4.1-4.5), every mechanism on one chart of
-time against size (the Java IPC paper's figure 2), and grouped bars per sequence length, bytes
-and time, one panel per record (the middleware study's figures)."""
-from ipclab.common.units import format_ns, format_ns_interval
+time against size (the Java IPC paper's figure 2), grouped bars per sequence length, bytes
+and time, one panel per record (the middleware study's figures), and a histogram of one case per
+mechanism with a note on its shape (the thesis's section 4.1: "near-normal", hence mean ± sd)."""
+import math
+
+from ipclab.common.units import format_ns, format_ns_interval, format_size
 from ipclab.output.report.charts import Chart, Series
 from ipclab.output.report.figure_parts import grouped, numbered, ok_cases, placement_caption, us
 from ipclab.plan.matrix import describe_shape, variant
@@ -107,3 +110,59 @@ def bars_by_sequence_length(data):
             + placement_caption(chosen), "bars", "sequence length", unit,
             series=tuple(series), groups=groups))
     return out
+
+
+# A sample is called near-normal within these moments (|skewness|, |excess kurtosis|), and
+# likely two-moded above Sarle's bimodality coefficient of a uniform distribution, 5/9.
+NORMAL_SKEW, NORMAL_KURTOSIS, BIMODAL = 0.5, 1.0, 5 / 9
+
+
+def shape_note(h):
+    """What a Histogram's moments say of its shape, in words a reader can check on the bars."""
+    moments = f"skewness {h.skewness:.2f}, excess kurtosis {h.excess_kurtosis:.2f}"
+    n = h.n
+    coefficient = (h.skewness ** 2 + 1) / (h.excess_kurtosis + 3 * (n - 1) ** 2 / ((n - 2) * (n - 3)))
+    if abs(h.skewness) <= NORMAL_SKEW and abs(h.excess_kurtosis) <= NORMAL_KURTOSIS:
+        shape = "near-normal: mean ± sd describes it"
+    elif coefficient > BIMODAL:
+        shape = f"likely two modes (bimodality coefficient {coefficient:.2f} > 0.555)"
+    elif h.skewness > 0:
+        shape = "right-skewed: a tail of slow calls"
+    else:
+        shape = "left-skewed"
+    above = 100 * (h.mean / h.median - 1) if h.median else math.nan
+    return f"{shape} ({moments}; the mean is {above:+.0f}% off the median)"
+
+
+def histogram(data):
+    """One panel per mechanism (as its case ran it), the case at its smallest size of the first
+    language pair: the share of samples per bin, and the normal curve of the same mean and sd."""
+    if not _wanted(data, "histogram"):
+        return []
+    chosen = {}
+    for r in sorted((r for r in ok_cases(data) if data.histograms.get(r["id"])),
+                    key=lambda r: (r["request_size"] + r["response_size"], r["index"])):
+        chosen.setdefault(variant(r), r)
+    series = []
+    for r in chosen.values():
+        h = data.histograms[r["id"]]
+        share = [c / h.n for c in h.counts]
+        width = h.edges[1] - h.edges[0]
+        normal = [width / (h.std * math.sqrt(2 * math.pi)) * math.exp(-((x - h.mean) / h.std) ** 2 / 2)
+                  if h.std > 0 else 0.0 for x in h.edges]
+        group = numbered(r)
+        series.append(Series(f"{h.n} samples ({h.beyond} above the axis); {shape_note(h)}",
+                             [us(x) for x in h.edges], share + share[-1:], style="step",
+                             group=group))
+        series.append(Series(f"normal: mean {format_ns(h.mean)}, sd {format_ns(h.std)}",
+                             [us(x) for x in h.edges], normal, style="dash", group=group))
+    if not series:
+        return []
+    sizes = [format_size(n) for n in sorted({r["request_size"] for r in chosen.values()})]
+    return [Chart("histogram", "Distribution of one case per mechanism",
+                  "Steps: the share of the case's samples in each bin (its measured rounds pooled, "
+                  "before outlier removal, the axis cut at the 99.5th percentile); dashed: the "
+                  "normal distribution of the same mean and standard deviation, which a mean ± sd "
+                  f"summary assumes. Request sizes: {', '.join(sizes)}. " + placement_caption(
+                      list(chosen.values())), "lines", "time (µs)", "share of samples",
+                  series=tuple(series), groups=tuple(dict.fromkeys(s.group for s in series)))]
