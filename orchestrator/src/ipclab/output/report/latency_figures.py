@@ -5,7 +5,7 @@ import numpy as np
 
 from ipclab.common.units import format_ns_interval, format_rate
 from ipclab.output.report.charts import Chart, Heat, Series
-from ipclab.output.report.figure_parts import (case_label, grouped, in_figures, median_text,
+from ipclab.output.report.figure_parts import (grouped, in_figures, median_text,
                                                numbered, ok_cases, placement_caption, us)
 from ipclab.plan import patterns
 from ipclab.plan.matrix import describe_shape, variant

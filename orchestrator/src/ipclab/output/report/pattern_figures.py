@@ -1,7 +1,7 @@
 """The report's figures of the patterns beyond round trips and of the wire (pure functions,
 RunData in, Charts out): stream rates and CPU, short connections' rates, bytes per call, and a
 burst's phases, per case and per connection."""
-from ipclab.common.units import format_ns, format_ns_interval, format_rate
+from ipclab.common.units import format_ns, format_ns_interval
 from ipclab.output.report.charts import Chart, Series
 from ipclab.plan.patterns import BURST_CLIENT_PHASES, BURST_PHASES, CONNECTION_FIGURE, STREAM_FIGURES
 from ipclab.output.report.figure_parts import (case_label, grouped, in_figures, numbered, ok_cases,
