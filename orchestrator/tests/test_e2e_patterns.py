@@ -156,3 +156,44 @@ def test_the_mq_vs_socket_scenario_prints_the_blog_table(tmp_path, seed):
     table = (out / "table.md").read_text()
     assert "| mechanism | client→server | size | wall s | client user s | client sys s |" in table
     assert "## every case" in table
+
+
+def _frame(kind, sequence, payload=b""):
+    """A control frame of PROTOCOL.md 2 and 11.1 (kind 6 MARK, 3 END), as any client writes it."""
+    import struct
+    return struct.pack("<4sBBHQII", b"IPCL", 1, kind, 0, sequence, len(payload), 0) + payload
+
+
+@pytest.mark.parametrize("server", LANGS)
+def test_a_uds_dgram_stream_datagram_of_the_wrong_size_is_rejected_not_a_gap(server, tmp_path):
+    """11.1: uds-dgram loses nothing, so a datagram of another size where a message is due is
+    `length mismatch`, the MARK's count is given up, and END's answer shows the shortfall."""
+    import socket
+    import struct
+    import subprocess
+    from ipclab.plan.catalog import repo_root
+    from test_e2e_rpc import REF                        # the contract's payload generator
+    path, mine = tmp_path / "s.sock", tmp_path / "c.sock"
+    proc = subprocess.Popen(
+        [*load_catalog().languages[server].argv(repo_root()), "serve", "--mechanism", "uds-dgram",
+         "--endpoint", str(path)], cwd=repo_root(), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().startswith("READY "), proc.stderr.read()
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+            sock.settimeout(20)
+            sock.bind(str(mine))
+            sock.connect(str(path))
+            sock.send(_frame(6, 1, struct.pack("<QQ", 64, 3)))     # MARK: 3 messages of 64 B
+            assert sock.recv(1024)[:6] == b"IPCL\x01\x07"            # MARK_ACK
+            sock.send(REF.payload(1, 1, 2, 64))                      # seed 1 (the default)
+            sock.send(REF.payload(1, 1, 3, 64)[:63])                 # the wrong size
+            sock.send(_frame(3, 5))                                  # END (the third never came)
+            ack = sock.recv(1024)
+        assert ack[5] == 4 and len(ack) == 24 + 56, ack[:24]          # END_ACK with 7 figures
+        received, gaps = struct.unpack_from("<QQ", ack, 24)
+        assert (received, gaps) == (1, 0)
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=20)
+    assert "rejected frame: length mismatch" in proc.stderr.read()

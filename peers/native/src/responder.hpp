@@ -90,6 +90,9 @@ class Responder {
   }
   // udp: a datagram of another size while streaming, counted as a gap and not summed.
   void odd_datagram() noexcept { tally_.count_gap(); }
+  // uds-dgram: a datagram of another size where a message was due (11.1) gives up the
+  // messages still announced; the stream's counts stay, so its END_ACK tells the client.
+  void give_up_announced() noexcept { pending_ = 0; }
   // After the answer went out: whether a REQUEST's payload was corrupted (checked only now, so
   // the check costs the round trip nothing); false for the other kinds. Inline, so a server's
   // loop tests the kind in place and calls only for a REQUEST.

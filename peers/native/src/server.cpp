@@ -71,8 +71,9 @@ bool loses_datagrams(int fd) {
 }
 
 // A datagram of the stream a MARK started, if it is one (11.1): uds-dgram's next `count`
-// datagrams are messages (another size: rejected, the stream is over); on udp every datagram
-// but a control frame is, until END (another size: a gap). False: it is a frame.
+// datagrams are messages (another size: rejected, the rest of the count given up, so what
+// follows is read as frames and END's answer shows the shortfall); on udp every datagram but a
+// control frame is, until END (another size: a gap). False: it is a frame.
 bool take_stream_datagram(Responder& responder, bool lossy, const std::uint8_t* buf,
                           std::size_t n) {
   if (lossy ? !responder.streaming() || control_datagram(buf, n) : responder.pending() == 0)
@@ -83,7 +84,7 @@ bool take_stream_datagram(Responder& responder, bool lossy, const std::uint8_t* 
     responder.odd_datagram();
   } else {
     report_rejected("length mismatch");
-    responder.stream_over();
+    responder.give_up_announced();
   }
   return true;
 }

@@ -2,11 +2,13 @@
 keeps per client address.
 
 A stream message is one bare datagram of S bytes. On uds-dgram, which loses nothing, the
-server counts: the K datagrams after a MARK are its messages. On udp, which may lose any
-datagram (MARK and END included), it cannot count: a datagram is a control frame when it is a
-well-formed MARK or END header, and otherwise, while a stream is open, a message (one of
-another size is a gap).
+server counts: the K datagrams after a MARK are its messages (one of another size is rejected,
+`length mismatch`, and the rest of the K given up: what follows is read as frames, and END's
+answer shows the shortfall). On udp, which may lose any datagram (MARK and END included), it
+cannot count: a datagram is a control frame when it is a well-formed MARK or END header, and
+otherwise, while a stream is open, a message (one of another size is a gap).
 """
+from .errors import report
 from .frame import (END_PREFIX, HEADER_SIZE, HEADER_WORDS, MARK_PREFIX, end_ack, mark_ack,
                     mark_fields, stream_end_ack)
 
@@ -64,6 +66,10 @@ def stream_datagram(datagram, size, peer, listener, clients):
         if not remaining:
             return False
         clients.remaining[peer] = remaining - 1
+        if size != tally.size:
+            report("rejected frame", "length mismatch")
+            clients.remaining[peer] = 0
+            return True
     if size == tally.size:
         tally.add(datagram, 1)
     else:
