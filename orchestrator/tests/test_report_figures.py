@@ -331,6 +331,25 @@ def test_the_studies_figures_are_drawn_only_when_the_scenario_names_them():
         study_run(records, ["mechanisms-by-size"]))))
 
 
+def test_all_mechanisms_on_one_chart_are_split_by_the_setting_that_makes_lines_few():
+    records = []
+    for mechanism in ("tcp", "fifo", "sysv-mq", "sysv-shm", "posix-mq"):
+        for serialization in ("java", "frames"):
+            for size in (40, 4000):
+                records.append(record(len(records) + 1, mechanism=mechanism, client="java",
+                                      server="java", request=size, response=size,
+                                      settings={"serialization": serialization}))
+    records.append(record(len(records) + 1, mechanism="shm", client="java", server="java"))
+    (chart,) = figures.mechanisms_by_size(study_run(records, ["mechanisms-by-size"]))
+    assert chart.groups == ("serialization: java", "serialization: frames")
+    assert [s.name for s in chart.series if s.group == "serialization: java"] == [
+        "tcp java objects", "fifo java objects", "sysv-mq java objects", "sysv-shm java objects",
+        "posix-mq java objects"]
+    assert [s.name for s in chart.series if s.group == "serialization: frames"][-1] == "shm"
+    (few,) = figures.mechanisms_by_size(study_run(records[:8], ["mechanisms-by-size"]))
+    assert few.groups == () and len(few.series) == 4
+
+
 def test_the_thesis_bars_mean_and_sd_per_mechanism_one_panel_per_size():
     records = [record(1, mechanism="none", median=1_000.0), record(2, median=60_000.0),
                record(3, request=1024, median=90_000.0)]

@@ -5,8 +5,32 @@ from collections import defaultdict
 from ipclab.output.report.charts import Series
 from ipclab.plan import matrix
 from ipclab.plan import patterns as pattern_table
+from ipclab.plan import settings as setting_table
 from ipclab.common.units import format_ns_interval, format_rate
 
+
+
+# More lines than this on one chart and a figure draws panels instead: eighteen lines made a
+# legend taller than the chart.
+MAX_LINES = 8
+
+
+def setting_facet(records, line):
+    """For a chart with more than MAX_LINES lines (`line(record)`: its line's name), the setting
+    that splits them into panels of the fewest lines each, as record -> panel name
+    ("serialization: java"); None when the lines are few or no setting splits them."""
+    if len({line(r) for r in records}) <= MAX_LINES:
+        return None
+    best = None
+    for name in setting_table.NAMES:
+        def panel(r, name=name):
+            value = dict(r.get("settings") or {}).get(name, setting_table.SETTINGS[name].default)
+            return f"{name.replace('_', ' ')}: {value}"
+        panels = grouped(records, panel)
+        widest = max(len({line(r) for r in rs}) for _, rs in panels)
+        if len(panels) > 1 and (best is None or widest < best[0]):
+            best = (widest, panel)
+    return best and best[1]
 
 
 def in_figures(group):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ipclab.common.units import format_ns_interval, format_rate
 from ipclab.output.report.charts import Chart, Heat, Series
-from ipclab.output.report.figure_parts import (grouped, in_figures, median_text,
+from ipclab.output.report.figure_parts import (MAX_LINES, grouped, in_figures, median_text,
                                                numbered, ok_cases, placement_caption, us)
 from ipclab.plan import patterns
 from ipclab.plan.matrix import describe_shape, variant
@@ -19,14 +19,9 @@ def _x_axis(r):
     return r["payload"], r["sequence_length"]
 
 
-# More lines than this on one chart (a median and its p99 counting as one) and latency_vs_size
-# draws a panel per client language: eighteen lines made a legend taller than the chart.
-MAX_LINES = 8
-
-
 def latency_vs_size(data):
     """Per mechanism, median (with its 95% interval) and p99 against size, log-log; a panel
-    per client language when the language pairs are many."""
+    per client language when the language pairs are many (a median and its p99 are one line)."""
     out = []
     for (mechanism, kind), group in grouped(ok_cases(data), lambda r: (r["mechanism"], _x_axis(r)[0])):
         placements = {r["placement"] for r in group}

@@ -8,7 +8,8 @@ import math
 
 from ipclab.common.units import format_ns, format_ns_interval, format_size
 from ipclab.output.report.charts import Chart, Series
-from ipclab.output.report.figure_parts import grouped, numbered, ok_cases, placement_caption, us
+from ipclab.output.report.figure_parts import (grouped, numbered, ok_cases, placement_caption,
+                                               setting_facet, us)
 from ipclab.plan.matrix import describe_shape, variant
 
 
@@ -57,29 +58,33 @@ def bars_by_size(data):
 
 def mechanisms_by_size(data):
     """One chart per language pair: every mechanism (as its case ran it) as a line of time
-    against the request size, log-log."""
+    against the request size, log-log; with many lines, a panel per value of the setting that
+    splits them best (linux-ipc-java: the paper's serialized objects, then ipclab's frames)."""
     if not _wanted(data, "mechanisms-by-size"):
         return []
     statistic = _statistic(data)
     cases = [r for r in ok_cases(data) if (r.get("payload") or "bytes") == "bytes"]
     out = []
     for pair, group in grouped(cases, lambda r: f"{r['client']}→{r['server']}"):
+        facet = setting_facet(group, variant) or (lambda r: None)
         series = []
-        for name, rs in grouped(group, variant):
+        for (panel, name), rs in grouped(group, lambda r: (facet(r), variant(r))):
             rs = sorted(rs, key=lambda r: r["request_size"])
             points = [_point(r, statistic) for r in rs]
             series.append(Series(name, [r["request_size"] for r in rs],
                                  [us(p[0]) for p in points], low=[us(p[1]) for p in points],
                                  high=[us(p[2]) for p in points],
                                  hover=[f"{numbered(r)}<br>{statistic} {format_ns_interval(*p)}"
-                                        for r, p in zip(rs, points)]))
+                                        for r, p in zip(rs, points)], group=panel))
+        panels = tuple(dict.fromkeys(s.group for s in series if s.group))
         out.append(Chart(
             f"mechanisms-by-size-{pair.replace('→', '-')}",
             f"{pair}: every mechanism's time per round trip against size",
             f"One line per mechanism as its case ran it; the {statistic} with its 95% interval "
-            f"(over the rounds). " + placement_caption(group), "lines",
+            f"(over the rounds). " + ("A panel per setting value. " if panels else "")
+            + placement_caption(group), "lines",
             "request size (bytes, log)", f"{statistic} time (µs, log)", True, True,
-            series=tuple(series)))
+            series=tuple(series), groups=panels))
     return out
 
 
