@@ -11,7 +11,8 @@ import pytest
 
 from ipclab.execute import ipcobjects
 from ipclab.plan.catalog import load_catalog
-from test_e2e import cases_csv, leftovers, offered, run, start_run, wait_for_server
+from test_e2e import (cases_csv, leftovers, offered, rotation, run, run_cases, start_run,
+                      wait_for_server)
 
 pytestmark = pytest.mark.e2e
 KERNEL = ["sysv-mq", "posix-mq", "sysv-shm", "file", "file-poll", "shm", "shm-spin", "shm-futex"]
@@ -29,20 +30,21 @@ def test_the_cpp_peer_offers_every_kernel_mechanism():
 
 
 @pytest.mark.parametrize("mechanism", KERNEL)
-def test_every_offered_pair_at_one_and_many_chunks(mechanism, tmp_path):
-    # 16 B fits one queue message or slot; 3 000 000 B is many 8 KiB messages and several 1 MiB
-    # slots, neither a multiple of them, so a partial last chunk is carried too.
+def test_every_offered_pair_at_one_chunk_and_each_language_at_many(mechanism):
+    # 16 B fits one queue message or slot: every pair. 3 000 000 B is many 8 KiB messages and
+    # several 1 MiB slots, neither a multiple of them, so a partial last chunk is carried too:
+    # each language once as client and once as server (cutting and joining are each side's own).
     langs = offered(mechanism)
-    out = tmp_path / "run"
-    sizes = "16,3000000"
-    done = run("--mechanism", mechanism, "--client", ",".join(langs), "--server", ",".join(langs),
-               "--request-size", sizes, "--response-size", "16", "--iterations", "5",
-               "--warmup", "1", "--placement", "cross-core", "--out", str(out))
-    assert done.returncode == 0, done.stdout[-3000:]
-    statuses = [(r["client"], r["server"], r["request_size"], r["status"], r["reason"])
-                for r in cases_csv(out)]
-    assert all(s[3] == "ok" for s in statuses), statuses
-    assert len(statuses) == len(langs) ** 2 * len(sizes.split(","))
+    many = rotation(langs)
+    _, outcomes = run_cases(load_catalog(), {
+        "matrix": {"mechanism": [mechanism], "client": langs, "server": langs,
+                   "request_size": [16, 3_000_000], "response_size": [16],
+                   "placement": ["cross-core"]},
+        "run": {"iterations": 5, "warmup": 1}},
+        keep=lambda c: c.request_size == 16 or (c.client, c.server) in many)
+    statuses = [(o.case.label, o.status, o.reason) for o in outcomes]
+    assert all(s[1] == "ok" for s in statuses), statuses
+    assert len(statuses) == len(langs) ** 2 + len(many)
     nothing_of_ours_left()
 
 

@@ -8,18 +8,14 @@ import numpy as np
 import pytest
 
 from ipclab.analyse import case_stats
-from ipclab.plan import matrix
 from ipclab.plan.catalog import load_catalog
-from ipclab.execute.runner import Runner
-from ipclab.plan.scenario import build_scenario
-from ipclab.execute.workspace import Workspace
 from ipclab.execute import rundir
-from test_e2e import LANGS, cases_csv, faulty, ipclab, seed  # noqa: F401 (seed: a fixture)
+from test_e2e import (LANGS, ROTATION, cases_csv, faulty, ipclab, run_cases,  # noqa: F401
+                      seed)  # (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
 # Every pair over tcp through the CLI; the other mechanisms with every language once as client
 # and once as server (a rotation), through the runner: the suite's time matters.
-ROTATION = [("cpp", "java"), ("java", "python"), ("python", "cpp")]
 STREAM_MECHANISMS = ["uds", "sysv-mq", "posix-mq", "shm", "file"]
 SHORT_MECHANISMS = ["uds", "rest", "sysv-mq"]
 STREAM_COLUMNS = ("msgs_per_s", "mib_per_s", "client_user_s", "client_sys_s", "server_user_s",
@@ -51,15 +47,6 @@ def test_stream_over_tcp_between_every_pair(tmp_path, seed):
     doc = json.loads((out / "run.json").read_text())
     entry = doc["results"][0]["rounds"][0]["stream"]
     assert entry["messages"] == 3000 and entry["server_cpu"]["user_ns"] >= 0
-
-
-def run_cases(catalog, raw, pairs=None):
-    scenario = build_scenario(raw, "t", catalog, {}, "t")
-    cases = [c for c in matrix.expand(scenario, catalog)
-             if pairs is None or (c.client, c.server) in pairs]
-    with Workspace() as ws:
-        runner = Runner(scenario, catalog, ws)
-        return scenario, [runner.run(case) for case in cases]
 
 
 def analysed(scenario, outcome):

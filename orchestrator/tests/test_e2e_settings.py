@@ -4,12 +4,10 @@ short connections counted by the server, Nagle left on, JSON REST bodies, a CORB
 payload, a file-poll interval. Few iterations, one round: the suite's time matters."""
 import pytest
 
-from test_e2e import LANGS, cases_csv, ipclab, seed  # noqa: F401 (seed: a fixture)
+from test_e2e import LANGS, ROTATION, cases_csv, ipclab, seed  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
 RPC = "rest,grpc,thrift-binary,thrift-compact,ice,corba"
-# Each language once as client and once as server.
-ROTATION = [("cpp", "java"), ("java", "python"), ("python", "cpp")]
 
 
 def run(tmp_path, seed, *args):
