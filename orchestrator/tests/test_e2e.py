@@ -302,6 +302,43 @@ def test_malformed_frames_are_rejected_and_the_server_keeps_serving(server, tmp_
     assert peer.returncode == 0
 
 
+@pytest.mark.parametrize("mechanism", ["tcp", "uds"])
+@pytest.mark.parametrize("server", LANGS)
+def test_headers_claiming_128_mib_cost_the_server_nothing_ahead_of_their_bytes(
+        server, mechanism, tmp_path, seed):
+    """Memory follows the bytes that arrived: 100 connections, each a REQUEST header claiming
+    the largest payload and then silence, raise the server's resident memory by under 16 MiB."""
+    import struct
+    catalog = load_catalog()
+    endpoint = "127.0.0.1:0" if mechanism == "tcp" else str(tmp_path / "s.sock")
+    peer = Peer("server", [*catalog.languages[server].argv(catalog.root), "serve", "--mechanism",
+                           mechanism, "--endpoint", endpoint, "--seed", str(seed)],
+                tmp_path).start()
+    claim = struct.pack("<4sBBHQII", b"IPCL", 1, 1, 0, 0, 128 << 20, 16)
+    held = []
+    try:
+        ready = peer.wait_ready(30)["endpoint"]
+        rss_before = rss_kib(peer.pid)
+        for _ in range(100):
+            if mechanism == "tcp":
+                host, port = ready.rsplit(":", 1)
+                conn = socket.create_connection((host, int(port)), timeout=30)
+            else:
+                conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                conn.connect(ready)
+            held.append(conn)
+            conn.sendall(claim + bytes(1000))
+        time.sleep(1)
+        assert not peer.exited(), peer.stderr_path.read_text()
+        grown = rss_kib(peer.pid) - rss_before
+        assert grown < 16 * 1024, f"{grown} KiB more after 100 claims of 128 MiB"
+    finally:
+        for conn in held:
+            conn.close()
+        peer.stop()
+    assert peer.returncode == 0
+
+
 def rss_kib(pid):
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):

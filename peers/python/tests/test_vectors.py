@@ -138,6 +138,18 @@ def test_reader_grows_only_for_a_frame_that_passed_the_checks():
     assert len(reader._buf) < 2000
 
 
+def test_reader_memory_follows_the_bytes_that_arrived_not_the_claim():
+    claim = frame.encode_header(frame.REQUEST, 0, frame.MAX_PAYLOAD, 0)
+    reader = FrameReader(capacity=64)
+    reader.attach(BytesLink(claim + bytes(1000), piece=100))
+    with pytest.raises(frame.Rejected, match="truncated payload"):
+        reader.next_frame()
+    assert len(reader._buf) <= 2 * (frame.HEADER_SIZE + 1000)   # not 128 MiB
+    whole = frame.encode_header(frame.REQUEST, 0, 100_000, 0) + bytes(100_000)
+    reader.attach(BytesLink(whole, piece=7000))
+    assert bytes(reader.next_frame()[-1]) == whole and len(reader._buf) == len(whole)
+
+
 @pytest.mark.parametrize("received,expected,offset", [
     (b"", b"", None), (b"abc", b"abc", None), (b"abd", b"abc", 2), (b"xbc", b"abc", 0),
     (bytes(5 << 20) + b"x", bytes(5 << 20) + b"y", 5 << 20),

@@ -1,8 +1,10 @@
 """The server's frame reader for stream links.
 
 Reads greedily into one reusable buffer, so a small request (header and payload) usually
-costs a single read call. The header is checked as soon as its 24 bytes are in, and the buffer
-grows only after the claimed length has passed the checks.
+costs a single read call. The header is checked as soon as its 24 bytes are in; the buffer
+grows only when it is full of the frame's bytes, to at most twice that and never past a claimed
+length that has passed the checks: memory follows the bytes that arrived, so a header claiming
+128 MiB and then silence costs nothing.
 
 A stream's messages (PROTOCOL.md 11.1: bare bytes, S each, as many as a MARK announced) come
 out of the same buffer, many whole messages per read: `messages(size, count)`.
@@ -93,10 +95,13 @@ class FrameReader:
 
     def _fill(self, size):
         """Reads until `size` unread bytes are buffered; False at end of stream."""
-        if self._start + size > len(self._buf):
-            self._make_room(size)
+        if self._start + size > len(self._buf) and self._start:
+            self._compact()
         view, read, end = self._view, self._read, self._end
         while end - self._start < size:
+            if end == len(self._buf):  # full of this frame's bytes (start is 0: compacted)
+                self._grow(size, end)
+                view = self._view
             count = read(view[end:] if end else view)
             if not count:
                 self._end = end
@@ -105,11 +110,16 @@ class FrameReader:
         self._end = end
         return True
 
-    def _make_room(self, size):
-        if self._start + size <= len(self._buf):
-            return
+    def _compact(self):
         pending = bytes(self._view[self._start:self._end])
-        if size > len(self._buf):
-            self._use(bytearray(size))
         self._start, self._end = 0, len(pending)
         self._view[:self._end] = pending
+
+    def _grow(self, size, end):
+        """Twice the room, or what the frame still wants if less: never ahead of what came."""
+        held = self._view[:end]
+        bigger = bytearray(min(size, 2 * len(self._buf)))
+        bigger[:end] = held
+        held.release()
+        self._use(bigger)
+        self._end = end

@@ -10,8 +10,9 @@ import java.nio.ByteBuffer;
  * buffer. Every read asks for as much as the buffer holds, so a frame usually arrives in one call
  * and a stream of small messages arrives many at a time; they are then handled where they lie
  * ({@link #start()}), and only a partial one at the end of the buffer is moved to its front. The
- * buffer only grows to a length that has passed the header checks (a frame) or the MARK's (a
- * message), so a hostile header cannot make the server allocate.
+ * buffer grows only when it is full of the frame's bytes, to at most twice that, and never past
+ * a length that has passed the header checks (a frame) or the MARK's (a message): memory follows
+ * the bytes that arrived, so a header claiming 128 MiB and then silence costs nothing.
  */
 final class FrameReader {
     enum Status { FRAME, CLOSED, REJECTED }
@@ -99,14 +100,17 @@ final class FrameReader {
 
     /**
      * Reads until the frame at start has at least {@code wanted} bytes; false at end of stream
-     * before that. Makes room first: a frame that would run past the buffer's end is moved to its
-     * front (or into a larger buffer).
+     * before that. A frame that would run past the buffer's end is first moved to its front; the
+     * buffer grows only once it is full of the frame's received bytes.
      */
     private boolean fill(StreamConnection connection, int wanted) throws IOException {
-        if (start + wanted > buf.capacity()) {
-            makeRoom(wanted);
+        if (start + wanted > buf.capacity() && start > 0) {
+            compact();
         }
         while (filled - start < wanted) {
+            if (filled == buf.capacity()) {
+                grow(wanted);  // start is 0 here: compact() ran if the frame did not fit
+            }
             buf.limit(buf.capacity()).position(filled);
             int n = connection.read(buf);
             if (n < 0) {
@@ -117,18 +121,19 @@ final class FrameReader {
         return true;
     }
 
-    private void makeRoom(int wanted) {
+    private void compact() {
         int held = filled - start;
-        if (wanted > buf.capacity()) {
-            ByteBuffer bigger = Frame.allocate(wanted);
-            bigger.put(0, buf, start, held);
-            buf = bigger;
-        } else {
-            buf.limit(filled).position(start);
-            buf.compact();
-        }
+        buf.limit(filled).position(start);
+        buf.compact();
         start = 0;
         filled = held;
+    }
+
+    /** Twice the room, or what the frame still wants if less: never ahead of what came. */
+    private void grow(int wanted) {
+        ByteBuffer bigger = Frame.allocate((int) Math.min(wanted, 2L * buf.capacity()));
+        bigger.put(0, buf, 0, filled);
+        buf = bigger;
     }
 
     private Status reject(String reason) {

@@ -141,6 +141,14 @@ class ConnectionHandlerTest {
         assertEquals("truncated payload", serveOnly(cut.toByteArray()));
     }
 
+    /** A header claiming 128 MiB, then 1000 bytes: the buffer follows what arrived, not the claim. */
+    @Test
+    void aClaimOfTheLargestPayloadAllocatesNothingAheadOfItsBytes() throws IOException {
+        byte[] claim = request(0, 1000, 8, false);
+        ByteBuffer.wrap(claim).order(ByteOrder.LITTLE_ENDIAN).putInt(16, (int) Frame.MAX_PAYLOAD);
+        assertEquals("truncated payload", serveOnly(claim));
+    }
+
     /** Serves bytes followed by end of stream; returns the rejection, checks nothing grew. */
     private static String serveOnly(byte[] bytes) throws IOException {
         Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
