@@ -99,7 +99,9 @@ class EventLoop {
       const std::size_t need =
           c.got < kHeaderSize ? kHeaderSize : kHeaderSize + c.header.length;
       if (c.got >= need) return respond(fd, c);
-      const ssize_t r = ::recv(fd, c.in.data() + c.got, need - c.got, 0);
+      if (c.got == c.in.size()) grow_toward(c.in, need);
+      const std::size_t room = (need < c.in.size() ? need : c.in.size()) - c.got;
+      const ssize_t r = ::recv(fd, c.in.data() + c.got, room, 0);
       if (r == 0) return end(fd, ConnError::eof);
       if (r < 0) {
         if (errno == EINTR) continue;
@@ -113,7 +115,6 @@ class EventLoop {
           print_line(std::string("rejected frame: ") + why);
           return end(fd, ConnError::protocol);
         }
-        c.in.resize(kHeaderSize + c.header.length);
       }
     }
   }

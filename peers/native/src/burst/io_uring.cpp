@@ -84,10 +84,11 @@ class Ring {
 
   void submit_recv(UringConn* c) {
     const std::size_t need = c->got < kHeaderSize ? kHeaderSize : kHeaderSize + c->header.length;
-    if (c->in.size() < need) c->in.resize(need);
+    if (c->got == c->in.size()) grow_toward(c->in, need);
+    const std::size_t room = (need < c->in.size() ? need : c->in.size()) - c->got;
     c->op = Op::recv;
     io_uring_sqe* e = sqe();
-    ::io_uring_prep_recv(e, c->fd, c->in.data() + c->got, need - c->got, 0);
+    ::io_uring_prep_recv(e, c->fd, c->in.data() + c->got, room, 0);
     submit(e, c);
   }
 

@@ -95,6 +95,7 @@ std::vector<std::uint8_t>& request_buffer() {
 ConnError receive_request(int fd, std::vector<std::uint8_t>& buf, Header& h) {
   std::size_t got = 0, need = kHeaderSize;
   while (got < need) {
+    if (got == buf.size()) grow_toward(buf, need);
     const ssize_t r = ::recv(fd, buf.data() + got, buf.size() - got, 0);
     if (r == 0) return ConnError::eof;
     if (r < 0) {
@@ -109,7 +110,6 @@ ConnError receive_request(int fd, std::vector<std::uint8_t>& buf, Header& h) {
         return ConnError::protocol;
       }
       need = kHeaderSize + h.length;
-      if (buf.size() < need) buf.resize(need);
     }
   }
   return ConnError::none;

@@ -113,10 +113,15 @@ def serve_blocking(sock, record, frames):
         answered(record, start, frames, (sequence, length, wanted, received))
 
 
+# At most this much asked of one recv: recv(n) sets aside n bytes before any arrive, and a
+# header may claim 128 MiB and then send nothing (memory follows the bytes that arrived).
+CHUNK = 1 << 16
+
+
 def _read_exactly(sock, size):
     data = bytearray()
     while len(data) < size:
-        chunk = sock.recv(size - len(data))
+        chunk = sock.recv(min(size - len(data), CHUNK))
         if not chunk:
             raise Failed("eof")
         data += chunk
@@ -137,7 +142,7 @@ async def serve_async(loop, sock, record, frames):
 async def _read_exactly_async(loop, sock, size):
     data = bytearray()
     while len(data) < size:
-        chunk = await loop.sock_recv(sock, size - len(data))
+        chunk = await loop.sock_recv(sock, min(size - len(data), CHUNK))
         if not chunk:
             raise Failed("eof")
         data += chunk

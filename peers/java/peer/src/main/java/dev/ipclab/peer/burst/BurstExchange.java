@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class BurstExchange {
     static final int DEFAULT_REQUEST = 1000;
     static final int DEFAULT_RESPONSE = 8;
+    static final int FIRST_CHUNK = Frame.HEADER_SIZE + 64 * 1024;
 
     /** A rejected header (the reason is on stderr). */
     static final class Rejected extends IOException {
@@ -63,9 +64,27 @@ final class BurstExchange {
 
     private ByteBuffer readRequest(SocketChannel channel) throws IOException {
         ByteBuffer header = readFully(channel, newBuffer(Frame.HEADER_SIZE));
-        ByteBuffer request = newBuffer(Frame.HEADER_SIZE + requestLength(header));
-        request.put(header.flip());
-        return readFully(channel, request);
+        int size = Frame.HEADER_SIZE + requestLength(header);
+        ByteBuffer request = readFully(channel, started(header, size));
+        while (request.capacity() < size) {
+            request = readFully(channel, grown(request, size));
+        }
+        return request;
+    }
+
+    /**
+     * The buffer a request of {@code size} bytes is read into after its header: the first 64 KiB
+     * of it. It grows ({@link #grown}) only once full of received bytes, never to a length the
+     * header merely claims: a hundred connections claiming 128 MiB each and then silent cost a
+     * few MiB.
+     */
+    static ByteBuffer started(ByteBuffer header, int size) {
+        return newBuffer(Math.min(size, FIRST_CHUNK)).put(header.flip());
+    }
+
+    /** A full buffer's bytes in one twice as large, at most {@code size}, positioned after them. */
+    static ByteBuffer grown(ByteBuffer full, int size) {
+        return newBuffer((int) Math.min(size, 2L * full.capacity())).put(full.flip());
     }
 
     private static ByteBuffer readFully(SocketChannel channel, ByteBuffer buf) throws IOException {

@@ -88,6 +88,7 @@ final class NioModel {
                 .order(ByteOrder.LITTLE_ENDIAN);
         private ByteBuffer response;
         private boolean headerRead;
+        private int size;  // the whole request's, once its header is read
         private long transferStart = PhaseRecord.NONE;
 
         Connection(SocketChannel channel, PhaseRecord record) {
@@ -122,10 +123,10 @@ final class NioModel {
                 }
                 if (!request.hasRemaining() && !headerRead) {
                     headerRead = true;
-                    int length = server.exchange().requestLength(request);
-                    ByteBuffer whole = ByteBuffer.allocate(Frame.HEADER_SIZE + length)
-                            .order(ByteOrder.LITTLE_ENDIAN);
-                    request = whole.put(request.flip());
+                    size = Frame.HEADER_SIZE + server.exchange().requestLength(request);
+                    request = BurstExchange.started(request, size);
+                } else if (!request.hasRemaining() && request.capacity() < size) {
+                    request = BurstExchange.grown(request, size);  // only as bytes arrive
                 }
             }
             response = server.exchange().response(request);
