@@ -1,8 +1,16 @@
 import os
+import tempfile
+import time
+import uuid
 
 import pytest
 
+from ipclab.execute import leaks
 from ipclab.plan.catalog import load_catalog
+
+# Every process this session starts (ipclab runs, their peers, their ssh) inherits this tag, so
+# the leak audit at its end can tell its own leftovers from another suite's live processes.
+os.environ[leaks.TAG_VARIABLE] = uuid.uuid4().hex
 
 
 @pytest.fixture(scope="session")
@@ -24,3 +32,23 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(f"IPCLAB_TEST_SHARD: expected K/N with 1 <= K <= N, got {shard!r}")
     config.hook.pytest_deselected(items=[t for i, t in enumerate(items) if i % n != k - 1])
     items[:] = [t for i, t in enumerate(items) if i % n == k - 1]
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The leak audit (execute/leaks.py): whatever this session's runs left behind fails it,
+    listed: processes, IPC objects, scratch directories, namespaces, FIFOs and sockets under
+    its temporary directories. A process may take a moment to go after its run's last test."""
+    if session.config.option.collectonly:
+        return
+    watched = [session.config._tmp_path_factory.getbasetemp()]
+    for _ in range(20):
+        left = leaks.find(os.environ[leaks.TAG_VARIABLE], tempfile.gettempdir(), watched)
+        if not any(line.startswith("process ") for line in left):
+            break
+        time.sleep(0.1)
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        reporter.write_line(f"leak audit: {len(left)} thing(s) left behind:", red=True)
+        for line in left:
+            reporter.write_line(f"  {line}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

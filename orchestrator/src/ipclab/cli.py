@@ -128,7 +128,7 @@ def run(scenario, out, wide, verbose, html, **flags):
     env = environment.collect(catalog.root)
     out_dir = Path(out) if out else rundir.default_out_dir(catalog.root, plan.name)
     with Workspace() as workspace, places.connect(plan.hosts, catalog.root, workspace.path) as remote:
-        notes = environment.warnings(env) + _sweep_note(workspace.swept) + _netns_note(network.sweep())
+        notes = environment.warnings(env) + _swept_notes(workspace.swept, network.sweep())
         notes += [claims_note] if claims_note else []
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes
@@ -157,6 +157,23 @@ def list_cmd():
     """Mechanisms × languages × roles, and what works on this machine."""
     from ipclab.output.listing import capability_table
     console.print(capability_table(load_catalog()))
+
+
+@cli.command("leaks")
+@click.option("--tag", help="also the processes whose environment carries "
+                            "IPCLAB_AUDIT_TAG=TAG (as a test session tags its own)")
+def leaks_cmd(tag):
+    """What ipclab's runs left behind (exit 1 if anything): IPC objects, scratch directories,
+    namespaces of runs that are gone. Not during a run (its fresh queue looks left over)."""
+    import tempfile
+    from ipclab.execute import leaks, workspace
+    with workspace.run_lock():
+        found = leaks.find(tag, tempfile.gettempdir())
+    for line in found:
+        console.print(line, markup=False, highlight=False)
+    if found:
+        sys.exit(1)
+    console.print("nothing left behind")
 
 
 @cli.command()
@@ -336,11 +353,11 @@ def _say(text):
     console.print(text, style="yellow", markup=False)
 
 
-def _sweep_note(swept):
-    if not swept:
-        return []
-    return [f"removed {swept} IPC object(s) with the ipclab tag left by an earlier run that "
-            f"crashed or was killed"]
+def _swept_notes(objects, namespaces):
+    """What the start of the run removed of earlier runs that crashed or were killed."""
+    return [f"removed {n} {what} left by an earlier ipclab run that crashed or was killed"
+            for n, what in ((objects, "IPC object(s) with the ipclab tag"),
+                            (namespaces, "network namespace(s)")) if n]
 
 
 def _write_html(out_dir, report):
@@ -351,11 +368,6 @@ def _write_html(out_dir, report):
         console.print(f"report: {ipclab_report.write_html(out_dir, report)}")
     except Exception as e:  # noqa: BLE001 (see above)
         console.print(f"[yellow]report.html not written: {type(e).__name__}: {e}[/]")
-
-
-def _netns_note(swept):
-    return [f"removed {swept} network namespace(s) left by an earlier ipclab run that crashed or "
-            f"was killed"] if swept else []
 
 
 def _show(report, wide=False, verbose=False):

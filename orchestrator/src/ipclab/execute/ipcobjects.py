@@ -58,15 +58,20 @@ def remove_named(endpoint):
 def sweep():
     """Removes tagged objects left by earlier runs; call only while holding the run lock, so no
     live run's objects are taken. POSIX names carry their server's pid: live ones are kept."""
+    sysv, posix = orphans()
+    return sum(_ipcrm(kind, ident) for kind, ident, _ in sysv) + sum(map(_remove_posix, posix))
+
+
+def orphans():
+    """([(kind, id, key)], [path]): the tagged objects no live process uses, System V and POSIX
+    (what sweep removes, and what the leak audit reports)."""
     objects = sysv_objects(with_fields=True)
     in_use = {key for kind, _, key, f in objects if _sysv_in_use(kind, f)}
     # A semaphore set has no owner pid in /proc; sysv-shm pairs it with a segment of its key.
-    removed = sum(_ipcrm(kind, ident) for kind, ident, key, _ in objects if key not in in_use)
-    for path in posix_objects():
-        match = _POSIX_NAME.match(path.name)
-        if match and not pid_alive(int(match.group(1))):
-            removed += _remove_posix(path)
-    return removed
+    sysv = [(kind, ident, key) for kind, ident, key, _ in objects if key not in in_use]
+    posix = [path for path in posix_objects()
+             if (match := _POSIX_NAME.match(path.name)) and not pid_alive(int(match.group(1)))]
+    return sysv, posix
 
 
 def _sysv_in_use(kind, fields):

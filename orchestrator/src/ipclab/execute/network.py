@@ -195,15 +195,21 @@ def _delete_netns(name):
 
 def sweep():
     """Deletes namespaces named by ipclab runs whose process is gone; returns how many."""
-    if not NETNS_DIR.is_dir() or os.geteuid() != 0:
+    if os.geteuid() != 0:
         return 0
-    removed = 0
-    for entry in NETNS_DIR.iterdir():
-        match = _NAME.match(entry.name)
-        if match and not ipcobjects.pid_alive(int(match.group(1))):
-            _delete_netns(entry.name)
-            removed += 1
-    return removed
+    names = orphans()
+    for name in names:
+        _delete_netns(name)
+    return len(names)
+
+
+def orphans():
+    """The names of the namespaces of ipclab runs whose process is gone."""
+    if not NETNS_DIR.is_dir():
+        return []
+    return sorted(entry.name for entry in NETNS_DIR.iterdir()
+                  if (match := _NAME.match(entry.name))
+                  and not ipcobjects.pid_alive(int(match.group(1))))
 
 
 def _run(argv):

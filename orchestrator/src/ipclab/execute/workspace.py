@@ -2,6 +2,7 @@
 
 Named ipclab-<pid>-*, so a later run can tell a directory whose owner died (SIGKILL, power loss)
 from one in use, and remove it."""
+import contextlib
 import fcntl
 import os
 import re
@@ -39,6 +40,17 @@ class Workspace:
         return path
 
 
+@contextlib.contextmanager
+def run_lock(parent=None):
+    """The run lock held without a run: for a check that must see no live run's objects (the
+    leak audit); a UserError naming the run in progress otherwise."""
+    fd = _take_run_lock(parent or tempfile.gettempdir())
+    try:
+        yield
+    finally:
+        os.close(fd)
+
+
 def _take_run_lock(parent):
     """One run at a time per machine and user: two runs would disturb each other's timings, and
     the start-up sweep of tagged kernel objects must not take a live run's objects."""
@@ -57,9 +69,13 @@ def _take_run_lock(parent):
 
 def remove_stale(parent):
     """Removes scratch directories of ipclab runs whose process no longer exists."""
-    for entry in Path(parent).glob("ipclab-*"):
-        match = _NAME.match(entry.name)
-        if match and entry.is_dir() and entry.stat().st_uid == os.getuid() \
-                and not ipcobjects.pid_alive(int(match.group(1))):
-            shutil.rmtree(entry, ignore_errors=True)
+    for entry in stale(parent):
+        shutil.rmtree(entry, ignore_errors=True)
 
+
+def stale(parent):
+    """This user's scratch directories under `parent` whose run's process no longer exists."""
+    return sorted(entry for entry in Path(parent).glob("ipclab-*")
+                  if (match := _NAME.match(entry.name)) and entry.is_dir()
+                  and entry.stat().st_uid == os.getuid()
+                  and not ipcobjects.pid_alive(int(match.group(1))))
