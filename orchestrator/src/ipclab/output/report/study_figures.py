@@ -139,9 +139,19 @@ def shape_note(h):
     return f"{shape} ({moments}; the mean is {above:+.0f}% off the median)"
 
 
+def _normal_shares(h, x):
+    """The share of a bin centred at each x under the normal of the Histogram's mean and sd."""
+    width = h.edges[1] - h.edges[0]
+    if h.std <= 0:
+        return [0.0 for _ in x]
+    return [width / (h.std * math.sqrt(2 * math.pi)) * math.exp(-((v - h.mean) / h.std) ** 2 / 2)
+            for v in x]
+
+
 def histogram(data):
-    """One panel per mechanism (as its case ran it), the case at its smallest size of the first
-    language pair: the share of samples per bin, and the normal curve of the same mean and sd."""
+    """One panel per mechanism (as its case ran it), its case at the smallest size (the first in
+    the matrix when several): the share of samples per bin, and the normal curve of the same
+    mean and sd at the bins' centres."""
     if not _wanted(data, "histogram"):
         return []
     chosen = {}
@@ -152,15 +162,14 @@ def histogram(data):
     for r in chosen.values():
         h = data.histograms[r["id"]]
         share = [c / h.n for c in h.counts]
-        width = h.edges[1] - h.edges[0]
-        normal = [width / (h.std * math.sqrt(2 * math.pi)) * math.exp(-((x - h.mean) / h.std) ** 2 / 2)
-                  if h.std > 0 else 0.0 for x in h.edges]
+        centres = (h.edges[:-1] + h.edges[1:]) / 2
         group = numbered(r)
         series.append(Series(f"{h.n} samples ({h.beyond} above the axis); {shape_note(h)}",
                              [us(x) for x in h.edges], share + share[-1:], style="step",
                              group=group))
         series.append(Series(f"normal: mean {format_ns(h.mean)}, sd {format_ns(h.std)}",
-                             [us(x) for x in h.edges], normal, style="dash", group=group))
+                             [us(x) for x in centres], _normal_shares(h, centres), style="dash",
+                             group=group))
     if not series:
         return []
     sizes = [format_size(n) for n in sorted({r["request_size"] for r in chosen.values()})]
