@@ -24,6 +24,14 @@ def test_file_values_sizes_with_units_and_flag_overrides(catalog):
     assert (s.run.iterations, s.run.warmup) == (50, 5)
 
 
+def test_a_precision_target_and_a_budget_in_their_units(catalog):
+    s = build({"run": {"precision": "5%", "budget": "10m"}}, catalog)
+    assert (s.run.precision, s.run.budget) == (0.05, 600.0)
+    s = build({"run": {"precision": 0.03}}, catalog, budget="90s")
+    assert (s.run.precision, s.run.budget) == (0.03, 90.0)
+    assert build({}, catalog).run.precision is None
+
+
 @pytest.mark.parametrize("raw,overrides,expected", [
     ({"matrix": {"mechanism": ["tpc"]}}, {}, "s.toml: matrix.mechanism: unknown mechanism 'tpc'"),
     ({}, {"mechanism": "tcp,carrier-pigeon"}, "--mechanism: unknown mechanism 'carrier-pigeon'"),
@@ -39,6 +47,11 @@ def test_file_values_sizes_with_units_and_flag_overrides(catalog):
     ({"matrix": {"client": []}}, {}, "must be a non-empty list"),
     ({"matrix": "tcp"}, {}, "matrix must be a table"),
     ({}, {"placement": "next-door"}, "--placement: unknown placement 'next-door'"),
+    ({}, {"precision": "0"}, "--precision: '0' is not a precision above 0% and below 100%"),
+    ({}, {"precision": "150%"}, "--precision: '150%' is not a precision above 0%"),
+    ({"run": {"precision": "tight"}}, {}, "run.precision: 'tight' is not a precision"),
+    ({}, {"budget": "-1"}, "--budget: '-1' is not a time budget above 0 (e.g. 90s, 10m, 1h)"),
+    ({"run": {"budget": "soon"}}, {}, "run.budget: 'soon' is not a time budget"),
 ])
 def test_bad_input_names_where_and_what(catalog, raw, overrides, expected):
     with pytest.raises(UserError) as err:

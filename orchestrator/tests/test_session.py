@@ -11,6 +11,7 @@ from rich.console import Console
 from ipclab.plan import matrix
 from ipclab.execute import rundir
 from ipclab.output.publish import Publisher
+from ipclab.execute import rounds
 from ipclab.execute.rounds import RoundsEta, execute
 from ipclab.plan.catalog import Language
 from ipclab.execute.runner import Outcome
@@ -32,10 +33,11 @@ def fake(catalog):
 class ScriptedRunner:
     """Answers each round of a case with made-up samples; fails or interrupts where told."""
 
-    def __init__(self, scenario, catalog, out, fail=(), interrupt_at=None):
+    def __init__(self, scenario, catalog, out, fail=(), interrupt_at=None, unsteady=()):
         self.scenario, self.catalog, self.out = scenario, catalog, out
         self.workspace = None
         self.calls, self.fail, self.interrupt_at = [], set(fail), interrupt_at
+        self.unsteady = set(unsteady)  # cases whose rounds land in two modes, 1000 ns apart
         self.saved_before = []  # how many finished rounds run.json held at each call
 
     def run(self, case, round_index=1):
@@ -47,7 +49,7 @@ class ScriptedRunner:
         if (case.index, round_index) in self.fail:
             return Outcome(case, "failed", "client: io: boom", round=round_index)
         samples = np.random.default_rng(0).permutation(np.arange(1000, 1300)) \
-            + 10 * case.index + round_index
+            + 10 * case.index + round_index + 1000 * (case.index in self.unsteady) * (round_index % 2)
         return Outcome(case, "ok", samples=samples, round=round_index,
                        cpus={"client_cpus": [0], "server_cpus": [1]},
                        noise={"wall_s": 1.0, "cpus": [0, 1], "foreign_cpu_s": 0.5,
@@ -55,10 +57,10 @@ class ScriptedRunner:
                               "steal_fraction": 0.0})
 
 
-def setup(catalog, tmp_path, rounds=3, **kw):
+def setup(catalog, tmp_path, rounds=3, run=None, **kw):
     raw = {"matrix": {"mechanism": ["tcp", "pipe", "uds"], "client": ["fake"], "server": ["fake"],
                       "request_size": [16, 32], "placement": ["unpinned"]},
-           "run": {"iterations": 300, "rounds": rounds, "preflight": 0, "seed": 5},
+           "run": {"iterations": 300, "rounds": rounds, "preflight": 0, "seed": 5, **(run or {})},
            "statistics": {"baseline": {"mechanism": "tcp"}}}
     scenario = build_scenario(raw, "t.toml", catalog, {}, "t")
     cases = matrix.expand(scenario, catalog)
@@ -153,6 +155,36 @@ def test_an_unknown_schema_is_refused(tmp_path):
     (tmp_path / "run.json").write_text('{"schema": "ipclab.run/9"}')
     with pytest.raises(Exception, match="ipclab.run/9"):
         saved.load(tmp_path)
+
+
+def test_a_precision_target_adds_rounds_only_where_the_interval_is_still_wide(
+        fake, tmp_path, monkeypatch):
+    monkeypatch.setattr(rounds, "MAX_ROUNDS", 8)   # case 3 never narrows: it runs to the cap
+    runner, store, _, out = setup(fake, tmp_path, rounds=1, run={"precision": "5%"},
+                                  unsteady={3})
+    rounds_of = {i: [r for r, c in runner.calls if c == i] for i in (1, 2, 3, 4)}
+    assert rounds_of[1] == rounds_of[2] == rounds_of[4] == [1, 2, 3]   # at least three each
+    assert rounds_of[3] == list(range(1, rounds.MAX_ROUNDS + 1))       # never narrows enough
+    assert [r["order"] for r in store.document["rounds"]][3:] == [[3]] * (rounds.MAX_ROUNDS - 3)
+    (note,) = [n for n in store.document["notes"] if n.startswith("precision")]
+    assert note.startswith("precision ±5% of the median: 3 of 4 cases met it after up to 8 "
+                           "rounds; stopped at 8 rounds; widest left ±")
+    steady = next(r for r in store.records if r["index"] == 1)
+    assert rounds.relative_width(steady) <= 0.05 and "round 8 (for precision): 1 cases" in out
+
+
+def test_a_budget_keeps_the_widest_cases_whose_rounds_fit_what_is_left():
+    class Case:
+        def __init__(self, ident):
+            self.id = ident
+    eta = RoundsEta()
+    for ident, seconds in (("a", 30.0), ("b", 10.0), ("c", 25.0)):
+        eta.took(ident, seconds)
+    wide = [Case("a"), Case("b"), Case("c")]            # widest first
+    assert [c.id for c in rounds._within_budget(wide, eta, 100.0, 50.0)] == ["a", "b"]
+    assert [c.id for c in rounds._within_budget(wide, eta, 100.0, 85.0)] == ["b"]
+    assert rounds._within_budget(wide, eta, 100.0, 95.0) == []
+    assert rounds._within_budget(wide, eta, None, 1e9) == wide
 
 
 def test_eta_counts_each_case_by_what_it_took_in_earlier_rounds():

@@ -89,6 +89,8 @@ RUN_FLAGS = (
     ("--warmup", "round trips (stream: messages) before measuring"),
     ("--seed", "payload seed (also orders the rounds and seeds the bootstrap)"),
     ("--rounds", "rounds per case, each a fresh pair of peers (default 3)"),
+    ("--precision", "more rounds where a median's interval is wider than ± this, e.g. 5%"),
+    ("--budget", "time the run may take when --precision adds rounds, e.g. 90s, 10m"),
     ("--skip-rounds", "rounds left out of the statistics, from the first (a study that "
                       "discarded its first runs; default 0)"),
     ("--preflight", "seconds of C floor ping-pong per placement first (0: none)"),

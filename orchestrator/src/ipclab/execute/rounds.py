@@ -39,7 +39,7 @@ def execute(cases, runner, store, console):
                 store.set_preflight(*preflight.probe(runner.catalog.root, runnable,
                                                      run.preflight, runner.workspace.path))
         with progress:
-            task = progress.add_task("starting", total=len(runnable) * run.rounds, eta="")
+            task = progress.add_task("starting", total=len(runnable) * first_rounds(run), eta="")
             _rounds(runnable, runner, store, progress, task, run)
     except KeyboardInterrupt:
         return True
@@ -51,29 +51,105 @@ def execute(cases, runner, store, console):
 def _rounds(runnable, runner, store, progress, task, run):
     failed = set()
     eta = RoundsEta()
-    for r in range(1, run.rounds + 1):
+    started = time.monotonic()
+    first = first_rounds(run)
+    for r in range(1, first + 1):
         order = [c for c in round_order(runnable, run.seed, r) if c.id not in failed]
         progress.advance(task, len(runnable) - len(order) if r > 1 else 0)
-        store.start_round(r, order)
-        started = time.monotonic()
-        for position, case in enumerate(order, start=1):
-            prefix = f"round {r}/{run.rounds}: " if run.rounds > 1 else ""
-            left = [c.id for c in order[position - 1:]] + [
-                c.id for c in runnable if c.id not in failed] * (run.rounds - r)
-            progress.update(task, description=prefix + case.label, eta=eta.text(left))
-            case_started = time.monotonic()
-            outcome = runner.run(case, r)
-            eta.took(case.id, time.monotonic() - case_started)
-            record = store.add(outcome, position)
-            if outcome.status != "ok":
-                failed.add(case.id)  # a failed case is not run again in later rounds
-            if r == 1 or outcome.status != "ok":
-                progress.console.print(_line(record, outcome, run.rounds))
-            progress.advance(task)
-        store.finish_round(r)
-        if run.rounds > 1:
-            progress.console.print(f"[dim]round {r} of {run.rounds}: {len(order)} cases in "
-                                   f"{time.monotonic() - started:.0f} s[/]")
+        left = [c.id for c in runnable if c.id not in failed] * (first - r)
+        _one_round(r, first, order, left, runner, store, progress, task, eta, failed)
+    if run.precision:
+        store.note(_more_rounds(first, runnable, runner, store, progress, task, run, eta, failed,
+                                started))
+
+
+def _one_round(r, rounds, order, later, runner, store, progress, task, eta, failed):
+    """Round r of the cases in `order` (`later`: the case ids of the rounds still to come);
+    `rounds`: how many are planned, None for a round a precision target added."""
+    store.start_round(r, order)
+    started = time.monotonic()
+    of = f" of {rounds}:" if rounds else " (for precision):"
+    for position, case in enumerate(order, start=1):
+        prefix = f"round {r}{f'/{rounds}' if rounds else ''}: " if rounds != 1 else ""
+        left = [c.id for c in order[position - 1:]] + later
+        progress.update(task, description=prefix + case.label, eta=eta.text(left))
+        case_started = time.monotonic()
+        outcome = runner.run(case, r)
+        eta.took(case.id, time.monotonic() - case_started)
+        record = store.add(outcome, position)
+        if outcome.status != "ok":
+            failed.add(case.id)  # a failed case is not run again in later rounds
+        if r == 1 or outcome.status != "ok":
+            progress.console.print(_line(record, outcome, rounds))
+        progress.advance(task)
+    store.finish_round(r)
+    if rounds != 1:
+        progress.console.print(f"[dim]round {r}{of} {len(order)} cases in "
+                               f"{time.monotonic() - started:.0f} s[/]")
+
+
+# Precision on demand starts from at least this many rounds (an interval over fewer is widened
+# so much that it says little), and stops at MAX_ROUNDS whatever the intervals.
+MIN_ROUNDS, MAX_ROUNDS = 3, 50
+
+
+def first_rounds(run):
+    """The rounds every case gets: the scenario's, at least MIN_ROUNDS with a precision target."""
+    return max(run.rounds, MIN_ROUNDS) if run.precision else run.rounds
+
+
+def _more_rounds(r, runnable, runner, store, progress, task, run, eta, failed, started):
+    """Rounds for the cases still wider than the target, widest first, each round shuffled as
+    the others; returns the note that says why it stopped and which cases met the target."""
+    while True:
+        widths = {rec["id"]: relative_width(rec) for rec in store.records}
+        wide = sorted((c for c in runnable if c.id not in failed
+                       and (widths.get(c.id) or 0) > run.precision),
+                      key=lambda c: -widths[c.id])
+        chosen = _within_budget(wide, eta, run.budget, time.monotonic() - started)
+        if not wide or not chosen or r >= MAX_ROUNDS:
+            return precision_note(run, widths, wide, chosen, r)
+        r += 1
+        total = next(t.total for t in progress.tasks if t.id == task)
+        progress.update(task, total=total + len(chosen))
+        _one_round(r, None, round_order(chosen, run.seed, r), [], runner, store, progress,
+                   task, eta, failed)
+
+
+def _within_budget(wide, eta, budget, spent):
+    """The widest cases whose next round fits what is left of the budget (each case's round
+    taking what its earlier ones took on average)."""
+    if budget is None:
+        return wide
+    chosen, need = [], 0.0
+    for case in wide:
+        seconds = eta.remaining([case.id]) or 0.0
+        if spent + need + seconds <= budget:
+            chosen.append(case)
+            need += seconds
+    return chosen
+
+
+def relative_width(record):
+    """The half-width of a case's median interval relative to its median (0.05: ±5%), None
+    without one."""
+    median = (record.get("trimmed") or {}).get("median")
+    low, high = record.get("median_ci_low"), record.get("median_ci_high")
+    if not median or low is None or high is None:
+        return None
+    return (high - low) / 2 / median
+
+
+def precision_note(run, widths, wide, chosen, rounds):
+    """One line: the target, how many cases met it, why the rounds stopped, the widest left."""
+    measured = [w for w in widths.values() if w is not None]
+    met = sum(w <= run.precision for w in measured)
+    why = ("every case met it" if not wide else
+           f"stopped at {MAX_ROUNDS} rounds" if rounds >= MAX_ROUNDS and chosen else
+           f"the budget of {run.budget:g} s is spent")
+    widest = f"; widest left ±{100 * max(measured):.1f}%" if wide else ""
+    return (f"precision ±{100 * run.precision:g}% of the median: {met} of {len(measured)} "
+            f"cases met it after up to {rounds} rounds; {why}{widest}")
 
 
 class RoundsEta:
@@ -133,7 +209,7 @@ _MARK = {"ok": "[green]✓[/]", "failed": "[red]✗[/]", "not-applicable": "[dim
 
 def _line(record, outcome, rounds):
     label = outcome.case.label
-    if rounds > 1:
+    if rounds != 1:
         label = f"#{record['index']} {label}"
     mark = _MARK.get(outcome.status, "?")
     if outcome.status == "ok":

@@ -89,6 +89,11 @@ class RunStore:
         self.document["notes"] += notes
         self.save()
 
+    def note(self, text):
+        """A note of the whole run (run.json, table.md, the terminal), written at once."""
+        self.document["notes"].append(text)
+        self.save()
+
     def start_round(self, index, order):
         self.document["rounds"].append({"round": index, "order": [c.index for c in order],
                                         "started": _now(), "finished": None})

@@ -91,8 +91,12 @@ def _outliers(r):
 
 
 def _rounds(r):
-    done = sum(1 for x in r.get("rounds") or [] if x.get("status") == "ok")
-    return f"{done}/{r['rounds_planned']}" if r.get("rounds_planned") else "-"
+    """Rounds that finished of those planned; "7 (3+4)" when a precision target added some."""
+    done, planned = sum(1 for x in r.get("rounds") or [] if x.get("status") == "ok"), \
+        r.get("rounds_planned")
+    if not planned:
+        return "-"
+    return f"{done} ({planned}+{done - planned})" if done > planned else f"{done}/{planned}"
 
 
 def _spread(r):

@@ -27,6 +27,11 @@ class RunSettings:
     # Every case runs in this many rounds, each a fresh pair of peers; round 1 of every case,
     # then round 2 of every case, …, in an order shuffled per round from the seed.
     rounds: int = 3
+    # Precision on demand: after the rounds above (at least 3), more rounds for the cases whose
+    # median interval is still wider than ± precision of the median (0.05: ±5%), widest first,
+    # until every case meets it, the budget (seconds of the whole run) is spent, or MAX_ROUNDS.
+    precision: float | None = None
+    budget: float | None = None
     preflight: float = 1.0        # seconds of C floor ping-pong per placement before the run; 0: none
     # Pattern stream (PROTOCOL.md 11.1): messages per stream (each round a fresh stream), and the
     # windows it is cut into, one sample each.
@@ -129,6 +134,8 @@ def build_scenario(raw, source, catalog, overrides, name):
     run = RunSettings(**{
         key: v.number(key, *_pick(run_raw, overrides, key, f"run.{key}"), default)
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
+    run.precision = v.percentage(*_pick(run_raw, overrides, "precision", "run.precision"))
+    run.budget = v.duration(*_pick(run_raw, overrides, "budget", "run.budget"))
     run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
     run.wire_bytes = v.flag(*_pick(run_raw, overrides, "wire_bytes", "run.wire_bytes"), False)
     for pattern, key, top in ((p, key, top) for p in patterns.PATTERNS.values()
@@ -195,7 +202,7 @@ def _contract_sizes(matrix, matrix_raw, overrides):
 
 
 SIZE_PAIRING = ("product", "zip")
-LINK_KEYS = ("link", "wire_bytes")  # [run] keys that are not numbers
+LINK_KEYS = ("link", "wire_bytes", "precision", "budget")  # [run] keys that are not numbers
 
 _KNOWN = {
     "name": None, "description": None,

@@ -125,6 +125,33 @@ class Validator:
             self._fail(where, f"{given!r} is not a whole number")
         return type(default)(value)
 
+    def percentage(self, value, where):
+        """A precision target: "5%" or 0.05, above 0 and below 100%; None when not given."""
+        if value is None:
+            return None
+        text = str(value).strip()
+        try:
+            fraction = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            fraction = None
+        if fraction is None or not 0 < fraction < 1:
+            self._fail(where, f"{value!r} is not a precision above 0% and below 100% (e.g. 5%)")
+        return fraction
+
+    def duration(self, value, where):
+        """A time budget: "90s", "10m", "1h" or seconds, above 0; None when not given."""
+        if value is None:
+            return None
+        text = str(value).strip()
+        scale = {"s": 1, "m": 60, "h": 3600}.get(text[-1:], None)
+        try:
+            seconds = float(text[:-1] if scale else text) * (scale or 1)
+        except ValueError:
+            seconds = None
+        if seconds is None or not seconds > 0 or seconds == float("inf"):
+            self._fail(where, f"{value!r} is not a time budget above 0 (e.g. 90s, 10m, 1h)")
+        return seconds
+
     def link(self, value, where):
         try:
             return link.parse(value, where).text
