@@ -8,16 +8,9 @@ from rich.console import Console
 
 from ipclab import __version__
 from ipclab.plan.capabilities import CONTRACT
-from ipclab.execute import environment
-from ipclab.execute import places
-from ipclab.execute import network
-from ipclab.plan import claims
-from ipclab.plan import link
-from ipclab.plan import matrix
-from ipclab.plan import patterns
+from ipclab.execute import environment, network, places, rounds, rundir
+from ipclab.plan import claims, link, matrix, patterns
 from ipclab.plan import settings as setting_table
-from ipclab.execute import rundir
-from ipclab.execute import rounds
 from ipclab.output import report as ipclab_report
 from ipclab.plan.catalog import load_catalog
 from ipclab.common.errors import UserError
