@@ -171,6 +171,13 @@ def test_a_precision_target_adds_rounds_only_where_the_interval_is_still_wide(
                            "rounds; stopped at 8 rounds; widest left ±")
     steady = next(r for r in store.records if r["index"] == 1)
     assert rounds.relative_width(steady) <= 0.05 and "round 8 (for precision): 1 cases" in out
+    import csv
+    with open(tmp_path / "run" / "cases.csv") as f:
+        rows = {int(r["index"]): r for r in csv.DictReader(f)}
+    assert (rows[1]["precision_met"], rows[3]["precision_met"]) == ("true", "false")
+    assert float(rows[3]["median_ci_rel"]) > 0.05 and rows[5]["precision_met"] == ""
+    assert "> ±5%" in (tmp_path / "run" / "table.md").read_text()
+    assert "8 (1+7)" in (tmp_path / "run" / "table.md").read_text()   # case 3: 1 planned, 7 added
 
 
 def test_a_budget_keeps_the_widest_cases_whose_rounds_fit_what_is_left():

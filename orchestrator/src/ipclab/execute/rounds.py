@@ -59,6 +59,8 @@ def _rounds(runnable, runner, store, progress, task, run):
         left = [c.id for c in runnable if c.id not in failed] * (first - r)
         _one_round(r, first, order, left, runner, store, progress, task, eta, failed)
     if run.precision:
+        for record in store.records:  # the target the tables judge each case's interval by
+            record["precision_target"] = run.precision
         store.note(_more_rounds(first, runnable, runner, store, progress, task, run, eta, failed,
                                 started))
 
@@ -138,6 +140,15 @@ def relative_width(record):
     if not median or low is None or high is None:
         return None
     return (high - low) / 2 / median
+
+
+def precision_of(record):
+    """(relative width, whether it met the record's precision target): (None, None) without a
+    target or an interval."""
+    width, target = relative_width(record), record.get("precision_target")
+    if not target or width is None or record.get("status") != "ok":
+        return None, None
+    return width, width <= target
 
 
 def precision_note(run, widths, wide, chosen, rounds):

@@ -4,6 +4,7 @@ Markdown and `--wide` show them all)."""
 from dataclasses import dataclass
 from typing import Callable
 
+from ipclab.execute.rounds import precision_of
 from ipclab.plan import patterns as pattern_table
 from ipclab.plan import settings as setting_table
 from ipclab.plan.matrix import describe_shape
@@ -108,7 +109,9 @@ def status(record):
         return f"{record['status']}: {record['reason']}" if record.get("reason") else record["status"]
     verdict = record.get("verdict")
     text = {"faster": "faster", "slower": "slower", "baseline": "base"}.get(verdict, "ok")
-    return text + (", unstable" if record.get("stable") is False else "")
+    width, met = precision_of(record)
+    wide = f", ±{100 * width:.1f}% > ±{100 * record['precision_target']:g}%" if met is False else ""
+    return text + (", unstable" if record.get("stable") is False else "") + wide
 
 
 def _pair(r):

@@ -9,6 +9,7 @@ import io
 from ipclab.analyse.case_stats import STAT_FIELDS
 from ipclab.analyse.burst import FIELDS as BURST_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
+from ipclab.execute.rounds import precision_of
 from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
 from ipclab.plan import patterns
 from ipclab.plan import settings as setting_table
@@ -18,17 +19,22 @@ CASE_COLUMNS = ["id", "index", "mechanism", "client", "server", "request_size", 
                 "reason", "client_cpus", "server_cpus"]
 RAW_COLUMNS = ["count", "mean", "std", "median", "p99", "max"]
 ROUND_COLUMNS = ["rounds", "round_spread", "median_ci_low_ns", "median_ci_high_ns", "stable"]
+# With a precision target (--precision): each case's median interval as ± a fraction of its
+# median, and whether that met the target.
+PRECISION_COLUMNS = ["median_ci_rel", "precision_met"]
 TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_id",
                 "client_runtime", "server_runtime", "seconds", "samples_file", "warmup_samples",
                 "warnings"]
 
 
-def columns(wire=False, burst=False, settings=()):
+def columns(wire=False, burst=False, settings=(), precision=False):
     """Every column; the wire-bytes ones (wire.py) only for a run that counted them, the burst
     ones (burst.py) only for a run with burst cases, a setting's (plan/settings.py) only for a
-    run where some case has it at another value than its default."""
+    run where some case has it at another value than its default, the precision ones for a run
+    with a precision target."""
     return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
-            + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS + list(PATTERN_COLUMNS)
+            + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS
+            + (PRECISION_COLUMNS if precision else []) + list(PATTERN_COLUMNS)
             + (["server_model", *BURST_FIELDS] if burst else []) + list(settings)
             + (list(WIRE_COLUMNS) if wire else []) + TAIL_COLUMNS)
 
@@ -43,8 +49,9 @@ def to_csv(records):
     burst = any(patterns.of_record(r).server_models for r in records)
     varied = {n for r in records for n, _ in setting_table.chosen(r.get("settings"))}
     shown = [n for n in setting_table.NAMES if n in varied]
-    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown), lineterminator="\n",
-                            extrasaction="ignore")
+    precision = any(r.get("precision_target") for r in records)
+    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown, precision),
+                            lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for record in records:
         writer.writerow(_flatten(record))
@@ -70,6 +77,8 @@ def _flatten(record):
     row["median_ci_high_ns"] = _cell(record.get("median_ci_high"))
     stable = record.get("stable")
     row["stable"] = "" if stable is None else str(stable).lower()
+    width, met = precision_of(record)
+    row["median_ci_rel"], row["precision_met"] = _cell(width), "" if met is None else str(met).lower()
     row["samples_file"] = "; ".join(r["samples_file"] for r in ok_rounds if r.get("samples_file"))
     row["warmup_samples"] = _cell([r["warmup_samples"] for r in ok_rounds
                                    if r.get("warmup_samples") is not None] or None)
