@@ -8,8 +8,8 @@ from ipclab.execute.rounds import precision_of
 from ipclab.plan import patterns as pattern_table
 from ipclab.plan import settings as setting_table
 from ipclab.plan.matrix import describe_shape
-from ipclab.common.units import (format_ns, format_ns_interval, format_rate, format_rate_interval,
-                          format_ratio_interval)
+from ipclab.common.units import (format_ns, format_ns_interval, format_rate_interval,
+                                 format_ratio_interval)
 
 ALL_PATTERNS = frozenset(pattern_table.NAMES)
 TIMES = pattern_table.named(lambda p: p.whole_times)  # samples are whole round trips, connections
