@@ -204,3 +204,20 @@ def test_eta_counts_each_case_by_what_it_took_in_earlier_rounds():
     assert eta.remaining(["a", "a", "b", "c"]) == pytest.approx(40.5)
     assert eta.text(["a"] * 300) == "ETA 1:15:00"
     assert eta.text(["b"]) == "ETA 0:02"
+
+
+def test_honesty_counts_each_runs_medians_inside_the_others_intervals(fake, tmp_path):
+    from ipclab.analyse import compare
+    from ipclab import bench_honesty
+    setup(fake, tmp_path / "a")
+    setup(fake, tmp_path / "b", unsteady={3})      # case 3's rounds moved between the runs
+    run_a, run_b = compare.load_run(tmp_path / "a" / "run"), compare.load_run(tmp_path / "b" / "run")
+    assert bench_honesty.inside_share(run_a, run_a) == (4, 4)
+    inside, compared = bench_honesty.inside_share(run_b, run_a)
+    assert compared == 4 and inside <= 3                     # case 3's median moved away
+    assert len(bench_honesty.widths(run_a)) == 4
+    console = Console(file=io.StringIO(), width=120)
+    console.print(bench_honesty.summary(run_a, run_b))
+    text = console.file.getvalue()
+    assert "run 1 medians inside run 2 intervals" in text and "of 4 (" in text
+    assert "compare: no significant difference" in text

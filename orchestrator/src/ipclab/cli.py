@@ -1,15 +1,13 @@
 """ipclab: the command line. Parse → build the scenario → run → report."""
-import os
 import sys
 from pathlib import Path
 
 import click
-from rich.console import Console
 
 from ipclab import __version__
 from ipclab.plan.capabilities import CONTRACT
 from ipclab.execute import environment, network, places, rounds, rundir
-from ipclab.plan import claims, link, matrix, patterns
+from ipclab.plan import claims, link, matrix
 from ipclab.plan import settings as setting_table
 from ipclab.output import report as ipclab_report
 from ipclab.plan.catalog import load_catalog
@@ -21,19 +19,11 @@ from ipclab.plan.scenario import StatSettings, load_scenario
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
 from ipclab.output import publish
+from ipclab import bench_commands
+from ipclab.terminal_console import console
 
 DEFAULT_SCENARIO = "scenarios/quick.toml"
 
-
-def _width():
-    """A terminal's own width; piped output (CI logs, files) takes $COLUMNS, else 120."""
-    if sys.stdout.isatty():
-        return None
-    columns = os.environ.get("COLUMNS", "")
-    return int(columns) if columns.isdigit() and int(columns) > 0 else 120
-
-
-console = Console(width=_width())
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -290,53 +280,6 @@ def _each_peer(names, action):
         action(catalog, lang, echo=click.echo)
 
 
-@cli.group()
-def bench():
-    """Benchmarks that print numbers (speed targets are checked here, never in tests)."""
-
-
-@bench.command("kernel")
-@click.option("--iterations", default="20000", help="round trips per measurement")
-@click.option("--rounds", default="3", help="alternating rounds of floor and peers")
-@click.option("--placement", default="same-core", help="same-core, cross-core or unpinned")
-def bench_kernel(iterations, rounds, placement):
-    """The C++ peer at 16 B beside a hand-written C ping-pong per kernel mechanism (≤ 1.05)."""
-    from ipclab.bench import run_floor
-    run_floor(load_catalog(), console, iterations, rounds, placement)
-
-
-@bench.command("shm")
-@click.option("--iterations", default="100000", help="round trips per measurement")
-@click.option("--rounds", default="3", help="alternating rounds")
-def bench_shm(iterations, rounds):
-    """shm beside the cache-line floor and uds; jni, ffm, ctypes call overhead."""
-    from ipclab.bench import run_shm
-    run_shm(load_catalog(), console, iterations, rounds)
-
-
-@bench.command(patterns.STREAM.name)  # `ipclab bench stream`
-@click.option("--messages", default="200000", help="messages per stream")
-@click.option("--iterations", default="20000", help="short tcp connections per measurement")
-@click.option("--size", default="1KiB", help="bytes per message (and per short request)")
-@click.option("--rounds", default="3", help="alternating rounds of floor and peer")
-@click.option("--placement", default="cross-core", help="same-core, cross-core or unpinned")
-def bench_stream(messages, iterations, size, rounds, placement):
-    """The C++ peer's 1 KiB stream and short tcp connections beside the C floor's (≥ 0.95)."""
-    from ipclab.bench import run_stream
-    run_stream(load_catalog(), console, messages, iterations, rounds, placement, size)
-
-
-@bench.command("rest")
-@click.option("--iterations", default="20000", help="C++ client calls per round")
-@click.option("--seconds", default="2", help="wrk's run per round, in seconds")
-@click.option("--rounds", default="5", help="alternating rounds of wrk and the C++ client")
-@click.option("--placement", default="same-core", help="same-core, cross-core or unpinned")
-def bench_rest(iterations, seconds, rounds, placement):
-    """The C++ REST client at 16 B beside wrk on the same server and CPUs (≤ 1.00)."""
-    from ipclab.bench_http import run_rest
-    run_rest(load_catalog(check=False), console, iterations, seconds, rounds, placement)
-
-
 def _record_history(out_dir, report):
     """Every run goes into the history.sqlite beside its directory (ipclab/history.py); that
     never fails the run: a broken database is reported in one line and rebuilt."""
@@ -380,6 +323,9 @@ def _print_at(renderable, width):
         console.print(renderable)
     finally:
         console.width = saved
+
+
+cli.add_command(bench_commands.bench)
 
 
 def main():

@@ -1,0 +1,85 @@
+"""`ipclab bench honesty`: are ipclab's intervals honest on this machine, and how wide are they?
+
+The same scenario is run twice, one run after the other, each with fresh peers. If a case's
+median interval is honest, the other run's median falls inside it about as often as its level
+says (95%: a little less, since the other median has its own error), and `ipclab compare`
+finds "no significant difference" for about as many cases. The widths say what that honesty
+costs: the half-width of each case's median interval relative to its median, for the middle
+case and the case at the 90th percentile. A benchmark of the method: it prints numbers and
+asserts nothing."""
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from rich.table import Table
+
+from ipclab.analyse import compare
+from ipclab.execute.rounds import relative_width
+
+
+def run_honesty(console, scenario, flags):
+    """Runs `scenario` twice with `flags` (the run's own, e.g. --precision 5%) and prints the
+    shares and widths of each run."""
+    with tempfile.TemporaryDirectory(prefix="ipclab-honesty-") as scratch:
+        runs = []
+        for k in (1, 2):
+            out = Path(scratch) / f"run{k}"
+            console.print(f"run {k} of 2: ipclab run {scenario} {' '.join(flags)}")
+            done = subprocess.run([sys.executable, "-m", "ipclab", "run", str(scenario), *flags,
+                                   "--no-html", "--out", str(out)],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if done.returncode not in (0, 1):  # 1: some case failed; the others still count
+                console.print(f"[red]run {k} stopped (exit {done.returncode}): "
+                              f"{done.stderr.strip()[-500:]}[/]")
+                return 1
+            runs.append(compare.load_run(out))
+        console.print(summary(*runs))
+    return 0
+
+
+def inside_share(run_a, run_b):
+    """(inside, compared): how many of A's ok case medians lie inside B's interval of the
+    same case, of the cases both ran."""
+    b = {r["id"]: r for r in run_b.document["results"] if r["status"] == "ok"}
+    inside = compared = 0
+    for r in run_a.document["results"]:
+        other = b.get(r["id"])
+        if r["status"] != "ok" or other is None or other.get("median_ci_low") is None:
+            continue
+        compared += 1
+        inside += other["median_ci_low"] <= r["trimmed"]["median"] <= other["median_ci_high"]
+    return inside, compared
+
+
+def widths(run):
+    """The relative half-widths of the ok cases' median intervals."""
+    return [w for r in run.document["results"]
+            if r["status"] == "ok" and (w := relative_width(r)) is not None]
+
+
+def summary(run_1, run_2):
+    """The table: each direction's inside share, compare's verdicts, each run's widths."""
+    table = Table(title="honesty: the same scenario run twice")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for a, b, name in ((run_1, run_2, "run 1 medians inside run 2 intervals"),
+                       (run_2, run_1, "run 2 medians inside run 1 intervals")):
+        inside, compared = inside_share(a, b)
+        table.add_row(name, _share(inside, compared))
+    pairs = [p for p in compare.compare(run_1, run_2).pairs if p.status == "compared"]
+    same = sum(p.verdict == "no significant difference" for p in pairs)
+    table.add_row("compare: no significant difference", _share(same, len(pairs)))
+    for k, run in ((1, run_1), (2, run_2)):
+        w = widths(run)
+        if w:
+            table.add_row(f"run {k}: median interval, middle case / 90th percentile case",
+                          f"±{100 * np.median(w):.1f}% / ±{100 * np.quantile(w, 0.9):.1f}%")
+        unstable = sum(r.get("stable") is False for r in run.document["results"])
+        table.add_row(f"run {k}: cases flagged unstable", f"{unstable} of {len(w)}")
+    return table
+
+
+def _share(k, n):
+    return f"{k} of {n} ({100 * k / n:.0f}%)" if n else "-"

@@ -1,0 +1,16 @@
+"""The console every command prints to: a terminal's own width; piped output (CI logs, files)
+takes $COLUMNS, else 120 (a table cut at 80 columns in a log helps nobody)."""
+import os
+import sys
+
+from rich.console import Console
+
+
+def _width():
+    if sys.stdout.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else 120
+
+
+console = Console(width=_width())
