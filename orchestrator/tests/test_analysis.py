@@ -41,6 +41,15 @@ def test_drift_in_most_rounds_is_a_warm_up_too_short():
     assert record["rounds"][2]["drift"] is None and record["rounds"][0]["drift"]
 
 
+def test_a_shift_in_most_rounds_is_not_called_a_warm_up():
+    def stepped(median, seed):  # a late change of mode: fast for its last fifth
+        x = steady(median, seed)
+        return np.concatenate([x[:1600], x[1600:] * 0.8])
+    record = record_of([stepped(100_000, 1), stepped(100_000, 2), steady(100_000, 3)])
+    assert kinds(record) == ["shift"] and record["rounds"][0]["drift"]["shape"] == "shift"
+    assert "--warmup" not in record["warnings"][0]["text"]
+
+
 def test_drift_in_one_round_of_three_is_left_in_the_round_record():
     record = record_of([warming(100_000, 1), steady(100_000, 2), steady(100_000, 3)])
     assert "drift" not in kinds(record) and record["rounds"][0]["drift"]

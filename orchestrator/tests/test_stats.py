@@ -180,9 +180,17 @@ def test_drift_finds_a_round_still_getting_faster():
     steady = g.normal(1000, 50, 2000)
     assert stats.drift(steady) is None
     warming = steady * np.linspace(1.3, 1.0, 2000)
-    change, p = stats.drift(warming)
-    assert change < 0.8 and p < 1e-6
+    change, p, shape = stats.drift(warming)
+    assert change < 0.8 and p < 1e-6 and shape == "warm-up"
     assert stats.drift(warming[:150]) is None  # too few for tenths of 20
+
+
+def test_drift_that_is_not_slow_at_the_start_is_a_shift_not_a_warm_up():
+    g = rng()
+    steady = g.normal(1000, 50, 2000)
+    stepped_down = np.concatenate([steady[:1700], steady[1700:] * 0.8])  # a late change of mode
+    slowing = steady * np.linspace(1.0, 1.3, 2000)                     # a growing heap, say
+    assert stats.drift(stepped_down)[2] == "shift" and stats.drift(slowing)[2] == "shift"
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 10, 300])

@@ -107,24 +107,28 @@ def _round_figures(record, rounds, kept):
         entry["median"] = float(np.median(kept[r]))
         entry["median_ci_low"], entry["median_ci_high"] = stats.median_ci_of_round(kept[r])
         found = stats.drift(rounds[r])
-        entry["drift"] = {"last_over_first": round(found[0], 4), "p": found[1]} if found else None
+        entry["drift"] = {"last_over_first": round(found[0], 4), "p": found[1],
+                          "shape": found[2]} if found else None
 
 
 def _round_concerns(record):
     """One warning per kind over the rounds. Drift counts when at least half the rounds drift the
-    same way (a warm-up too short shows in every round; a machine's change of mood does not);
-    other work on the CPUs and steal time count in any round."""
-    found, drifts = {}, {"slowed": [], "sped up": []}
+    same way and shape (a warm-up too short shows in every round; a machine's change of mood
+    does not): a warm-up ("drift": raise --warmup) or a shift, which warm-up would not cure.
+    Other work on the CPUs and steal time count in any round."""
+    found, drifts = {}, {}
     rounds = [e for e in record["rounds"] if e.get("status") == "ok"]
     for entry in rounds:
         if entry.get("drift"):
             change = entry["drift"]["last_over_first"]
-            drifts["slowed" if change > 1 else "sped up"].append(f"{entry['round']} ({change:.2f}×)")
+            kind = "drift" if entry["drift"].get("shape", "warm-up") == "warm-up" else "shift"
+            drifts.setdefault((kind, "slowed" if change > 1 else "sped up"), []).append(
+                f"{entry['round']} ({change:.2f}×)")
         for kind, detail in noise.concerns(entry.get("noise")):
             found.setdefault(kind, []).append(f"round {entry['round']}: {detail}")
-    for way, which in drifts.items():
-        if which and 2 * len(which) >= len(rounds):
-            found.setdefault("drift", []).append(
+    for (kind, way), which in drifts.items():
+        if 2 * len(which) >= len(rounds):
+            found.setdefault(kind, []).append(
                 f"{way} from the first tenth to the last in round {', '.join(which)}")
     return [stats.advise(kind, "; ".join(details)) for kind, details in found.items()]
 

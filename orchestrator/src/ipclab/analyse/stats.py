@@ -45,7 +45,11 @@ Methods, stated once:
   two-sided Mann–Whitney U p-value of the two pooled samples. A difference is significant only
   when the interval excludes 1 and p < 0.05.
 - Drift: the first tenth of a round's measured samples against its last tenth (Mann–Whitney U,
-  two-sided); drift is reported when p < 0.001 and the medians differ by more than 5%.
+  two-sided); drift is found when p < 0.001 and the medians differ by more than 5%. It is a
+  warm-up when the round sped up and its first tenth is more than 5% slower than the middle
+  eight tenths (slow at the start); otherwise a shift: the machine or the program changed speed
+  mid-round (a wake-up mode, a frequency change, a growing heap), which more warm-up would not
+  cure. On this VM most drift found is a shift.
 """
 from dataclasses import asdict, dataclass
 
@@ -162,7 +166,9 @@ ADVICE = {
     "wide-spread": ("wide spread", "a busy machine? close programs, raise --warmup"),
     "many-outliers": ("many outliers", "a long tail or modes: see the raw columns"),
     "unstable": ("rounds disagree", "the machine changed; rerun with more --rounds"),
-    "drift": ("drift within rounds", "still warming up? raise --warmup"),
+    "drift": ("warm-up within rounds", "the first samples are slow: raise --warmup"),
+    "shift": ("a shift within rounds", "the machine or the program changed speed mid-round, "
+                                       "not warm-up: see the case's distribution by round"),
     "busy-cpus": ("other work on the peers' CPUs", "stop other programs, then rerun"),
     "steal": ("hypervisor steal time", "the VM's host was busy; rerun later"),
 }
@@ -270,15 +276,19 @@ def verdict(low, high):
 
 
 def drift(x, p_limit=DRIFT_P, effect=DRIFT_EFFECT):
-    """(last tenth's median / first tenth's, p) when a round's measured samples drift, else None.
-    Needs at least 20 samples in each tenth."""
+    """(last tenth's median / first tenth's, p, shape) when a round's measured samples drift,
+    else None; shape "warm-up" (the first tenth slow, the rest agreeing) or "shift" (anything
+    else). Needs at least 20 samples in each tenth."""
     x = np.asarray(x, dtype=np.float64)
     tenth = x.size // 10
     if tenth < 20:
         return None
-    first, last = x[:tenth], x[-tenth:]
+    first, middle, last = x[:tenth], x[tenth:-tenth], x[-tenth:]
     change = float(np.median(last) / np.median(first)) if np.median(first) > 0 else None
     if change is None or abs(change - 1) <= effect:
         return None  # too small to matter: no test needed (and scipy.stats not imported)
     p = mann_whitney_p(first, last)
-    return (change, p) if p < p_limit else None
+    if p >= p_limit:
+        return None
+    early = np.median(first) > (1 + effect) * np.median(middle)  # slow at the start, not late
+    return change, p, "warm-up" if change < 1 and early else "shift"
