@@ -17,7 +17,7 @@ ORCH_SHARDS := 1 2
 # scripts/isolated, when `make test` runs the suites at once
 ISOLATE   :=
 
-.PHONY: run setup build test test-orchestrator orchestrator-suite bench clean FORCE \
+.PHONY: run setup build test test-orchestrator orchestrator-suite bench fuzz clean FORCE \
         $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) \
         $(addprefix build-,$(PEERS)) $(addprefix test-,$(PEERS)) $(addprefix peer-suite-,$(PEERS))
 
@@ -87,6 +87,11 @@ $(addprefix test-,$(PEERS)): test-%: build
 
 $(addprefix peer-suite-,$(PEERS)): peer-suite-%:
 	$(ISOLATE) $(IPCLAB) peers test $*
+
+# Every fuzz target for FUZZ_SECONDS each (scripts/fuzz): executions, coverage, corpus, crashes.
+# `make test` only replays the committed corpora.
+fuzz: setup
+	scripts/fuzz
 
 # Speed targets are checked here, by numbers printed, never by timed assertions in tests.
 bench: build
