@@ -1,7 +1,6 @@
 """The fuzz targets' committed corpora replayed (`make fuzz` runs the fuzzers themselves): every
 input that once found new code must still end in a Scenario or one clean error."""
 import importlib.util
-from pathlib import Path
 
 import pytest
 
