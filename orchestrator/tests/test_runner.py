@@ -94,3 +94,28 @@ def test_stale_workspaces_of_dead_runs_are_removed(tmp_path):
     mine.mkdir()
     with Workspace(tmp_path) as ws:
         assert not stale.exists() and mine.exists() and ws.path.exists()
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("hello", "instead of a READY line"),
+    ("READY [1]", "no endpoint string"),
+    ('READY {"endpoint": 5}', "no endpoint string"),
+    ('READY {"endpoint": "x", "runtime": 3, "contract": 4}', "runtime is not a string"),
+    ('READY {"endpoint": "x", "contract": 1}', "server speaks contract 1"),
+    ("READY " + "[" * 100000, "not valid"),
+])
+def test_a_servers_first_line_is_its_ready_object_or_one_reason(line, expected):
+    from ipclab.execute.peers import PeerError, parse_ready
+    with pytest.raises(PeerError, match=expected):
+        parse_ready(line)
+    assert parse_ready('READY {"endpoint": "127.0.0.1:1", "contract": 4}')["endpoint"] == "127.0.0.1:1"
+
+
+def test_a_result_file_with_a_field_of_the_wrong_type_fails_the_case_with_its_name():
+    from ipclab.execute.runner import result_problem
+    assert result_problem({"status": "ok", "samples": 10, "lost": None}) is None
+    assert result_problem({"samples": "10"}) == "samples is '10', not a count"
+    assert result_problem({"stream_ns": -1}) == "stream_ns is '-1', not a count"
+    assert result_problem({"warmup": True}) == "warmup is 'True', not a count"
+    assert result_problem({"runtime": ["x"]}) == "runtime is not a string"
+    assert "client_cpu is not four counts" in result_problem({"client_cpu": {"user_ns": 1}})

@@ -30,6 +30,27 @@ class Unsupported(PeerError):
 UNSUPPORTED = 7  # the contract's exit code
 
 
+def parse_ready(line):
+    """The READY object of a server's first line (PROTOCOL.md section 5), its fields the types
+    the runner reads; PeerError naming what is wrong otherwise (a server's output is input)."""
+    if not line.startswith("READY "):
+        raise PeerError(f"server printed {line[:200]!r} instead of a READY line")
+    try:
+        ready = json.loads(line[6:])
+        if not isinstance(ready, dict) or not isinstance(ready.get("endpoint"), str):
+            raise ValueError("no endpoint string")
+        for key in ("runtime", "server_model", "mechanism"):
+            if key in ready and not isinstance(ready[key], str):
+                raise ValueError(f"{key} is not a string")
+    except (ValueError, RecursionError) as e:
+        raise PeerError(f"server's READY line is not valid ({e}): {line[:200]!r}") from None
+    if ready.get("contract") != CONTRACT:
+        raise PeerError(f"server speaks contract {str(ready.get('contract', 'none (version 1)'))[:40]}, "
+                        f"ipclab speaks {CONTRACT} (PROTOCOL.md section 12): rebuild the "
+                        f"peer (make build)")
+    return ready
+
+
 class Peer:
     def __init__(self, role, argv, log_dir, pass_fds=()):
         self.role, self.argv = role, list(argv)
@@ -74,20 +95,7 @@ class Peer:
                                       f"{self.stderr_tail(1) or 'exit 7'}")
                 raise PeerError(f"server {self.describe_exit()} before READY{self._stderr_hint()}")
             buf += chunk
-        line = buf.split(b"\n", 1)[0].decode(errors="replace")
-        if not line.startswith("READY "):
-            raise PeerError(f"server printed {line[:200]!r} instead of a READY line")
-        try:
-            ready = json.loads(line[6:])
-            if not isinstance(ready, dict) or not isinstance(ready.get("endpoint"), str):
-                raise ValueError("no endpoint string")
-        except ValueError as e:
-            raise PeerError(f"server's READY line is not valid ({e}): {line[:200]!r}") from None
-        if ready.get("contract") != CONTRACT:
-            raise PeerError(f"server speaks contract {ready.get('contract', 'none (version 1)')}, "
-                            f"ipclab speaks {CONTRACT} (PROTOCOL.md section 12): rebuild the "
-                            f"peer (make build)")
-        return ready
+        return parse_ready(buf.split(b"\n", 1)[0].decode(errors="replace"))
 
     def exited(self):
         if self.returncode is None and self.proc is not None:

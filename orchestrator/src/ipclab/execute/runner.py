@@ -293,6 +293,9 @@ def _judge(case, client, server, ready, server_died, case_dir, iterations):
     if (case_dir / "client.stdout").exists() and (case_dir / "client.stdout").stat().st_size:
         notes.append("client wrote to stdout, which the peer contract forbids")
     if client.returncode == 0 and result and result.get("status") == "ok":
+        if problem := result_problem(result):
+            return Outcome(case, "failed", f"client's result file breaks the contract "
+                           f"(PROTOCOL.md 7): {problem}", server=ready, notes=notes)
         samples = _read_samples(case_dir / "samples.i64")
         if patterns.of(case.pattern).server_models:  # a sample per connection that went well (11.4)
             iterations = result.get("connections_ok")
@@ -307,6 +310,32 @@ def _judge(case, client, server, ready, server_died, case_dir, iterations):
                        client=result, server=ready, notes=notes)
     return Outcome(case, "failed", _failure_reason(client, result, server_died),
                    client=result, server=ready, notes=notes)
+
+
+# The result file's fields the orchestrator reads (PROTOCOL.md 7, 11.1, 11.4): counts, strings
+# and a stream's CPU figures; a field of another type fails the case instead of an analysis.
+RESULT_COUNTS = ("samples", "warmup", "warmup_samples", "messages", "message_size", "windows",
+                 "stream_ns", "lost", "connections_ok", "connections_failed")
+RESULT_STRINGS = ("runtime", "language", "error", "error_kind")
+CPU_FIELDS = ("user_ns", "sys_ns", "voluntary", "involuntary")
+
+
+def result_problem(result):
+    """Why an ok result file breaks the contract in a field ipclab reads, or None."""
+    def count(v):
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+    for key in RESULT_COUNTS:
+        if result.get(key) is not None and not count(result[key]):
+            return f"{key} is {str(result[key])[:40]!r}, not a count"
+    for key in RESULT_STRINGS:
+        if result.get(key) is not None and not isinstance(result[key], str):
+            return f"{key} is not a string"
+    for side in ("client_cpu", "server_cpu"):
+        figures = result.get(side)
+        if figures is not None and not (isinstance(figures, dict)
+                                        and all(count(figures.get(f)) for f in CPU_FIELDS)):
+            return f"{side} is not four counts ({', '.join(CPU_FIELDS)})"
+    return None
 
 
 def _failure_reason(client, result, server_died):
@@ -325,7 +354,7 @@ def _read_json(path):
         with open(path) as f:
             data = json.load(f)
         return data if isinstance(data, dict) else None
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a file nested too deep for the parser
         return None
 
 
