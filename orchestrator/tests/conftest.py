@@ -41,7 +41,7 @@ def pytest_sessionfinish(session, exitstatus):
     if session.config.option.collectonly:
         return
     watched = [session.config._tmp_path_factory.getbasetemp()]
-    for _ in range(20):
+    for _ in range(50):  # a browser's helpers, a JVM: up to 5 s to go
         left = leaks.find(os.environ[leaks.TAG_VARIABLE], tempfile.gettempdir(), watched)
         if not any(line.startswith("process ") for line in left):
             break

@@ -183,4 +183,5 @@ def test_a_uds_dgram_stream_datagram_of_the_wrong_size_is_rejected_not_a_gap(ser
     finally:
         proc.stdin.close()
         proc.wait(timeout=20)
+        mine.unlink(missing_ok=True)  # a bound socket's file outlives the socket
     assert "rejected frame: length mismatch" in proc.stderr.read()
