@@ -2,12 +2,12 @@
 
 Each test uses its own random seed, so any process still carrying `--seed <seed>` afterwards is a
 leak of ours."""
+import importlib.util
 import json
 import os
 import random
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import time
@@ -30,6 +30,18 @@ LANGS = ["cpp", "java", "python"]
 # code does not already show, the suite runs these three instead of all nine (its time matters).
 ROTATION = [("cpp", "java"), ("java", "python"), ("python", "cpp")]
 VECTORS = json.loads((ROOT / "protocol" / "vectors" / "vectors.json").read_text())
+
+
+def _reference():
+    """The contract's reference generator of payloads and headers (protocol/vectors/generate.py)."""
+    spec = importlib.util.spec_from_file_location("ipclab_reference",
+                                                  ROOT / "protocol" / "vectors" / "generate.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+REF = _reference()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -305,7 +317,7 @@ def test_malformed_frames_are_rejected_and_the_server_keeps_serving(server, tmp_
 
 def claim(length):
     """A REQUEST header claiming `length` payload bytes."""
-    return struct.pack("<4sBBHQII", b"IPCL", 1, 1, 0, 0, length, 16)
+    return REF.header(1, 0, length, 16)
 
 
 @pytest.mark.parametrize("server,mechanism,model", [

@@ -10,8 +10,8 @@ import pytest
 from ipclab.analyse import case_stats
 from ipclab.plan.catalog import load_catalog
 from ipclab.execute import rundir
-from test_e2e import (LANGS, ROTATION, cases_csv, faulty, ipclab, run_cases,  # noqa: F401
-                      seed)  # (seed: a fixture)
+from test_e2e import (LANGS, REF, ROTATION, cases_csv, faulty, ipclab,  # noqa: F401
+                      run_cases, seed)  # (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
 # Every pair over tcp through the CLI; the other mechanisms with every language once as client
@@ -147,8 +147,7 @@ def test_the_mq_vs_socket_scenario_prints_the_blog_table(tmp_path, seed):
 
 def _frame(kind, sequence, payload=b""):
     """A control frame of PROTOCOL.md 2 and 11.1 (kind 6 MARK, 3 END), as any client writes it."""
-    import struct
-    return struct.pack("<4sBBHQII", b"IPCL", 1, kind, 0, sequence, len(payload), 0) + payload
+    return REF.header(kind, sequence, len(payload), 0) + payload
 
 
 @pytest.mark.parametrize("server", LANGS)
@@ -159,7 +158,6 @@ def test_a_uds_dgram_stream_datagram_of_the_wrong_size_is_rejected_not_a_gap(ser
     import struct
     import subprocess
     from ipclab.plan.catalog import repo_root
-    from test_e2e_rpc import REF                        # the contract's payload generator
     path, mine = tmp_path / "s.sock", tmp_path / "c.sock"
     proc = subprocess.Popen(
         [*load_catalog().languages[server].argv(repo_root()), "serve", "--mechanism", "uds-dgram",

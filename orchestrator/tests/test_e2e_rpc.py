@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ipclab.plan.catalog import load_catalog, repo_root
-from test_e2e import cases_csv, leftovers, offered, rotation, run, run_cases
+from test_e2e import REF, cases_csv, leftovers, offered, rotation, run, run_cases
 
 pytestmark = pytest.mark.e2e
 ROOT = repo_root()
@@ -29,16 +29,6 @@ RPC = ["rest", "grpc", "thrift-binary", "thrift-compact", "ice", "corba"]
 STRUCTURED = ["grpc", "thrift-binary", "thrift-compact", "ice"]
 
 
-def _reference():
-    """The contract's reference payload generator (protocol/vectors/generate.py)."""
-    spec = importlib.util.spec_from_file_location("ipclab_reference",
-                                                  ROOT / "protocol" / "vectors" / "generate.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-REF = _reference()
 
 
 def test_rpc_mechanisms_are_offered_by_every_language_and_rmi_by_java_alone():
