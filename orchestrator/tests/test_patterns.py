@@ -4,6 +4,7 @@ import ast
 from dataclasses import fields
 from pathlib import Path
 
+from ipclab.execute.parts import PARTS
 from ipclab.plan import patterns
 from ipclab.plan.scenario import MATRIX_AXES, RunSettings
 
@@ -80,7 +81,9 @@ def test_every_row_is_consistent():
         assert not p.keeps_warmup or p.warmup != patterns.NO_WARMUP, name
         assert not p.per_window or (p.shape == patterns.MESSAGE and p.entry_key), name
         assert not p.server_models or (p.entry_key and "server_model" in p.axes), name
-        assert (p.timeout == patterns.PER_CONNECTION) == p.server_models, name
+        assert (p.timeout == patterns.PER_CONNECTION) == p.phases, name
+        assert not p.phases or p.server_models, name
+        assert not p.execute or p.execute in PARTS, name
         assert not p.records or p.shape == patterns.EXCHANGE, name
         assert bool(p.note) == bool(p.note_rank), name
         assert not p.rate_column or p.rate_column in p.columns, name

@@ -182,8 +182,33 @@ def every_figure_run():
                     wire_req_bytes=1100.0, wire_resp_bytes=0.0, wire_packets_per_call=1.0)
     grid = {1: quantile_grid(np.arange(1000, 2000)), 2: quantile_grid(np.arange(1100, 2100))}
     warm = {1: binned_medians(np.linspace(5000, 1000, 100))}
-    return run(rr + [stream], quantiles={rr[0]["id"]: grid, stream["id"]: grid},
+    return run(rr + [stream, *load_records()], quantiles={rr[0]["id"]: grid, stream["id"]: grid},
                warmup={rr[0]["id"]: warm})
+
+
+def load_records():
+    """Two rates of one way of serving, and one of another (pattern load, PROTOCOL.md 11.5)."""
+    def one(index, rate, model, p99):
+        spectrum = {"p50": 50_000, "p90": 80_000, "p99": p99, "p99_9": 2 * p99, "max": 3 * p99}
+        return record(index, pattern="load", server_model=model, achieved_per_s=0.99 * rate,
+                      target_per_s=rate, settings={"clients": 8, "rate": rate},
+                      **{f"response_{k}": v for k, v in spectrum.items()},
+                      **{f"service_{k}": v // 2 for k, v in spectrum.items()})
+    return [one(10, 1000, "epoll", 100_000), one(11, 5000, "epoll", 400_000),
+            one(12, 1000, "thread", 150_000)]
+
+
+def test_the_load_curve_is_a_line_per_way_of_serving_over_its_rates():
+    (curve,) = figures.load_curve(run(load_records()))
+    lines = [s for s in curve.series if not s.companion]
+    assert [s.name for s in lines] == ["tcp load epoll ×8 cpp→cpp 16 B/16 B cross-core",
+                                       "tcp load thread ×8 cpp→cpp 16 B/16 B cross-core"]
+    assert lines[0].x == [990.0, 4950.0] and lines[0].y == [50.0, 50.0]
+    p99 = next(s for s in curve.series if s.name.endswith(" p99") and "epoll" in s.name)
+    assert p99.companion and p99.y == [100.0, 400.0]
+    (spectrum,) = figures.load_spectrum(run(load_records()))
+    assert len(spectrum.groups) == 3 and spectrum.series[0].y == [50.0, 80.0, 100.0, 200.0, 300.0]
+    assert figures.load_curve(run([record(1)])) == []
 
 
 def test_every_plotly_figure_passes_plotlys_validator():

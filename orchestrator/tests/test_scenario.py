@@ -50,7 +50,7 @@ def test_a_precision_target_and_a_budget_in_their_units(catalog):
     ({}, {"precision": "0"}, "--precision: '0' is not a precision above 0% and below 100%"),
     ({}, {"precision": "150%"}, "--precision: '150%' is not a precision above 0%"),
     ({"run": {"precision": "tight"}}, {}, "run.precision: 'tight' is not a precision"),
-    ({}, {"budget": "-1"}, "--budget: '-1' is not a time budget above 0 (e.g. 90s, 10m, 1h)"),
+    ({}, {"budget": "-1"}, "--budget: '-1' is not a time budget above 0 (e.g. 250ms, 90s, 10m, 1h)"),
     ({"run": {"budget": "soon"}}, {}, "run.budget: 'soon' is not a time budget"),
 ])
 def test_bad_input_names_where_and_what(catalog, raw, overrides, expected):

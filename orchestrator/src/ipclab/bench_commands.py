@@ -1,5 +1,6 @@
 """`ipclab bench …`: the benchmarks that print numbers (speed targets are checked here, never by
-timed assertions in tests), each a thin command over bench.py, bench_http.py, bench_honesty.py."""
+timed assertions in tests), each a thin command over bench.py, bench_http.py, bench_honesty.py,
+bench_load.py."""
 import click
 
 from ipclab.plan import patterns
@@ -67,3 +68,16 @@ def bench_honesty(scenario, rounds, precision, budget):
     flags = [x for flag, value in (("--rounds", rounds), ("--precision", precision),
                                    ("--budget", budget)) if value for x in (flag, value)]
     sys.exit(run_honesty(console, load_catalog(check=False).root / scenario, flags))
+
+
+@bench.command(patterns.LOAD.name)  # `ipclab bench load`
+@click.option("--clients", default="8", help="connections per client")
+@click.option("--seconds", default="1", help="measured seconds per step")
+@click.option("--placement", default="cross-core", help="same-core, cross-core or unpinned")
+def bench_load(clients, seconds, placement):
+    """Per client language, the highest rate it keeps on schedule (its own lateness p99 ≤ 50 µs)
+    against the C++ epoll server over tcp, and what gave out beyond it."""
+    from ipclab.bench import positive
+    from ipclab.bench_load import run_load_bench
+    run_load_bench(load_catalog(), console, positive(clients, "--clients"),
+                   float(positive(seconds, "--seconds")), placement)

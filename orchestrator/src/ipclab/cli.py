@@ -58,16 +58,21 @@ RUN_FLAGS = (
     ("--placement", "same-core, cross-core or unpinned (default cross-core)"),
     ("--pattern", "traffic patterns: rr (request-response), stream (one way), short (a "
                   "connection per round trip), burst (many connections at once, PROTOCOL.md "
-                  "11.4), e.g. rr,stream"),
+                  "11.4), load (requests at a rate over many connections, 11.5), e.g. rr,stream"),
     ("--message-size", "stream: bytes per message, with units, e.g. 16,1KiB,1MiB"),
     ("--messages", "stream: messages per stream (each round a fresh stream)"),
     ("--windows", "stream: windows the stream is cut into, one sample each (default 10)"),
-    ("--server-model", "burst: server models, e.g. iterative,thread,process,thread-pool,"
+    ("--server-model", "burst, load: server models, e.g. iterative,thread,process,thread-pool,"
                        "process-pool,epoll (PROTOCOL.md 11.4)"),
     ("--connections", "burst: connections per burst (default 1000)"),
     ("--connectors", "burst: connector threads per client process (default 200)"),
     ("--processes", "burst: client processes (default 1)"),
     ("--backlog", "burst: the server's listen() backlog (default 512)"),
+    ("--duration", "load: the measured schedule's time, e.g. 5s, 500ms (default 5s)"),
+    ("--load-warmup", "load: the warm-up at the same rate before it (default 1s; 0: none)"),
+    ("--slo", "load, --rate sweep: the p99 response time a rate must keep, e.g. 5ms (default: "
+              "3 × the p99 at the first rate)"),
+    ("--sweep-from", "load, --rate sweep: the first rate tried (default 1000)"),
     ("--iterations", "measured round trips (or connections) per case"),
     ("--warmup", "round trips (stream: messages) before measuring"),
     ("--seed", "payload seed (also orders the rounds and seeds the bootstrap)"),

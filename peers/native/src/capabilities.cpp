@@ -6,6 +6,20 @@
 
 namespace ipclab {
 
+namespace {
+
+std::string names_json(const std::vector<std::string_view>& names) {
+  std::string j = "[";
+  const char* sep = "";
+  for (const std::string_view name : names) {
+    j += sep + json_string(name);
+    sep = ", ";
+  }
+  return j + "]";
+}
+
+}  // namespace
+
 std::string capabilities_json() {
   std::string j = "{\"contract\": " + std::to_string(kContract) +
                   ", \"language\": " + json_string(kLanguage) +
@@ -21,14 +35,9 @@ std::string capabilities_json() {
       sep = ", ";
     }
     j += "], \"max_payload\": " + std::to_string(m->max_payload());
-    if (m->burst != nullptr) {  // 11.4: the burst server models of this build
-      j += ", \"server_models\": [";
-      sep = "";
-      for (const std::string_view name : burst::server_model_names()) {
-        j += sep + json_string(name);
-        sep = ", ";
-      }
-      j += "]";
+    if (m->burst != nullptr) {  // 11.4, 11.5: the server models of this build
+      j += ", \"server_models\": " + names_json(burst::server_model_names(false));
+      j += ", \"load_models\": " + names_json(burst::server_model_names(true));
     }
     j += "}";
     comma = ", ";

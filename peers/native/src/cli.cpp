@@ -99,19 +99,33 @@ void parse_studies(const std::map<std::string, std::string>& flags, DriveOptions
 }
 
 // burst (11.4): a server model and what goes with it; those flags alone are a usage error.
+// load (11.5.1): `--pattern load` (the only pattern `serve` takes) makes the server a load
+// server, which has no connection count and writes no phases file.
 void parse_burst_serve(const std::map<std::string, std::string>& flags, ServeOptions& o) {
+  if (auto p = flags.find("--pattern"); p != flags.end()) {
+    if (p->second != "load")
+      throw UsageError("bad value for --pattern: '" + p->second + "' (serve takes only load)");
+    o.load = true;
+  }
   const auto it = flags.find("--server-model");
   if (it == flags.end()) {
-    for (const char* flag : {"--connections", "--phases-file", "--backlog", "--workers"})
+    for (const char* flag :
+         {"--connections", "--phases-file", "--backlog", "--workers", "--pattern"})
       if (flags.count(flag) != 0)
         throw UsageError(std::string("flag ") + flag + " needs --server-model");
     return;
   }
   if (it->second.empty()) throw UsageError("bad value for --server-model: empty");
   o.server_model = it->second;
-  o.connections = parse_unsigned("--connections", required(flags, "--connections"), UINT64_MAX);
-  if (o.connections == 0) throw UsageError("bad value for --connections: must be at least 1");
-  o.phases_file = nonempty_path(flags, "--phases-file");
+  if (o.load) {
+    for (const char* flag : {"--connections", "--phases-file"})
+      if (flags.count(flag) != 0)
+        throw UsageError(std::string("flag ") + flag + " is not used with --pattern load");
+  } else {
+    o.connections = parse_unsigned("--connections", required(flags, "--connections"), UINT64_MAX);
+    if (o.connections == 0) throw UsageError("bad value for --connections: must be at least 1");
+    o.phases_file = nonempty_path(flags, "--phases-file");
+  }
   if (auto b = flags.find("--backlog"); b != flags.end())
     o.backlog = static_cast<std::uint32_t>(parse_unsigned("--backlog", b->second, 65535));
   if (o.backlog == 0) throw UsageError("bad value for --backlog: 1 ... 65535");
@@ -125,7 +139,7 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
   const auto flags = collect_flags(args, {"--mechanism", "--endpoint", "--seed", "--fault",
                                           "--poll-interval-us", "--spin-us", "--server-model",
                                           "--connections", "--phases-file", "--backlog",
-                                          "--workers", "--nodelay"});
+                                          "--workers", "--nodelay", "--pattern"});
   ServeOptions o;
   parse_common(flags, o);
   parse_burst_serve(flags, o);
@@ -134,9 +148,15 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
     else if (it->second == "flip-response-byte") o.fault = Fault::flip_response_byte;
     else if (it->second == "drop-stream-message") o.fault = Fault::drop_stream_message;
     else if (it->second == "flip-stream-byte") o.fault = Fault::flip_stream_byte;
-    else
+    else if (it->second == "stall") o.fault = Fault::stall;
+    else if (it->second.rfind("capacity:", 0) == 0) {  // a server that cannot: unsupported later
+      o.fault = Fault::capacity;
+      o.capacity_per_s = parse_unsigned("--fault capacity:N", it->second.substr(9), UINT64_MAX);
+      if (o.capacity_per_s == 0) throw UsageError("bad value for --fault capacity:N: N >= 1");
+    } else
       throw UsageError("bad value for --fault: '" + it->second +
-                       "' (none, flip-response-byte, drop-stream-message, flip-stream-byte)");
+                       "' (none, flip-response-byte, drop-stream-message, flip-stream-byte, "
+                       "stall, capacity:N)");
   }
   // A mechanism without a server is unsupported later, whatever its endpoint.
   if (o.mechanism != nullptr && o.mechanism->serve != nullptr)
@@ -207,20 +227,66 @@ void parse_stream(const std::map<std::string, std::string>& flags, DriveOptions&
     throw UsageError("bad value for --warmup: warmup + messages overflows the sequence");
 }
 
-// burst (11.4): connections, connectors, processes; the round-trip counts are a usage error.
-void parse_burst(const std::map<std::string, std::string>& flags, DriveOptions& o) {
-  for (const char* flag : {"--iterations", "--warmup", "--warmup-samples-file", "--payload",
-                           "--sequence-length"})
-    if (flags.count(flag) != 0)
-      throw UsageError(std::string("flag ") + flag + " is not used with --pattern burst");
-  o.request_size = 1000;
-  o.response_size = 8;
+// burst and load: --request-size and --response-size are optional (burst: 1000 and 8, the
+// paper's request and acknowledgement; load: 16 and 16, PROTOCOL.md 11.5.3).
+void parse_optional_sizes(const std::map<std::string, std::string>& flags, DriveOptions& o,
+                          std::uint32_t request, std::uint32_t response) {
+  o.request_size = request;
+  o.response_size = response;
   if (auto it = flags.find("--request-size"); it != flags.end())
     o.request_size = static_cast<std::uint32_t>(
         parse_unsigned("--request-size", it->second, kMaxPayload));
   if (auto it = flags.find("--response-size"); it != flags.end())
     o.response_size = static_cast<std::uint32_t>(
         parse_unsigned("--response-size", it->second, kMaxPayload));
+}
+
+// A number flag in lo ... hi.
+std::uint64_t ranged(const std::map<std::string, std::string>& flags, const std::string& name,
+                     std::uint64_t lo, std::uint64_t hi) {
+  const std::uint64_t v = parse_unsigned(name, required(flags, name), hi);
+  if (v < lo)
+    throw UsageError("bad value for " + name + ": " + std::to_string(lo) + " ... " +
+                     std::to_string(hi));
+  return v;
+}
+
+// load (11.5.2): the schedule's flags; the round-trip and stream counts are a usage error.
+void parse_load(const std::map<std::string, std::string>& flags, DriveOptions& o) {
+  for (const char* flag : {"--iterations", "--warmup", "--warmup-samples-file", "--payload",
+                           "--sequence-length", "--message-size", "--messages", "--windows"})
+    if (flags.count(flag) != 0)
+      throw UsageError(std::string("flag ") + flag + " is not used with --pattern load");
+  parse_optional_sizes(flags, o, 16, 16);
+  o.clients = static_cast<std::uint32_t>(ranged(flags, "--clients", 1, 1024));
+  o.rate = ranged(flags, "--rate", 1, 10'000'000);
+  o.duration_ms = ranged(flags, "--duration-ms", 1, 3'600'000);
+  if (flags.count("--warmup-ms") != 0) o.warmup_ms = ranged(flags, "--warmup-ms", 0, 3'600'000);
+  o.poisson = !choice(flags, "--arrival", "fixed", "poisson");
+  o.records_file = nonempty_path(flags, "--records-file");
+}
+
+// A pattern's own flags given with another pattern: a usage error.
+void check_pattern_flags(const std::map<std::string, std::string>& flags, const DriveOptions& o) {
+  if (o.pattern != "burst")
+    for (const char* flag : {"--connections", "--connectors", "--processes"})
+      if (flags.count(flag) != 0)
+        throw UsageError(std::string("flag ") + flag + " needs --pattern burst");
+  if (o.pattern != "load")
+    for (const char* flag : {"--clients", "--rate", "--arrival", "--duration-ms", "--warmup-ms"})
+      if (flags.count(flag) != 0)
+        throw UsageError(std::string("flag ") + flag + " needs --pattern load");
+  if (o.pattern != "burst" && o.pattern != "load" && flags.count("--records-file") != 0)
+    throw UsageError("flag --records-file needs --pattern burst or load");
+}
+
+// burst (11.4): connections, connectors, processes; the round-trip counts are a usage error.
+void parse_burst(const std::map<std::string, std::string>& flags, DriveOptions& o) {
+  for (const char* flag : {"--iterations", "--warmup", "--warmup-samples-file", "--payload",
+                           "--sequence-length"})
+    if (flags.count(flag) != 0)
+      throw UsageError(std::string("flag ") + flag + " is not used with --pattern burst");
+  parse_optional_sizes(flags, o, 1000, 8);
   o.connections = parse_unsigned("--connections", required(flags, "--connections"), UINT64_MAX);
   if (o.connections == 0) throw UsageError("bad value for --connections: must be at least 1");
   o.iterations = o.connections;
@@ -240,15 +306,15 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
              "--seed", "--io-timeout", "--poll-interval-us", "--spin-us", "--native-library",
              "--payload", "--sequence-length", "--message-size", "--messages", "--windows",
              "--connections", "--connectors", "--processes", "--records-file", "--void",
-             "--nodelay", "--rest-body", "--corba-payload", "--one-way"});
+             "--nodelay", "--rest-body", "--corba-payload", "--one-way", "--clients", "--rate",
+             "--arrival", "--duration-ms", "--warmup-ms"});
   DriveOptions o;
   parse_common(flags, o);
   if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;
-  if (o.pattern != "burst")
-    for (const char* flag : {"--connections", "--connectors", "--processes", "--records-file"})
-      if (flags.count(flag) != 0)
-        throw UsageError(std::string("flag ") + flag + " needs --pattern burst");
-  if (o.pattern == "burst") {
+  check_pattern_flags(flags, o);
+  if (o.pattern == "load") {
+    parse_load(flags, o);
+  } else if (o.pattern == "burst") {
     for (const char* flag : {"--message-size", "--messages", "--windows"})
       if (flags.count(flag) != 0)
         throw UsageError(std::string("flag ") + flag + " is not used with --pattern burst");

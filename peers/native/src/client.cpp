@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "burst/client.hpp"
+#include "load/client.hpp"
 #include "error.hpp"
 #include "frame.hpp"
 #include "lifecycle.hpp"
@@ -283,13 +284,22 @@ void check_supported(const DriveOptions& o) {
 
 bool is_stream(const DriveOptions& o) { return o.pattern == "stream"; }
 
+// How many samples the samples file is to take (its writer's chunk): load's schedule is made
+// later, so its expected size stands in.
+std::uint64_t expected_samples(const DriveOptions& o) {
+  if (is_stream(o)) return o.windows;
+  if (o.pattern == kLoadPattern) return o.rate * o.duration_ms / 1000 + 1;
+  return o.iterations;
+}
+
 void drive(const DriveOptions& o, SamplesWriter& samples, SamplesWriter& warmup,
            Recorder& recorder) {
   // Both files exist (maybe empty) whatever happens next (stream has no warm-up file).
-  samples.open(o.samples_file, is_stream(o) ? o.windows : o.iterations);
+  samples.open(o.samples_file, expected_samples(o));
   if (!o.warmup_samples_file.empty()) warmup.open(o.warmup_samples_file, o.warmup);
   check_supported(o);
   if (o.pattern == kBurstPattern) return burst::run_burst_client(o, *o.mechanism->burst, recorder);
+  if (o.pattern == kLoadPattern) return load::run_load_client(o, *o.mechanism->burst, recorder);
   o.mechanism->drive(o, recorder);
 }
 
@@ -338,6 +348,11 @@ int run_drive(const DriveOptions& o) {
   result.warmup_samples = warmup.written();
   result.stream = recorder.stream_report();
   result.burst = recorder.burst_report();
+  result.load = recorder.load_report();
+  if (result.load) {  // the schedule's counts (11.5.3)
+    result.iterations = result.load->measured;
+    result.warmup = result.load->warmup;
+  }
 
   int code = 0;
   if (result.error_kind) {

@@ -18,8 +18,11 @@
 //                                                       per framework
 //   burst/            pattern burst (11.4): client.cpp, serving.cpp (what every server model
 //                     shares), server_models.cpp (their table), per_connection.cpp, pools.cpp,
-//                     event_loop.cpp, io_uring.cpp (the models), records.cpp (per-connection
-//                     records and their CSV files), sockets.cpp
+//                     event_loop.cpp, io_uring.cpp (the models), exchange.cpp (burst's or
+//                     load's exchange per connection), records.cpp (per-connection records and
+//                     their CSV files), sockets.cpp
+//   load/             pattern load (11.5): schedule.cpp, client.cpp (one epoll loop), report.cpp
+//                     (records, samples, figures), faults.cpp (the load servers' test faults)
 #include <cstdio>
 #include <exception>
 #include <string>

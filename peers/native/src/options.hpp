@@ -13,8 +13,8 @@ namespace ipclab {
 
 struct Mechanism;  // mechanisms.hpp
 
-// Section 6 and 11.1.
-enum class Fault { none, flip_response_byte, drop_stream_message, flip_stream_byte };
+// Section 6 and 11.1; stall and capacity:N only for load servers (11.5.1).
+enum class Fault { none, flip_response_byte, drop_stream_message, flip_stream_byte, stall, capacity };
 
 // What both roles take.
 struct PeerOptions {
@@ -46,6 +46,9 @@ struct ServeOptions : PeerOptions {
   std::string phases_file;
   std::uint32_t backlog = 512;
   std::uint32_t workers = 0;  // 0: the model's default
+  // load (11.5.1): `--pattern load` with a server model serves persistent connections.
+  bool load = false;
+  std::uint64_t capacity_per_s = 0;  // --fault capacity:N
 };
 
 struct DriveOptions : PeerOptions {
@@ -70,6 +73,12 @@ struct DriveOptions : PeerOptions {
   std::uint32_t connectors = 0;
   std::uint32_t processes = 1;
   std::string records_file;
+  // load (11.5): C connections, R requests/s on a fixed or poisson schedule of W + D ms.
+  std::uint32_t clients = 0;
+  std::uint64_t rate = 0;
+  bool poisson = false;
+  std::uint64_t duration_ms = 0;
+  std::uint64_t warmup_ms = 0;
   // Contract 3's study flags (section 1); all off by default.
   bool void_call = false;     // --void: put / putSmall / putMedium / putLarge (10.1)
   bool rest_json = false;     // --rest-body json: {"data": "<base64>"} bodies

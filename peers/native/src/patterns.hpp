@@ -353,8 +353,12 @@ inline constexpr std::span<const std::string_view> kFramePatterns = Patterns::na
 // burst (11.4) is not a pattern over one link: its client makes many connections from many
 // threads (burst/client.cpp), started by drive() for a row that has burst sockets.
 inline constexpr std::string_view kBurstPattern = "burst";
-inline constexpr std::array<std::string_view, 4> kBurstPatterns = {
-    RequestResponse::name, OneWayStream::name, ShortConnections::name, kBurstPattern};
+// load (11.5) neither: many persistent connections on a schedule (load/client.cpp), also
+// started by drive() for a row that has burst sockets, whose server models serve it.
+inline constexpr std::string_view kLoadPattern = "load";
+inline constexpr std::array<std::string_view, 5> kBurstPatterns = {
+    RequestResponse::name, OneWayStream::name, ShortConnections::name, kBurstPattern,
+    kLoadPattern};
 // Every other frame mechanism: no connection to open per round trip.
 inline constexpr std::array<std::string_view, 2> kStreamPatterns = {RequestResponse::name,
                                                                     OneWayStream::name};

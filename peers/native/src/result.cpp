@@ -58,6 +58,32 @@ void write_fully(int fd, const std::string& data, const std::string& what) {
   }
 }
 
+// {"kind": count, ...}
+std::string counts_json(const std::vector<std::pair<std::string, std::uint64_t>>& counts) {
+  std::string j = "{";
+  const char* sep = "";
+  for (const auto& [kind, count] : counts) {
+    j += sep + json_string(kind) + ": " + std::to_string(count);
+    sep = ", ";
+  }
+  return j + "}";
+}
+
+std::string load_json(const LoadReport& l) {
+  std::string j = ", \"clients\": " + std::to_string(l.clients);
+  j += ", \"rate\": " + std::to_string(l.rate);
+  j += ", \"arrival\": " + json_string(l.arrival);
+  j += ", \"duration_ms\": " + std::to_string(l.duration_ms);
+  j += ", \"warmup_ms\": " + std::to_string(l.warmup_ms);
+  j += ", \"requests_ok\": " + std::to_string(l.ok);
+  j += ", \"requests_failed\": " + std::to_string(l.failed);
+  j += ", \"errors\": " + counts_json(l.errors);
+  char rate[32];
+  std::snprintf(rate, sizeof rate, "%.1f", l.achieved_per_s);
+  j += ", \"achieved_per_s\": " + std::string(rate);
+  return j + ", \"lateness_p99_ns\": " + std::to_string(l.lateness_p99_ns);
+}
+
 }  // namespace
 
 std::string ready_line(const std::string& endpoint, const std::string& mechanism, long pid,
@@ -119,18 +145,14 @@ std::string result_json(const ClientResult& r) {
     j += ", \"processes\": " + std::to_string(b.processes);
     j += ", \"connections_ok\": " + std::to_string(b.ok);
     j += ", \"connections_failed\": " + std::to_string(b.failed);
-    j += ", \"errors\": {";
-    const char* sep = "";
-    for (const auto& [kind, count] : b.errors) {
-      j += sep + json_string(kind) + ": " + std::to_string(count);
-      sep = ", ";
-    }
-    j += "}, \"slow_connects\": " + std::to_string(b.slow_connects);
+    j += ", \"errors\": " + counts_json(b.errors);
+    j += ", \"slow_connects\": " + std::to_string(b.slow_connects);
     j += ", \"burst_ns\": " + std::to_string(b.burst_ns);
     char rate[32];
     std::snprintf(rate, sizeof rate, "%.1f", b.burst_ns ? b.ok * 1e9 / b.burst_ns : 0.0);
     j += ", \"conns_per_s\": " + std::string(rate);
   }
+  if (r.load) j += load_json(*r.load);
   j += "}\n";
   return j;
 }

@@ -16,7 +16,7 @@ namespace ipclab {
 inline constexpr const char* kLanguage = "cpp";
 inline constexpr const char* kClockName = "CLOCK_MONOTONIC";
 // The contract version this peer follows (PROTOCOL.md, "Version").
-inline constexpr int kContract = 4;
+inline constexpr int kContract = 5;
 
 // "g++ 12.2.0" (or "clang++ ..."), from the compiler that built this peer.
 std::string runtime_string();
@@ -50,6 +50,18 @@ struct BurstReport {
   std::vector<std::pair<std::string, std::uint64_t>> errors;  // kind -> count, counts > 0
 };
 
+// What a load run adds to the result file (section 11.5.3, "Files"); its request counts are
+// the result's `iterations` (measured) and `warmup`.
+struct LoadReport {
+  std::uint64_t clients = 0, rate = 0, duration_ms = 0, warmup_ms = 0;
+  std::string arrival;
+  std::uint64_t measured = 0, warmup = 0;
+  std::uint64_t ok = 0, failed = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> errors;  // kind -> count, counts > 0
+  double achieved_per_s = 0;
+  std::int64_t lateness_p99_ns = 0;
+};
+
 struct ClientResult {
   std::optional<ErrorKind> error_kind;  // empty: status ok
   std::string error;
@@ -66,6 +78,7 @@ struct ClientResult {
   std::uint64_t warmup_samples = 0;  // written to the warm-up samples file
   std::optional<StreamReport> stream;  // pattern stream, once END_ACK has come
   std::optional<BurstReport> burst;    // pattern burst, once the burst has run
+  std::optional<LoadReport> load;      // pattern load, once the schedule has run
 };
 
 std::string result_json(const ClientResult& r);
@@ -118,10 +131,14 @@ class Recorder {
   // burst: the burst's figures (reported before a validation failure is thrown).
   void report(const BurstReport& r) { burst_ = r; }
   const std::optional<BurstReport>& burst_report() const noexcept { return burst_; }
+  // load: the schedule's figures (reported before a validation failure is thrown).
+  void report(const LoadReport& r) { load_ = r; }
+  const std::optional<LoadReport>& load_report() const noexcept { return load_; }
 
  private:
   std::optional<StreamReport> stream_;
   std::optional<BurstReport> burst_;
+  std::optional<LoadReport> load_;
   SamplesWriter& measured_;
   SamplesWriter* warmup_;
   std::uint64_t warmup_count_;

@@ -304,7 +304,11 @@ int run_serve(const ServeOptions& o) {
     print_line("unsupported: " + why);
     return exit_code(ErrorKind::unsupported);
   }
-  if (!o.server_model.empty()) return burst::run_burst_server(o);  // 11.4
+  if (!o.server_model.empty()) return burst::run_burst_server(o);  // 11.4, 11.5
+  if (o.fault == Fault::stall || o.fault == Fault::capacity) {
+    print_line("unsupported: --fault stall and capacity:N are for load servers (11.5.1)");
+    return exit_code(ErrorKind::unsupported);
+  }
   // Decided before the lifecycle starts: otherwise an stdin already at end of file could end the
   // server with exit 0 before it reports this.
   if (o.mechanism == nullptr) {

@@ -47,7 +47,7 @@ TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
   EXPECT_EQ(ready["language"], "cpp");
   EXPECT_EQ(ready["pid"].get<long>(), static_cast<long>(server.pid()));
   EXPECT_TRUE(ready["runtime"].get<std::string>().find(' ') != std::string::npos);
-  EXPECT_EQ(ready["contract"], 4);
+  EXPECT_EQ(ready["contract"], 5);
   const bool local = mech != "tcp" && mech != "udp";
   if (local) {
     EXPECT_EQ(server.endpoint(), sep);
@@ -85,7 +85,7 @@ TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
   EXPECT_EQ(run.result["iterations"], 40);
   EXPECT_EQ(run.result["samples"], 40);
   EXPECT_EQ(run.result["clock"], "CLOCK_MONOTONIC");
-  EXPECT_EQ(run.result["contract"], 4);
+  EXPECT_EQ(run.result["contract"], 5);
   EXPECT_EQ(run.result["warmup_samples"], 3);
   ASSERT_EQ(run.samples.size(), 40u);
   for (auto s : run.samples) EXPECT_GT(s, 0);
@@ -193,7 +193,7 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
   EXPECT_EQ(code, 0);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);
   const auto j = nlohmann::json::parse(text);
-  EXPECT_EQ(j["contract"], 4);
+  EXPECT_EQ(j["contract"], 5);
   EXPECT_EQ(j["language"], "cpp");
   const auto& m = j["mechanisms"];
   const auto all = nlohmann::json::array({"rr", "stream", "short"});
@@ -212,11 +212,12 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
     const bool streams = shorts || n == "udp" || n == "uds-dgram" || n == "pipe" ||
                          n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
                          n.rfind("shm", 0) == 0 || n == "grpc";  // grpc, rest: 11.3
-    // tcp also carries burst (11.4) and names its server models.
+    // tcp also carries burst (11.4) and load (11.5) and names the server models of each.
     auto patterns = shorts ? all : streams ? stream : n == "rest" ? rr_short : rr;
-    if (n == "tcp") patterns.push_back("burst");
+    if (n == "tcp") patterns.insert(patterns.end(), {"burst", "load"});
     EXPECT_EQ(m[name]["patterns"], patterns);
     EXPECT_EQ(m[name].contains("server_models"), n == "tcp");
+    EXPECT_EQ(m[name].contains("load_models"), n == "tcp");
     const bool drive_only = std::string(name) == "none" || std::string(name) == "direct";
     EXPECT_EQ(m[name]["roles"], drive_only ? nlohmann::json::array({"drive"})
                                            : nlohmann::json::array({"serve", "drive"}));

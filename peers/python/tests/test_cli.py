@@ -112,7 +112,7 @@ def test_capabilities_answers_what_peer_toml_claims():
     assert run.returncode == 0 and run.stderr == ""
     assert run.stdout.count("\n") == 1
     answer = json.loads(run.stdout)
-    assert (answer["contract"], answer["language"]) == (4, "python")
+    assert (answer["contract"], answer["language"]) == (5, "python")
     assert answer["runtime"].startswith("CPython ")
     claimed = {name: spec if isinstance(spec, dict) else {"roles": spec}
                for name, spec in tomllib.loads(PEER_TOML.read_text())["mechanisms"].items()}
@@ -120,6 +120,9 @@ def test_capabilities_answers_what_peer_toml_claims():
         {name: sorted(spec["roles"]) for name, spec in claimed.items()}
     for name, got in answer["mechanisms"].items():
         assert got["patterns"] == claimed[name].get("patterns", ["rr"]), name
+        for models in ("server_models", "load_models"):
+            assert got.get(models) == claimed[name].get(models), (name, models)
+        assert ("load_models" in got) == ("load" in got["patterns"]), name
         assert 0 < got["max_payload"] <= 134217728, name
     patterns = {name: got["patterns"] for name, got in answer["mechanisms"].items()}
     assert [name for name, names in patterns.items() if "short" in names] == \

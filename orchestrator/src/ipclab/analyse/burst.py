@@ -17,7 +17,7 @@ def figures(record):
     """A burst case's fields (None for other patterns): sums over ok rounds, conns/s median."""
     out = dict.fromkeys(FIELDS)
     pattern = patterns.of(record.get("pattern"))
-    if not pattern.server_models:
+    if not pattern.phases:
         return {}
     rounds = [e[pattern.entry_key] for e in record.get("rounds") or []
               if e.get("status") == "ok" and e.get(pattern.entry_key)]

@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from ipclab.analyse import burst
+from ipclab.analyse import load
 from ipclab.execute import noise
 from ipclab.analyse import stats
 from ipclab.analyse import throughput
@@ -51,13 +52,17 @@ def analyse(record, rounds, settings, seed=1):
     kept = _analyse(record, rounds, settings, seed) if rounds else {}
     record.update(throughput.figures(record))
     record.update(burst.figures(record))
+    record.update(load.figures(record))
+    record["warnings"] = (record["warnings"] or []) + [w.as_dict() for w in load.warnings(record)]
     return kept
 
 
 def _analyse(record, rounds, settings, seed):
     pooled = np.concatenate(list(rounds.values()))
-    kept_pooled, removed = stats.remove_outliers(pooled, settings.outliers, settings.tukey_k)
-    if settings.outliers == "tukey" and kept_pooled.size:
+    # Under load the tail is the result (a stall's waiting requests), never an outlier.
+    outliers = "none" if patterns.of(record.get("pattern")).keeps_tail else settings.outliers
+    kept_pooled, removed = stats.remove_outliers(pooled, outliers, settings.tukey_k)
+    if outliers == "tukey" and kept_pooled.size:
         low, high = stats.tukey_fences(pooled, settings.tukey_k)
         kept = {r: np.sort(x[(x >= low) & (x <= high)]) for r, x in rounds.items()}
     else:
@@ -70,7 +75,9 @@ def _analyse(record, rounds, settings, seed):
         if kept_pooled.size else raw
     record["raw"], record["trimmed"] = raw.as_dict(), trimmed.as_dict()
     record["outliers_removed"] = removed
-    warnings = stats.advice(trimmed, raw.count, removed, windows=patterns.of(record.get("pattern")).per_window)
+    pattern = patterns.of(record.get("pattern"))
+    warnings = stats.advice(trimmed, raw.count, removed, windows=pattern.per_window,
+                            tail_is_result=pattern.keeps_tail)
     _round_figures(record, rounds, kept)
     medians = [float(np.median(x)) for x in kept.values()]
     intervals = [stats.median_ci_of_round(x) for x in kept.values()]

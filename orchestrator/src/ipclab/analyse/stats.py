@@ -171,6 +171,10 @@ ADVICE = {
                                        "not warm-up: see the case's distribution by round"),
     "busy-cpus": ("other work on the peers' CPUs", "stop other programs, then rerun"),
     "steal": ("hypervisor steal time", "the VM's host was busy; rerun later"),
+    "client-late": ("client behind its schedule", "the client, not the server, limited this "
+                                                  "rate: a lower rate or the C++ client"),
+    "below-rate": ("rate not achieved", "the server (or the client) gave out below this rate: "
+                                        "past the knee"),
 }
 
 
@@ -182,15 +186,16 @@ def advise(kind, detail):
 MIN_WINDOWS = 10
 
 
-def advice(summary, raw_count, removed, windows=False):
+def advice(summary, raw_count, removed, windows=False, tail_is_result=False):
     """Warnings, each with what to do about it, for one case's trimmed summary; `windows`: the
-    samples are a stream's windows, not round trips."""
+    samples are a stream's windows, not round trips; `tail_is_result`: a wide spread is what
+    the case measures (response times under load), not noise to warn about."""
     notes = []
     if windows and raw_count < MIN_WINDOWS:  # a stream's last window (the drain) is often an outlier
         notes.append(advise("few-windows", f"only {raw_count} windows"))
     elif not windows and summary.count < MIN_SAMPLES:
         notes.append(advise("few-samples", f"only {summary.count} samples"))
-    if summary.mean > 0 and summary.std / summary.mean > WIDE_CV:
+    if summary.mean > 0 and summary.std / summary.mean > WIDE_CV and not tail_is_result:
         notes.append(advise("wide-spread", f"wide spread (std/mean {summary.std / summary.mean:.2f})"))
     if raw_count and removed / raw_count > MANY_OUTLIERS:
         notes.append(advise("many-outliers", f"{removed} of {raw_count} samples "

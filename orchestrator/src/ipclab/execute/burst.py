@@ -39,11 +39,41 @@ def server_flags(case, run, case_dir):
 def drive_flags(case, run, case_dir):
     return ["--pattern", case.pattern, "--connections", str(run.connections),
             "--connectors", str(run.connectors), "--processes", str(run.processes),
-            "--request-size", str(case.request_size), "--response-size", str(case.response_size),
+            *exchange_flags(case, run, case_dir)]
+
+
+def exchange_flags(case, run, case_dir):
+    """A client's sizes, io timeout and three files: a burst's and a load's alike."""
+    return ["--request-size", str(case.request_size), "--response-size", str(case.response_size),
             "--io-timeout", f"{run.io_timeout:g}",
             "--samples-file", str(case_dir / "samples.i64"),
             "--records-file", str(case_dir / "records.csv"),
             "--result-file", str(case_dir / "result.json")]
+
+
+def before():
+    """What the runner keeps from before the server starts: the kernel's counters."""
+    return read_counters()
+
+
+def finish(server, case_dir):
+    """After the client: a burst server ends by itself once it served every connection."""
+    server.wait(server_wait(case_dir))
+
+
+def ok_samples(result):
+    """Samples an ok client writes: one per connection that went well (11.4.4)."""
+    return result.get("connections_ok")
+
+
+def searches(case):
+    """A burst case is run as given (load.py's rate sweep searches)."""
+    return False
+
+
+# A burst server ends by itself (exit 0): killed or failed, the refused connections that follow
+# are not a result, so its death fails the case.
+SERVER_ENDS_ITSELF = True
 
 
 def server_wait(case_dir):
@@ -91,9 +121,10 @@ def somaxconn():
         return None
 
 
-def collect(case_dir, before, after, run, time_wait):
+def collect(case_dir, before, run, time_wait):
     """The round's burst part: counters' differences, the backlog asked and the kernel's cap, the
     two per-connection files' text (kept in the run directory for plots)."""
+    after = read_counters()
     def text(name):
         try:
             return (case_dir / name).read_text()
@@ -111,7 +142,7 @@ def round_entry(outcome, key):
     """A burst round's figures for run.json under `key` (the pattern row's entry_key): the
     client's counts, the counters, where its files are kept, and every connection's phase times
     (what the case's summary pools)."""
-    b, client = outcome.burst or {}, outcome.client or {}
+    b, client = outcome.part or {}, outcome.client or {}
     keep = ("connections", "connections_ok", "connections_failed", "slow_connects", "errors",
             "burst_ns", "conns_per_s")
     values = phase_values(b.get("phases_text"), b.get("records_text"))

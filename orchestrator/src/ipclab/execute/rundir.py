@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from ipclab.common.errors import UserError
-from ipclab.execute import burst, wire
+from ipclab.execute import wire
+from ipclab.execute.parts import part_of
 from ipclab.plan import patterns
 
 # run.json schema history:
@@ -113,8 +114,8 @@ class RunStore:
             self.document["results"].sort(key=lambda rec: rec["index"])
         samples_file = self._write(f"samples/{case.id}.r{r}.i64", outcome.samples)
         warmup_file = self._write(f"samples/{case.id}.r{r}.warmup.i64", outcome.warmup_samples)
-        if outcome.burst:  # the per-connection files, for plots (burst.py)
-            burst.save_files(self.dir, case, r, outcome.burst)
+        if outcome.part:  # the per-connection or per-request files, for plots (burst.py, load.py)
+            part_of(case).save_files(self.dir, case, r, outcome.part)
         for role, text in outcome.logs.items():
             (self.dir / "logs").mkdir(exist_ok=True)
             (self.dir / "logs" / f"{case.id}.r{r}.{role}.stderr").write_text(text)
@@ -204,6 +205,6 @@ def _pattern_figures(outcome):
     if pattern.per_window:
         return {pattern.entry_key: {k: outcome.client.get(k) for k in STREAM_RESULT}} \
             if outcome.client and ok else {}
-    if pattern.server_models:
-        return burst.round_entry(outcome, pattern.entry_key) if ok else {}
+    if part_of(outcome.case):
+        return part_of(outcome.case).round_entry(outcome, pattern.entry_key) if ok else {}
     return {pattern.entry_key: outcome.time_wait} if pattern.entry_key else {}

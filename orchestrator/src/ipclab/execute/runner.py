@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ipclab.execute import burst
 from ipclab.execute import endpoints
 from ipclab.execute import ipcobjects
 from ipclab.execute import network
@@ -18,6 +17,7 @@ from ipclab.plan import placement
 from ipclab.plan import settings as setting_table
 from ipclab.execute import wire
 from ipclab.execute.places import LOCAL, server_endpoint
+from ipclab.execute.parts import PARTS, part_of
 from ipclab.execute.peers import UNSUPPORTED, Peer, PeerError, Unsupported, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
@@ -39,7 +39,8 @@ class Outcome:
     warmup_samples: np.ndarray | None = None  # the warm-up round trips' times (PROTOCOL.md 7)
     noise: dict | None = None   # the machine's load while the round ran (noise.py)
     time_wait: int | None = None  # short over TCP: sockets in TIME_WAIT at the end
-    burst: dict | None = None   # pattern burst: counters, backlog, the per-connection files (burst.py)
+    part: dict | None = None    # a pattern's own figures and files (burst.py: counters, backlog,
+    #                             per-connection files; load.py: per-request records)
     wire: dict | None = None        # --wire-bytes: per call figures (wire.py)
     wire_total: dict | None = None  # --wire-bytes: what the counters moved during the pair
 
@@ -54,6 +55,10 @@ class Runner:
         """One round of `case`: a fresh server and client, with its own warm-up."""
         if case.skip_status:
             return Outcome(case, case.skip_status, case.skip_reason, round=round_index)
+        part = part_of(case)
+        if part and part.searches(case):
+            # A rate sweep (load.py): steps of fresh pairs, each a case at one rate.
+            return part.search(lambda step: self.run(step, round_index), case, self.scenario.run)
         started = time.monotonic()
         case_dir = self.workspace.case_dir(case)
         before = noise.take()
@@ -98,7 +103,8 @@ class Runner:
         if mech.endpoint == "inet":
             endpoint.server_arg = server_endpoint(net.server)  # where the link puts the server
         server = client = ready = None
-        counters = burst.read_counters() if patterns.of(case.pattern).server_models else None
+        part = part_of(case)
+        before = part.before() if part else None
         try:
             if mech.inprocess:
                 # No server process: the client calls a function (PROTOCOL.md 4.4).
@@ -107,8 +113,8 @@ class Runner:
             else:
                 server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
                                      ["--endpoint", endpoint.server_arg,
-                                      *(burst.server_flags(case, run, case_dir)
-                                        if counters is not None else [])], net.server)
+                                      *(part.server_flags(case, run, case_dir)
+                                        if part else [])], net.server)
                 endpoint.release(endpoint.server_fds)
                 ready = server.wait_ready(run.ready_timeout)
                 target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
@@ -117,8 +123,8 @@ class Runner:
             endpoint.release(endpoint.client_fds)
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
                                       case_timeout(case, run), run.io_timeout)
-            if counters is not None and server:  # a burst server ends once it served them all
-                server.wait(burst.server_wait(case_dir))
+            if part and server:
+                part.finish(server, case_dir)
             time_wait, time_wait_note = _time_wait(case, mech, ready, net.client)
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
@@ -126,12 +132,10 @@ class Runner:
             outcome.time_wait = time_wait
             if time_wait_note:
                 outcome.notes.append(time_wait_note)
-            if counters is not None:
-                outcome.burst = burst.collect(case_dir, counters, burst.read_counters(),
-                                              run, time_wait)
-                # It ends by itself once all are served (exit 0); killed or failed, the refused
-                # connections that follow are not a result.
-                if server_died and server.returncode != 0 and outcome.status == "ok":
+            if part:
+                outcome.part = part.collect(case_dir, before, run, time_wait)
+                if part.SERVER_ENDS_ITSELF and server_died and server.returncode != 0 \
+                        and outcome.status == "ok":
                     outcome.status, outcome.reason = "failed", server_died
         except Unsupported as e:
             outcome = Outcome(case, "not-applicable", str(e))
@@ -203,8 +207,8 @@ def _drive_flags(case, run, case_dir):
     pattern = patterns.of(case.pattern)
     files = ["--io-timeout", f"{run.io_timeout:g}", "--samples-file", str(case_dir / "samples.i64"),
              "--result-file", str(case_dir / "result.json")]
-    if pattern.server_models:
-        return burst.drive_flags(case, run, case_dir)
+    if PARTS.get(pattern.execute):
+        return PARTS[pattern.execute].drive_flags(case, run, case_dir)
     if pattern.shape == patterns.MESSAGE:
         return ["--pattern", case.pattern, "--message-size", str(case.message_size),
                 "--messages", str(run.messages),
@@ -251,10 +255,13 @@ PER_BYTE_S = 5e-9
 def case_timeout(case, run):
     """Seconds the case may take: case_timeout, plus the pattern's allowance (its row's
     `timeout`): per message for stream and per connection for short, their warm-ups included; per
-    connection of a burst plus a connect that may wait --io-timeout for its SYN; rr none."""
+    connection of a burst plus a connect that may wait --io-timeout for its SYN; a load's
+    schedule, its warm-up and one io timeout for its last answers; rr none."""
     pattern = patterns.of(case.pattern)
     if pattern.timeout == patterns.NO_ALLOWANCE:
         return run.case_timeout
+    if pattern.timeout == patterns.SCHEDULE:
+        return run.case_timeout + run.load_warmup + run.duration + run.io_timeout
     if pattern.shape == patterns.MESSAGE:
         size = case.message_size
     else:
@@ -297,8 +304,8 @@ def _judge(case, client, server, ready, server_died, case_dir, iterations):
             return Outcome(case, "failed", f"client's result file breaks the contract "
                            f"(PROTOCOL.md 7): {problem}", server=ready, notes=notes)
         samples = _read_samples(case_dir / "samples.i64")
-        if patterns.of(case.pattern).server_models:  # a sample per connection that went well (11.4)
-            iterations = result.get("connections_ok")
+        if part_of(case):  # a sample per connection (11.4) or request (11.5) that went well
+            iterations = part_of(case).ok_samples(result)
         if samples.size != iterations:
             return Outcome(case, "failed", f"client reported ok but wrote {samples.size} samples, "
                            f"expected {iterations}", client=result, server=ready, notes=notes)

@@ -23,13 +23,15 @@ class Column:
     cell: Callable
     priority: int | None  # lower first; None: only in the wide table
     patterns: frozenset = ALL_PATTERNS  # the column is shown when a record has one of these
+    needs: str | None = None    # ... and, if named, when a record has this field (a sweep's knee)
 
 
 def applicable(columns, records):
     """The columns that say something about these records (a stream run has no round-trip
-    times, a round-trip run no messages/s)."""
+    times, a round-trip run no messages/s, a run without a rate sweep no knee)."""
     present = {pattern_table.of_record(r).name for r in records}
-    return [c for c in columns if c.patterns & present]
+    return [c for c in columns if c.patterns & present
+            and (c.needs is None or any(r.get(c.needs) is not None for r in records))]
 
 
 def _figures(r, patterns=TIMES):
@@ -75,6 +77,26 @@ def _mib(r):
 
 def _cpu_per_msg(r):
     return f"{r['cpu_us_per_msg']:.3g}" if r.get("cpu_us_per_msg") is not None else "-"
+
+
+def _achieved(r):
+    """"4,980 of 5,000": a load case's achieved rate against its target."""
+    if r.get("achieved_per_s") is None:
+        return "-"
+    return f"{r['achieved_per_s']:,.0f} of {r.get('target_per_s') or 0:,}"
+
+
+def _knee(r):
+    """A rate sweep's knee, "2,050 [2,000–2,100]": the median over rounds and their range."""
+    if r.get("knee_per_s") is None:
+        return "-"
+    low, high = r.get("knee_low"), r.get("knee_high")
+    spread = f" [{low:,.0f}–{high:,.0f}]" if low is not None and high != low else ""
+    return f"{r['knee_per_s']:,.0f}{spread}"
+
+
+def _load_ns(key):
+    return lambda r: format_ns(r[key]) if r.get(key) is not None else "-"
 
 
 def _lost(r):
@@ -141,6 +163,11 @@ COLUMNS = (
     Column("mib_per_s", "MiB/s", True, _mib, 5.2, _own("mib_per_s")),
     Column("cpu_us_per_msg", "CPU µs/msg", True, _cpu_per_msg, 5.4, _own("cpu_us_per_msg")),
     Column("conns_per_s", "conns/s [95% CI]", True, _rate("conns_per_s"), 5.1, _own("conns_per_s")),
+    Column("achieved_per_s", "req/s achieved", True, _achieved, 5.1, _own("achieved_per_s")),
+    Column("knee_per_s", "knee req/s", True, _knee, 5.05, _own("knee_per_s"), "knee_per_s"),
+    Column("service_p99", "service p99", True, _load_ns("service_p99"), 6.1, _own("service_p99")),
+    Column("late_p99", "client late p99", True, _load_ns("client_lateness_p99"), 6.2,
+           _own("late_p99")),
     Column("lost", "lost", True, _lost, None, _own("lost")),
     Column("time_wait", "TIME_WAIT", True, _time_wait, None, _own("time_wait")),
     Column("mean", "mean ± 95% CI", True, _mean, None, TIMES),

@@ -8,6 +8,7 @@ import io
 
 from ipclab.analyse.case_stats import STAT_FIELDS
 from ipclab.analyse.burst import FIELDS as BURST_FIELDS
+from ipclab.analyse.load import FIELDS as LOAD_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
 from ipclab.execute.rounds import precision_of
 from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
@@ -27,15 +28,16 @@ TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_i
                 "warnings"]
 
 
-def columns(wire=False, burst=False, settings=(), precision=False):
+def columns(wire=False, burst=False, settings=(), precision=False, load=False):
     """Every column; the wire-bytes ones (wire.py) only for a run that counted them, the burst
-    ones (burst.py) only for a run with burst cases, a setting's (plan/settings.py) only for a
+    and load ones (burst.py, load.py) only for a run with such cases, a setting's (plan/settings.py) only for a
     run where some case has it at another value than its default, the precision ones for a run
     with a precision target."""
     return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
             + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS
             + (PRECISION_COLUMNS if precision else []) + list(PATTERN_COLUMNS)
-            + (["server_model", *BURST_FIELDS] if burst else []) + list(settings)
+            + (["server_model"] if burst or load else []) + (list(BURST_FIELDS) if burst else [])
+            + (list(LOAD_FIELDS) if load else []) + list(settings)
             + (list(WIRE_COLUMNS) if wire else []) + TAIL_COLUMNS)
 
 
@@ -46,11 +48,12 @@ def _stat_name(field):
 def to_csv(records):
     out = io.StringIO()
     wire = any("wire_req_bytes" in r for r in records)
-    burst = any(patterns.of_record(r).server_models for r in records)
+    burst = any(patterns.of_record(r).phases for r in records)
+    load = any("achieved_per_s" in r for r in records)
     varied = {n for r in records for n, _ in setting_table.chosen(r.get("settings"))}
     shown = [n for n in setting_table.NAMES if n in varied]
     precision = any(r.get("precision_target") for r in records)
-    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown, precision),
+    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown, precision, load),
                             lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for record in records:
@@ -61,7 +64,7 @@ def to_csv(records):
 def _flatten(record):
     row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + list(PATTERN_COLUMNS) + TAIL_COLUMNS
            + [w for w in WIRE_COLUMNS if w in record]
-           + [b for b in ("server_model", *BURST_FIELDS) if b in record]
+           + [b for b in ("server_model", *BURST_FIELDS, *LOAD_FIELDS) if b in record]
            if c not in ("samples_file", "warmup_samples", "warnings")}
     row.update({n: _cell(v) for n, v in (record.get("settings") or {}).items()})
     trimmed, raw = record.get("trimmed") or {}, record.get("raw") or {}

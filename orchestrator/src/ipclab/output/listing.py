@@ -3,6 +3,7 @@ run on this machine."""
 from rich.table import Table
 
 from ipclab.common.units import format_size
+from ipclab.plan import patterns
 
 
 def capability_table(catalog):
@@ -40,12 +41,19 @@ def _caption(catalog):
 
 
 def _server_models(lang):
-    """The burst server models (PROTOCOL.md 11.4) per mechanism, and an optional one missing here
-    as unsupported with why."""
+    """The burst and load server models (PROTOCOL.md 11.4, 11.5) per mechanism, an optional one
+    missing here as unsupported with why, and the other models the contract names as
+    unsupported by this peer's load server."""
     lines = []
-    for mech, models in lang.server_models.items():
-        lines.append(f"  burst server models over {mech}: {', '.join(models)}")
-        for model, why in lang.optional_server_models.items():
-            if model not in models:
-                lines.append(f"  {model}: unsupported here ({why})")
+    for pattern in (patterns.BURST, patterns.LOAD):
+        what, found = pattern.name, getattr(lang, pattern.models_key)
+        for mech, models in found.items():
+            lines.append(f"  {what} server models over {mech}: {', '.join(models)}")
+            for model, why in lang.optional_server_models.items():
+                if model not in models:
+                    lines.append(f"  {what} {model}: unsupported here ({why})")
+            missing = [m for m in lang.server_models.get(mech, ()) if m not in models]
+            if pattern is patterns.LOAD and missing:
+                lines.append(f"  {what} {', '.join(missing)} over {mech}: unsupported (a burst "
+                             f"model this peer's load server does not serve yet)")
     return lines

@@ -12,7 +12,7 @@ COLUMNS = ("case_id", "side", "phase", "count", "mean_ns", "ci95_low_ns", "ci95_
 
 
 def has_phases(records):
-    return any(patterns.of_record(r).server_models for r in records)
+    return any(patterns.of_record(r).phases for r in records)
 
 
 def to_csv(records):

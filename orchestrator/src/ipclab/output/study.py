@@ -125,7 +125,7 @@ def stream_cpu(records, versus):
 def server_models(records, versus=None):
     """The study's Table 1: one column per burst case (its server model, and the pair when the
     run has several), one row per server phase; a phase the model does not have is "—"."""
-    cases = [r for r in records if patterns.of_record(r).server_models
+    cases = [r for r in records if patterns.of_record(r).phases
              and r["status"] in ("ok", "failed")]
     if not cases:
         return []

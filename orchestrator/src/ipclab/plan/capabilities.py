@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ipclab.common.errors import UserError
 
-CONTRACT = 4           # the contract version this orchestrator speaks (PROTOCOL.md)
+CONTRACT = 5           # the contract version this orchestrator speaks (PROTOCOL.md)
 ANSWER_TIMEOUT = 60    # seconds; a JVM answering on a loaded machine takes a few
 
 
@@ -112,16 +112,22 @@ def compare(lang, answer, mechanisms):
               sorted(got.get("roles", [])))
         _same(where, f"[mechanisms] {mech} patterns", sorted(lang.patterns_of(mech)),
               sorted(got.get("patterns", [])))
-        _check_models(where, lang, mech, got.get("server_models", []))
+        for key in MODEL_KEYS:
+            _check_models(where, lang, mech, key, got.get(key, []))
         _check_limit(where, lang, mechanisms[mech], got.get("max_payload"))
 
 
-def _check_models(where, lang, mech, got):
-    """Burst server models (PROTOCOL.md 11.4): every one peer.toml lists, and nothing else but
-    the models it names optional (present only where the machine allows them)."""
-    claimed, optional = set(lang.server_models.get(mech, [])), set(lang.optional_server_models)
+# The server models a peer lists per mechanism: the burst server's (PROTOCOL.md 11.4) and the
+# load server's (11.5), each a Language field of the same name.
+MODEL_KEYS = ("server_models", "load_models")
+
+
+def _check_models(where, lang, mech, key, got):
+    """Server models: every one peer.toml lists, and nothing else but the models it names
+    optional (present only where the machine allows them)."""
+    claimed, optional = set(getattr(lang, key).get(mech, [])), set(lang.optional_server_models)
     if not claimed <= set(got) <= claimed | optional:
-        _same(where, f"[mechanisms] {mech} server_models", sorted(claimed), sorted(got),
+        _same(where, f"[mechanisms] {mech} {key}", sorted(claimed), sorted(got),
               f"peer.toml says {sorted(claimed)} (optional: {sorted(optional)}), the "
               f"{lang.display} peer answers {sorted(got)}")
 
@@ -144,9 +150,10 @@ def _check_limit(where, lang, mech, got):
 def apply(lang, answer, mechanisms):
     """What only the running peer knows: kernel limits (peer_limit mechanisms), its runtime."""
     lang.runtime = answer.get("runtime")
-    for name, got in answer["mechanisms"].items():  # optional burst models present here
-        if got.get("server_models") and name in lang.server_models:
-            lang.server_models[name] = list(got["server_models"])
+    for name, got in answer["mechanisms"].items():  # optional server models present here
+        for key in MODEL_KEYS:
+            if got.get(key) and name in getattr(lang, key):
+                getattr(lang, key)[name] = list(got[key])
     for name, got in answer["mechanisms"].items():
         mech = mechanisms.get(name)
         if mech and mech.peer_limit and name in lang.mechanisms:

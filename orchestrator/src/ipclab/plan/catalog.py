@@ -39,6 +39,7 @@ class Mechanism:
     inprocess: str | None = None    # "native": the server is the native library; "self": none
     peer_limit: bool = False        # the real limit is the kernel's: each peer reports its own
     payloads: tuple = ("bytes",)    # RPC mechanisms also carry the structured records
+    many_clients: bool = False      # a server serves several clients at once (load, 11.5)
 
     def server_rule(self, client, server, native_servers):
         """Why an in-process mechanism cannot have this client/server pair, or None.
@@ -91,6 +92,7 @@ class Language:
     max_payload: dict = field(default_factory=dict)
     patterns: dict = field(default_factory=dict)   # mechanism -> patterns; default ["rr"]
     server_models: dict = field(default_factory=dict)  # mechanism -> burst server models (11.4)
+    load_models: dict = field(default_factory=dict)    # mechanism -> load server models (11.5)
     # model -> why it may be missing: listed by the peer only where the machine allows it
     optional_server_models: dict = field(default_factory=dict)
     root: Path | None = None
@@ -217,7 +219,7 @@ def _load_language(path, mechanisms, root):
     for key in ("language", "command"):
         if key not in data:
             raise UserError(f"{path}: {key!r} is missing")
-    roles, patterns, server_models = {}, {}, {}
+    roles, patterns, models = {}, {}, {"server_models": {}, "load_models": {}}
     for mech, spec in data.get("mechanisms", {}).items():
         if isinstance(spec, list):
             spec = {"roles": spec}
@@ -227,8 +229,9 @@ def _load_language(path, mechanisms, root):
         roles[mech] = list(spec["roles"])
         if "patterns" in spec:
             patterns[mech] = list(spec["patterns"])
-        if "server_models" in spec:
-            server_models[mech] = list(spec["server_models"])
+        for key, found in models.items():
+            if key in spec:
+                found[mech] = list(spec[key])
     limits = {}
     for mech, spec in data.get("max_payload", {}).items():
         if mech not in mechanisms or not isinstance(spec, dict) \
@@ -247,7 +250,7 @@ def _load_language(path, mechanisms, root):
     return Language(
         name=data["language"], display=data.get("display", data["language"]),
         command=list(data["command"]), mechanisms=roles, patterns=patterns, toml_path=path,
-        server_models=server_models,
+        server_models=models["server_models"], load_models=models["load_models"],
         optional_server_models=dict(data.get("optional_server_models", {})),
         artifact=data.get("artifact"), library=data.get("library"),
         floor=bool(data.get("floor", False)), requires=list(data.get("requires", [])), locate=dict(data.get("locate", {})),

@@ -226,6 +226,13 @@ def _too_big(f, mech, langs):
     return why
 
 
+def one_client_reason(mech, pattern, catalog):
+    """Why `pattern` cannot run over `mech`: its server serves one client."""
+    able = [m.name for m in catalog.mechanisms.values() if m.many_clients]
+    return (f"{mech.name} serves one client at a time, and {pattern} needs a server that serves "
+            f"several at once ({', '.join(able)})")
+
+
 def _why_not(f, catalog, cpus):
     """What the case itself cannot be (not-applicable) comes before what this machine lacks."""
     mech = catalog.mechanism(f["mechanism"])
@@ -235,6 +242,8 @@ def _why_not(f, catalog, cpus):
         if rule:
             return "not-applicable", rule
         roles = roles[:1]  # no server process to ask for a role
+    if patterns.of(f["pattern"]).many_clients and not mech.many_clients:
+        return "not-applicable", one_client_reason(mech, f["pattern"], catalog)
     if f["placement"] == "same-core" and not mech.same_core:
         return "not-applicable", f"{mech.name} at same-core: {mech.same_core_reason}"
     for role, lang in roles:
@@ -246,14 +255,15 @@ def _why_not(f, catalog, cpus):
                                   f"{', '.join(client.patterns_of(mech.name))} only, not "
                                   f"{f['pattern']}")
     if f["server_model"]:
-        models = roles[1][1].server_models.get(mech.name, [])
+        pattern = patterns.of(f["pattern"])
+        models = getattr(roles[1][1], pattern.models_key).get(mech.name, [])
         optional = roles[1][1].optional_server_models.get(f["server_model"])
         if f["server_model"] not in models and optional:
             return "unavailable", (f"the {roles[1][1].display} peer's {f['server_model']} "
                                    f"server model is not on this machine: {optional}")
         if f["server_model"] not in models:
-            return "not-applicable", (f"the {roles[1][1].display} peer has no burst server model "
-                                      f"{f['server_model']} over {mech.name} (its models: "
+            return "not-applicable", (f"the {roles[1][1].display} peer has no {pattern.name} server "
+                                      f"model {f['server_model']} over {mech.name} (its models: "
                                       f"{', '.join(models) or 'none'})")
     for name, value in f["settings"]:
         why = setting_table.why_not(name, value, mech, f["pattern"], f["payload"],

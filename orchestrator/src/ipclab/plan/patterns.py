@@ -14,22 +14,25 @@ SERVER_MODELS = ("iterative", "thread", "virtual-thread", "process", "thread-poo
 BURST_RUN_LIMITS = {"connectors": 10000, "processes": 64, "backlog": 65535}  # the contract's ranges
 # The phases a burst server times per connection (11.4.3), and its client's (11.4.4).
 BURST_PHASES = ("accept", "loop", "spawn", "start_delay", "transfer", "total")
+# Pattern load (PROTOCOL.md 11.5): the settings that shape its schedule (plan/settings.py) and
+# the [run] keys of its time, in seconds (the peers take milliseconds).
+LOAD_SETTINGS = ("clients", "rate", "arrival")
 BURST_CLIENT_PHASES = ("connect", "response", "total")
 
 
 # How a case's deadline grows with its work (execute/runner.py case_timeout): not at all, per
 # measured item and warm-up item (a stream's messages, short's connections), or per connection of
 # the burst plus one io timeout (a connect may wait that long for its SYN).
-NO_ALLOWANCE, PER_ITEM, PER_CONNECTION = "none", "per item", "per connection"
-TIMEOUTS = (NO_ALLOWANCE, PER_ITEM, PER_CONNECTION)
+NO_ALLOWANCE, PER_ITEM, PER_CONNECTION, SCHEDULE = "none", "per item", "per connection", "schedule"
+TIMEOUTS = (NO_ALLOWANCE, PER_ITEM, PER_CONNECTION, SCHEDULE)
 # What the warm-up counts (PROTOCOL.md 7, 11.1); a pattern without one has NO_WARMUP.
 ROUND_TRIPS, MESSAGES, NO_WARMUP = "round trips", "messages", ""
 WARMUPS = (ROUND_TRIPS, MESSAGES, NO_WARMUP)
 # The report's figure groups (output/report/figures.py) a pattern's ok cases appear in.
-TIME_FIGURES, WARMUP_FIGURE, STREAM_FIGURES, CONNECTION_FIGURE = (
-    "times", "warm-up", "stream rate and cpu", "connection rate")
-REPORT_FIGURES = (TIME_FIGURES, WARMUP_FIGURE, STREAM_FIGURES, CONNECTION_FIGURE)
-RATE_COLUMNS = ("msgs_per_s", "conns_per_s")
+TIME_FIGURES, WARMUP_FIGURE, STREAM_FIGURES, CONNECTION_FIGURE, LOAD_FIGURES = (
+    "times", "warm-up", "stream rate and cpu", "connection rate", "latency under load")
+REPORT_FIGURES = (TIME_FIGURES, WARMUP_FIGURE, STREAM_FIGURES, CONNECTION_FIGURE, LOAD_FIGURES)
+RATE_COLUMNS = ("msgs_per_s", "conns_per_s", "achieved_per_s")
 FRAME_HEADER = 24   # PROTOCOL.md section 2
 
 
@@ -40,8 +43,13 @@ class Pattern:
     sample: str                 # what one sample is
     shape: str = EXCHANGE
     records: bool = False       # carries the structured records (--payload), not just sizes
-    server_models: bool = False  # a case per server model (matrix axis server_model); the server
-    #                             ends by itself; flags, counters and files of execute/burst.py
+    server_models: bool = False  # a case per server model (matrix axis server_model)
+    models_key: str = "server_models"  # the capabilities field that lists a server's models
+    many_clients: bool = False  # its server serves several clients at once (mechanisms.toml)
+    keeps_tail: bool = False    # no outlier trimming: its tail is the result (load's stalls)
+    phases: bool = False        # the server times each connection's phases (PROTOCOL.md 11.4.3)
+    execute: str = ""           # the execute/ module with its own peer flags and files (burst:
+    #                             the server ends by itself, counters, phases; load: records)
     warmup: str = ROUND_TRIPS   # what its warm-up counts
     keeps_warmup: bool = False  # the client writes its warm-up samples (--warmup-samples-file)
     per_window: bool = False    # samples are stream windows, converted per message for statistics
@@ -86,9 +94,19 @@ BURST = Pattern("burst", "11.4", "connections", server_models=True, warmup=NO_WA
                 timeout=PER_CONNECTION, counts_time_wait=True, default_sizes=(1000, 8),
                 run_limits=BURST_RUN_LIMITS, run_keys=("connections", *BURST_RUN_LIMITS),
                 axes=("server_model",), whole_times=True, rate_column="conns_per_s",
-                entry_key="burst", columns=("conns_per_s",))
+                entry_key="burst", columns=("conns_per_s",), phases=True, execute="burst")
+LOAD = Pattern("load", "11.5", "requests' response times from their intended start",
+               server_models=True, models_key="load_models", execute="load", warmup=NO_WARMUP,
+               keeps_tail=True, many_clients=True,
+               timeout=SCHEDULE, default_sizes=(16, 16), run_keys=("duration", "load_warmup", "sweep_from", "slo"),
+               run_limits={"sweep_from": 10**7},
+               axes=("server_model", *LOAD_SETTINGS), whole_times=True,
+               rate_column="achieved_per_s", entry_key="load",
+               note="response times from each request's intended start (load)", note_rank=4,
+               columns=("achieved_per_s", "knee_per_s", "service_p99", "late_p99"), progress="request",
+               report_figures=(LOAD_FIGURES,))
 
-PATTERNS = {p.name: p for p in (RR, STREAM, SHORT, BURST)}
+PATTERNS = {p.name: p for p in (RR, STREAM, SHORT, BURST, LOAD)}
 NAMES = tuple(PATTERNS)
 DEFAULT = RR
 

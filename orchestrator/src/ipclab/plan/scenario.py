@@ -9,6 +9,7 @@ from pathlib import Path
 from ipclab.common.errors import UserError
 from ipclab.plan import claims as claim_table
 from ipclab.plan import hosts, patterns, report_spec
+from ipclab.plan.matrix import one_client_reason
 from ipclab.plan.validator import (  # noqa: F401 (the scenario's vocabulary, re-exported)
     MAX_PAYLOAD, PLACEMENTS, DEFAULT_PLACEMENT, PATTERNS, OUTLIER_RULES,
     PAYLOADS, MAX_SEQUENCE_LENGTH, MATRIX_AXES, VOID, BASELINE_KEYS, Validator)
@@ -47,6 +48,14 @@ class RunSettings:
     connectors: int = 200
     processes: int = 1
     backlog: int = 512
+    # Pattern load (PROTOCOL.md 11.5, execute/load.py): seconds of the measured schedule, and of
+    # the warm-up at the same rate before it (its clients, rate and arrival are settings).
+    duration: float = 5.0
+    load_warmup: float = 1.0
+    # --rate sweep: the first step's rate, and the p99 response time a step must keep (seconds;
+    # None: 3 × the first step's p99).
+    sweep_from: int = 1000
+    slo: float | None = None
 
 
 @dataclass
@@ -136,6 +145,13 @@ def build_scenario(raw, source, catalog, overrides, name):
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
     run.precision = v.percentage(*_pick(run_raw, overrides, "precision", "run.precision"))
     run.budget = v.duration(*_pick(run_raw, overrides, "budget", "run.budget"))
+    run.duration = v.duration(*_pick(run_raw, overrides, "duration", "run.duration"),
+                              what="duration") or RunSettings.duration
+    run.load_warmup = v.duration(*_pick(run_raw, overrides, "load_warmup", "run.load_warmup"),
+                                 what="warm-up time", zero=True)
+    if run.load_warmup is None:
+        run.load_warmup = RunSettings.load_warmup
+    run.slo = v.duration(*_pick(run_raw, overrides, "slo", "run.slo"), what="response-time SLO")
     run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
     run.wire_bytes = v.flag(*_pick(run_raw, overrides, "wire_bytes", "run.wire_bytes"), False)
     for pattern, key, top in ((p, key, top) for p in patterns.PATTERNS.values()
@@ -162,10 +178,23 @@ def build_scenario(raw, source, catalog, overrides, name):
         versus=v.axis("mechanism", [report_raw["versus"]], "report.versus")[0]
         if "versus" in report_raw else "tcp", **v.pivot(report_raw),
         figures=v.names(report_raw.get("figures"), "report.figures", report_spec.STUDY_FIGURES))
+    _many_clients(v, matrix, catalog, _pick(matrix_raw, overrides, "mechanism",
+                                            "matrix.mechanism")[1])
     claims = claim_table.parse(raw.get("claim"), source, v.selector_value, patterns.BURST_PHASES)
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
                     matrix=matrix, run=run, statistics=stat, report=report,
                     hosts=hosts.parse_hosts(raw.get("hosts"), source), claims=claims)
+
+
+def _many_clients(v, matrix, catalog, where):
+    """A run of patterns that all need a server of several clients (load) over a mechanism whose
+    server has one is a mistake in the input, not a case (with another pattern beside it, those
+    cases are only not applicable)."""
+    if not all(patterns.of(p).many_clients for p in matrix["pattern"]):
+        return
+    for name in matrix["mechanism"]:
+        if not catalog.mechanism(name).many_clients:
+            v.fail_at(where, one_client_reason(catalog.mechanism(name), matrix["pattern"][0], catalog))
 
 
 def _void_reply(matrix_raw, overrides):
@@ -202,7 +231,8 @@ def _contract_sizes(matrix, matrix_raw, overrides):
 
 
 SIZE_PAIRING = ("product", "zip")
-LINK_KEYS = ("link", "wire_bytes", "precision", "budget")  # [run] keys that are not numbers
+LINK_KEYS = ("link", "wire_bytes", "precision", "budget", "duration",  # [run] keys that are
+             "load_warmup", "slo")                                   # not plain numbers
 
 _KNOWN = {
     "name": None, "description": None,

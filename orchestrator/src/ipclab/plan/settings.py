@@ -38,6 +38,12 @@ class Setting:
     help: str
     own: str | None = None      # a peer's own setting: ANY_SIDE or BOTH_SIDES must take it
     sizes: Callable | None = None  # (value, request size, response size) -> why not, or None
+    most: int = 10**9           # a whole-number setting's largest value (the contract's)
+    word: str | None = None     # a whole-number setting's one other value, alone (rate: sweep)
+    id_word: Callable | None = None  # its words in a case's id, where the label's would not do
+    #                             in a file name ("5,000/s")
+    always: bool = False        # its value is named (label, id, flags) wherever it applies, the
+    #                             default too: a load case's clients and rate are what it is
 
 
 def _reply(value, mech, pattern, payload):
@@ -116,8 +122,45 @@ SERIALIZATION = Setting(
         f"the Java server answers an object with an array of the request's size, so the "
         f"response size is {req}, not {resp} (PROTOCOL.md 4.6)"))
 
+
+
+def _load_only(what):
+    def why_not(value, mech, pattern, payload):
+        return None if pattern == patterns.LOAD.name else f"{what} is a setting of the load pattern"
+    return why_not
+
+
+SWEEP = "sweep"  # the rate a load case searches for (execute/load.py search)
+
+
+# Pattern load (PROTOCOL.md 11.5): how many connections, how many requests a second in all, and
+# how they are spaced; each case at one value of each (a grid of rates is a row per rate).
+CLIENTS = Setting(
+    "clients", 8, None,
+    applies=_load_only("clients"),
+    flags=lambda v: {"drive": ["--clients", str(v)]},
+    label=lambda v: f"×{v}",
+    id_word=lambda v: f"c{v}",
+    help="load: persistent connections (default 8), e.g. 1,8,64",
+    most=1024, always=True)
+RATE = Setting(
+    "rate", 1000, None,
+    applies=_load_only("rate"),
+    flags=lambda v: {} if v == SWEEP else {"drive": ["--rate", str(v)]},
+    label=lambda v: "rate sweep" if v == SWEEP else f"{v:,}/s",
+    id_word=lambda v: f"r{v}",
+    help="load: requests per second over all connections (default 1000), e.g. 1000,5000,20000; "
+         "sweep: find the highest rate within the SLO (--slo), step by step",
+    most=10**7, always=True, word="sweep")
+ARRIVAL = Setting(
+    "arrival", "fixed", ("fixed", "poisson"),
+    applies=_load_only("arrival"),
+    flags=lambda v: {"drive": ["--arrival", v]},
+    label=lambda v: v,
+    help="load: fixed (evenly spaced requests, default) or poisson (seeded exponential gaps)")
+
 SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, POLL_INTERVAL,
-                                JAVA_BINDING, SERIALIZATION)}
+                                JAVA_BINDING, SERIALIZATION, CLIENTS, RATE, ARRIVAL)}
 NAMES = tuple(SETTINGS)
 
 
@@ -165,8 +208,10 @@ def _others(setting):
 
 
 def chosen(case_settings):
-    """The (name, value) pairs of a case's settings that differ from their defaults."""
-    return [(n, v) for n, v in dict(case_settings or {}).items() if v != SETTINGS[n].default]
+    """The (name, value) pairs of a case's settings that differ from their defaults, and those
+    always named."""
+    return [(n, v) for n, v in dict(case_settings or {}).items()
+            if v != SETTINGS[n].default or SETTINGS[n].always]
 
 
 def peer_flags(case_settings, role, lang=None, mechanism=None):
@@ -188,5 +233,7 @@ def label_words(case_settings):
 
 def id_suffix(case_settings):
     """"-void-nodelay-off": the same, for a case's id (empty for defaults)."""
-    return "".join(f"-{str(SETTINGS[n].label(v) or v).replace(' ', '-').replace('µ', 'u')}"
+    def word(setting, value):
+        return setting.id_word(value) if setting.id_word else setting.label(value) or value
+    return "".join(f"-{str(word(SETTINGS[n], v)).replace(' ', '-').replace('µ', 'u')}"
                    for n, v in chosen(case_settings))

@@ -49,19 +49,26 @@ class Validator:
         if axis == "sequence_length":
             return list(dict.fromkeys(self._count(item, where) for item in items))
         if axis in setting_table.SETTINGS and setting_table.SETTINGS[axis].values is None:
-            return list(dict.fromkeys(self._whole(item, where, axis) for item in items))
+            setting = setting_table.SETTINGS[axis]
+            if setting.word and setting.word in [str(i).strip() for i in items]:
+                if len(items) > 1:
+                    self._fail(where, f"{setting.word} stands alone, not in a list of values "
+                                      f"({value!r})")
+                return [setting.word]
+            return list(dict.fromkeys(self._whole(item, where, axis, setting.most)
+                                      for item in items))
         allowed = self._allowed(axis)
         for item in items:
             if not isinstance(item, str) or item.strip() not in allowed:
                 self._fail(where, f"unknown {axis} {item!r} (known: {', '.join(allowed)})")
         return list(dict.fromkeys(item.strip() for item in items))
 
-    def _whole(self, item, where, axis):
+    def _whole(self, item, where, axis, most=10**9):
         text = item.strip() if isinstance(item, str) else item
         if isinstance(text, str) and text.isdigit():
             text = int(text)
-        if not isinstance(text, int) or isinstance(text, bool) or not 1 <= text <= 10**9:
-            self._fail(where, f"{item!r} is not a valid {axis} (a whole number, 1 to 10^9)")
+        if not isinstance(text, int) or isinstance(text, bool) or not 1 <= text <= most:
+            self._fail(where, f"{item!r} is not a valid {axis} (a whole number, 1 to {most:,})")
         return text
 
     def _allowed(self, axis):
@@ -117,7 +124,7 @@ class Validator:
             except ValueError:
                 ok = False
         minimum = 1 if key in ("iterations", "rounds", "messages", "windows", "connections",
-                               "connectors", "processes", "backlog") else 0
+                               "connectors", "processes", "backlog", "sweep_from") else 0
         if not ok or value < minimum or (key.endswith("timeout") and value <= 0) \
                 or (key == "tukey_k" and value <= 0) or (key == "seed" and value >= 2**64):
             self._fail(where, f"{given!r} is not a valid {key}")
@@ -138,18 +145,21 @@ class Validator:
             self._fail(where, f"{value!r} is not a precision above 0% and below 100% (e.g. 5%)")
         return fraction
 
-    def duration(self, value, where):
-        """A time budget: "90s", "10m", "1h" or seconds, above 0; None when not given."""
+    def duration(self, value, where, what="time budget", zero=False):
+        """A time: "250ms", "90s", "10m", "1h" or seconds, above 0 (or 0 when `zero`), at most a
+        day; None when not given."""
         if value is None:
             return None
         text = str(value).strip()
-        scale = {"s": 1, "m": 60, "h": 3600}.get(text[-1:], None)
+        unit = next((u for u in ("ms", "s", "m", "h") if text.endswith(u)), "")
+        scale = {"ms": 1e-3, "s": 1, "m": 60, "h": 3600, "": 1}[unit]
         try:
-            seconds = float(text[:-1] if scale else text) * (scale or 1)
+            seconds = float(text[:len(text) - len(unit)]) * scale
         except ValueError:
             seconds = None
-        if seconds is None or not seconds > 0 or seconds == float("inf"):
-            self._fail(where, f"{value!r} is not a time budget above 0 (e.g. 90s, 10m, 1h)")
+        if seconds is None or not (seconds >= 0 if zero else seconds > 0) or seconds > 86400:
+            self._fail(where, f"{value!r} is not a {what} {'of 0 or more' if zero else 'above 0'}"
+                              f" (e.g. 250ms, 90s, 10m, 1h)")
         return seconds
 
     def link(self, value, where):

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "burst/exchange.hpp"
 #include "burst/models.hpp"
 #include "burst/serving.hpp"
 #include "error.hpp"
@@ -27,14 +28,17 @@ namespace {
 
 // ---- epoll: non-blocking connections in one event loop per listener -----------------------------
 
-// A connection of an event loop: its request as it arrives, then what is left of its response.
+// A connection of an event loop: its frame as it arrives, then what is left of its answer.
+// Under load it goes back to reading a header after each RESPONSE.
 struct LoopConn {
   std::uint64_t index = 0;
   std::vector<std::uint8_t> in = std::vector<std::uint8_t>(kHeaderSize);
   std::size_t got = 0;
   Header header{};
-  std::vector<std::uint8_t> out;  // a response the socket did not take at once
+  std::vector<std::uint8_t> out;  // an answer the socket did not take at once
   std::size_t sent = 0;
+  std::uint64_t corrupted = 0;    // load: for END_ACK
+  std::uint8_t ack[kEndAckSize] = {};
 };
 
 class EventLoop {
@@ -93,7 +97,7 @@ class EventLoop {
   }
 
   void read_some(int fd, LoopConn& c) {
-    ConnTimes& t = s_.times[c.index];
+    ConnTimes& t = s_.time(c.index);
     if (t.transfer_start == 0) t.transfer_start = now_ns();
     for (;;) {
       const std::size_t need =
@@ -102,7 +106,7 @@ class EventLoop {
       if (c.got == c.in.size()) grow_toward(c.in, need);
       const std::size_t room = (need < c.in.size() ? need : c.in.size()) - c.got;
       const ssize_t r = ::recv(fd, c.in.data() + c.got, room, 0);
-      if (r == 0) return end(fd, ConnError::eof);
+      if (r == 0) return end(fd, closed_after(s_, c.got));
       if (r < 0) {
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return;
@@ -111,7 +115,7 @@ class EventLoop {
       c.got += static_cast<std::size_t>(r);
       if (c.got == kHeaderSize) {
         c.header = decode_header(c.in.data());
-        if (const char* why = check_burst_header(c.header)) {
+        if (const char* why = s_.exchange.check(c.header)) {
           print_line(std::string("rejected frame: ") + why);
           return end(fd, ConnError::protocol);
         }
@@ -121,21 +125,20 @@ class EventLoop {
 
   void respond(int fd, LoopConn& c) {
     RequestHandler& answer = handler();
-    const std::uint8_t* frame = answer.response(c.header.sequence, c.header.length, c.header.wanted);
-    const std::size_t total = kHeaderSize + c.header.wanted;
-    const ssize_t w = ::send(fd, frame, total, MSG_NOSIGNAL);
+    const Reply r = answer_frame(s_, answer, c.header, c.ack, c.corrupted);
+    const ssize_t w = ::send(fd, r.data, r.size, MSG_NOSIGNAL);
     if (w < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-      answer.after_send();
+      if (r.response) answer.after_send();
       return end(fd, error_of_errno(errno));
     }
     const std::size_t sent = w > 0 ? static_cast<std::size_t>(w) : 0;
-    if (sent < total) {  // the rest when the socket has room; the frame buffer is shared
-      c.out.assign(frame + sent, frame + total);
-      answer.after_send();
+    if (sent < r.size) {  // the rest when the socket has room; the frame buffer is shared
+      c.out.assign(r.data + sent, r.data + r.size);
+      if (r.response) answer.after_send();
       watch(fd, EPOLLOUT, EPOLL_CTL_MOD);
       return;
     }
-    answer.after_send();
+    if (r.response) answer.after_send();
     responded(fd, c);
   }
 
@@ -149,26 +152,29 @@ class EventLoop {
       }
       c.sent += static_cast<std::size_t>(w);
     }
+    watch(fd, EPOLLIN, EPOLL_CTL_MOD);
     responded(fd, c);
   }
 
   void responded(int fd, LoopConn& c) {
-    s_.times[c.index].transfer_end = now_ns();
-    const bool ok = handler().request_ok(c.in.data() + kHeaderSize, c.header.length,
-                                         c.header.sequence);
-    end(fd, ok ? ConnError::none : ConnError::payload_mismatch);
+    s_.time(c.index).transfer_end = now_ns();
+    ConnError error;
+    if (!after_reply(s_, handler(), c.header, c.in.data() + kHeaderSize, c.corrupted, error))
+      return end(fd, error);
+    c.got = c.sent = 0;  // load: the next frame (level-triggered: its bytes wake the loop)
+    c.out.clear();
   }
 
   void end(int fd, ConnError error) {
     const std::uint64_t index = conns_[fd].index;
     conns_.erase(fd);
     ::close(fd);
-    s_.times[index].finish(error, now_ns());
+    s_.time(index).finish(error, now_ns());
     connection_ended(s_);
   }
 
   RequestHandler& handler() {
-    if (!handler_) handler_.emplace(ServerConfig{s_.options.seed, false, StreamTally::Fault::none});
+    if (!handler_) handler_.emplace(config_of(s_));
     return *handler_;
   }
 

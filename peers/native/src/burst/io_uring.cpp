@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "burst/exchange.hpp"
 #include "burst/models.hpp"
 #include "burst/serving.hpp"
 #include "error.hpp"
@@ -31,6 +32,8 @@ struct UringConn {
   std::vector<std::uint8_t> out;
   std::size_t sent = 0;
   ConnError error = ConnError::none;
+  std::uint64_t corrupted = 0;  // load: for END_ACK
+  std::uint8_t ack[kEndAckSize] = {};
 };
 
 class Ring {
@@ -78,7 +81,7 @@ class Ring {
     io_uring_sqe* e = sqe();
     ::io_uring_prep_accept(e, s_.listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
     accept_start_ = now_ns();
-    if (last_ >= 0) s_.times[last_].next_accept_start = accept_start_;
+    if (last_ >= 0) s_.time(last_).next_accept_start = accept_start_;
     submit(e, c.release());
   }
 
@@ -128,8 +131,9 @@ class Ring {
       throw_io_errno("accept (io_uring)", -res);
     }
     c->fd = res;
+    accepted_socket(s_, res);
     c->index = s_.counters->accepted.fetch_add(1);
-    ConnTimes& t = s_.times[c->index];
+    ConnTimes& t = s_.time(c->index);
     t.accept_start = accept_start_;
     t.accept_end = end;
     last_ = static_cast<std::int64_t>(c->index);
@@ -139,23 +143,22 @@ class Ring {
   }
 
   void received(UringConn* c, int res) {
-    if (res == 0) return submit_close(c, ConnError::eof);
+    if (res == 0) return submit_close(c, closed_after(s_, c->got));
     if (res < 0) return submit_close(c, error_of_errno(-res));
     const bool had_header = c->got >= kHeaderSize;
     c->got += static_cast<std::size_t>(res);
     if (!had_header && c->got >= kHeaderSize) {
       c->header = decode_header(c->in.data());
-      if (const char* why = check_burst_header(c->header)) {
+      if (const char* why = s_.exchange.check(c->header)) {
         print_line(std::string("rejected frame: ") + why);
         return submit_close(c, ConnError::protocol);
       }
     }
     if (c->got < kHeaderSize || c->got < kHeaderSize + c->header.length) return submit_recv(c);
     RequestHandler& answer = handler();
-    const std::uint8_t* frame =
-        answer.response(c->header.sequence, c->header.length, c->header.wanted);
-    c->out.assign(frame, frame + kHeaderSize + c->header.wanted);  // outlives the next answer
-    answer.after_send();
+    const Reply r = answer_frame(s_, answer, c->header, c->ack, c->corrupted);
+    c->out.assign(r.data, r.data + r.size);  // outlives the next answer
+    if (r.response) answer.after_send();
     submit_send(c);
   }
 
@@ -163,21 +166,23 @@ class Ring {
     if (res < 0) return submit_close(c, error_of_errno(-res));
     c->sent += static_cast<std::size_t>(res);
     if (c->sent < c->out.size()) return submit_send(c);
-    s_.times[c->index].transfer_end = now_ns();
-    const bool ok = handler().request_ok(c->in.data() + kHeaderSize, c->header.length,
-                                         c->header.sequence);
-    submit_close(c, ok ? ConnError::none : ConnError::payload_mismatch);
+    s_.time(c->index).transfer_end = now_ns();
+    ConnError error;
+    if (!after_reply(s_, handler(), c->header, c->in.data() + kHeaderSize, c->corrupted, error))
+      return submit_close(c, error);
+    c->got = c->sent = 0;  // load: the next frame
+    submit_recv(c);
   }
 
   void closed(UringConn* c) {
-    s_.times[c->index].finish(c->error, now_ns());
+    s_.time(c->index).finish(c->error, now_ns());
     connection_ended(s_);
     ++ended_;
     delete c;
   }
 
   RequestHandler& handler() {
-    if (!handler_) handler_.emplace(ServerConfig{s_.options.seed, false, StreamTally::Fault::none});
+    if (!handler_) handler_.emplace(config_of(s_));
     return *handler_;
   }
 

@@ -25,7 +25,7 @@ void could_not_spawn(Server& s, int fd, std::uint64_t index, const char* what, i
   if (!said) print_line(std::string("io: ") + what + ": " + std::strerror(err));
   said = true;
   ::close(fd);
-  s.times[index].finish(ConnError::io, now_ns());
+  s.time(index).finish(ConnError::io, now_ns());
   connection_ended(s);
 }
 
@@ -36,10 +36,13 @@ struct Task {
   std::uint64_t index;
 };
 
+// The task is the thread's own (allocated per connection, freed here): the thread is detached,
+// so a load server, whose connections never stop coming, keeps nothing per ended connection.
 void* task_main(void* arg) {
   const std::int64_t start = now_ns();  // the task's first instruction
-  const Task& t = *static_cast<const Task*>(arg);
-  t.server->times[t.index].task_start = start;
+  const Task t = *static_cast<const Task*>(arg);
+  delete static_cast<const Task*>(arg);
+  t.server->time(t.index).task_start = start;
   serve_connection(*t.server, t.fd, t.index);
   return nullptr;
 }
@@ -59,35 +62,35 @@ void serve_iterative(Server& s) {
 // ---- thread: a new thread per connection ------------------------------------------------------
 
 void serve_thread(Server& s) {
-  std::vector<Task> tasks(s.n);
-  std::vector<pthread_t> threads;
-  threads.reserve(s.n);
+  pthread_attr_t detached;
+  ::pthread_attr_init(&detached);
+  ::pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
   Acceptor a;
   for (std::uint64_t i = 0; i < s.n; ++i) {
     const Accepted c = accept_connection(s, a);
-    Task& task = tasks[c.index];
-    task = {&s, c.fd, c.index};
-    ConnTimes& t = s.times[c.index];
+    auto* task = new Task{&s, c.fd, c.index};
+    ConnTimes& t = s.time(c.index);
     pthread_t thread;
     t.spawn_start = now_ns();
-    const int rc = ::pthread_create(&thread, nullptr, task_main, &task);
+    const int rc = ::pthread_create(&thread, &detached, task_main, task);
     t.spawn_end = now_ns();
-    if (rc != 0) could_not_spawn(s, c.fd, c.index, "pthread_create", rc);
-    else threads.push_back(thread);
+    if (rc != 0) {
+      delete task;
+      could_not_spawn(s, c.fd, c.index, "pthread_create", rc);
+    }
   }
-  for (const pthread_t thread : threads) ::pthread_join(thread, nullptr);
+  ::pthread_attr_destroy(&detached);
+  wait_all_ended(s);
 }
 
 // ---- process: fork per connection -------------------------------------------------------------
 
 void serve_process(Server& s) {
   const pid_t parent = ::getpid();
-  std::vector<pid_t> children;
-  children.reserve(s.n);
   Acceptor a;
   for (std::uint64_t i = 0; i < s.n; ++i) {
     const Accepted c = accept_connection(s, a);
-    ConnTimes& t = s.times[c.index];
+    ConnTimes& t = s.time(c.index);
     t.spawn_start = now_ns();
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -103,11 +106,10 @@ void serve_process(Server& s) {
       continue;
     }
     add_child(pid);
-    children.push_back(pid);
     ::close(c.fd);
     reap_finished();  // without blocking the loop
   }
-  for (const pid_t pid : children) reap(pid);
+  reap_all();
 }
 
 }  // namespace ipclab::burst

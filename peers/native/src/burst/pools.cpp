@@ -55,7 +55,7 @@ void pool_worker(Server& s) {
   for (;;) {
     const Accepted c = g_pool.queue.take();
     if (c.fd < 0) return;  // the end
-    s.times[c.index].task_start = now_ns();
+    s.time(c.index).task_start = now_ns();
     serve_connection(s, c.fd, c.index);
   }
 }
@@ -85,7 +85,7 @@ void serve_thread_pool(Server& s) {
   Acceptor a;
   for (std::uint64_t i = 0; i < s.n; ++i) {
     const Accepted c = accept_connection(s, a);
-    ConnTimes& t = s.times[c.index];
+    ConnTimes& t = s.time(c.index);
     t.spawn_start = now_ns();
     g_pool.queue.put(c);
     t.spawn_end = now_ns();

@@ -16,6 +16,7 @@ std::string_view conn_error_name(ConnError e) noexcept {
     case ConnError::lost: return "lost";
     case ConnError::refused: return "refused";
     case ConnError::timeout: return "timeout";
+    case ConnError::not_sent: return "not-sent";
   }
   return "io";
 }
@@ -26,24 +27,18 @@ std::int64_t span(std::int64_t from, std::int64_t to) noexcept {
   return from != 0 && to != 0 ? to - from : kEmpty;
 }
 
-// Appends text; returns the new end.
-char* put(char* out, std::string_view text) noexcept {
+}  // namespace
+
+char* put_text(char* out, std::string_view text) noexcept {
   std::memcpy(out, text.data(), text.size());
   return out + text.size();
 }
 
-char* put_int(char* out, std::int64_t v) noexcept {
-  return std::to_chars(out, out + 24, v).ptr;
-}
-
-// A field and its comma: empty for kEmpty.
 char* put_field(char* out, std::int64_t v) noexcept {
-  if (v != kEmpty) out = put_int(out, v);
+  if (v != kEmpty) out = std::to_chars(out, out + 24, v).ptr;
   *out++ = ',';
   return out;
 }
-
-}  // namespace
 
 Phases phases_of(const ConnTimes& t) noexcept {
   Phases p{};
@@ -64,7 +59,7 @@ std::size_t phases_capacity(std::size_t count) noexcept {
 }
 
 std::size_t format_phases(const ConnTimes* times, std::size_t count, char* buf) noexcept {
-  char* out = put(buf, kPhasesHeader);
+  char* out = put_text(buf, kPhasesHeader);
   for (std::size_t i = 0; i < count; ++i) {
     const ConnTimes& t = times[i];
     const Phases p = phases_of(t);
@@ -73,7 +68,7 @@ std::size_t format_phases(const ConnTimes* times, std::size_t count, char* buf) 
       out = put_field(out, v);
     out = put_field(out, t.accept_start != 0 ? t.accept_start : kEmpty);
     out = put_field(out, t.worker);
-    out = put(out, conn_error_name(p.error));
+    out = put_text(out, conn_error_name(p.error));
     *out++ = '\n';
   }
   return static_cast<std::size_t>(out - buf);
@@ -92,7 +87,7 @@ std::string format_records(const ConnRecord* records, std::size_t count) {
     out = put_field(out, r.connect_ns);
     out = put_field(out, r.response_ns);
     out = put_field(out, r.total_ns);
-    out = put(out, conn_error_name(static_cast<ConnError>(r.error)));
+    out = put_text(out, conn_error_name(static_cast<ConnError>(r.error)));
     *out++ = ',';
     *out++ = r.connect_ns > kSlowConnectNs ? '1' : '0';
     *out++ = '\n';

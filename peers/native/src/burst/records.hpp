@@ -13,8 +13,9 @@
 namespace ipclab::burst {
 
 // A connection's outcome on either side (the `error` column); none is an empty field.
+// not_sent: load (11.5.3), a request of a connection that died before it.
 enum class ConnError : std::int32_t {
-  none, eof, reset, protocol, payload_mismatch, io, lost, refused, timeout
+  none, eof, reset, protocol, payload_mismatch, io, lost, refused, timeout, not_sent
 };
 std::string_view conn_error_name(ConnError e) noexcept;
 
@@ -45,6 +46,11 @@ struct ConnTimes {
 };
 
 inline constexpr std::int64_t kEmpty = -1;  // a phase that does not apply
+
+// The CSV files' pieces (no allocation, no locale): text; a decimal field and its comma, the
+// field empty for kEmpty. Each returns the new end.
+char* put_text(char* out, std::string_view text) noexcept;
+char* put_field(char* out, std::int64_t v) noexcept;
 
 // The six phases of one connection (kEmpty where not applicable or not taken).
 struct Phases {

@@ -1,4 +1,5 @@
-// The table of PROTOCOL.md 11.4's server models and `serve --server-model`. Every model is built
+// The table of PROTOCOL.md 11.4's server models and `serve --server-model` (with `--pattern
+// load`, the load server of 11.5.1: the same models over persistent connections). Every model is built
 // from accept_one and serve_connection (serving.hpp), which time the accept, loop, transfer and
 // total phases the same way for all; a model adds only its own spawn and start_delay readings
 // around the call that hands a connection to a new task. The models are in the files of their
@@ -9,11 +10,14 @@
 
 #include <string>
 
+#include "burst/exchange.hpp"
 #include "burst/models.hpp"
 #include "burst/serving.hpp"
 #include "error.hpp"
 #include "lifecycle.hpp"
+#include "load/faults.hpp"
 #include "mechanisms.hpp"
+#include "patterns.hpp"  // now_ns
 #include "result.hpp"
 
 namespace ipclab::burst {
@@ -37,25 +41,28 @@ bool always() { return true; }
 struct Row {
   ServerModel model;
   bool reuseport;  // the first listener needs SO_REUSEPORT before it binds
+  bool load;       // serves load (11.5.1) too: persistent connections, exchange.hpp
   bool (*available)() = always;  // whether this machine lets the model run
 };
 
 const Row kModels[] = {
-    {{"iterative", no_workers, nothing_to_start, serve_iterative}, false},
-    {{"thread", no_workers, nothing_to_start, serve_thread}, false},
-    {{"process", no_workers, nothing_to_start, serve_process}, false},
-    {{"thread-pool", pool_workers, start_thread_pool, serve_thread_pool}, false},
-    {{"process-pool", pool_workers, start_process_pool, serve_process_pool}, false},
-    {{"epoll", no_workers, start_epoll, serve_epoll}, false},
-    {{"epoll-reuseport", cpu_workers, start_reuseport, serve_reuseport}, true},
+    {{"iterative", no_workers, nothing_to_start, serve_iterative}, false, true},
+    {{"thread", no_workers, nothing_to_start, serve_thread}, false, true},
+    {{"process", no_workers, nothing_to_start, serve_process}, false, true},
+    {{"thread-pool", pool_workers, start_thread_pool, serve_thread_pool}, false, true},
+    {{"process-pool", pool_workers, start_process_pool, serve_process_pool}, false, true},
+    {{"epoll", no_workers, start_epoll, serve_epoll}, false, true},
+    {{"epoll-reuseport", cpu_workers, start_reuseport, serve_reuseport}, true, true},
 #ifdef IPCLAB_WITH_URING
-    {{"io_uring", no_workers, nothing_to_start, serve_io_uring}, false, io_uring_works},
+    {{"io_uring", no_workers, nothing_to_start, serve_io_uring}, false, true, io_uring_works},
 #endif
 };
 
-const Row* find_row(std::string_view name) {
+bool serves(const Row& row, bool load) { return row.available() && (!load || row.load); }
+
+const Row* find_row(std::string_view name, bool load) {
   for (const Row& row : kModels)
-    if (row.model.name == name && row.available()) return &row;
+    if (row.model.name == name && serves(row, load)) return &row;
   return nullptr;
 }
 
@@ -66,36 +73,56 @@ int unsupported(const std::string& why) {
 
 }  // namespace
 
-std::vector<std::string_view> server_model_names() {
+std::vector<std::string_view> server_model_names(bool load) {
   std::vector<std::string_view> names;
   for (const Row& row : kModels)
-    if (row.available()) names.push_back(row.model.name);
+    if (serves(row, load)) names.push_back(row.model.name);
   return names;
 }
 
-int run_burst_server(const ServeOptions& o) {
-  if (o.mechanism == nullptr)
-    return unsupported("mechanism '" + o.mechanism_name + "' is not implemented");
+namespace {
+
+// What this server cannot do, or an empty string: the mechanism, the model, the fault.
+std::string unsupported_reason(const ServeOptions& o) {
+  if (o.mechanism == nullptr) return "mechanism '" + o.mechanism_name + "' is not implemented";
   if (o.mechanism->burst == nullptr)
-    return unsupported("mechanism '" + o.mechanism_name + "' has no burst server (11.4)");
-  const Row* row = find_row(o.server_model);
-  if (row == nullptr) {
+    return "mechanism '" + o.mechanism_name + "' has no " +
+           (o.load ? "load server (11.5)" : "burst server (11.4)");
+  if (find_row(o.server_model, o.load) == nullptr) {
     std::string known;
-    for (const std::string_view name : server_model_names())
+    for (const std::string_view name : server_model_names(o.load))
       known += (known.empty() ? "" : ", ") + std::string(name);
-    return unsupported("server model '" + o.server_model + "' is not implemented (" + known + ")");
+    return "server model '" + o.server_model + "' is not implemented" +
+           (o.load ? " for load (" : " (") + known + ")";
   }
-  const ServerModel& model = row->model;
+  const bool load_fault = o.fault == Fault::stall || o.fault == Fault::capacity;
+  const bool stream_fault = o.fault == Fault::drop_stream_message ||
+                            o.fault == Fault::flip_stream_byte;
+  if (o.load && stream_fault) return "a load server carries no stream: no stream fault";
+  if (!o.load && load_fault) return "--fault stall and capacity:N are for load servers (11.5.1)";
+  return {};
+}
+
+}  // namespace
+
+int run_burst_server(const ServeOptions& o) {
+  if (const std::string why = unsupported_reason(o); !why.empty()) return unsupported(why);
+  const ServerModel& model = find_row(o.server_model, o.load)->model;
   const std::uint32_t workers = o.workers != 0 ? o.workers : model.default_workers();
-  Server s{o, *o.mechanism->burst, o.connections, workers, -1, {}, nullptr, nullptr, -1};
+  const Exchange& exchange = o.load ? kLoadExchange : kBurstExchange;
+  Server s{o, *o.mechanism->burst, exchange, o.load ? UINT64_MAX : o.connections, workers, -1, {}};
+  s.nodelay = o.load && o.nodelay;
   try {
     {
       SignalBlock block;  // no stop before the handler that writes the phases file is in place
       install_server_lifecycle();
       prepare(s);
+      s.gate = load::Gate::create(o);
     }
-    s.listen_fd = s.sockets.listen(o.endpoint, o.backlog, row->reuseport, s.endpoint);
+    const bool reuseport = find_row(o.server_model, o.load)->reuseport;
+    s.listen_fd = s.sockets.listen(o.endpoint, o.backlog, reuseport, s.endpoint);
     model.start(s);
+    if (s.gate != nullptr) s.gate->open(now_ns());  // the stall's seconds count from READY
     announce_ready(s.endpoint, o.mechanism_name,
                    ", \"server_model\": " + json_string(model.name));
     model.serve(s);

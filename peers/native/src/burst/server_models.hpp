@@ -21,10 +21,12 @@ struct ServerModel {
   void (*serve)(Server& server);
 };
 
-std::vector<std::string_view> server_model_names();
+// The models of this build; load: those that serve load (capabilities' load_models).
+std::vector<std::string_view> server_model_names(bool load = false);
 
 // `serve` with --server-model: checks, listens, announces READY, serves, writes the phases
-// file, exits. Returns only an exit code for what is unsupported.
+// file (burst; a load server runs until it is stopped and writes none), exits. Returns only an
+// exit code for what is unsupported.
 int run_burst_server(const ServeOptions& o);
 
 }  // namespace ipclab::burst

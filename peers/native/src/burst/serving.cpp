@@ -5,6 +5,9 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,8 +18,8 @@
 
 #include "error.hpp"
 #include "lifecycle.hpp"
+#include "burst/exchange.hpp"
 #include "patterns.hpp"  // now_ns
-#include "responder.hpp"  // RequestHandler
 
 namespace ipclab::burst {
 
@@ -75,90 +78,43 @@ void on_stop(int) {
   if (::getpid() != g_pid) _exit(0);                 // a child that has not reset it yet
   if (g_finishing.exchange(true)) return;            // finish() is already writing
   stop_children();
-  const bool ok = write_phases();
+  const bool ok = g_path.empty() || write_phases();  // load writes no file
   remove_created_paths();
   _exit(ok ? 0 : exit_code(ErrorKind::io));
 }
 
-RequestHandler& handler(const Server& server) {
-  thread_local std::optional<RequestHandler> h;
-  if (!h) h.emplace(ServerConfig{server.options.seed, false, StreamTally::Fault::none});
-  return *h;
-}
-
-std::vector<std::uint8_t>& request_buffer() {
-  thread_local std::vector<std::uint8_t> buf(64 * 1024);
-  return buf;
-}
-
-// Reads one whole REQUEST into buf; h is its header.
-ConnError receive_request(int fd, std::vector<std::uint8_t>& buf, Header& h) {
-  std::size_t got = 0, need = kHeaderSize;
-  while (got < need) {
-    if (got == buf.size()) grow_toward(buf, need);
-    const ssize_t r = ::recv(fd, buf.data() + got, buf.size() - got, 0);
-    if (r == 0) return ConnError::eof;
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return error_of_errno(errno);
-    }
-    got += static_cast<std::size_t>(r);
-    if (need == kHeaderSize && got >= kHeaderSize) {
-      h = decode_header(buf.data());
-      if (const char* why = check_burst_header(h)) {
-        print_line(std::string("rejected frame: ") + why);
-        return ConnError::protocol;
-      }
-      need = kHeaderSize + h.length;
-    }
-  }
-  return ConnError::none;
-}
-
-ConnError send_all(int fd, const std::uint8_t* p, std::size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::send(fd, p, n, MSG_NOSIGNAL);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return error_of_errno(errno);
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return ConnError::none;
-}
-
 }  // namespace
-
-const char* check_burst_header(const Header& h) noexcept {
-  if (const char* why = check_request_header(h)) return why;
-  if (h.kind != static_cast<std::uint8_t>(FrameKind::request)) return "unexpected kind";
-  return nullptr;
-}
 
 ConnError error_of_errno(int err) noexcept {
   return err == ECONNRESET || err == EPIPE ? ConnError::reset : ConnError::io;
 }
 
+// load: the clock-reading ring's size, and room for as many children alive at once.
+constexpr std::uint64_t kLoadSlots = 4096;
+
 void prepare(Server& server) {
+  const bool load = server.exchange.persistent;
   const std::uint64_t n = server.n;
+  server.slots = load ? kLoadSlots : n;
   server.counters = static_cast<SharedCounters*>(shared_zeroed(sizeof(SharedCounters)));
-  server.times = static_cast<ConnTimes*>(shared_zeroed(n * sizeof(ConnTimes)));
+  server.times = static_cast<ConnTimes*>(shared_zeroed(server.slots * sizeof(ConnTimes)));
   server.stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (server.stop_fd < 0) throw_io("eventfd");
   g_server = &server;
   g_pid = ::getpid();
-  g_buffer = static_cast<char*>(shared_zeroed(phases_capacity(n)));
-  g_path = server.options.phases_file;
-  g_tmp = g_path + ".tmp-" + std::to_string(g_pid);
-  g_children.assign(n + server.workers + 1, 0);
+  if (!load) {
+    g_buffer = static_cast<char*>(shared_zeroed(phases_capacity(n)));
+    g_path = server.options.phases_file;
+    g_tmp = g_path + ".tmp-" + std::to_string(g_pid);
+  }
+  g_children.assign(server.slots + server.workers + 1, 0);
   install_termination_handler(on_stop);
   ::signal(SIGCHLD, SIG_DFL);  // children are reaped one by one, by pid
 }
 
 Accepted accept_one(Server& server, int listen_fd, Acceptor& acceptor, int extra_flags) {
   const std::int64_t start = now_ns();
-  if (acceptor.last >= 0) server.times[acceptor.last].next_accept_start = start;
+  if (acceptor.last >= 0) server.time(acceptor.last).next_accept_start = start;
   acceptor.last = -1;
   int fd;
   do {
@@ -174,7 +130,8 @@ Accepted accept_one(Server& server, int listen_fd, Acceptor& acceptor, int extra
     ::close(fd);
     return {};
   }
-  ConnTimes& t = server.times[index];
+  accepted_socket(server, fd);
+  ConnTimes& t = server.time(index);
   t.accept_start = start;
   t.accept_end = end;
   t.worker = acceptor.worker;
@@ -183,24 +140,23 @@ Accepted accept_one(Server& server, int listen_fd, Acceptor& acceptor, int extra
 }
 
 void serve_connection(Server& server, int fd, std::uint64_t index) {
-  ConnTimes& t = server.times[index];
-  std::vector<std::uint8_t>& buf = request_buffer();
-  Header h{};
+  ConnTimes& t = server.time(index);
   t.transfer_start = now_ns();
-  ConnError error = receive_request(fd, buf, h);
-  if (error == ConnError::none) {
-    RequestHandler& answer = handler(server);
-    error = send_all(fd, answer.response(h.sequence, h.length, h.wanted), kHeaderSize + h.wanted);
-    answer.after_send();
-    if (error == ConnError::none) {
-      t.transfer_end = now_ns();
-      if (!answer.request_ok(buf.data() + kHeaderSize, h.length, h.sequence))
-        error = ConnError::payload_mismatch;
-    }
-  }
+  const ConnError error = server.exchange.serve(server, fd, t);
   ::close(fd);
   t.finish(error, now_ns());
   connection_ended(server);
+}
+
+void accepted_socket(const Server& server, int fd) noexcept {
+  if (!server.nodelay) return;
+  const int on = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+}
+
+void wait_all_ended(const Server& server) {
+  pollfd p{server.stop_fd, POLLIN, 0};
+  while (server.counters->ended.load() < server.n) ::poll(&p, 1, -1);
 }
 
 void connection_ended(Server& server) {
@@ -210,11 +166,24 @@ void connection_ended(Server& server) {
   }
 }
 
+// A reaped child's slot (0) is taken again first, so a load server's children, which come and
+// go for as long as it runs, need only as many slots as are alive at once.
 void add_child(pid_t pid) {
-  const std::size_t i = g_child_count.load();
-  if (i >= g_children.size()) throw PeerError(ErrorKind::internal, "too many children");
-  g_children[i] = pid;
-  g_child_count.store(i + 1);
+  const std::size_t count = g_child_count.load();
+  for (std::size_t i = 0; i < count; ++i)
+    if (g_children[i] == 0) {
+      g_children[i] = pid;
+      return;
+    }
+  if (count >= g_children.size()) throw PeerError(ErrorKind::internal, "too many children");
+  g_children[count] = pid;
+  g_child_count.store(count + 1);
+}
+
+void reap_all() {
+  const std::size_t count = g_child_count.load();
+  for (std::size_t i = 0; i < count; ++i)
+    if (g_children[i] > 0) reap(g_children[i]);
 }
 
 void reap(pid_t pid) {

@@ -17,6 +17,10 @@
 #include "frame.hpp"
 #include "options.hpp"
 
+namespace ipclab::load {
+class Gate;  // load/faults.hpp
+}
+
 namespace ipclab::burst {
 
 // Counters every thread and process of the server updates (in the shared mapping).
@@ -26,16 +30,26 @@ struct SharedCounters {
   std::atomic<std::uint64_t> claims;    // process-pool: accept calls handed out
 };
 
+struct Exchange;  // exchange.hpp
+
 struct Server {
   const ServeOptions& options;
   const Sockets& sockets;
-  std::uint64_t n = 0;        // --connections
+  const Exchange& exchange;   // burst's or load's
+  std::uint64_t n = 0;        // --connections; load: no end (UINT64_MAX)
   std::uint32_t workers = 0;  // the model's pool size / loops (after its default)
   int listen_fd = -1;
   std::string endpoint;       // as READY names it
   SharedCounters* counters = nullptr;
-  ConnTimes* times = nullptr;  // n entries
+  ConnTimes* times = nullptr;  // `slots` entries
+  // burst: n, one per connection. load: a ring the models' clock readings go to and that is
+  // never written out, so the models need no case of their own for it.
+  std::uint64_t slots = 0;
   int stop_fd = -1;            // eventfd, readable once `ended` reaches n (event loops)
+  load::Gate* gate = nullptr;  // load's test fault (11.5.1), nullptr without one
+  bool nodelay = false;        // load over tcp: TCP_NODELAY on every accepted connection
+
+  ConnTimes& time(std::uint64_t index) const noexcept { return times[index % slots]; }
 };
 
 // One acceptor (main loop, pool child, event loop): its previous connection gets its `loop`
@@ -62,13 +76,15 @@ inline Accepted accept_connection(Server& server, Acceptor& acceptor) {
     if (c.fd >= 0) return c;
   }
 }
-// Reads the REQUEST, sends the RESPONSE, checks the payload, closes, records (blocking fd).
+// Serves the accepted connection with the server's exchange, closes it, records it (blocking fd).
 void serve_connection(Server& server, int fd, std::uint64_t index);
 // Counts one connection as ended (signals stop_fd after the last). Every model calls it once
 // per accepted connection, through serve_connection or its own loop.
 void connection_ended(Server& server);
-// The header a burst server accepts: section 2's checks, REQUEST only. nullptr or the reason.
-const char* check_burst_header(const Header& h) noexcept;
+// Blocks until every connection has ended (a model whose tasks run on without being joined).
+void wait_all_ended(const Server& server);
+// What every accepted socket gets before it is served (load over tcp: TCP_NODELAY).
+void accepted_socket(const Server& server, int fd) noexcept;
 // The ConnError of a failed recv/send (errno).
 ConnError error_of_errno(int err) noexcept;
 // Room for more of a request whose buffer is full of received bytes: twice as much (64 KiB at
@@ -84,11 +100,12 @@ inline void grow_toward(std::vector<std::uint8_t>& buf, std::size_t need) {
 // Children (fork): every one is registered so that a stop kills and reaps it.
 void add_child(pid_t pid);
 void reap(pid_t pid);  // blocking waitpid of one registered child
+void reap_all();       // blocking waitpid of every registered child
 void reap_finished();  // non-blocking: reaps the registered children that have exited
 // In a forked child, first thing: die with the parent, default signal dispositions.
 void become_child(pid_t parent) noexcept;
 
-// Writes the phases file and exits 0 (the end of a model that served every connection).
+// Writes the phases file (burst) and exits 0 (the end of a model that served every connection).
 [[noreturn]] void finish(Server& server);
 // A failure of the server itself: kills and reaps the children, exits with `code`, no file.
 [[noreturn]] void abandon(int code) noexcept;

@@ -9,6 +9,7 @@
     frame.py         24-byte header, the server's checks, preallocated frame templates
     payload.py       splitmix64 payload base, stamp, comparison
     reader.py        the server's buffered frame reader for streams
+    burst/, load/    patterns burst and load (PROTOCOL.md 11.4, 11.5): server models, schedule
     transport/       endpoints, client connectors, server listeners, links
     rpc/             RPC middleware (PROTOCOL.md section 10)
 """

@@ -22,6 +22,8 @@ def entry(mechanism):
                  "max_payload": mechanism.max_payload()}
     if mechanism.server_models:
         described["server_models"] = list(mechanism.server_models)
+    if "load" in described["patterns"]:
+        described["load_models"] = list(mechanism.load_models)
     return described
 
 

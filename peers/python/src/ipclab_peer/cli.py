@@ -3,11 +3,10 @@
 argparse accepts abbreviations, `--flag=value` and repeated flags, all of which the contract
 rejects, so the parser is written out: `--name value` pairs, each known flag at most once.
 """
-import math
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from .cli_values import fault, one_of, seconds, text, unsigned
 from .errors import UsageError
 from .frame import MAX_PAYLOAD
 from .mechanisms import MECHANISMS
@@ -16,9 +15,11 @@ U64_MAX = 2**64 - 1
 # Warm-up and iteration counts are int64 in the Java peer; both together must leave room for
 # END's sequence number in a u64.
 COUNT_MAX = 2**63 - 1
-FAULTS = ("none", "flip-response-byte", "drop-stream-message", "flip-stream-byte")
-# The pattern with its own drive flags (PROTOCOL.md 11.1); every other name takes rr's.
+# The patterns with their own drive flags (PROTOCOL.md 11.1, 11.5); every other name takes rr's.
 STREAM = "stream"
+LOAD = "load"
+# --pattern load's sizes when not given: the contract names none; the orchestrator's default.
+LOAD_SIZES = 16, 16
 DEFAULT_WINDOWS = 10
 # --poll-interval-us: at least 1 us; at most a u32 (over an hour), a value over it is bad.
 POLL_INTERVAL_MAX = 2**32 - 1
@@ -27,50 +28,14 @@ PAYLOADS = ("bytes", "small", "medium", "large")
 REST_BODIES = ("octet", "json")
 CORBA_PAYLOADS = ("octets", "string")
 SEQUENCE_LENGTH_MAX = 1_000_000
-_UNSIGNED = re.compile(r"[0-9]+")
-_SECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
 REQUIRED = object()
-
-
-def text(value):
-    if not value:
-        raise ValueError("an empty value")
-    return value
-
-
-def unsigned(maximum, minimum=0):
-    def parse(value):
-        if not _UNSIGNED.fullmatch(value):
-            raise ValueError("an unsigned decimal integer is required")
-        number = int(value)
-        if not minimum <= number <= maximum:
-            raise ValueError(f"must be between {minimum} and {maximum}")
-        return number
-    return parse
-
-
-def seconds(value):
-    if not _SECONDS.fullmatch(value):
-        raise ValueError("a positive decimal number of seconds is required")
-    number = float(value)
-    if not 0 < number < math.inf:
-        raise ValueError("must be positive and finite")
-    return number
-
-
-def one_of(*choices):
-    def parse(value):
-        if value not in choices:
-            raise ValueError(f"must be one of {', '.join(choices)}")
-        return value
-    return parse
 
 
 @dataclass(frozen=True)
 class Flag:
     """`stream`: None for a flag of every pattern, True for one of pattern stream only,
-    False for one that stream does not take; where a flag does not belong, giving it is a
-    usage error and its field is `absent`."""
+    False for one that stream does not take; `load` the same for pattern load. Where a flag
+    does not belong, giving it is a usage error and its field is `absent`."""
     name: str
     field: str
     parse: Callable[[str], Any]
@@ -79,9 +44,11 @@ class Flag:
     absent: Any = 0
     # A switch takes no value: given, its field is True (the contract's `--void`, `--one-way`).
     switch: bool = False
+    load: Optional[bool] = None
 
     def belongs(self, pattern):
-        return self.stream is None or self.stream == (pattern == STREAM)
+        return ((self.stream is None or self.stream == (pattern == STREAM))
+                and (self.load is None or self.load == (pattern == LOAD)))
 
 
 @dataclass(frozen=True)
@@ -103,7 +70,9 @@ class _MechanismConfig:
 @dataclass(frozen=True)
 class ServeConfig(_MechanismConfig):
     fault: str
-    # Pattern burst (PROTOCOL.md 11.4): a burst server when server_model is given.
+    # Pattern burst (PROTOCOL.md 11.4): a burst server when server_model is given; with
+    # pattern "load", a load server (11.5.1).
+    pattern: Any = None
     server_model: Any = None
     connections: Any = None
     phases_file: Any = None
@@ -135,6 +104,13 @@ class DriveConfig(_MechanismConfig):
     rest_body: str
     corba_payload: str
     one_way: bool
+    # Pattern load (PROTOCOL.md 11.5).
+    clients: int
+    rate: int
+    arrival: str
+    duration_ms: int
+    warmup_ms: int
+    records_file: Any
 
 
 COMMON_FLAGS = (
@@ -148,8 +124,10 @@ COMMON_FLAGS = (
 )
 
 
-# serve flags of pattern burst: given without --server-model, each is a usage error.
+# serve flags of the server models: given without --server-model, each is a usage error;
+# --connections, --phases-file and --backlog are burst's only (LOAD_SERVE_REFUSES).
 BURST_SERVE_FLAGS = (
+    Flag("--pattern", "pattern", one_of(LOAD), None),
     Flag("--server-model", "server_model", text, None),
     Flag("--connections", "connections", unsigned(COUNT_MAX, minimum=1), None),
     Flag("--phases-file", "phases_file", text, None),
@@ -171,8 +149,10 @@ COMMANDS = {command.name: command for command in (
     Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
                      "[--poll-interval-us N] [--spin-us N] [--nodelay on|off]; or serve --mechanism M --endpoint E "
                      "--server-model NAME --connections N --phases-file PATH [--backlog N] "
-                     "[--workers N] [--seed S]",
-            COMMON_FLAGS + (Flag("--fault", "fault", one_of(*FAULTS), "none"),) + BURST_SERVE_FLAGS,
+                     "[--workers N] [--seed S]; or serve --pattern load --mechanism M "
+                     "--endpoint E --server-model NAME [--workers N] [--fault F] [--seed S] "
+                     "[--nodelay on|off]",
+            COMMON_FLAGS + (Flag("--fault", "fault", fault, "none"),) + BURST_SERVE_FLAGS,
             ServeConfig),
     Command("drive", "drive --mechanism M --endpoint E [--request-size N --response-size N] "
                      "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N "
@@ -184,15 +164,21 @@ COMMANDS = {command.name: command for command in (
                      "drive --pattern stream --mechanism M --endpoint E --message-size N "
                      "--messages N --samples-file PATH --result-file PATH [--windows N] "
                      "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
-                     "[--spin-us N]",
+                     "[--spin-us N]; or drive --pattern load --mechanism M --endpoint E "
+                     "--clients C --rate R --duration-ms D --samples-file PATH "
+                     "--records-file PATH --result-file PATH [--arrival fixed|poisson] "
+                     "[--warmup-ms W] [--request-size N] [--response-size N] "
+                     "[--io-timeout SECONDS] [--seed S] [--nodelay on|off]",
             COMMON_FLAGS + (
                 # Required for bytes payloads, absent or 0 for structured ones (checked later).
                 Flag("--request-size", "request_size", unsigned(MAX_PAYLOAD), None, False),
                 Flag("--response-size", "response_size", unsigned(MAX_PAYLOAD), None, False),
-                Flag("--payload", "payload", one_of(*PAYLOADS), "bytes", False, "bytes"),
+                Flag("--payload", "payload", one_of(*PAYLOADS), "bytes", False, "bytes",
+                     load=False),
                 Flag("--sequence-length", "sequence_length", unsigned(SEQUENCE_LENGTH_MAX), 5,
-                     False),
-                Flag("--iterations", "iterations", unsigned(COUNT_MAX, minimum=1), stream=False),
+                     False, load=False),
+                Flag("--iterations", "iterations", unsigned(COUNT_MAX, minimum=1), stream=False,
+                     load=False),
                 Flag("--message-size", "message_size", unsigned(MAX_PAYLOAD, minimum=1),
                      stream=True),
                 Flag("--messages", "messages", unsigned(COUNT_MAX, minimum=1), stream=True),
@@ -201,18 +187,26 @@ COMMANDS = {command.name: command for command in (
                 Flag("--samples-file", "samples_file", text),
                 Flag("--result-file", "result_file", text),
                 Flag("--pattern", "pattern", text, "rr"),
-                Flag("--warmup", "warmup", unsigned(COUNT_MAX), 0),
-                Flag("--warmup-samples-file", "warmup_samples_file", text, None, False, None),
+                Flag("--warmup", "warmup", unsigned(COUNT_MAX), 0, load=False),
+                Flag("--warmup-samples-file", "warmup_samples_file", text, None, False, None,
+                     load=False),
                 Flag("--io-timeout", "io_timeout", seconds, 30.0),
                 Flag("--native-library", "native_library", text, None),
                 # rest only: the HTTP client library; this peer has one (httpx).
                 Flag("--http-client", "http_client", text, None),
-                Flag("--void", "void", None, False, False, False, switch=True),
+                Flag("--void", "void", None, False, False, False, switch=True, load=False),
                 Flag("--rest-body", "rest_body", one_of(*REST_BODIES), "octet", False,
                      "octet"),
                 Flag("--corba-payload", "corba_payload", one_of(*CORBA_PAYLOADS), "octets",
                      False, "octets"),
-                Flag("--one-way", "one_way", None, False, False, False, switch=True),
+                Flag("--one-way", "one_way", None, False, False, False, switch=True, load=False),
+                Flag("--clients", "clients", unsigned(1024, minimum=1), load=True),
+                Flag("--rate", "rate", unsigned(10_000_000, minimum=1), load=True),
+                Flag("--arrival", "arrival", one_of("fixed", "poisson"), "fixed", load=True,
+                     absent=None),
+                Flag("--duration-ms", "duration_ms", unsigned(3_600_000, minimum=1), load=True),
+                Flag("--warmup-ms", "warmup_ms", unsigned(3_600_000), 0, load=True),
+                Flag("--records-file", "records_file", text, load=True, absent=None),
             ),
             DriveConfig),
 )}
@@ -281,9 +275,13 @@ def _with_defaults(flags, values):
 
 
 def _check_sizes(values):
-    """Byte payloads need both sizes; structured payloads (PROTOCOL.md 10.2) have none."""
-    for flag, field in (("--request-size", "request_size"), ("--response-size", "response_size")):
-        if values["payload"] == "bytes":
+    """Byte payloads need both sizes (load: defaults); structured payloads (PROTOCOL.md 10.2)
+    have none."""
+    for (flag, field), default in zip((("--request-size", "request_size"),
+                                       ("--response-size", "response_size")), LOAD_SIZES):
+        if values["pattern"] == LOAD and values[field] is None:
+            values[field] = default
+        elif values["payload"] == "bytes":
             if values[field] is None:
                 raise ValueError(f"missing required flag {flag}")
         elif values[field]:
@@ -310,13 +308,22 @@ def args_given(args):
     return set(args[0::2])
 
 
+# serve flags of pattern burst that a load server (PROTOCOL.md 11.5.1) does not take.
+LOAD_SERVE_REFUSES = ("--connections", "--phases-file", "--backlog")
+
+
 def _check_burst_serve(given, values):
-    """--server-model needs --connections and --phases-file; the other burst flags need
-    --server-model."""
+    """--server-model needs --connections and --phases-file (burst) or --pattern load; the
+    other flags of the server models need --server-model."""
     if values["server_model"] is None:
         for flag in BURST_SERVE_FLAGS:
             if flag.name in given:
                 raise ValueError(f"flag {flag.name} is used only with --server-model")
+        return
+    if values["pattern"] == LOAD:
+        for name in LOAD_SERVE_REFUSES:
+            if name in given:
+                raise ValueError(f"flag {name} is not used with --pattern load")
         return
     for name, field in (("--connections", "connections"), ("--phases-file", "phases_file")):
         if values[field] is None:

@@ -14,6 +14,8 @@ mechanism. The patterns each family supports are in patterns.py.
     max_payload(), max_message()       the largest frame payload (rr) and stream message here
     patterns                           the patterns (patterns.py) its client drives
     server_models                      the burst server models (burst/models.py) it serves
+    load_models                        the server models its load server runs (PROTOCOL.md
+                                       11.5.1; given exactly when `load` is in patterns)
     connect_short(endpoint, drive config, i) -> connection i of pattern short made ready
                                        before the clock (tcp, uds: the socket, tcp's source
                                        bind), with connect() -> link and close(); None: the
@@ -60,6 +62,7 @@ class Mechanism:
     connect_short: Optional[Callable] = None
     # The burst server models (PROTOCOL.md 11.4, burst/models.py) its server runs.
     server_models: tuple = ()
+    load_models: tuple = ()
     # Contract version 3's variants it implements (variants.py: "nodelay-off", "rest-json",
     # "corba-string"), and why `--nodelay off` is unsupported where the contract allows it.
     variants: tuple = ()
@@ -76,6 +79,7 @@ RR = ("rr",)
 STREAM = ("rr", "stream")
 SHORT = ("rr", "short")
 ALL = ("rr", "stream", "short")
+LOAD = ALL + ("load",)
 
 
 def _kernel(name, grammar, client, server, patterns=STREAM, **more):
@@ -111,13 +115,13 @@ GRPC_NAGLE = ("grpcio's core sets TCP_NODELAY on every socket it opens and has n
 
 
 MECHANISMS = {mechanism.name: mechanism for mechanism in (
-    _kernel("tcp", endpoints.INET, connect.tcp, listeners.TcpListener, ALL,
+    _kernel("tcp", endpoints.INET, connect.tcp, listeners.TcpListener, LOAD,
             connect_short=connect.tcp_from_source, server_models=tuple(SERVER_MODELS),
-            variants=("nodelay-off",)),
+            load_models=tuple(SERVER_MODELS), variants=("nodelay-off",)),
     _datagrams("udp", endpoints.INET, datagram.connect_udp, datagram.listen_udp,
                datagram.udp_max_payload, datagram.udp_max_datagram),
-    _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener, ALL,
-            connect_short=connect.uds_unconnected),
+    _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener, LOAD,
+            connect_short=connect.uds_unconnected, load_models=tuple(SERVER_MODELS)),
     _datagrams("uds-dgram", endpoints.SOCKET_PATH, datagram.connect_uds, datagram.listen_uds,
                datagram.uds_dgram_max_payload, datagram.uds_dgram_max_datagram),
     _kernel("pipe", endpoints.FDS, connect.pipe, listeners.PipeListener),

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import inproc, rr, short, stream
+from .load import client as load_client
+from .load import schedule
 from .mechanisms import DATAGRAMS, FRAMES, INPROC, RPC
 from .rpc import drive as rpc_drive
 
@@ -21,6 +23,11 @@ def _round_trips(config):
 
 def _windows(config):
     return 0, config.windows
+
+
+def _scheduled(config):
+    """Load (PROTOCOL.md 11.5): at most one sample per measured request of the schedule."""
+    return 0, schedule.of(config).measured
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,8 @@ PATTERNS = {pattern.name: pattern for pattern in (
     # RPC: the client opens a connection per call itself (rest: Connection: close).
     Pattern("short", "one whole connection: open, request, response, close",
             {FRAMES: short.run, RPC: rpc_drive.rr}),
+    Pattern("load", "one request's response time from its intended start",
+            {FRAMES: load_client.run}, _scheduled),
 )}
 
 

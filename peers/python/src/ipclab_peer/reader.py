@@ -19,6 +19,7 @@ class FrameReader:
     def __init__(self, capacity=INITIAL_CAPACITY):
         self._use(bytearray(capacity))
         self._read = None
+        self._wanted = HEADER_SIZE  # bytes the pending frame needs buffered
 
     def _use(self, buf):
         self._buf = buf
@@ -59,19 +60,49 @@ class FrameReader:
 
     def _next_frame_slowly(self):
         """Any frame the fast path did not take: partial, END, malformed, end of stream."""
-        if self._end - self._start < HEADER_SIZE and not self._fill(HEADER_SIZE):
-            if self._end == self._start:
-                return None
-            raise Rejected("truncated header")
-        kind, sequence, length, wanted = check_incoming(self._buf, self._start)
-        size = HEADER_SIZE + length
-        if self._end - self._start < size and not self._fill(size):
-            raise Rejected("truncated payload")
+        while True:
+            frame = self.buffered_frame()
+            if frame is not None:
+                return frame
+            if not self._fill(self._wanted):
+                return self._ended()
+
+    def buffered_frame(self):
+        """The next frame if it is whole in the buffer, else None (then `_wanted` is the
+        bytes it needs buffered). Raises Rejected as soon as a malformed header is in."""
         start = self._start
+        if self._end - start < HEADER_SIZE:
+            self._wanted = HEADER_SIZE
+            return None
+        kind, sequence, length, wanted = check_incoming(self._buf, start)
+        size = HEADER_SIZE + length
+        if self._end - start < size:
+            self._wanted = size
+            return None
         self._start = start + size
         if self._start == self._end:
             self._start = self._end = 0
         return kind, sequence, length, wanted, self._view[start:start + size]
+
+    def _ended(self):
+        """End of stream before the next whole frame: None between frames, else Rejected."""
+        if self._end == self._start:
+            return None
+        if self._end - self._start < HEADER_SIZE:
+            raise Rejected("truncated header")
+        raise Rejected("truncated payload")
+
+    async def next_frame_async(self, receive):
+        """next_frame() for an event loop: `await receive(view) -> n` reads into the buffer
+        (asyncio's sock_recv_into), the same buffering and growth as the blocking reads."""
+        while True:
+            frame = self.buffered_frame()
+            if frame is not None:
+                return frame
+            count = await receive(self._room(self._wanted))
+            if not count:
+                return self._ended()
+            self._end += count
 
     def messages(self, size, count):
         """(view, n): the next n whole messages of `size` bytes (1 <= n <= count), consumed,
@@ -95,20 +126,23 @@ class FrameReader:
 
     def _fill(self, size):
         """Reads until `size` unread bytes are buffered; False at end of stream."""
+        read = self._read
+        while self._end - self._start < size:
+            count = read(self._room(size))
+            if not count:
+                return False
+            self._end += count
+        return True
+
+    def _room(self, size):
+        """Where the next read goes while a frame of `size` bytes is pending: compacted to
+        the front if it would not fit, grown only when the buffer is full of its bytes."""
         if self._start + size > len(self._buf) and self._start:
             self._compact()
-        view, read, end = self._view, self._read, self._end
-        while end - self._start < size:
-            if end == len(self._buf):  # full of this frame's bytes (start is 0: compacted)
-                self._grow(size, end)
-                view = self._view
-            count = read(view[end:] if end else view)
-            if not count:
-                self._end = end
-                return False
-            end += count
-        self._end = end
-        return True
+        end = self._end
+        if end == len(self._buf):  # full of this frame's bytes (start is 0: compacted)
+            self._grow(size, end)
+        return self._view[end:] if end else self._view
 
     def _compact(self):
         pending = bytes(self._view[self._start:self._end])

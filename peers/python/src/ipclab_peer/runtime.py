@@ -5,7 +5,7 @@ import time
 
 LANGUAGE = "python"
 # The version of protocol/PROTOCOL.md this peer follows (capabilities, READY, result files).
-CONTRACT = 4
+CONTRACT = 5
 
 
 def runtime():

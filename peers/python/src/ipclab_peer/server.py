@@ -8,16 +8,16 @@ import sys
 
 from . import shutdown, variants
 from .burst.server import serve as burst_serve
+from .cli_values import FAULTS
 from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os_error,
                      report)
 from .datagram_stream import Clients, stream_datagram
-from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, NO_REPLY,
-                    REQUEST, REQUEST_NO_REPLY, RESPONSE, FrameTemplate, Rejected,
-                    check_incoming, end_ack, one_way_end_ack)
+from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST,
+                    REQUEST_NO_REPLY, Rejected, check_incoming)
 from .mechanisms import DATAGRAMS, FRAMES, MECHANISMS, RPC
-from .messages import MessageTally, receive_stream
-from .payload import REQUEST_STREAM, RESPONSE_STREAM
+from .messages import receive_stream
 from .reader import FrameReader
+from .responder import Responder
 from .runtime import CONTRACT, LANGUAGE, runtime
 from .transport.datagram import size_error
 
@@ -32,8 +32,9 @@ TRANSIENT_ACCEPT_ERRORS = {errno.ECONNABORTED, errno.EINTR, errno.EPROTO}
 def serve(config):
     """Never returns: every way out goes through Cleanup.exit()."""
     if config.server_model is not None:
-        # tcp, the one burst mechanism here, takes --nodelay either way (its exchange is
-        # one write each way, which Nagle's algorithm never holds back).
+        # tcp, the one burst and load mechanism here, takes --nodelay either way: burst's
+        # exchange is one write each way, which Nagle's algorithm never holds back; a load
+        # server sets it per connection (load/exchange.py).
         burst_serve(config, MECHANISMS.get(config.mechanism), announce_ready)
     cleanup = shutdown.Cleanup()
     with cleanup.held():
@@ -54,6 +55,8 @@ def start(config, cleanup):
         if mechanism is None or mechanism.listen is None:
             raise Unsupported(f"mechanism {config.mechanism!r} is not implemented for serve")
         variants.check_serve(config, mechanism)
+        if config.fault not in FAULTS:
+            raise Unsupported(f"fault {config.fault!r} is a load server's (the C++ peer's)")
         listener = listen(mechanism, config, cleanup)
         announce_ready(listener.endpoint, config.mechanism)
     return mechanism, listener
@@ -76,61 +79,6 @@ def announce_ready(endpoint, mechanism, **more):
         sys.stdout.flush()
     except OSError as err:
         raise IoError(f"cannot write READY: {describe_os_error(err)}") from None
-
-
-class Responder:
-    """The server's preallocated frames: the last response frame built (per wanted size)
-    and the last expected request (per length). Callers patch them in place per round trip;
-    they are rebuilt only when a client changes sizes.
-
-    `corrupted` counts bad REQUEST payloads of the connections that ended since the last
-    END: pattern short sends its END over a connection of its own (PROTOCOL.md 11.2)."""
-
-    def __init__(self, config):
-        self._seed = config.seed
-        self._flip = config.fault == "flip-response-byte"
-        self._fault = config.fault
-        self._response = self._request = self._one_way = None
-        self.corrupted = 0
-        # One-way REQUESTs (PROTOCOL.md 11.2) since the last END, across connections.
-        self.received = 0
-
-    def tally(self):
-        """A new stream's counters (PROTOCOL.md 11.1)."""
-        return MessageTally(self._seed, self._fault)
-
-    def response_for(self, wanted):
-        if self._response is None or self._response.length != wanted:
-            self._response = FrameTemplate(RESPONSE, wanted, 0, self._seed, RESPONSE_STREAM,
-                                           self._flip)
-        return self._response
-
-    def take_one_way(self, frame):
-        """A REQUEST with flag NO_REPLY: validated and counted, never answered."""
-        _, sequence, length, wanted, received = frame
-        expected = self._one_way
-        if expected is None or expected.length != length:
-            expected = self._one_way = FrameTemplate(REQUEST, length, 0, self._seed,
-                                                     REQUEST_STREAM, flags=NO_REPLY)
-        expected.patch(sequence, wanted)
-        if expected.buf != received:
-            self.corrupted += 1
-        self.received += 1
-
-    def end_ack(self, kind, sequence):
-        """END_ACK to END (a one-way END's carries the requests received too); the counts
-        start again."""
-        if kind == END_NO_REPLY:
-            ack = one_way_end_ack(sequence, self.corrupted, self.received)
-        else:
-            ack = end_ack(sequence, self.corrupted)
-        self.corrupted = self.received = 0
-        return ack
-
-    def expected_request_for(self, length):
-        if self._request is None or self._request.length != length:
-            self._request = FrameTemplate(REQUEST, length, 0, self._seed, REQUEST_STREAM)
-        return self._request
 
 
 def report_rejection(reason):

@@ -131,7 +131,7 @@ def _burst_files(run_dir, record, entry, data):
     """A burst round's per-connection files (PROTOCOL.md 11.4), named in its round entry (under
     its row's entry_key, as burst.py saves them): the server's phases and the client's records."""
     pattern, case_id = patterns.of_record(record), record["id"]
-    burst = (entry.get(pattern.entry_key) if pattern.server_models else None) or entry
+    burst = (entry.get(pattern.entry_key) if pattern.phases else None) or entry
     for key, into in (("phases_file", data.connections), ("records_file", data.client_connections)):
         name = burst.get(key)
         if name and (run_dir / name).is_file():

@@ -1,4 +1,4 @@
-"""The one table of this peer's burst server models (PROTOCOL.md 11.4).
+"""The one table of this peer's server models (PROTOCOL.md 11.4, and 11.5.1 for load).
 
 Each model is two functions of the running server `burst` (server.Burst): `prepare(burst)`
 starts what must exist before READY (a pool), `run(burst)` serves until the server ends it
@@ -13,6 +13,10 @@ way (accept_loop); the models differ in what they do with an accepted connection
     burst.spawning   held by the acceptor while it hands a connection off, so that the final
                      snapshot never misses the `spawn` of the last connection
     burst.children   children.Children (the process models)
+    burst.serve(connection, record)                what a task does with its connection
+    burst.serve_async(loop, connection, record)    the same on an event loop: pattern burst's
+                     one round trip (exchange.py), pattern load's rr exchange until END
+                     (load/exchange.py); the models are the same for both (PROTOCOL.md 11.5.1)
 """
 import errno
 import os
@@ -20,7 +24,6 @@ import threading
 from dataclasses import dataclass
 from typing import Callable
 
-from .exchange import serve_async, serve_blocking
 from .record import WHOLE, Record, now
 
 # accept() failures that concern one would-be client, not the listener.
@@ -62,7 +65,7 @@ def accept_loop(burst, dispatch, worker=0, accepted=None, looped=None):
 
 
 def _serve(burst, connection, record):
-    serve_blocking(connection, record, burst.frames)
+    burst.serve(connection, record)
     burst.ended()
 
 
@@ -142,7 +145,7 @@ def _child(burst, key, connection, record, spawned):
     """A `process` child: never returns."""
     try:
         record.start_delay = burst.children.started - spawned
-        serve_blocking(connection, record, burst.frames)
+        burst.serve(connection, record)
         burst.children.report(key, record)
     finally:
         os._exit(0)
@@ -159,9 +162,8 @@ def _pool_worker(burst, worker):
     """A pool child: its own accept loop, each record reported at the start of the next
     accept call, when its `loop` is known. Never returns."""
     try:
-        accept_loop(burst, lambda connection, record: serve_blocking(connection, record,
-                                                                     burst.frames),
-                    worker, Record, lambda record: burst.children.report(WHOLE, record))
+        accept_loop(burst, burst.serve, worker, Record,
+                    lambda record: burst.children.report(WHOLE, record))
     finally:
         os._exit(1)
 
@@ -188,7 +190,7 @@ async def _accept_async(burst):
 
     async def task(connection, record, spawned):
         record.start_delay = now() - spawned
-        await serve_async(loop, connection, record, burst.frames)
+        await burst.serve_async(loop, connection, record)
         burst.ended()
 
     while True:

@@ -55,6 +55,17 @@ class PhaseLog:
             return [_row(index, r) for index, r in enumerate(records)]
 
 
+class Unkept:
+    """PhaseLog's interface for a load server (PROTOCOL.md 11.5.1), which writes no phases
+    file: records are made for the models to fill, and dropped."""
+
+    def accepted(self, accept_start, accepted_at, worker=0):
+        return Record(accept_start, accepted_at, worker)
+
+    def add(self, record):
+        pass
+
+
 def _row(index, record):
     phases = ["" if getattr(record, p) is None else str(getattr(record, p)) for p in PHASES]
     error = record.error or ("" if record.done else "lost")

@@ -11,9 +11,18 @@ from ..errors import IoError
 def set_receive_timeout(sock, seconds):
     """SO_RCVTIMEO keeps the socket blocking (one system call per receive, unlike
     settimeout(), which polls first); an expired wait surfaces as BlockingIOError."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _timeval(seconds))
+
+
+def _timeval(seconds):
     micros = max(1, round(min(seconds, 1e9) * 1e6))
-    timeval = struct.pack("@ll", micros // 1_000_000, micros % 1_000_000)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+    return struct.pack("@ll", micros // 1_000_000, micros % 1_000_000)
+
+
+def set_send_timeout(sock, seconds):
+    """SO_SNDTIMEO, as set_receive_timeout: a send blocked that long raises BlockingIOError
+    (pattern load: a server that stops reading does not hang the client)."""
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(seconds))
 
 
 def set_no_delay(sock, options):

@@ -14,9 +14,10 @@ import java.util.Map;
  * stdout, generated from {@link Mechanism} and {@link Pattern}, the tables its dispatch reads.
  */
 record Capabilities() implements Command {
-    /** One mechanism's entry; field names become snake_case; no server_models: left out. */
+    /** One mechanism's entry; field names become snake_case; no server or load models: left out. */
     record Entry(List<String> roles, List<String> patterns, int maxPayload,
-            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> serverModels) {}
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> serverModels,
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> loadModels) {}
 
     /** The answer, in the contract's field order. */
     record Answer(int contract, String language, String runtime, Map<String, Entry> mechanisms) {}
@@ -31,7 +32,8 @@ record Capabilities() implements Command {
             roles.add(Cli.DRIVE);
             mechanisms.put(m.label(), new Entry(roles,
                     m.patterns().stream().map(Pattern::label).toList(), m.maxPayload(),
-                    m.serverModels().stream().map(ServerModel::label).toList()));
+                    m.serverModels().stream().map(ServerModel::label).toList(),
+                    m.loadModels().stream().map(ServerModel::label).toList()));
         }
         return new Answer(PeerInfo.CONTRACT, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, mechanisms);
     }

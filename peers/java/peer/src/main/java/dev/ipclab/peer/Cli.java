@@ -25,7 +25,7 @@ final class Cli {
 
     private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
             "poll-interval-us", "spin-us", "server-model", "connections", "phases-file", "backlog",
-            "workers", "nodelay", "java-binding");
+            "workers", "nodelay", "java-binding", "pattern");
     /** serve flags of pattern burst (section 11.4): each needs --server-model. */
     private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
             "backlog", "workers");
@@ -34,7 +34,8 @@ final class Cli {
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
             "io-timeout", "poll-interval-us", "spin-us", "native-library", "payload",
             "sequence-length", "http-client", "warmup-samples-file", "message-size", "messages",
-            "windows", "void", "nodelay", "rest-body", "corba-payload", "one-way", "java-binding");
+            "windows", "void", "nodelay", "rest-body", "corba-payload", "one-way", "java-binding",
+            "records-file", "clients", "rate", "arrival", "duration-ms", "warmup-ms");
     /** Flags without a value (section 1's usage lines: {@code [--void]}, {@code [--one-way]}). */
     private static final Set<String> SWITCHES = Set.of("void", "one-way");
     /**
@@ -89,14 +90,17 @@ final class Cli {
         String endpoint = endpoint(mechanism, flags.get("endpoint"), false);
         String name = flags.getOrDefault("fault", Fault.NONE.label());
         Fault fault = Fault.byName(name).orElseThrow(() -> new IllegalArgumentException(
-                "--fault must be none, flip-response-byte, drop-stream-message or flip-stream-byte, "
-                + "got '" + name + "'"));
+                "--fault must be none, flip-response-byte, drop-stream-message, flip-stream-byte, "
+                + "stall or capacity:N (N >= 1), got '" + name + "'"));
         return new ServeOptions(mechanism, endpoint, seed(flags), fault, pollInterval(flags),
                 spin(flags), burst(flags), nodelay(flags), jniBinding(flags));
     }
 
-    /** A burst server's flags (section 11.4), or null without --server-model. */
+    /** A burst or load server's flags (sections 11.4, 11.5), or null without --server-model. */
     private static BurstOptions burst(Map<String, String> flags) {
+        if (flags.containsKey("pattern")) {
+            return LoadCli.serve(flags);
+        }
         if (!flags.containsKey("server-model")) {
             for (String name : BURST_SERVE_ONLY) {
                 if (flags.containsKey(name)) {
@@ -126,6 +130,10 @@ final class Cli {
 
     private static DriveOptions drive(Map<String, String> flags) {
         String pattern = flags.getOrDefault("pattern", "rr");
+        if (pattern.equals(LoadCli.LOAD)) {
+            return LoadCli.drive(flags);
+        }
+        LoadCli.refuseLoadFlags(flags, pattern);
         boolean stream = pattern.equals(Pattern.STREAM.label());
         for (String name : stream ? ROUND_TRIP_ONLY : STREAM_ONLY) {
             if (flags.containsKey(name)) {
@@ -140,14 +148,7 @@ final class Cli {
             throw new IllegalArgumentException("missing required flag --iterations");
         }
         String mechanism = flags.get("mechanism");
-        String nativeLibrary = flags.get("native-library");
-        if (nativeLibrary != null && nativeLibrary.isEmpty()) {
-            throw new IllegalArgumentException("--native-library must not be empty");
-        }
-        if (nativeLibrary == null && Mechanism.byName(mechanism)
-                .map(Mechanism::needsNativeLibrary).orElse(false)) {
-            throw new IllegalArgumentException("--native-library is required for " + mechanism);
-        }
+        String nativeLibrary = NativeCall.libraryFlag(flags, mechanism);
         String payload = flags.getOrDefault("payload", DriveOptions.BYTES);
         if (!PAYLOADS.contains(payload)) {
             throw new IllegalArgumentException("--payload must be bytes, small, medium, large or "
@@ -163,8 +164,7 @@ final class Cli {
         return checkObjectSizes(new DriveOptions(
                 mechanism,
                 endpoint(mechanism, flags.get("endpoint"), true),
-                flags.getOrDefault("pattern", "rr"),
-                size(flags, "request-size", structured),
+                pattern, size(flags, "request-size", structured),
                 responseSize(flags, structured, study),
                 Numbers.inRange(flags.getOrDefault("warmup", "0"), "--warmup", 0, MAX_COUNT),
                 Numbers.inRange(flags.get("iterations"), "--iterations", 1, MAX_COUNT),
@@ -189,7 +189,7 @@ final class Cli {
      * short only; --rest-body json and --corba-payload string with bytes payloads only. Whether
      * the mechanism has them is the client's question (unsupported, exit 7).
      */
-    private static Study study(Map<String, String> flags, String pattern, boolean structured) {
+    static Study study(Map<String, String> flags, String pattern, boolean structured) {
         boolean voidCalls = flags.containsKey("void");
         boolean oneWay = flags.containsKey("one-way");
         if (voidCalls && !pattern.equals(Pattern.RR.label())) {
@@ -243,7 +243,7 @@ final class Cli {
     }
 
     /** --nodelay on (default) or off. */
-    private static boolean nodelay(Map<String, String> flags) {
+    static boolean nodelay(Map<String, String> flags) {
         return !choice(flags, "nodelay", "on", "off");
     }
 
@@ -341,13 +341,13 @@ final class Cli {
      *
      * @param drive a client's endpoint: for corba the server's IOR, not the HOST:PORT it serves on
      */
-    private static String endpoint(String mechanism, String endpoint, boolean drive) {
+    static String endpoint(String mechanism, String endpoint, boolean drive) {
         Mechanism.byName(mechanism).filter(m -> drive || m.serves())
                 .ifPresent(m -> m.checkEndpoint(endpoint, drive));
         return endpoint;
     }
 
-    private static int size(Map<String, String> flags, String name) {
+    static int size(Map<String, String> flags, String name) {
         return (int) Numbers.inRange(flags.get(name), "--" + name, 0, Frame.MAX_PAYLOAD);
     }
 
@@ -368,22 +368,22 @@ final class Cli {
     }
 
     /** --poll-interval-us: unsigned decimal microseconds, at least 1; kept in nanoseconds. */
-    private static long pollInterval(Map<String, String> flags) {
+    static long pollInterval(Map<String, String> flags) {
         return 1000L * Numbers.inRange(flags.getOrDefault("poll-interval-us", "2000"),
                 "--poll-interval-us", 1, Long.MAX_VALUE / 1000);
     }
 
     /** --spin-us: unsigned decimal microseconds (0: sleep at once); kept in nanoseconds. */
-    private static long spin(Map<String, String> flags) {
+    static long spin(Map<String, String> flags) {
         return 1000L * Numbers.inRange(flags.getOrDefault("spin-us", "50"), "--spin-us", 0,
                 Long.MAX_VALUE / 1000);
     }
 
-    private static long seed(Map<String, String> flags) {
+    static long seed(Map<String, String> flags) {
         return Numbers.unsigned(flags.getOrDefault("seed", "1"), "--seed");
     }
 
-    private static Path path(Map<String, String> flags, String name) {
+    static Path path(Map<String, String> flags, String name) {
         String value = flags.get(name);
         if (value.isEmpty()) {
             throw new IllegalArgumentException("--" + name + " must not be empty");

@@ -3,8 +3,8 @@ package dev.ipclab.peer;
 import dev.ipclab.peer.frame.ErrorKind;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.objects.ObjectDrive;
+import dev.ipclab.peer.pattern.Report;
 import dev.ipclab.peer.pattern.Samples;
-import dev.ipclab.peer.pattern.StreamDrive;
 import dev.ipclab.peer.transport.ReceiveTimeoutException;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -28,7 +28,7 @@ final class Client {
     int run() {
         Samples measured = new Samples();
         Samples warm = options.warmupSamplesFile() == null ? Samples.discarding() : new Samples();
-        StreamDrive.Report[] report = new StreamDrive.Report[1];
+        Report[] report = new Report[1];
         PeerException failure = attempt(warm, measured, report);
         long written = 0;
         long warmWritten = 0;
@@ -57,10 +57,11 @@ final class Client {
     }
 
     /**
-     * @param report where a stream's figures go
-     * @return null on success, else the failure as a contract error
+     * @param report where a stream's or a load's figures go
+     * @return null on success, else the failure as a contract error (a load's may come with
+     *     its report: found after the run)
      */
-    private PeerException attempt(Samples warm, Samples measured, StreamDrive.Report[] report) {
+    private PeerException attempt(Samples warm, Samples measured, Report[] report) {
         try {
             JavaBinding.apply(options.study().jniBinding());
             Mechanism mechanism = supportedMechanism();
@@ -74,7 +75,7 @@ final class Client {
                 return null;
             }
             report[0] = pattern.drive(mechanism, options, warm, measured);
-            return null;
+            return report[0] == null ? null : report[0].failure();
         } catch (PeerException e) {
             return e;
         } catch (ReceiveTimeoutException e) {

@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.load.LoadShape;
 import dev.ipclab.peer.objects.ObjectDrive;
 import dev.ipclab.peer.pattern.StreamShape;
 import dev.ipclab.peer.rpc.RpcDrive;
@@ -29,13 +30,26 @@ record DriveOptions(
         String httpClient,
         Path warmupSamplesFile,
         StreamShape stream,
-        Study study) implements Command {
+        Study study,
+        LoadShape load) implements Command {
     static final String BYTES = "bytes";
     /** --payload object: Java's serialized objects (PROTOCOL.md 4.6). */
     static final String OBJECT = "object";
     static final long DEFAULT_WINDOWS = 10;
     static final int DEFAULT_SEQUENCE_LENGTH = 5;
     static final String OKHTTP = "okhttp";
+
+    /** Not a load client. */
+    DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,
+            int responseSize, long warmup, long iterations, Path samplesFile, Path resultFile,
+            long seed, long ioTimeoutNanos, long pollIntervalNanos, long spinNanos,
+            String nativeLibrary, String payload, int sequenceLength, String httpClient,
+            Path warmupSamplesFile, StreamShape stream, Study study) {
+        this(mechanism, endpoint, pattern, requestSize, responseSize, warmup, iterations,
+                samplesFile, resultFile, seed, ioTimeoutNanos, pollIntervalNanos, spinNanos,
+                nativeLibrary, payload, sequenceLength, httpClient, warmupSamplesFile, stream,
+                study, null);
+    }
 
     /** With the study flags' defaults. */
     DriveOptions(String mechanism, String endpoint, String pattern, int requestSize,

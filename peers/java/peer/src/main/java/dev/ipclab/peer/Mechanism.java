@@ -56,7 +56,8 @@ import java.util.function.IntSupplier;
 enum Mechanism {
     TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e, s.nodelay()),
             (e, s) -> Tcp.connect(e, s.nodelay())).dialing((e, s) -> Tcp.dialer(e, s.nodelay()))
-            .bursting(EnumSet.allOf(ServerModel.class))),
+            .bursting(EnumSet.allOf(ServerModel.class)).loading(EnumSet.allOf(ServerModel.class),
+                    (e, s) -> Tcp.connect(e, s.nodelay(), s.ioTimeoutNanos()))),
     UDP("udp", EndpointKind.INET, datagrams(Udp::bind, (e, s) -> Udp.connect(e, s.ioTimeoutNanos())),
             () -> Udp.MAX_PAYLOAD),
     UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))
@@ -149,15 +150,16 @@ enum Mechanism {
      * --native-library; and, for tests, connect a link.
      */
     private record Behaviour(Serve serve, Open open, Open shortLived, OpenStream stream,
-            boolean records, boolean nativeLibrary, Connect link, Set<ServerModel> serverModels) {
+            boolean records, boolean nativeLibrary, Connect link, Set<ServerModel> serverModels,
+            Set<ServerModel> loadModels, Connect loadLink) {
         Behaviour(Serve serve, Open open, boolean records, boolean nativeLibrary, Connect link) {
             this(serve, open, null, null, records, nativeLibrary, link,
-                    EnumSet.noneOf(ServerModel.class));
+                    EnumSet.noneOf(ServerModel.class), EnumSet.noneOf(ServerModel.class), null);
         }
 
         Behaviour withShort(Open open) {
             return new Behaviour(serve, this.open, open, stream, records, nativeLibrary, link,
-                    serverModels);
+                    serverModels, loadModels, loadLink);
         }
 
         /** short over frames: a connection per round trip, END over one more; or one-way (11.2). */
@@ -169,13 +171,19 @@ enum Mechanism {
 
         Behaviour streaming(OpenStream stream) {
             return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    serverModels);
+                    serverModels, loadModels, loadLink);
         }
 
         /** burst (section 11.4): the server models its server runs ({@link BurstServer}). */
         Behaviour bursting(Set<ServerModel> models) {
             return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    models);
+                    models, loadModels, loadLink);
+        }
+
+        /** load (11.5): the models its load server serves with; how a load client connects. */
+        Behaviour loading(Set<ServerModel> models, Connect connect) {
+            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
+                    serverModels, models, connect);
         }
     }
 
@@ -200,6 +208,9 @@ enum Mechanism {
         }
         if (behaviour.stream != null) {
             patterns.add(Pattern.STREAM);
+        }
+        if (!behaviour.loadModels.isEmpty()) {
+            patterns.add(Pattern.LOAD);
         }
     }
 
@@ -300,6 +311,11 @@ enum Mechanism {
         return behaviour.serverModels;
     }
 
+    /** The models its load server (section 11.5) serves with; empty: no load. */
+    Set<ServerModel> loadModels() {
+        return behaviour.loadModels;
+    }
+
     /** Whether --payload small, medium, large (section 10.2) can travel over it. */
     boolean carriesRecords() {
         return behaviour.records;
@@ -354,6 +370,11 @@ enum Mechanism {
     /** Connects a stream client (section 11.1); only for a mechanism whose patterns have STREAM. */
     OneWay openStream(DriveOptions options) throws PeerException, IOException {
         return behaviour.stream.open(options);
+    }
+
+    /** One connection of a load client (11.5.3); only where the patterns have LOAD. */
+    ClientLink connectLoad(DriveOptions options) throws IOException {
+        return behaviour.loadLink.connect(options.endpoint(), options.settings());
     }
 
     /** For tests: the bare link of a frame mechanism. */

@@ -4,6 +4,7 @@ import dev.ipclab.peer.frame.ErrorKind;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.inprocess.InProcess;
 import java.nio.file.Path;
+import java.util.Map;
 
 /**
  * jni (PROTOCOL.md section 4.4): the native method implemented in {@code libipclab_native.so}
@@ -12,6 +13,19 @@ import java.nio.file.Path;
  */
 final class NativeCall {
     private NativeCall() {}
+
+    /** --native-library: required by the in-process mechanisms that call the C library. */
+    static String libraryFlag(Map<String, String> flags, String mechanism) {
+        String nativeLibrary = flags.get("native-library");
+        if (nativeLibrary != null && nativeLibrary.isEmpty()) {
+            throw new IllegalArgumentException("--native-library must not be empty");
+        }
+        if (nativeLibrary == null && Mechanism.byName(mechanism)
+                .map(Mechanism::needsNativeLibrary).orElse(false)) {
+            throw new IllegalArgumentException("--native-library is required for " + mechanism);
+        }
+        return nativeLibrary;
+    }
 
     /**
      * Checks the request's stamp and returns a new array holding payload(seed, 2, seq, respLen).

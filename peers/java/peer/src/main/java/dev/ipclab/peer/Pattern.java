@@ -1,7 +1,9 @@
 package dev.ipclab.peer;
 
 import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.load.LoadDrive;
 import dev.ipclab.peer.pattern.OneWay;
+import dev.ipclab.peer.pattern.Report;
 import dev.ipclab.peer.pattern.RoundTrips;
 import dev.ipclab.peer.pattern.Samples;
 import dev.ipclab.peer.pattern.Session;
@@ -27,12 +29,16 @@ enum Pattern {
     }),
     /** A new connection per round trip (11.2): the same loop; the session dials each time. */
     SHORT("short", (mechanism, options, warm, measured) ->
-            roundTrips(mechanism.openShort(options), options, warm, measured));
+            roundTrips(mechanism.openShort(options), options, warm, measured)),
+    /** Open-loop load over persistent connections (11.5): one sample is one response time. */
+    LOAD("load", (mechanism, options, warm, measured) -> LoadDrive.drive(
+            () -> mechanism.connectLoad(options), options.load(), new LoadDrive.Frames(
+                    options.seed(), options.requestSize(), options.responseSize()), measured));
 
     /** How a pattern drives a client of a mechanism. */
     interface Driver {
-        /** @return what a stream adds to the result, or null */
-        StreamDrive.Report drive(Mechanism mechanism, DriveOptions options, Samples warm,
+        /** @return what the pattern adds to the result (a stream, a load), or null */
+        Report drive(Mechanism mechanism, DriveOptions options, Samples warm,
                 Samples measured) throws PeerException, IOException;
     }
 
@@ -57,13 +63,13 @@ enum Pattern {
         return label;
     }
 
-    StreamDrive.Report drive(Mechanism mechanism, DriveOptions options, Samples warm,
+    Report drive(Mechanism mechanism, DriveOptions options, Samples warm,
             Samples measured) throws PeerException, IOException {
         return driver.drive(mechanism, options, warm, measured);
     }
 
     /** rr and short: the round-trip loop; they add nothing to the result file. */
-    private static StreamDrive.Report roundTrips(Session session, DriveOptions options,
+    private static Report roundTrips(Session session, DriveOptions options,
             Samples warm, Samples measured) throws PeerException, IOException {
         RoundTrips.run(session, options.warmup(), options.iterations(), warm, measured);
         return null;

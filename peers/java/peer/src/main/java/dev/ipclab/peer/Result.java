@@ -3,6 +3,9 @@ package dev.ipclab.peer;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.ipclab.linuxipc.ResourceUsage;
 import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.load.LoadReport;
+import dev.ipclab.peer.load.LoadShape;
+import dev.ipclab.peer.pattern.Report;
 import dev.ipclab.peer.pattern.StreamDrive;
 import dev.ipclab.peer.pattern.StreamShape;
 import java.io.IOException;
@@ -10,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 
 /** The client's result file (PROTOCOL.md section 7); field names become snake_case. */
 record Result(
@@ -32,7 +36,8 @@ record Result(
         long pid,
         int contract,
         long warmupSamples,
-        @JsonUnwrapped Stream stream) {
+        @JsonUnwrapped Stream stream,
+        @JsonUnwrapped Load load) {
 
     static final String SCHEMA = "ipclab.peer-result/1";
 
@@ -42,6 +47,14 @@ record Result(
      */
     record Stream(long messages, long messageSize, long windows, Long streamNs, Long lost,
             Cpu clientCpu, Cpu serverCpu) {}
+
+    /**
+     * What a load adds (section 11.5.3); absent for other patterns. The counts are null when the
+     * schedule could not be made (the client holds too few requests).
+     */
+    record Load(int clients, long rate, String arrival, long durationMs, long warmupMs,
+            Long requestsOk, Long requestsFailed, Map<String, Long> errors, Double achievedPerS,
+            Long latenessP99Ns) {}
 
     /** One side's CPU time and context switches over the measured stream. */
     record Cpu(long userNs, long sysNs, long voluntary, long involuntary) {
@@ -53,10 +66,11 @@ record Result(
 
     /**
      * @param failure null for success
-     * @param report a completed stream's figures, else null
+     * @param report a completed stream's figures, a load's, else null
      */
     static Result of(DriveOptions options, PeerException failure, long samples,
-            long warmupSamples, StreamDrive.Report report) {
+            long warmupSamples, Report report) {
+        LoadReport load = report instanceof LoadReport l ? l : null;
         return new Result(SCHEMA,
                 failure == null ? "ok" : "error",
                 failure == null ? null : failure.kind().label(),
@@ -64,10 +78,24 @@ record Result(
                 PeerInfo.LANGUAGE, PeerInfo.RUNTIME,
                 options.mechanism(), options.pattern(),
                 options.requestSize(), options.responseSize(),
-                options.warmup(), options.iterations(),
+                load != null ? load.warmup() : options.warmup(),
+                load != null ? load.measured() : options.iterations(),
                 options.payload(), options.structured() ? options.sequenceLength() : null,
                 samples, PeerInfo.CLOCK, PeerInfo.pid(), PeerInfo.CONTRACT, warmupSamples,
-                stream(options, report));
+                stream(options, report instanceof StreamDrive.Report s ? s : null),
+                load(options.load(), load));
+    }
+
+    private static Load load(LoadShape shape, LoadReport report) {
+        if (shape == null) {
+            return null;
+        }
+        return report == null
+                ? new Load(shape.clients(), shape.rate(), shape.arrival(), shape.durationMs(),
+                        shape.warmupMs(), null, null, null, null, null)
+                : new Load(shape.clients(), shape.rate(), shape.arrival(), shape.durationMs(),
+                        shape.warmupMs(), report.requestsOk(), report.requestsFailed(),
+                        report.errors(), report.achievedPerS(), report.latenessP99Ns());
     }
 
     private static Stream stream(DriveOptions options, StreamDrive.Report report) {

@@ -4,9 +4,11 @@ import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.burst.BurstServer;
 import dev.ipclab.peer.burst.ServerModel;
 import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.server.Server;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.Set;
 
 /** {@code serve}: the server of the mechanism asked for, or a burst server (section 11.4). */
 final class Servers {
@@ -25,6 +27,7 @@ final class Servers {
                     + " is an in-process call: there is no server (drive only)");
         }
         Client.checkNoDelay(mechanism, options.nodelay());
+        checkFault(options);
         JavaBinding.apply(options.jniBinding());
         try {
             if (options.burst() != null) {
@@ -38,14 +41,29 @@ final class Servers {
         }
     }
 
+    /**
+     * The load servers' faults (stall, capacity:N) are the C++ peer's; this peer's load server
+     * injects none (PROTOCOL.md 11.5.1).
+     *
+     * @throws PeerException unsupported
+     */
+    private static void checkFault(ServeOptions options) throws PeerException {
+        boolean load = options.burst() != null && options.burst().load();
+        if (options.fault().loadOnly() || (load && options.fault() != Fault.NONE)) {
+            throw PeerException.unsupported("--fault " + options.fault().label() + " is not "
+                    + "implemented by this peer's " + (load ? "load server" : "servers"));
+        }
+    }
+
     /** @throws PeerException unsupported: a model this peer or mechanism does not have */
     private static ServerModel serverModel(Mechanism mechanism, BurstOptions options)
             throws PeerException {
-        return ServerModel.byName(options.serverModel())
-                .filter(mechanism.serverModels()::contains)
+        Set<ServerModel> models = options.load() ? mechanism.loadModels() : mechanism.serverModels();
+        return ServerModel.byName(options.serverModel()).filter(models::contains)
                 .orElseThrow(() -> PeerException.unsupported("server model '"
-                        + options.serverModel() + "' is not implemented for " + mechanism.label()
-                        + " (this peer has: " + mechanism.serverModels().stream()
-                        .map(ServerModel::label).toList() + ")"));
+                        + options.serverModel() + "' is not implemented for "
+                        + (options.load() ? "load over " : "") + mechanism.label()
+                        + " (this peer has: " + models.stream().map(ServerModel::label).toList()
+                        + ")"));
     }
 }

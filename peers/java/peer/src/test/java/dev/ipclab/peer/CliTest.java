@@ -190,7 +190,8 @@ class CliTest {
         return args;
     }
 
-    private static String[] replace(String[] args, String flag, String value) {
+    /** ARGS with the value after FLAG replaced (LoadTest uses it too). */
+    static String[] replace(String[] args, String flag, String value) {
         String[] copy = args.clone();
         copy[Arrays.asList(copy).indexOf(flag) + 1] = value;
         return copy;

@@ -29,7 +29,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Contract 4: capabilities, READY's and the result's contract, warm-up samples, uds-dgram. */
+/** Contract 5: capabilities, READY's and the result's contract, warm-up samples, uds-dgram. */
 class ContractTest {
     @TempDir
     Path dir;
@@ -41,7 +41,7 @@ class ContractTest {
         String text = out.toString(StandardCharsets.UTF_8);
         assertEquals(1, text.lines().count());
         JsonNode answer = new ObjectMapper().readTree(text);
-        assertEquals(4, answer.get("contract").asInt());
+        assertEquals(5, answer.get("contract").asInt());
         assertEquals("java", answer.get("language").asText());
         assertEquals(PeerInfo.RUNTIME, answer.get("runtime").asText());
         JsonNode mechanisms = answer.get("mechanisms");
@@ -66,7 +66,7 @@ class ContractTest {
     void readyCarriesTheContract() throws Exception {
         JsonNode ready = new ObjectMapper().readTree(
                 Ready.of("127.0.0.1:1", "tcp").line().substring("READY ".length()));
-        assertEquals(4, ready.get("contract").asInt());
+        assertEquals(5, ready.get("contract").asInt());
     }
 
     @Test
@@ -77,7 +77,7 @@ class ContractTest {
                 Loopback.Diagnostics err = new Loopback.Diagnostics();
                 assertEquals(0, new Client(options, err.stream).run(), err.text());
                 JsonNode result = RoundTripTest.result(options);
-                assertEquals(4, result.get("contract").asInt());
+                assertEquals(5, result.get("contract").asInt());
                 assertEquals(warmup, result.get("warmup_samples").asLong());
                 assertEquals(warmup * 8, Files.size(options.warmupSamplesFile()));
                 assertEquals(options.iterations() * 8, Files.size(options.samplesFile()));

@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * connection copies the response base into a buffer of its own and stamps it, so concurrent
  * tasks never write into each other's frame. The default sizes are built before READY.
  */
-final class BurstExchange {
+final class BurstExchange implements ConnectionService {
     static final int DEFAULT_REQUEST = 1000;
     static final int DEFAULT_RESPONSE = 8;
     static final int FIRST_CHUNK = Frame.HEADER_SIZE + 64 * 1024;
@@ -45,7 +45,8 @@ final class BurstExchange {
     }
 
     /** Serves the connection on a blocking channel and records transfer, total and error. */
-    void serve(SocketChannel channel, PhaseRecord record) {
+    @Override
+    public void serve(SocketChannel channel, PhaseRecord record) {
         String failure = null;
         try (channel) {
             long start = System.nanoTime();

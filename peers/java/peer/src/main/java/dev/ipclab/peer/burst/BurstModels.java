@@ -54,7 +54,7 @@ final class BurstModels {
     }
 
     static void serveInLoop(BurstServer server, SocketChannel channel, PhaseRecord record) {
-        server.exchange().serve(channel, record);
+        server.service().serve(channel, record);
         server.ended();
     }
 

@@ -15,7 +15,10 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * {@code serve --server-model M} (PROTOCOL.md 11.4): listens with the backlog, starts what the
  * model needs before READY, serves with the model until N connections have ended (or a signal
- * or end of stdin closes it), then stops its threads and writes the phases file.
+ * or end of stdin closes it), then stops its threads and writes the phases file. A load server
+ * ({@code --pattern load}, 11.5.1) is the same server with another {@link ConnectionService}:
+ * each connection carries section 2's exchange until END; it ends only when stopped and writes
+ * no file.
  */
 public final class BurstServer implements Server {
     private final ServerModel model;
@@ -23,8 +26,11 @@ public final class BurstServer implements Server {
     private final ServerSocketChannel listener;
     private final String endpoint;
     private final PhaseLog log = new PhaseLog();
+    /** The burst's one round trip per connection; null for a load server. */
     private final BurstExchange exchange;
+    private final ConnectionService service;
     private final PrintStream diagnostics;
+    private final long seed;
     private final AtomicLong left;
     private volatile boolean finished;
     private Runnable waker;
@@ -37,8 +43,15 @@ public final class BurstServer implements Server {
         this.options = options;
         this.listener = listener;
         this.endpoint = Endpoints.format((InetSocketAddress) listener.getLocalAddress());
-        this.exchange = new BurstExchange(seed, diagnostics);
+        if (options.load()) {
+            this.exchange = null;
+            this.service = new LoadExchange(seed, options.nodelay(), diagnostics);
+        } else {
+            this.exchange = new BurstExchange(seed, diagnostics);
+            this.service = exchange;
+        }
         this.diagnostics = diagnostics;
+        this.seed = seed;
         this.left = new AtomicLong(options.connections());
         this.waker = this::closeListener;
     }
@@ -130,6 +143,10 @@ public final class BurstServer implements Server {
         if (pool != null) {
             pool.shutdownNow();
         }
+        service.close();
+        if (options.load()) {
+            return;
+        }
         try {
             log.write(options.phasesFile());
         } catch (IOException e) {
@@ -156,6 +173,18 @@ public final class BurstServer implements Server {
 
     BurstExchange exchange() {
         return exchange;
+    }
+
+    long seed() {
+        return seed;
+    }
+
+    PrintStream diagnostics() {
+        return diagnostics;
+    }
+
+    ConnectionService service() {
+        return service;
     }
 
     BurstOptions options() {

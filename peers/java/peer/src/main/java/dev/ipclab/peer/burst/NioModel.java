@@ -39,6 +39,7 @@ final class NioModel {
             // Stopped.
         } finally {
             server.wakeWith(null);
+            model.closeConnections();
             model.selector.close();
         }
     }
@@ -58,7 +59,7 @@ final class NioModel {
                 if (key.isAcceptable()) {
                     acceptOne();
                 } else {
-                    ((Connection) key.attachment()).advance(key);
+                    ((Step) key.attachment()).advance(key);
                 }
             }
         }
@@ -77,11 +78,31 @@ final class NioModel {
         }
         previous = server.log().accepted(start, accepted, 0);
         channel.configureBlocking(false);
-        channel.register(selector, SelectionKey.OP_READ, new Connection(channel, previous));
+        Step connection = server.options().load()
+                ? new NioExchange(server, channel, previous) : new Connection(channel, previous);
+        channel.register(selector, SelectionKey.OP_READ, connection);
     }
 
-    /** One connection's progress: the header, the rest of the request, the response. */
-    private final class Connection {
+    /** Connections still open when the loop ends (stopped): closed with it. */
+    private void closeConnections() {
+        for (SelectionKey key : selector.keys()) {
+            if (key.attachment() != null) {
+                try {
+                    key.channel().close();
+                } catch (IOException e) {
+                    // Stopping: a failing close loses nothing.
+                }
+            }
+        }
+    }
+
+    /** What a connection does when its socket is ready. */
+    interface Step {
+        void advance(SelectionKey key);
+    }
+
+    /** One burst connection's progress: the header, the rest of the request, the response. */
+    private final class Connection implements Step {
         private final SocketChannel channel;
         private final PhaseRecord record;
         private ByteBuffer request = ByteBuffer.allocate(Frame.HEADER_SIZE)
@@ -96,7 +117,8 @@ final class NioModel {
             this.record = record;
         }
 
-        void advance(SelectionKey key) {
+        @Override
+        public void advance(SelectionKey key) {
             try {
                 if (response == null) {
                     read(key);

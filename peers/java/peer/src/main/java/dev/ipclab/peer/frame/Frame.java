@@ -120,6 +120,15 @@ public final class Frame {
      *     REQUEST, END or MARK
      */
     public static String requestProblem(ByteBuffer buf, int at) {
+        return requestProblem(buf, at, false);
+    }
+
+    /**
+     * As {@link #requestProblem(ByteBuffer, int)}; {@code exchangeOnly}: only section 2's rr
+     * exchange is served (a load server, 11.5.1), so a MARK is {@code unexpected kind} and
+     * NO_REPLY is {@code bad flags}, each at its place in the order of the checks.
+     */
+    public static String requestProblem(ByteBuffer buf, int at, boolean exchangeOnly) {
         if (buf.getInt(at + OFF_MAGIC) != MAGIC) {
             return "bad magic";
         }
@@ -127,11 +136,11 @@ public final class Frame {
             return "bad version";
         }
         byte kind = kind(buf, at);
-        if (kind != REQUEST && kind != END && kind != MARK) {
+        if (kind != REQUEST && kind != END && (kind != MARK || exchangeOnly)) {
             return "unexpected kind";
         }
         short flags = flags(buf, at);
-        if (flags != 0 && !(flags == NO_REPLY && (kind == REQUEST || kind == END))) {
+        if (flags != 0 && (exchangeOnly || !(flags == NO_REPLY && (kind == REQUEST || kind == END)))) {
             return "bad flags";
         }
         long length = length(buf, at);

@@ -15,7 +15,8 @@ import java.io.IOException;
  */
 public final class StreamDrive {
     /** What a stream adds to the result file (section 11.1 step 8). */
-    public record Report(long streamNanos, long lost, ResourceUsage client, ResourceUsage server) {}
+    public record Report(long streamNanos, long lost, ResourceUsage client, ResourceUsage server)
+            implements dev.ipclab.peer.pattern.Report {}
 
     private StreamDrive() {}
 

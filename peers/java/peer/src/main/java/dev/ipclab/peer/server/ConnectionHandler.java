@@ -8,6 +8,7 @@ import dev.ipclab.peer.transport.StreamConnection;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
+import java.util.function.BooleanSupplier;
 
 /**
  * Serves stream clients one after another: REQUEST -> RESPONSE (none for a one-way REQUEST),
@@ -15,13 +16,18 @@ import java.nio.ByteBuffer;
  * each closes. The corrupted-request and received-request counts run across connections until
  * END (section 11.2: a short client sends END over a connection of its own).
  */
-final class ConnectionHandler {
+public final class ConnectionHandler {
+    /** Where a non-blocking connection stands after {@link #serveAvailable}. */
+    public enum Progress { WAIT, CLOSED, REJECTED }
+
     /** A stream server's largest message: byte streams, channels and files carry any frame's. */
     private static final int MAX_MESSAGE = Frame.MAX_PAYLOAD;
 
     private final Responder responder;
-    private final FrameReader reader = new FrameReader();
+    private final FrameReader reader;
     private final PrintStream diagnostics;
+    /** A load server's connection (11.5.1): section 2's exchange only, no object streams. */
+    private final boolean exchangeOnly;
     private final ObjectServer objects;
     private long corrupted;
     private long received;
@@ -29,9 +35,60 @@ final class ConnectionHandler {
     private long announced;
 
     ConnectionHandler(Responder responder, PrintStream diagnostics) {
+        this(responder, diagnostics, new FrameReader(), false);
+    }
+
+    private ConnectionHandler(Responder responder, PrintStream diagnostics, FrameReader reader,
+            boolean exchangeOnly) {
         this.responder = responder;
         this.diagnostics = diagnostics;
+        this.reader = reader;
+        this.exchangeOnly = exchangeOnly;
         this.objects = new ObjectServer(responder.seed(), responder.flipsResponseByte());
+    }
+
+    /**
+     * One connection of a load server (11.5.1): REQUEST -> RESPONSE, END -> END_ACK with this
+     * connection's corrupted count; anything else is rejected. One handler per connection, so
+     * concurrent connections share no buffer.
+     *
+     * @param nonBlocking served by an event loop through {@link #serveAvailable}
+     */
+    public static ConnectionHandler forExchange(long seed, PrintStream diagnostics,
+            boolean nonBlocking) {
+        return new ConnectionHandler(new Responder(seed, Fault.NONE), diagnostics,
+                new FrameReader(true, nonBlocking), true);
+    }
+
+    /**
+     * An event loop's step on a non-blocking connection: answers every frame already received,
+     * until more bytes are needed or {@code writing} says an answer is still going out (then
+     * the caller finishes that write and calls again; the answer's buffer stays untouched until
+     * the next frame is answered).
+     *
+     * @throws IOException when the transport fails
+     */
+    public Progress serveAvailable(StreamConnection connection, BooleanSupplier writing)
+            throws IOException {
+        Responder.Reply reply = connection::write;
+        while (!writing.getAsBoolean()) {
+            FrameReader.Status status = reader.next(connection);
+            switch (status) {
+                case PARTIAL -> {
+                    return Progress.WAIT;
+                }
+                case CLOSED -> {
+                    return Progress.CLOSED;
+                }
+                case REJECTED -> {
+                    rejected(reader.rejection());
+                    return Progress.REJECTED;
+                }
+                default -> answer(reply);
+            }
+            reader.consume();
+        }
+        return Progress.WAIT;
     }
 
     /**
@@ -40,7 +97,7 @@ final class ConnectionHandler {
      * @return null after a normal close, else the rejection reason (already reported on stderr)
      * @throws IOException when the transport fails (reset, broken pipe)
      */
-    String serve(StreamConnection connection) throws IOException {
+    public String serve(StreamConnection connection) throws IOException {
         reader.reset();
         announced = 0;
         Responder.Reply reply = connection::write;
@@ -50,7 +107,7 @@ final class ConnectionHandler {
                 if (status == FrameReader.Status.CLOSED) {
                     return null;
                 }
-                if (status == FrameReader.Status.REJECTED && ObjectWire.startsObjects(
+                if (status == FrameReader.Status.REJECTED && !exchangeOnly && ObjectWire.startsObjects(
                         reader.frame(), reader.start(), reader.unread().remaining())) {
                     // At any frame boundary, not only a connection's first: a message channel's
                     // clients share one endless stream (section 4.6: --payload object).

@@ -15,9 +15,18 @@ import java.nio.ByteBuffer;
  * the bytes that arrived, so a header claiming 128 MiB and then silence costs nothing.
  */
 final class FrameReader {
-    enum Status { FRAME, CLOSED, REJECTED }
+    /** PARTIAL: a non-blocking connection has no more bytes now; call next again when it has. */
+    enum Status { FRAME, CLOSED, REJECTED, PARTIAL }
+
+    /** What a fill came to: enough bytes, end of stream, or (non-blocking) none for now. */
+    private enum Fill { DONE, EOF, WAIT }
 
     static final int INITIAL_CAPACITY = Frame.HEADER_SIZE + 64 * 1024;
+
+    /** Section 2's exchange only (a load server, 11.5.1): MARK and NO_REPLY are rejected. */
+    private final boolean exchangeOnly;
+    /** The connection is non-blocking: a read of 0 bytes means "nothing yet", not "again". */
+    private final boolean nonBlocking;
 
     private ByteBuffer buf = Frame.allocate(INITIAL_CAPACITY);
     /** Where the current frame starts in buf. */
@@ -26,6 +35,16 @@ final class FrameReader {
     private int filled;
     private int frameSize;
     private String rejection;
+
+    /** Every frame kind a stream server answers, read from a blocking connection. */
+    FrameReader() {
+        this(false, false);
+    }
+
+    FrameReader(boolean exchangeOnly, boolean nonBlocking) {
+        this.exchangeOnly = exchangeOnly;
+        this.nonBlocking = nonBlocking;
+    }
 
     /** Forgets any state of a previous connection; keeps the buffer. */
     void reset() {
@@ -37,16 +56,20 @@ final class FrameReader {
 
     /** Reads the next frame: its header is at {@link #start()} of {@link #frame()}, its payload 24 later. */
     Status next(StreamConnection connection) throws IOException {
-        if (!fill(connection, Frame.HEADER_SIZE)) {
-            return filled == start ? Status.CLOSED : reject("truncated header");
+        Fill header = fill(connection, Frame.HEADER_SIZE);
+        if (header != Fill.DONE) {
+            return header == Fill.WAIT ? Status.PARTIAL
+                    : filled == start ? Status.CLOSED : reject("truncated header");
         }
-        String problem = Frame.requestProblem(buf, start);
+        // Checked again after a PARTIAL: cheap, and the buffer stays the only state.
+        String problem = Frame.requestProblem(buf, start, exchangeOnly);
         if (problem != null) {
             return reject(problem);
         }
         int size = Frame.HEADER_SIZE + (int) Frame.length(buf, start);
-        if (!fill(connection, size)) {
-            return reject("truncated payload");
+        Fill payload = fill(connection, size);
+        if (payload != Fill.DONE) {
+            return payload == Fill.WAIT ? Status.PARTIAL : reject("truncated payload");
         }
         frameSize = size;
         return Status.FRAME;
@@ -59,7 +82,7 @@ final class FrameReader {
      * @return false at end of stream before the whole message
      */
     boolean nextMessage(StreamConnection connection, int size) throws IOException {
-        if (!fill(connection, size)) {
+        if (fill(connection, size) != Fill.DONE) {
             return false;
         }
         frameSize = size;
@@ -103,7 +126,7 @@ final class FrameReader {
      * before that. A frame that would run past the buffer's end is first moved to its front; the
      * buffer grows only once it is full of the frame's received bytes.
      */
-    private boolean fill(StreamConnection connection, int wanted) throws IOException {
+    private Fill fill(StreamConnection connection, int wanted) throws IOException {
         if (start + wanted > buf.capacity() && start > 0) {
             compact();
         }
@@ -114,11 +137,14 @@ final class FrameReader {
             buf.limit(buf.capacity()).position(filled);
             int n = connection.read(buf);
             if (n < 0) {
-                return false;
+                return Fill.EOF;
+            }
+            if (n == 0 && nonBlocking) {
+                return Fill.WAIT;
             }
             filled += n;
         }
-        return true;
+        return Fill.DONE;
     }
 
     private void compact() {

@@ -31,12 +31,22 @@ public final class Tcp {
     }
 
     public static ClientLink connect(String endpoint, boolean nodelay) throws IOException {
+        return connect(endpoint, nodelay, 0);
+    }
+
+    /**
+     * @param ioTimeoutNanos above 0: a receive that waits longer fails with
+     *     {@link ReceiveTimeoutException} (a watchdog thread closes the socket under it)
+     */
+    public static ClientLink connect(String endpoint, boolean nodelay, long ioTimeoutNanos)
+            throws IOException {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         SocketChannel channel = SocketChannel.open(family(address));
         try {
             configure(channel, nodelay);
             channel.connect(address);
-            return new StreamLink(new ChannelConnection(channel, channel));
+            return new StreamLink(new ChannelConnection(channel, channel), ioTimeoutNanos > 0
+                    ? new ReceiveWatchdog(ioTimeoutNanos, channel) : null);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;

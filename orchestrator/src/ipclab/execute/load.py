@@ -1,0 +1,251 @@
+"""Pattern load (PROTOCOL.md 11.5): requests on a schedule over many persistent connections. What
+the runner adds to a load case (both peers' flags, the client's per-request records file) and
+what a round keeps of it: the records file itself in RUN/load/, its HdrHistogram interval logs
+beside it, and a few reductions per round in run.json (analyse/load.py combines the rounds).
+
+Methods, stated once (docs/load.md says why):
+- Response time = received − intended start: the time a user waits, coordinated omission
+  corrected. Service time = received − sent: what a closed-loop client would have recorded.
+  Lateness = sent − intended start; the part of it the client alone is to blame for is
+  sent − max(intended start, the previous response on the same connection): a connection whose
+  previous request has not come back waits for it (the server's delay, not the client's).
+- Percentiles are nearest-rank over the round's measured requests without error.
+- Achieved rate: the client's `achieved_per_s` (ok measured requests over the time from the
+  measured part's start to its last response).
+- A rate sweep (`--rate sweep`) is one round made of steps, each a fresh pair of peers at one
+  rate: a step passes when it achieved at least 99% of its rate and its response p99 kept the
+  SLO (--slo; by default 3 × the first step's p99). From --sweep-from the rate doubles until a
+  step fails (or halves until one passes), then bisects between the highest pass and the lowest
+  failure until they are within SWEEP_RESOLUTION of each other or SWEEP_STEPS steps were run.
+  The knee is the highest rate that passed; the round keeps that step's samples and files.
+"""
+import csv
+import dataclasses
+import io
+import math
+
+import numpy as np
+
+from ipclab.execute import burst
+from ipclab.plan import settings as setting_table
+
+COLUMNS = ("request", "connection", "measured", "intended_ns", "sent_ns", "received_ns", "error")
+PERCENTILES = (50, 90, 99, 99.9, 100)
+KEEP = ("clients", "rate", "arrival", "duration_ms", "warmup_ms", "requests_ok",
+        "requests_failed", "errors", "achieved_per_s", "lateness_p99_ns")
+SERVER_ENDS_ITSELF = False
+HDR_RANGE = (1, 3600 * 10**9, 3)  # lowest and highest trackable ns, significant digits
+HDR_INTERVAL_NS = 10**9           # one interval histogram per second of intended starts
+
+
+# --- the runner's side ----------------------------------------------------------------------------
+
+def server_flags(case, run, case_dir):
+    return ["--pattern", case.pattern, "--server-model", case.server_model]
+
+
+def drive_flags(case, run, case_dir):
+    """The schedule's times and the files; its clients, rate and arrival are settings."""
+    return ["--pattern", case.pattern,
+            "--duration-ms", str(max(1, round(run.duration * 1000))),
+            "--warmup-ms", str(round(run.load_warmup * 1000)),
+            *burst.exchange_flags(case, run, case_dir)]
+
+
+def before():
+    return None
+
+
+def finish(server, case_dir):
+    """A load server runs until it is stopped: nothing to wait for."""
+
+
+def ok_samples(result):
+    """Samples an ok client writes: one per measured request without error (11.5.3)."""
+    return result.get("requests_ok")
+
+
+def collect(case_dir, before, run, time_wait):
+    try:
+        return {"records_text": (case_dir / "records.csv").read_text()}
+    except OSError:
+        return {}
+
+
+# --- what a round keeps ---------------------------------------------------------------------------
+
+def round_entry(outcome, key):
+    """A load round's figures for run.json under `key`: the client's counts and rate, and the
+    percentiles of its records (what analyse/load.py combines over rounds)."""
+    client, part = outcome.client or {}, outcome.part or {}
+    times = request_times(part.get("records_text") or "")
+    return {key: {**{k: client.get(k) for k in KEEP},
+                  **reductions(times), "records_file": part.get("records_file"),
+                  "hdr_files": part.get("hdr_files"),
+                  **{k: part[k] for k in ("steps", "knee_per_s", "slo_ns") if k in part}}}
+
+
+def request_times(text):
+    """{name: int64 array} of the measured requests without error: response, service, lateness
+    and the client's own lateness (see the module's methods), and intended (ns from T0)."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or tuple(rows[0]) != COLUMNS:
+        return {}
+    body = rows[1:]
+    received_by = {}  # (connection, request) -> received, for the previous request's answer
+    for row in body:
+        if row[5]:
+            received_by[int(row[0])] = int(row[5])
+    clients = len({row[1] for row in body}) or 1
+    picked = [row for row in body if row[2] == "1" and not row[6] and row[4] and row[5]]
+    intended = np.array([int(r[3]) for r in picked], dtype=np.int64)
+    sent = np.array([int(r[4]) for r in picked], dtype=np.int64)
+    received = np.array([int(r[5]) for r in picked], dtype=np.int64)
+    previous = np.array([received_by.get(int(r[0]) - clients, 0) for r in picked], dtype=np.int64)
+    return {"intended": intended, "response": received - intended, "service": received - sent,
+            "lateness": sent - intended, "client_lateness": sent - np.maximum(intended, previous)}
+
+
+def reductions(times):
+    """Per-round percentiles (nearest rank) of each time; empty without requests."""
+    out = {}
+    for name in ("response", "service", "lateness", "client_lateness"):
+        values = times.get(name)
+        if values is None or not values.size:
+            continue
+        ordered = np.sort(values)
+        out[name] = {_pname(p): int(ordered[nearest_rank(p, ordered.size) - 1]) for p in PERCENTILES}
+    return out
+
+
+def nearest_rank(percent, n):
+    """The 1-based rank of the `percent` percentile of n values: ⌈percent·n/100⌉, at least 1
+    (rounded first, so that 99.9 % of 1000 is rank 999, not 1000 by a float's last bit)."""
+    return max(1, math.ceil(round(percent * n / 100, 9)))
+
+
+def _pname(p):
+    return "max" if p == 100 else f"p{p:g}".replace(".", "_")
+
+
+def save_files(run_dir, case, round_index, info):
+    """Writes a round's records to RUN/load/<id>.r<k>.records.csv and its response and service
+    times as HdrHistogram interval logs (.response.hlog, .service.hlog), noting their names."""
+    folder = run_dir / case.pattern
+    folder.mkdir(exist_ok=True)
+    text = info.get("records_text")
+    if not text:
+        return
+    stem = f"{case.pattern}/{case.id}.r{round_index}"
+    (run_dir / f"{stem}.records.csv").write_text(text)
+    info["records_file"] = f"{stem}.records.csv"
+    times = request_times(text)
+    if times and times["intended"].size:
+        info["hdr_files"] = {}
+        for name in ("response", "service"):
+            path = f"{stem}.{name}.hlog"
+            write_hdr_log(run_dir / path, times["intended"], times[name])
+            info["hdr_files"][name] = path
+
+
+def write_hdr_log(path, intended, values):
+    """An HdrHistogram interval log (the format its tools read): one histogram per second of
+    intended starts, values in ns (shown in ms by the log's unit ratio)."""
+    from hdrh.histogram import HdrHistogram
+    from hdrh.log import HistogramLogWriter
+    with open(path, "w") as f:
+        writer = HistogramLogWriter(f)
+        writer.output_comment("ipclab load: response or service times in ns, by intended start")
+        writer.output_legend()
+        last = int(intended.max()) // HDR_INTERVAL_NS if intended.size else 0
+        for second in range(last + 1):
+            inside = (intended // HDR_INTERVAL_NS) == second
+            if not inside.any():
+                continue
+            histogram = HdrHistogram(*HDR_RANGE)
+            for value in values[inside]:
+                histogram.record_value(int(min(max(value, HDR_RANGE[0]), HDR_RANGE[1])))
+            writer.output_interval_histogram(histogram, second, second + 1,
+                                             max_value_unit_ratio=1e6)
+
+
+# --- rate sweep -------------------------------------------------------------------------------------
+
+SWEEP_STEPS, SWEEP_RESOLUTION, SLO_FACTOR, ACHIEVED_SHARE = 14, 0.05, 3, 0.99
+
+
+def searches(case):
+    """Whether the case's rate is to be found (--rate sweep) rather than given."""
+    return dict(case.settings).get(setting_table.RATE.name) == setting_table.SWEEP
+
+
+def at_rate(case, rate):
+    """The case with its rate setting at `rate`."""
+    settings = tuple((n, rate if n == setting_table.RATE.name else v) for n, v in case.settings)
+    return dataclasses.replace(case, settings=settings)
+
+
+def search(run_step, case, run, passes=None):
+    """One sweep round (the module's methods): `run_step(case at a rate)` runs one fresh pair and
+    returns its Outcome; returns the Outcome of the knee's step (or of the first step that did
+    not end ok, or the first step when none passed) for `case`, with every step in its part.
+    `passes(step, slo)` judges a step (its figures: rate, achieved_per_s, response_p99,
+    client_late_p99); by default the SLO and the achieved rate."""
+    sweep = Sweep(run_step, case, run, passes or within_slo)
+    rate = run.sweep_from
+    passed = sweep.step(rate)
+    while passed is not None and len(sweep.steps) < SWEEP_STEPS:
+        if sweep.low is None and rate > 1:          # bracket downwards until one passes
+            rate = max(1, rate // 2)
+        elif sweep.high is None and rate * 2 <= setting_table.RATE.most:   # or upwards
+            rate *= 2
+        elif sweep.low and sweep.high and (sweep.high - sweep.low) / sweep.low > SWEEP_RESOLUTION:
+            rate = (sweep.low + sweep.high) // 2
+        else:
+            break
+        passed = sweep.step(rate)
+    return sweep.result()
+
+
+def within_slo(step, slo):
+    """A sweep step passes when its response p99 kept the SLO and it achieved its rate."""
+    return (step["response_p99"] is not None and step["response_p99"] <= slo
+            and step["achieved_per_s"] >= ACHIEVED_SHARE * step["rate"])
+
+
+class Sweep:
+    """The steps of one sweep round and the bracket they have narrowed."""
+
+    def __init__(self, run_step, case, run, passes):
+        self.run_step, self.case, self.passes = run_step, case, passes
+        self.slo = run.slo and int(run.slo * 1e9)
+        self.steps, self.low, self.high, self.best, self.first, self.broken = [], None, None, None, None, None
+
+    def step(self, rate):
+        """Runs one step; True if it passed, False if not, None if it did not end ok."""
+        outcome = self.run_step(at_rate(self.case, rate))
+        self.first = self.first or outcome
+        if outcome.status != "ok":
+            self.broken = outcome
+            self.steps.append({"rate": rate, "status": outcome.status})
+            return None
+        found = reductions(request_times((outcome.part or {}).get("records_text") or ""))
+        p99 = found.get("response", {}).get("p99")
+        self.slo = self.slo or (p99 and SLO_FACTOR * p99)
+        step = {"rate": rate, "status": "ok",
+                "achieved_per_s": (outcome.client or {}).get("achieved_per_s") or 0,
+                "response_p99": p99, "client_late_p99": found.get("client_lateness", {}).get("p99")}
+        passed = step["passed"] = bool(self.passes(step, self.slo))
+        self.steps.append(step)
+        if passed and (self.low is None or rate > self.low):
+            self.low, self.best = rate, outcome
+        if not passed and (self.high is None or rate < self.high):
+            self.high = rate
+        return passed
+
+    def result(self):
+        outcome = self.broken or self.best or self.first
+        part = {**(outcome.part or {}), "steps": self.steps, "knee_per_s": self.low,
+                "slo_ns": self.slo}
+        return dataclasses.replace(outcome, case=self.case, part=part)
+

@@ -1,0 +1,99 @@
+package dev.ipclab.peer;
+
+import dev.ipclab.peer.burst.BurstOptions;
+import dev.ipclab.peer.load.LoadShape;
+import dev.ipclab.peer.transport.Numbers;
+import java.util.List;
+import java.util.Map;
+
+/** The command line of pattern load (PROTOCOL.md 1 and 11.5), beside {@link Cli}. */
+final class LoadCli {
+    static final String LOAD = "load";
+    /** The client's flags that only load takes. */
+    private static final List<String> LOAD_ONLY = List.of("clients", "rate", "arrival",
+            "duration-ms", "warmup-ms", "records-file");
+    /** The flags of other patterns that load refuses (11.5.3). */
+    private static final List<String> NOT_LOAD = List.of("iterations", "warmup",
+            "warmup-samples-file", "payload", "sequence-length", "message-size", "messages",
+            "windows", "void", "one-way");
+    /** A burst server's flags, which a load server refuses (11.5.1). */
+    private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
+            "backlog");
+    /** Sizes when not given: the orchestrator's default for load (16 B each way). */
+    private static final String DEFAULT_SIZE = "16";
+
+    private LoadCli() {}
+
+    /** Another pattern with a flag of load's is a usage error. */
+    static void refuseLoadFlags(Map<String, String> flags, String pattern) {
+        refuse(flags, LOAD_ONLY, "is a flag of --pattern load only, not of --pattern " + pattern);
+    }
+
+    static DriveOptions drive(Map<String, String> flags) {
+        refuse(flags, NOT_LOAD, "is not a flag of --pattern load");
+        for (String name : List.of("clients", "rate", "duration-ms", "records-file")) {
+            if (!flags.containsKey(name)) {
+                throw new IllegalArgumentException("missing required flag --" + name
+                        + " (--pattern load)");
+            }
+        }
+        String arrival = flags.getOrDefault("arrival", "fixed");
+        if (!arrival.equals("fixed") && !arrival.equals("poisson")) {
+            throw new IllegalArgumentException("--arrival must be fixed or poisson, got '"
+                    + arrival + "'");
+        }
+        LoadShape shape = new LoadShape(
+                (int) Numbers.inRange(flags.get("clients"), "--clients", 1, LoadShape.MAX_CLIENTS),
+                Numbers.inRange(flags.get("rate"), "--rate", 1, LoadShape.MAX_RATE),
+                arrival.equals("poisson"),
+                Numbers.inRange(flags.get("duration-ms"), "--duration-ms", 1, LoadShape.MAX_MS),
+                Numbers.inRange(flags.getOrDefault("warmup-ms", "0"), "--warmup-ms", 0,
+                        LoadShape.MAX_MS),
+                Cli.path(flags, "records-file"));
+        String mechanism = flags.get("mechanism");
+        return new DriveOptions(mechanism, Cli.endpoint(mechanism, flags.get("endpoint"), true),
+                LOAD, size(flags, "request-size"), size(flags, "response-size"), 0, 0,
+                Cli.path(flags, "samples-file"), Cli.path(flags, "result-file"), Cli.seed(flags),
+                Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"),
+                        "--io-timeout"),
+                Cli.pollInterval(flags), Cli.spin(flags), null, DriveOptions.BYTES,
+                DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, null, null,
+                Cli.study(flags, LOAD, false), shape);
+    }
+
+    /**
+     * {@code serve --pattern load}: only load, and only with --server-model; a burst server's
+     * own flags are refused.
+     */
+    static BurstOptions serve(Map<String, String> flags) {
+        String pattern = flags.get("pattern");
+        if (!pattern.equals(LOAD)) {
+            throw new IllegalArgumentException("serve --pattern takes only load, got '" + pattern
+                    + "'");
+        }
+        if (!flags.containsKey("server-model")) {
+            throw new IllegalArgumentException("missing required flag --server-model "
+                    + "(serve --pattern load)");
+        }
+        refuse(flags, BURST_SERVE_ONLY, "is a burst server's flag, not of --pattern load");
+        String model = flags.get("server-model");
+        if (model.isEmpty()) {
+            throw new IllegalArgumentException("--server-model must not be empty");
+        }
+        return BurstOptions.load(model, (int) Numbers.inRange(flags.getOrDefault("workers",
+                Integer.toString(BurstOptions.DEFAULT_WORKERS)), "--workers", 1, 1024),
+                Cli.nodelay(flags));
+    }
+
+    private static int size(Map<String, String> flags, String name) {
+        return Cli.size(Map.of(name, flags.getOrDefault(name, DEFAULT_SIZE)), name);
+    }
+
+    private static void refuse(Map<String, String> flags, List<String> names, String why) {
+        for (String name : names) {
+            if (flags.containsKey(name)) {
+                throw new IllegalArgumentException("--" + name + " " + why);
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package dev.ipclab.peer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ipclab.peer.burst.BurstOptions;
+import dev.ipclab.peer.burst.ServerModel;
+import dev.ipclab.peer.frame.ErrorKind;
+import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.server.Fault;
+import dev.ipclab.peer.server.Loopback;
+import dev.ipclab.peer.server.Server;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Pattern load (PROTOCOL.md 11.5): the Java client against the Java load server of every model,
+ * the files' agreement with each other, and the command line's refusals.
+ */
+class LoadTest {
+    private static final int CLIENTS = 2;
+    private static final long RATE = 2000;
+    private static final long WARMUP_MS = 50;
+    private static final long DURATION_MS = 200;
+
+    @TempDir
+    Path dir;
+
+    @ParameterizedTest
+    @EnumSource(ServerModel.class)
+    void eachModelServesAScheduleWhoseFilesAgree(ServerModel model) throws Exception {
+        Server server = Servers.open(new ServeOptions("tcp", "127.0.0.1:0", 1, Fault.NONE,
+                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS,
+                BurstOptions.load(model.label(), 2, true), true), new Loopback.Diagnostics().stream);
+        FutureTask<Integer> serving = new FutureTask<>(server::serve);
+        Thread.ofPlatform().daemon().start(serving);
+        Loopback.Diagnostics err = new Loopback.Diagnostics();
+        try {
+            assertEquals(0, Main.run(driveArgs(server.endpoint()), err.stream), err.text());
+        } finally {
+            server.stop();
+            assertEquals(0, serving.get(10, TimeUnit.SECONDS));
+            server.close();
+        }
+        checkFiles();
+    }
+
+    private String[] driveArgs(String endpoint) {
+        return new String[] {"drive", "--pattern", "load", "--mechanism", "tcp", "--endpoint",
+            endpoint, "--clients", Integer.toString(CLIENTS), "--rate", Long.toString(RATE),
+            "--duration-ms", Long.toString(DURATION_MS), "--warmup-ms", Long.toString(WARMUP_MS),
+            "--request-size", "100", "--response-size", "300", "--io-timeout", "10",
+            "--samples-file", dir.resolve("samples").toString(),
+            "--records-file", dir.resolve("records.csv").toString(),
+            "--result-file", dir.resolve("result.json").toString()};
+    }
+
+    /** Records, samples and result of one clean run say the same things. */
+    private void checkFiles() throws Exception {
+        List<String> lines = Files.readAllLines(dir.resolve("records.csv"));
+        assertEquals("request,connection,measured,intended_ns,sent_ns,received_ns,error",
+                lines.get(0));
+        long warmup = WARMUP_MS * RATE / 1000;
+        long measured = DURATION_MS * RATE / 1000;
+        assertEquals(warmup + measured, lines.size() - 1);
+        ByteBuffer samples = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("samples")))
+                .order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(measured * 8, samples.remaining());
+        for (int k = 0; k < warmup + measured; k++) {
+            String[] row = lines.get(k + 1).split(",", -1);
+            long intended = k * 1_000_000_000L / RATE;
+            long sent = Long.parseLong(row[4]);
+            long received = Long.parseLong(row[5]);
+            assertEquals(List.of(Integer.toString(k), Integer.toString(k % CLIENTS),
+                    k < warmup ? "0" : "1", Long.toString(intended), ""),
+                    List.of(row[0], row[1], row[2], row[3], row[6]), lines.get(k + 1));
+            assertTrue(sent >= intended && received > sent, lines.get(k + 1));
+            if (k >= warmup) {
+                assertEquals(received - intended, samples.getLong(), "sample of request " + k);
+            }
+        }
+        JsonNode result = new ObjectMapper().readTree(dir.resolve("result.json").toFile());
+        assertEquals("ok", result.get("status").asText());
+        assertEquals("load", result.get("pattern").asText());
+        assertEquals(measured, result.get("iterations").asLong());
+        assertEquals(warmup, result.get("warmup").asLong());
+        assertEquals(measured, result.get("samples").asLong());
+        assertEquals(measured, result.get("requests_ok").asLong());
+        assertEquals(0, result.get("requests_failed").asLong());
+        assertEquals(0, result.get("errors").size());
+        assertEquals(CLIENTS, result.get("clients").asInt());
+        assertEquals(RATE, result.get("rate").asLong());
+        assertEquals("fixed", result.get("arrival").asText());
+        assertEquals(DURATION_MS, result.get("duration_ms").asLong());
+        assertEquals(WARMUP_MS, result.get("warmup_ms").asLong());
+        assertEquals(5, result.get("contract").asInt());
+        assertTrue(result.get("achieved_per_s").asDouble() > 0);
+        assertTrue(result.get("lateness_p99_ns").asLong() >= 0);
+    }
+
+    @Test
+    void aDeadServerIsAnIoErrorWithTheScheduleStillCounted() throws Exception {
+        Loopback.Diagnostics err = new Loopback.Diagnostics();
+        assertEquals(5, Main.run(driveArgs("127.0.0.1:1"), err.stream), err.text());
+        JsonNode result = new ObjectMapper().readTree(dir.resolve("result.json").toFile());
+        assertEquals("io", result.get("error_kind").asText());
+        assertEquals(DURATION_MS * RATE / 1000, result.get("iterations").asLong());
+        assertEquals(0, result.get("requests_ok").asLong());
+    }
+
+    @Test
+    void usageErrors() {
+        String[] base = {"drive", "--pattern", "load", "--mechanism", "tcp", "--endpoint",
+            "127.0.0.1:9", "--samples-file", "/tmp/s", "--result-file", "/tmp/r"};
+        String[] full = concat(base, "--clients", "2", "--rate", "10", "--duration-ms", "5",
+                "--records-file", "/tmp/c");
+        for (String[] args : List.of(
+                concat(base, "--rate", "10", "--duration-ms", "5", "--records-file", "/tmp/c"),
+                concat(full, "--iterations", "5"), concat(full, "--warmup", "1"),
+                concat(full, "--payload", "bytes"), concat(full, "--one-way"),
+                concat(full, "--arrival", "uniform"), CliTest.replace(full, "--clients", "0"),
+                CliTest.replace(full, "--clients", "1025"), CliTest.replace(full, "--rate", "10000001"),
+                CliTest.replace(full, "--duration-ms", "0"), concat(full, "--warmup-ms", "3600001"),
+                new String[] {"drive", "--mechanism", "tcp", "--endpoint", "127.0.0.1:9",
+                    "--request-size", "1", "--response-size", "1", "--iterations", "1",
+                    "--samples-file", "/tmp/s", "--result-file", "/tmp/r", "--clients", "2"},
+                new String[] {"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                    "--pattern", "rr", "--server-model", "thread"},
+                new String[] {"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                    "--pattern", "load"},
+                new String[] {"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                    "--pattern", "load", "--server-model", "thread", "--phases-file", "/tmp/p"},
+                new String[] {"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                    "--pattern", "load", "--server-model", "thread", "--fault", "capacity:0"})) {
+            assertThrows(UsageException.class, () -> Cli.parse(args), String.join(" ", args));
+        }
+    }
+
+    @Test
+    void theLoadFaultsAndAnUnknownModelAreUnsupported() throws Exception {
+        for (String[] extra : List.of(new String[] {"--fault", "stall"},
+                new String[] {"--fault", "capacity:1000"},
+                new String[] {"--fault", "flip-response-byte"}, new String[] {})) {
+            String model = extra.length == 0 ? "epoll" : "thread";
+            ServeOptions options = (ServeOptions) Cli.parse(concat(new String[] {"serve",
+                "--mechanism", "tcp", "--endpoint", "127.0.0.1:0", "--pattern", "load",
+                "--server-model", model}, extra));
+            PeerException e = assertThrows(PeerException.class,
+                    () -> Servers.open(options, new Loopback.Diagnostics().stream));
+            assertEquals(ErrorKind.UNSUPPORTED, e.kind(), e.getMessage());
+        }
+    }
+
+    private static String[] concat(String[] head, String... tail) {
+        String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
+        System.arraycopy(tail, 0, all, head.length, tail.length);
+        return all;
+    }
+}

@@ -1,0 +1,43 @@
+// load (PROTOCOL.md 11.5.3, "Files"): what the client keeps per request, and what it becomes:
+// the records CSV, the samples and the result's figures. Internal to load/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "burst/records.hpp"  // ConnError
+#include "options.hpp"
+#include "result.hpp"
+
+namespace ipclab::load {
+
+using burst::ConnError;
+
+// One request's instants, relative to T0 (kEmpty: not taken).
+struct RequestRecord {
+  std::int64_t sent = burst::kEmpty;
+  std::int64_t received = burst::kEmpty;
+  ConnError error = ConnError::none;
+};
+
+// A run's schedule and records: offsets[k] is request k's intended start.
+struct Run {
+  std::vector<std::int64_t> offsets;
+  std::vector<RequestRecord> records;
+  std::int64_t warmup_ns = 0;  // requests with an offset below it are the warm-up
+  std::uint32_t clients = 1;
+  bool measured(std::size_t k) const noexcept { return offsets[k] >= warmup_ns; }
+};
+
+inline constexpr std::string_view kLoadRecordsHeader =
+    "request,connection,measured,intended_ns,sent_ns,received_ns,error\n";
+
+std::string format_load_records(const Run& run);
+// The figures of the result file; iterations and warm-up are the schedule's counts.
+LoadReport summarise(const Run& run, const DriveOptions& o);
+// The response times (received − intended) of the measured requests without error, in order.
+void record_samples(const Run& run, Recorder& recorder);
+
+}  // namespace ipclab::load

@@ -1,0 +1,8 @@
+"""Pattern load (PROTOCOL.md 11.5): open-loop requests on a schedule over persistent connections.
+
+    schedule.py   the intended starts (11.5.2): fixed and poisson offsets, warm-up and measured
+    client.py     the client (11.5.3): a thread per connection, sleeping to each intended start
+    records.py    the records file and the result's fields (11.5.3, Files)
+    exchange.py   the server side of one connection: section 2's rr exchange until END, for
+                  the server models of burst/models.py (11.5.1)
+"""
