@@ -213,3 +213,12 @@ def test_load_over_a_mechanism_of_one_client_is_refused_alone_and_not_applicable
     made = matrix.expand(scenario(catalog, pattern="rr,load", mechanism="pipe",
                                   server_model="epoll"), catalog)
     assert [(c.pattern, c.skip_status) for c in made] == [("rr", None), ("load", "not-applicable")]
+
+
+def test_a_sweep_without_a_passing_step_says_so():
+    rounds = [{"status": "ok", "load": {**round_entry()["load"], "steps": [], "knee_per_s": None,
+                                        "slo_ns": 300_000}}]
+    got = analysis.figures({"pattern": "load", "client": "cpp", "rounds": rounds})
+    assert got["knee_per_s"] is None and got["slo_ns"] == 300_000
+    (warning,) = analysis.warnings({"client": "cpp", **got})
+    assert warning.kind == "no-knee" and "300 µs" in warning.text

@@ -211,6 +211,24 @@ def test_the_load_curve_is_a_line_per_way_of_serving_over_its_rates():
     assert figures.load_curve(run([record(1)])) == []
 
 
+def test_a_sweep_draws_its_steps_and_marks_its_knee():
+    steps = [{"rate": 500, "status": "ok", "achieved_per_s": 500.0, "response_p99": 100_000,
+              "passed": True},
+             {"rate": 1000, "status": "ok", "achieved_per_s": 990.0, "response_p99": 200_000,
+              "passed": True},
+             {"rate": 2000, "status": "ok", "achieved_per_s": 1200.0, "response_p99": 9_000_000,
+              "passed": False}]
+    sweep = record(20, pattern="load", server_model="epoll", achieved_per_s=990.0,
+                   target_per_s=1000, settings={"clients": 8, "rate": "sweep"}, knee_per_s=1000,
+                   knee_low=900, knee_high=1000, slo_ns=300_000,
+                   rounds=[{"round": 1, "status": "ok", "load": {"steps": steps}}])
+    (curve,) = figures.load_curve(run([sweep]))
+    points, knee = curve.series
+    assert points.x == [500.0, 990.0, 1200.0] and points.y == [100.0, 200.0, 9000.0]
+    assert points.style == "points" and (knee.x, knee.y) == ([1000], [300.0])
+    assert "rounds 900–1,000" in knee.hover[0]
+
+
 def test_every_plotly_figure_passes_plotlys_validator():
     charts = figures.charts(every_figure_run())
     assert len(keys(charts)) == len(set(keys(charts))) >= 6

@@ -62,7 +62,10 @@ def warnings(record):
     """The schedule's warnings, naming the side that limited it; a sweep's steps beyond its knee
     are expected to fail and are not warned about."""
     out = []
-    if record.get("slo_ns") is not None:
+    if record.get("slo_ns") is not None:  # a sweep: no step passed is the one thing to say
+        if record.get("knee_per_s") is None:
+            out.append(stats.advise("no-knee", f"no rate kept the SLO of "
+                                               f"{format_ns(record['slo_ns'])}"))
         return out
     if record.get("schedule_kept") is False:
         out.append(stats.advise("client-late", (

@@ -173,6 +173,8 @@ ADVICE = {
     "steal": ("hypervisor steal time", "the VM's host was busy; rerun later"),
     "client-late": ("client behind its schedule", "the client, not the server, limited this "
                                                   "rate: a lower rate or the C++ client"),
+    "no-knee": ("no knee found", "the lowest rate tried missed it already: lower --sweep-from "
+                                 "or loosen --slo"),
     "below-rate": ("rate not achieved", "the server (or the client) gave out below this rate: "
                                         "past the knee"),
 }

@@ -200,6 +200,11 @@ def _figure(outcome):
         lost = f", {client['lost']} lost" if client.get("lost") else ""
         return f"{format_rate(rate)} msgs/s over {client['stream_ns'] / 1e9:.3g} s{lost}"
     median = float(np.median(outcome.samples))
+    if pattern.keeps_tail and client.get(pattern.rate_column) is not None:  # load: its tail, rate
+        knee = (outcome.part or {}).get("knee_per_s")
+        return (f"median {format_ns(median)}, p99 {format_ns(float(np.percentile(outcome.samples, 99)))}"
+                f", {format_rate(client[pattern.rate_column])}/s achieved"
+                + (f", knee {format_rate(knee)}/s" if knee else ""))
     if pattern.progress:
         return f"median {format_ns(median)} per {pattern.progress} ({format_rate(1e9 / median)}/s)"
     return f"median {format_ns(median)}"

@@ -98,12 +98,13 @@ BURST = Pattern("burst", "11.4", "connections", server_models=True, warmup=NO_WA
 LOAD = Pattern("load", "11.5", "requests' response times from their intended start",
                server_models=True, models_key="load_models", execute="load", warmup=NO_WARMUP,
                keeps_tail=True, many_clients=True,
-               timeout=SCHEDULE, default_sizes=(16, 16), run_keys=("duration", "load_warmup", "sweep_from", "slo"),
+               timeout=SCHEDULE, default_sizes=(16, 16),
+               run_keys=("duration", "load_warmup", "sweep_from", "slo"),
                run_limits={"sweep_from": 10**7},
                axes=("server_model", *LOAD_SETTINGS), whole_times=True,
                rate_column="achieved_per_s", entry_key="load",
                note="response times from each request's intended start (load)", note_rank=4,
-               columns=("achieved_per_s", "knee_per_s", "service_p99", "late_p99"), progress="request",
+               columns=("achieved_per_s", "knee_per_s", "service_p99", "late_p99"),
                report_figures=(LOAD_FIGURES,))
 
 PATTERNS = {p.name: p for p in (RR, STREAM, SHORT, BURST, LOAD)}

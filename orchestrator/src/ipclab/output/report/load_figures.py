@@ -29,8 +29,9 @@ def load_curve(data):
     cases = _load_cases(data)
     if not cases:
         return []
-    series = []
-    for line, members in grouped(cases, _line):
+    sweeps = [r for r in cases if r.get("knee_per_s") is not None]
+    series = [s for r in sweeps for s in _sweep_series(r)] + _knees(sweeps)
+    for line, members in grouped([r for r in cases if r.get("knee_per_s") is None], _line):
         members = sorted(members, key=lambda r: r["achieved_per_s"])
         for i, (p, style) in enumerate(CURVE):
             series.append(Series(
@@ -42,9 +43,39 @@ def load_curve(data):
                   "Response time from each request's intended start (coordinated omission "
                   "corrected): p50 solid, p99 and p99.9 dashed, each the median over rounds, "
                   "against the achieved rate; a line that bends up or stops short of its target "
-                  "rate is past its capacity. " + placement_caption(cases), "lines",
+                  "rate is past its capacity. A rate sweep draws its steps' p99 (its middle "
+                  "round) and marks its knee. " + placement_caption(cases), "lines",
                   "achieved requests/s", "response time (µs, log)", y_log=True,
                   series=tuple(series))]
+
+
+def _sweep_series(r):
+    """A rate sweep's steps of its middle round: response p99 against achieved rate, as points
+    (a step past the knee may achieve less than one before it, so a line would fold back)."""
+    rounds = [e["load"] for e in r.get("rounds") or [] if e.get("status") == "ok"
+              and (e.get("load") or {}).get("steps")]
+    if not rounds:
+        return []
+    steps = sorted((s for s in rounds[len(rounds) // 2]["steps"] if s.get("status") == "ok"),
+                   key=lambda s: s["rate"])
+    return [Series(f"{_line(r)} (sweep steps, p99)", [s["achieved_per_s"] for s in steps],
+                   [us(s["response_p99"]) for s in steps], style="points",
+                   hover=[f"{numbered(r)}<br>step at {s['rate']:,}/s: achieved "
+                          f"{format_rate(s['achieved_per_s'])}/s, p99 "
+                          f"{format_ns(s['response_p99'] or 0)}, "
+                          f"{'passed' if s.get('passed') else 'failed'}" for s in steps])]
+
+
+def _knees(sweeps):
+    """Every sweep's knee, one marker each at its SLO: the median over rounds, the rounds' range
+    in the hover."""
+    if not sweeps:
+        return []
+    return [Series("knee (at its SLO)", [r["knee_per_s"] for r in sweeps],
+                   [us(r.get("slo_ns")) for r in sweeps], style="points",
+                   hover=[f"{numbered(r)}<br>knee {r['knee_per_s']:,.0f}/s (rounds "
+                          f"{r.get('knee_low'):,.0f}–{r.get('knee_high'):,.0f}), SLO "
+                          f"{format_ns(r.get('slo_ns') or 0)}" for r in sweeps])]
 
 
 def _hover(r, p):
