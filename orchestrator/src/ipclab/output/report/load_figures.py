@@ -8,7 +8,7 @@ from ipclab.output.report.figure_parts import grouped, in_figures, numbered, ok_
     placement_caption, us
 from ipclab.plan import matrix
 from ipclab.plan import settings as setting_table
-from ipclab.plan.patterns import LOAD_FIGURES
+from ipclab.plan.patterns import LOAD, LOAD_FIGURES
 
 CURVE = (("p50", "line"), ("p99", "dash"), ("p99_9", "dash"))
 SPECTRUM = ("p50", "p90", "p99", "p99_9", "max")
@@ -52,8 +52,9 @@ def load_curve(data):
 def _sweep_series(r):
     """A rate sweep's steps of its middle round: response p99 against achieved rate, as points
     (a step past the knee may achieve less than one before it, so a line would fold back)."""
-    rounds = [e["load"] for e in r.get("rounds") or [] if e.get("status") == "ok"
-              and (e.get("load") or {}).get("steps")]
+    key = LOAD.entry_key
+    rounds = [e[key] for e in r.get("rounds") or [] if e.get("status") == "ok"
+              and (e.get(key) or {}).get("steps")]
     if not rounds:
         return []
     steps = sorted((s for s in rounds[len(rounds) // 2]["steps"] if s.get("status") == "ok"),
