@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "buffer_growth.hpp"
 #include "burst/server_models.hpp"
 #include "error.hpp"
 #include "frame.hpp"
@@ -158,11 +159,29 @@ void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o) 
 
 namespace {
 
-// A message channel's buffer: room for the frame or stream message and one channel message more.
+// A message channel's buffer: room for what came of the frame or stream message and one channel
+// message more (receive_growing). file: the file's bytes.
 struct ChannelBuffer {
   std::unique_ptr<std::uint8_t[]> bytes;
   std::size_t capacity;
 };
+
+// b holds `got` bytes; appends whole channel messages until it holds at least `want` and returns
+// the new count. A message arrives whole (one msgrcv, mq_receive or slot copy, at most M bytes),
+// but a frame or stream message is many of them: the buffer grows (grown_size) only as they
+// arrive, never straight to the length a header or MARK claims, and always has room for one
+// more message of M bytes.
+std::size_t receive_growing(MessageStream& messages, ChannelBuffer& b, std::size_t got,
+                            std::size_t want) {
+  const std::size_t m = messages.max_message();
+  while (got < want) {
+    if (b.capacity - got < m)
+      ensure_capacity(b.bytes, b.capacity, grown_size(b.capacity, want + m), got);
+    const std::size_t fits = b.capacity - m + 1;  // receive_until's room: fits + M - 1 bytes
+    got = messages.receive_until(b.bytes.get(), got, want < fits ? want : fits);
+  }
+  return got;
+}
 
 // One frame off a message channel, reassembled and answered: nullptr, or why it is rejected.
 const char* take_channel_frame(MessageStream& messages, Responder& responder, ChannelBuffer& b,
@@ -171,11 +190,7 @@ const char* take_channel_frame(MessageStream& messages, Responder& responder, Ch
   const Header h = decode_header(b.bytes.get());
   if (const char* reason = check_request_header(h)) return reason;
   const std::size_t total = kHeaderSize + h.length;
-  if (got < total) {
-    // The header is valid: room may be made.
-    ensure_capacity(b.bytes, b.capacity, total + messages.max_message(), got);
-    got = messages.receive_until(b.bytes.get(), got, total);
-  }
+  got = receive_growing(messages, b, got, total);  // the header is valid: room may be made
   if (got > total) return "length mismatch";
   const std::uint8_t* payload = b.bytes.get() + kHeaderSize;
   if (const char* reason = responder.check(h, payload)) return reason;
@@ -197,8 +212,7 @@ const char* take_channel_message(MessageStream& messages, Responder& responder,
     return nullptr;
   }
   // The MARK was valid: room may be made.
-  ensure_capacity(b.bytes, b.capacity, size + messages.max_message(), 0);
-  if (messages.receive_until(b.bytes.get(), 0, size) != size) return "length mismatch";
+  if (receive_growing(messages, b, 0, size) != size) return "length mismatch";
   responder.message(b.bytes.get());
   return nullptr;
 }

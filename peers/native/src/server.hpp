@@ -42,6 +42,7 @@ class StreamConnectionHandler {
   const char* take_messages(Stream& stream);
   bool fill(Stream& stream);  // one read after the unconsumed bytes; false at end of stream
   void compact() noexcept;    // moves the unconsumed bytes to the buffer's start
+  void grow(std::size_t need);  // the buffer is full of a frame's or message's first bytes
 
   Responder responder_;
   std::uint64_t corrupted_ = 0;
@@ -51,7 +52,8 @@ class StreamConnectionHandler {
 };
 
 // A buffer that keeps its first `keep` bytes and grows to hold at least `need` (only ever after
-// a valid header: a malformed frame never makes it allocate).
+// a valid header: a malformed frame never makes it allocate; and, to a header's claimed length,
+// only in steps of grown_size as its bytes arrive). Its new bytes are not initialised.
 void ensure_capacity(std::unique_ptr<std::uint8_t[]>& buf, std::size_t& capacity,
                      std::size_t need, std::size_t keep);
 

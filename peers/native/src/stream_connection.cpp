@@ -2,6 +2,7 @@
 // messages it announces (PROTOCOL.md sections 2 and 11.1), read greedily into one buffer.
 #include <cstring>
 
+#include "buffer_growth.hpp"
 #include "error.hpp"
 #include "server.hpp"
 
@@ -34,6 +35,13 @@ void StreamConnectionHandler::compact() noexcept {
   std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
   end_ -= start_;
   start_ = 0;
+}
+
+// Called only when the buffer is full (end_ == capacity_) with start_ == 0, holding fewer than
+// `need` bytes of one frame or message: it doubles (grown_size), so memory follows the bytes
+// that arrive, never a length a header or MARK merely claims.
+void StreamConnectionHandler::grow(std::size_t need) {
+  ensure_capacity(buf_, capacity_, grown_size(capacity_, need), end_);
 }
 
 bool StreamConnectionHandler::fill(Stream& stream) {
@@ -76,14 +84,14 @@ const char* StreamConnectionHandler::take_frame(Stream& stream, ConnectionOutcom
   }
   const Header h = decode_header(buf_.get() + start_);
   if (const char* reason = check_request_header(h)) return reason;
-  // The header is valid, so now room may be made for the payload.
+  // The header is valid, so now room may be made for the payload, but only as it arrives. A
+  // frame that fits the buffer (the hot path) never reaches its end: no copy, no allocation.
   const std::size_t total = kHeaderSize + h.length;
-  if (capacity_ - start_ < total) {
-    compact();
-    ensure_capacity(buf_, capacity_, total, end_);
-  }
-  while (end_ - start_ < total)
+  if (capacity_ - start_ < total) compact();
+  while (end_ - start_ < total) {
+    if (end_ == capacity_) grow(total);  // start_ is 0 here: compacted above
     if (!fill(stream)) return "truncated payload";
+  }
 
   const std::uint8_t* payload = buf_.get() + start_ + kHeaderSize;
   if (const char* reason = responder_.check(h, payload)) return reason;
@@ -102,10 +110,6 @@ const char* StreamConnectionHandler::take_frame(Stream& stream, ConnectionOutcom
 // client went away), "truncated payload" at a close inside one.
 const char* StreamConnectionHandler::take_messages(Stream& stream) {
   const std::size_t size = responder_.message_size();
-  if (capacity_ < size) {  // the MARK was valid: room may be made for one message
-    compact();
-    ensure_capacity(buf_, capacity_, size, end_);
-  }
   for (;;) {
     while (end_ - start_ >= size) {
       responder_.message(buf_.get() + start_);
@@ -116,6 +120,8 @@ const char* StreamConnectionHandler::take_messages(Stream& stream) {
       }
     }
     compact();
+    // The MARK was valid: room may be made for one message, but only as its bytes arrive.
+    if (end_ == capacity_) grow(size);
     if (!fill(stream)) return end_ != start_ ? "truncated payload" : kClosed;
   }
 }

@@ -7,12 +7,18 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <sstream>
 #include <thread>
 
+#include "endpoint.hpp"
 #include "frame.hpp"
 #include "payload.hpp"
 #include "server.hpp"
 #include "support.hpp"
+#include "transport/message.hpp"
 
 namespace ipclab {
 namespace {
@@ -190,6 +196,95 @@ TEST(ServerConnection, FaultFlipsTheLastResponseByte) {
     EXPECT_EQ(out, expected);
   }
 }
+
+// ---- the peer's own tcp server: memory bounded by the bytes that arrive ---------------------
+
+// A process's address space (VmSize) and resident memory (VmRSS), in KiB (/proc/<pid>/status).
+struct Memory {
+  long size_kib = -1;
+  long rss_kib = -1;
+};
+
+Memory memory_of(pid_t pid) {
+  std::istringstream status(test::read_file("/proc/" + std::to_string(pid) + "/status"));
+  Memory m;
+  std::string key;
+  long value = 0;
+  while (status >> key) {
+    if ((key == "VmSize:" || key == "VmRSS:") && status >> value)
+      (key == "VmSize:" ? m.size_kib : m.rss_kib) = value;
+    status.ignore(1 << 20, '\n');
+  }
+  return m;
+}
+
+// Hands a header claiming MAX_PAYLOAD and 1000 bytes of its payload to the server with `send`,
+// then waits: the server must have grown by less than 16 MiB in address space (VmSize, what a
+// buffer sized by the claim costs even untouched) and in resident memory (VmRSS).
+void expect_a_silent_claim_is_cheap(pid_t pid,
+                                    const std::function<void(const std::vector<std::uint8_t>&)>& send) {
+  // READY comes before a server's first buffer: let it settle.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const Memory before = memory_of(pid);
+  ASSERT_GT(before.size_kib, 0);
+  ASSERT_GT(before.rss_kib, 0);
+  std::vector<std::uint8_t> bytes(kHeaderSize + 1000, 0x5a);
+  encode_header(bytes.data(), FrameKind::request, 0, kMaxPayload, 0);
+  send(bytes);
+  // The server takes what came and waits for the rest; an allocation would happen right away.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Memory during = memory_of(pid);
+  constexpr long kLimitKib = 16 * 1024;
+  EXPECT_LT(during.size_kib - before.size_kib, kLimitKib)
+      << "VmSize " << before.size_kib << " -> " << during.size_kib << " KiB";
+  EXPECT_LT(during.rss_kib - before.rss_kib, kLimitKib)
+      << "VmRSS " << before.rss_kib << " -> " << during.rss_kib << " KiB";
+  std::printf("VmSize %+ld KiB, VmRSS %+ld KiB\n", during.size_kib - before.size_kib,
+              during.rss_kib - before.rss_kib);
+}
+
+TEST(ServerMemory, AHeaderClaiming128MiBThenSilenceCostsAlmostNothing) {
+  test::Server server({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0"});
+  ASSERT_TRUE(server.ready());
+  const int fd = test::connect_loopback(SOCK_STREAM, server.endpoint());
+  ASSERT_GE(fd, 0);
+  expect_a_silent_claim_is_cheap(server.pid(), [&](const auto& b) { write_bytes(fd, b); });
+  ::close(fd);  // the server rejects the truncated frame and serves the next client
+  test::TempDir dir;
+  const test::DriveRun run = test::drive_bytes("tcp", server.endpoint(), dir, 100000, 16, 5);
+  EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
+  EXPECT_EQ(run.result["status"], "ok");
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
+}
+
+// A message channel reassembles a frame from messages of M bytes: its buffer too grows only
+// as they arrive. The frame never completes; stdin's end stops the server (and removes its
+// kernel objects) while it waits for the rest.
+class ChannelMemory : public ::testing::TestWithParam<std::string> {};
+
+std::unique_ptr<MessageChannel> open_client(const std::string& mech, const std::string& ep) {
+  if (mech == "sysv-mq") return open_sysv_mq(parse_sysv_key(ep));
+  if (mech == "sysv-shm") return open_sysv_shm(parse_sysv_key(ep), 5'000'000'000);
+  if (mech == "posix-mq") return open_posix_mq(parse_posix_name(ep));
+  return open_posix_shm(parse_posix_name(ep), ShmWait::futex, 0, 5'000'000'000);
+}
+
+TEST_P(ChannelMemory, AHeaderClaiming128MiBThenSilenceCostsAlmostNothing) {
+  test::Server server({"serve", "--mechanism", GetParam(), "--endpoint", "auto"});
+  ASSERT_TRUE(server.ready());
+  const auto channel = open_client(GetParam(), server.endpoint());
+  MessageStream messages(*channel);
+  expect_a_silent_claim_is_cheap(server.pid(),
+                                 [&](const auto& b) { messages.send_frame(b.data(), b.size()); });
+  channel->close();
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Peer, ChannelMemory,
+                         ::testing::Values("sysv-mq", "posix-mq", "sysv-shm", "shm"),
+                         test::param_name);
 
 }  // namespace
 }  // namespace ipclab

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "buffer_growth.hpp"  // grow_toward, for the readers of every model
 #include "burst/records.hpp"
 #include "burst/sockets.hpp"
 #include "frame.hpp"
@@ -87,16 +88,6 @@ void wait_all_ended(const Server& server);
 void accepted_socket(const Server& server, int fd) noexcept;
 // The ConnError of a failed recv/send (errno).
 ConnError error_of_errno(int err) noexcept;
-// Room for more of a request whose buffer is full of received bytes: twice as much (64 KiB at
-// least, so a usual request takes one more recv), at most `need`. A buffer grows only as bytes
-// arrive, never to a length a header merely claims: a hundred connections claiming 128 MiB each
-// and then silent cost a few MiB.
-inline void grow_toward(std::vector<std::uint8_t>& buf, std::size_t need) {
-  constexpr std::size_t kChunk = 64 * 1024;
-  const std::size_t twice = 2 * buf.size() < kChunk ? kChunk : 2 * buf.size();
-  buf.resize(twice < need ? twice : need);
-}
-
 // Children (fork): every one is registered so that a stop kills and reaps it.
 void add_child(pid_t pid);
 void reap(pid_t pid);  // blocking waitpid of one registered child
