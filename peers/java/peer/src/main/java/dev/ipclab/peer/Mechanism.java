@@ -1,6 +1,7 @@
 package dev.ipclab.peer;
 
 import dev.ipclab.peer.burst.BurstServer;
+import dev.ipclab.peer.burst.Listening;
 import dev.ipclab.peer.burst.ServerModel;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.PeerException;
@@ -56,12 +57,15 @@ import java.util.function.IntSupplier;
 enum Mechanism {
     TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e, s.nodelay()),
             (e, s) -> Tcp.connect(e, s.nodelay())).dialing((e, s) -> Tcp.dialer(e, s.nodelay()))
-            .bursting(EnumSet.allOf(ServerModel.class)).loading(EnumSet.allOf(ServerModel.class),
+            .bursting(EnumSet.allOf(ServerModel.class), Listening::tcp)
+            .loading(EnumSet.allOf(ServerModel.class), Listening::tcp,
                     (e, s) -> Tcp.connect(e, s.nodelay(), s.ioTimeoutNanos()))),
     UDP("udp", EndpointKind.INET, datagrams(Udp::bind, (e, s) -> Udp.connect(e, s.ioTimeoutNanos())),
             () -> Udp.MAX_PAYLOAD),
+    /** load's models take a UNIX listening socket as they are; burst stays tcp's (11.4). */
     UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))
-            .dialing((e, s) -> Uds.dialer(e))),
+            .dialing((e, s) -> Uds.dialer(e)).loading(EnumSet.allOf(ServerModel.class),
+                    Listening::uds, (e, s) -> Uds.connect(e, s.ioTimeoutNanos()))),
     UDS_DGRAM("uds-dgram", EndpointKind.PATH, datagrams(UdsDgram::bind,
             (e, s) -> UdsDgram.connect(e, s.ioTimeoutNanos())), UdsDgram::maxPayload),
     PIPE("pipe", EndpointKind.FDS, stream((e, s) -> Pipe.listen(e), (e, s) -> Pipe.connect(e))),
@@ -151,15 +155,15 @@ enum Mechanism {
      */
     private record Behaviour(Serve serve, Open open, Open shortLived, OpenStream stream,
             boolean records, boolean nativeLibrary, Connect link, Set<ServerModel> serverModels,
-            Set<ServerModel> loadModels, Connect loadLink) {
+            Set<ServerModel> loadModels, Connect loadLink, Listening.Maker sockets) {
         Behaviour(Serve serve, Open open, boolean records, boolean nativeLibrary, Connect link) {
             this(serve, open, null, null, records, nativeLibrary, link,
-                    EnumSet.noneOf(ServerModel.class), EnumSet.noneOf(ServerModel.class), null);
+                    EnumSet.noneOf(ServerModel.class), EnumSet.noneOf(ServerModel.class), null, null);
         }
 
         Behaviour withShort(Open open) {
             return new Behaviour(serve, this.open, open, stream, records, nativeLibrary, link,
-                    serverModels, loadModels, loadLink);
+                    serverModels, loadModels, loadLink, sockets);
         }
 
         /** short over frames: a connection per round trip, END over one more; or one-way (11.2). */
@@ -171,19 +175,22 @@ enum Mechanism {
 
         Behaviour streaming(OpenStream stream) {
             return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    serverModels, loadModels, loadLink);
+                    serverModels, loadModels, loadLink, sockets);
         }
 
-        /** burst (section 11.4): the server models its server runs ({@link BurstServer}). */
-        Behaviour bursting(Set<ServerModel> models) {
+        /** burst (section 11.4): the models its server runs ({@link BurstServer}), how it listens. */
+        Behaviour bursting(Set<ServerModel> models, Listening.Maker sockets) {
             return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    models, loadModels, loadLink);
+                    models, loadModels, loadLink, sockets);
         }
 
-        /** load (11.5): the models its load server serves with; how a load client connects. */
-        Behaviour loading(Set<ServerModel> models, Connect connect) {
+        /**
+         * load (11.5): the models its load server serves with, how that server listens (the
+         * burst server's, {@link BurstServer}), and how a load client connects.
+         */
+        Behaviour loading(Set<ServerModel> models, Listening.Maker sockets, Connect connect) {
             return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    serverModels, models, connect);
+                    serverModels, models, connect, sockets);
         }
     }
 
@@ -314,6 +321,11 @@ enum Mechanism {
     /** The models its load server (section 11.5) serves with; empty: no load. */
     Set<ServerModel> loadModels() {
         return behaviour.loadModels;
+    }
+
+    /** How its burst or load server listens; null where it has neither. */
+    Listening.Maker serverSockets() {
+        return behaviour.sockets;
     }
 
     /** Whether --payload small, medium, large (section 10.2) can travel over it. */

@@ -31,8 +31,9 @@ final class Servers {
         JavaBinding.apply(options.jniBinding());
         try {
             if (options.burst() != null) {
-                return BurstServer.open(serverModel(mechanism, options.burst()), options.endpoint(),
-                        options.seed(), options.burst(), diagnostics);
+                return BurstServer.open(serverModel(mechanism, options.burst()),
+                        mechanism.serverSockets(), options.endpoint(), options.seed(),
+                        options.burst(), diagnostics);
             }
             return mechanism.serve(options, diagnostics);
         } catch (IOException e) {

@@ -1,6 +1,7 @@
 package dev.ipclab.peer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -16,6 +17,7 @@ import dev.ipclab.peer.server.Server;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.FutureTask;
@@ -41,14 +43,29 @@ class LoadTest {
     @ParameterizedTest
     @EnumSource(ServerModel.class)
     void eachModelServesAScheduleWhoseFilesAgree(ServerModel model) throws Exception {
-        Server server = Servers.open(new ServeOptions("tcp", "127.0.0.1:0", 1, Fault.NONE,
+        runSchedule("tcp", "127.0.0.1:0", model);
+    }
+
+    /** uds: the same models on a UNIX listening socket; its file is gone once the server is. */
+    @ParameterizedTest
+    @EnumSource(ServerModel.class)
+    void eachModelServesAScheduleOverUds(ServerModel model) throws Exception {
+        Path socket = dir.resolve("load.sock");
+        runSchedule("uds", socket.toString(), model);
+        assertFalse(Files.exists(socket, LinkOption.NOFOLLOW_LINKS), "socket file left behind");
+    }
+
+    private void runSchedule(String mechanism, String endpoint, ServerModel model)
+            throws Exception {
+        Server server = Servers.open(new ServeOptions(mechanism, endpoint, 1, Fault.NONE,
                 Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS,
                 BurstOptions.load(model.label(), 2, true), true), new Loopback.Diagnostics().stream);
         FutureTask<Integer> serving = new FutureTask<>(server::serve);
         Thread.ofPlatform().daemon().start(serving);
         Loopback.Diagnostics err = new Loopback.Diagnostics();
         try {
-            assertEquals(0, Main.run(driveArgs(server.endpoint()), err.stream), err.text());
+            assertEquals(0, Main.run(driveArgs(mechanism, server.endpoint()), err.stream),
+                    err.text());
         } finally {
             server.stop();
             assertEquals(0, serving.get(10, TimeUnit.SECONDS));
@@ -57,8 +74,23 @@ class LoadTest {
         checkFiles();
     }
 
+    @Test
+    void aUdsLoadServerRefusesAnExistingPath() throws Exception {
+        Path taken = Files.createFile(dir.resolve("taken.sock"));
+        ServeOptions options = (ServeOptions) Cli.parse(new String[] {"serve", "--mechanism",
+            "uds", "--endpoint", taken.toString(), "--pattern", "load", "--server-model", "nio"});
+        PeerException e = assertThrows(PeerException.class,
+                () -> Servers.open(options, new Loopback.Diagnostics().stream));
+        assertEquals(ErrorKind.IO, e.kind(), e.getMessage());
+        assertTrue(Files.exists(taken), "a refused server removes nothing");
+    }
+
     private String[] driveArgs(String endpoint) {
-        return new String[] {"drive", "--pattern", "load", "--mechanism", "tcp", "--endpoint",
+        return driveArgs("tcp", endpoint);
+    }
+
+    private String[] driveArgs(String mechanism, String endpoint) {
+        return new String[] {"drive", "--pattern", "load", "--mechanism", mechanism, "--endpoint",
             endpoint, "--clients", Integer.toString(CLIENTS), "--rate", Long.toString(RATE),
             "--duration-ms", Long.toString(DURATION_MS), "--warmup-ms", Long.toString(WARMUP_MS),
             "--request-size", "100", "--response-size", "300", "--io-timeout", "10",

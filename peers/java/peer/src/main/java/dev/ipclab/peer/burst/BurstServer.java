@@ -3,12 +3,11 @@ package dev.ipclab.peer.burst;
 import dev.ipclab.peer.frame.ErrorKind;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.server.Server;
-import dev.ipclab.peer.transport.Endpoints;
-import dev.ipclab.peer.transport.Tcp;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -18,13 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * or end of stdin closes it), then stops its threads and writes the phases file. A load server
  * ({@code --pattern load}, 11.5.1) is the same server with another {@link ConnectionService}:
  * each connection carries section 2's exchange until END; it ends only when stopped and writes
- * no file.
+ * no file. tcp or uds ({@link Listening}): a uds server removes its socket file when it closes.
  */
 public final class BurstServer implements Server {
     private final ServerModel model;
     private final BurstOptions options;
     private final ServerSocketChannel listener;
     private final String endpoint;
+    /** The uds file to remove on close; null for tcp. */
+    private final Path socketFile;
     private final PhaseLog log = new PhaseLog();
     /** The burst's one round trip per connection; null for a load server. */
     private final BurstExchange exchange;
@@ -37,12 +38,13 @@ public final class BurstServer implements Server {
     private volatile ExecutorService pool;
     private boolean closed;
 
-    private BurstServer(ServerModel model, BurstOptions options, ServerSocketChannel listener,
-            PrintStream diagnostics, long seed) throws IOException {
+    private BurstServer(ServerModel model, BurstOptions options, Listening listening,
+            PrintStream diagnostics, long seed) {
         this.model = model;
         this.options = options;
-        this.listener = listener;
-        this.endpoint = Endpoints.format((InetSocketAddress) listener.getLocalAddress());
+        this.listener = listening.channel();
+        this.endpoint = listening.endpoint();
+        this.socketFile = listening.socketFile();
         if (options.load()) {
             this.exchange = null;
             this.service = new LoadExchange(seed, options.nodelay(), diagnostics);
@@ -57,21 +59,22 @@ public final class BurstServer implements Server {
     }
 
     /**
-     * Listens on endpoint with the backlog and starts what the model needs before READY.
+     * Listens on endpoint with the backlog (as the mechanism's maker does) and starts what the
+     * model needs before READY.
      *
      * @throws IOException the endpoint cannot be made
      */
-    public static BurstServer open(ServerModel model, String endpoint, long seed,
-            BurstOptions options, PrintStream diagnostics) throws IOException {
-        InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
-        ServerSocketChannel listener = ServerSocketChannel.open(Tcp.family(address));
+    public static BurstServer open(ServerModel model, Listening.Maker sockets, String endpoint,
+            long seed, BurstOptions options, PrintStream diagnostics) throws IOException {
+        Listening listening = sockets.listen(endpoint, options.backlog());
+        BurstServer server = new BurstServer(model, options, listening, diagnostics, seed);
         try {
-            listener.bind(address, options.backlog());
-            BurstServer server = new BurstServer(model, options, listener, diagnostics, seed);
             model.prepare(server);
             return server;
         } catch (IOException | RuntimeException e) {
-            listener.close();
+            // Not close(): a server that never started writes no phases file.
+            server.removeSocketFile();
+            server.closeListener();
             throw e;
         }
     }
@@ -138,6 +141,7 @@ public final class BurstServer implements Server {
         }
         closed = true;
         finished = true;
+        removeSocketFile();
         wake();
         closeListener();
         if (pool != null) {
@@ -152,6 +156,22 @@ public final class BurstServer implements Server {
         } catch (IOException e) {
             diagnostics.println("ipclab-peer: io: cannot write the phases file "
                     + options.phasesFile() + ": " + PeerException.describe(e));
+        }
+    }
+
+    /**
+     * The file first: on SIGTERM close runs in a shutdown hook that halts the process after it,
+     * and removing the file is what outlives the process (as the rr uds listener does).
+     */
+    private void removeSocketFile() {
+        if (socketFile == null) {
+            return;
+        }
+        try {
+            Files.deleteIfExists(socketFile);
+        } catch (IOException e) {
+            diagnostics.println("ipclab-peer: io: cannot remove " + socketFile + ": "
+                    + PeerException.describe(e));
         }
     }
 

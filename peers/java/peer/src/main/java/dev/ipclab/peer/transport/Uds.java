@@ -19,25 +19,52 @@ public final class Uds {
     private Uds() {}
 
     public static StreamListener listen(String endpoint) throws IOException {
-        Path path = Path.of(Endpoints.path(endpoint));
+        ServerSocketChannel server = bind(endpoint, Endpoints.LISTEN_BACKLOG);
+        try {
+            return SocketListener.of(server, endpoint, socketFile(endpoint), false);
+        } catch (RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A listening socket at the path, created 0600; refused (io error) if the path exists. The
+     * caller removes the file ({@link #socketFile}) when it ends: closing the channel does not.
+     */
+    public static ServerSocketChannel bind(String endpoint, int backlog) throws IOException {
+        Path path = socketFile(endpoint);
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
             throw new FileAlreadyExistsException(endpoint, null, "path exists");
         }
         ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
         try {
-            bindOwnerOnly(server, UnixDomainSocketAddress.of(path));
-            return SocketListener.of(server, endpoint, path, false);
+            bindOwnerOnly(server, UnixDomainSocketAddress.of(path), backlog);
+            return server;
         } catch (IOException | RuntimeException e) {
             server.close();
             throw e;
         }
     }
 
+    public static Path socketFile(String endpoint) {
+        return Path.of(Endpoints.path(endpoint));
+    }
+
     public static ClientLink connect(String endpoint) throws IOException {
+        return connect(endpoint, 0);
+    }
+
+    /**
+     * @param ioTimeoutNanos above 0: a receive that waits longer fails with
+     *     {@link ReceiveTimeoutException} (a watchdog thread closes the socket under it, as tcp's)
+     */
+    public static ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
         try {
             channel.connect(UnixDomainSocketAddress.of(Endpoints.path(endpoint)));
-            return new StreamLink(new ChannelConnection(channel, channel));
+            return new StreamLink(new ChannelConnection(channel, channel), ioTimeoutNanos > 0
+                    ? new ReceiveWatchdog(ioTimeoutNanos, channel) : null);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -50,12 +77,12 @@ public final class Uds {
         return new PreparedDial(address, index -> SocketChannel.open(StandardProtocolFamily.UNIX));
     }
 
-    private static void bindOwnerOnly(ServerSocketChannel server, UnixDomainSocketAddress address)
-            throws IOException {
+    private static void bindOwnerOnly(ServerSocketChannel server, UnixDomainSocketAddress address,
+            int backlog) throws IOException {
         // umask is process-wide: this runs before the server has threads that create files.
         int previous = NamedPipes.umask(OWNER_ONLY_UMASK);
         try {
-            server.bind(address, Endpoints.LISTEN_BACKLOG);
+            server.bind(address, backlog);
         } finally {
             NamedPipes.umask(previous);
         }

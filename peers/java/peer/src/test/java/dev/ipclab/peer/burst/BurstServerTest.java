@@ -51,7 +51,7 @@ class BurstServerTest {
         final FutureTask<Integer> serving;
 
         Running(ServerModel model, int connections, int workers) throws Exception {
-            server = BurstServer.open(model, "127.0.0.1:0", SEED,
+            server = BurstServer.open(model, Listening::tcp, "127.0.0.1:0", SEED,
                     new BurstOptions(model.label(), connections, phases, 512, workers),
                     diagnostics.stream);
             serving = new FutureTask<>(server::serve);

@@ -27,7 +27,7 @@ class LoadServerTest {
     @EnumSource(ServerModel.class)
     void aRejectedFrameClosesItsConnectionWhileAnotherGoesOn(ServerModel model) throws Exception {
         Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
-        BurstServer server = BurstServer.open(model, "127.0.0.1:0", SEED,
+        BurstServer server = BurstServer.open(model, Listening::tcp, "127.0.0.1:0", SEED,
                 BurstOptions.load(model.label(), 2, true), diagnostics.stream);
         FutureTask<Integer> serving = new FutureTask<>(server::serve);
         Thread.ofPlatform().daemon().start(serving);
