@@ -1,6 +1,7 @@
 #include "capabilities.hpp"
 
 #include "burst/server_models.hpp"
+#include "burst/sockets.hpp"
 #include "mechanisms.hpp"
 #include "result.hpp"
 
@@ -36,8 +37,10 @@ std::string capabilities_json() {
     }
     j += "], \"max_payload\": " + std::to_string(m->max_payload());
     if (m->burst != nullptr) {  // 11.4, 11.5: the server models of this build
-      j += ", \"server_models\": " + names_json(burst::server_model_names(false));
-      j += ", \"load_models\": " + names_json(burst::server_model_names(true));
+      if (m->burst->burst)
+        j += ", \"server_models\": " + names_json(burst::server_model_names(false));
+      j += ", \"load_models\": " +
+           names_json(burst::server_model_names(true, m->burst->reuseport));
     }
     j += "}";
     comma = ", ";

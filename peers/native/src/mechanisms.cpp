@@ -60,12 +60,14 @@ constexpr Mechanism kMechanisms[] = {
     {"udp", frames, Kind::inet, Kind::inet, kStreamPatterns, udp_size,
      [](Drive o, Recorder& r) { drive_datagrams(connect_udp(at<InetEndpoint>(o)), o, r); },
      [](Serve o) { serve_datagrams(bind_udp(at<InetEndpoint>(o)), o); }},
-    {"uds", frames, Kind::path, Kind::path, kFramePatterns, any_size,
+    // Also load (11.5), not burst: its sockets say so.
+    {"uds", frames, Kind::path, Kind::path, kLoadPatterns, any_size,
      [](Drive o, Recorder& r) {
        const auto& e = at<PathEndpoint>(o);
        drive_stream(connect_uds(e), o, r, uds_connector(e));
      },
-     [](Serve o) { serve_streams(listen_uds(at<PathEndpoint>(o)), o); }},
+     [](Serve o) { serve_streams(listen_uds(at<PathEndpoint>(o)), o); }, false,
+     &burst::kUdsSockets},
     {"uds-dgram", frames, Kind::path, Kind::path, kStreamPatterns, uds_dgram_size,
      [](Drive o, Recorder& r) { drive_datagrams(connect_uds_dgram(at<PathEndpoint>(o)), o, r); },
      [](Serve o) { serve_datagrams(bind_uds_dgram(at<PathEndpoint>(o)), o); }},

@@ -41,7 +41,8 @@ struct Mechanism {
   // PeerError. nullptr: drive only.
   void (*serve)(const ServeOptions&);
   bool needs_native_library = false;  // drive needs --native-library
-  // burst (11.4): its sockets when it carries bursts (burst/sockets.hpp), else nullptr.
+  // burst (11.4), load (11.5): its sockets when its server models serve them
+  // (burst/sockets.hpp says which), else nullptr.
   const burst::Sockets* burst = nullptr;
 };
 

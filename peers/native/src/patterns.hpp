@@ -354,11 +354,14 @@ inline constexpr std::span<const std::string_view> kFramePatterns = Patterns::na
 // threads (burst/client.cpp), started by drive() for a row that has burst sockets.
 inline constexpr std::string_view kBurstPattern = "burst";
 // load (11.5) neither: many persistent connections on a schedule (load/client.cpp), also
-// started by drive() for a row that has burst sockets, whose server models serve it.
+// started by drive() for a row that has burst sockets (tcp, uds), whose server models serve it.
 inline constexpr std::string_view kLoadPattern = "load";
 inline constexpr std::array<std::string_view, 5> kBurstPatterns = {
     RequestResponse::name, OneWayStream::name, ShortConnections::name, kBurstPattern,
     kLoadPattern};
+// uds: load over its own server models too, but no burst (not asked of it).
+inline constexpr std::array<std::string_view, 4> kLoadPatterns = {
+    RequestResponse::name, OneWayStream::name, ShortConnections::name, kLoadPattern};
 // Every other frame mechanism: no connection to open per round trip.
 inline constexpr std::array<std::string_view, 2> kStreamPatterns = {RequestResponse::name,
                                                                     OneWayStream::name};

@@ -52,8 +52,8 @@ struct LoadRun {
 };
 
 LoadRun drive_load(const std::string& endpoint, const test::TempDir& dir,
-                   std::vector<std::string> extra) {
-  std::vector<std::string> a = {"drive", "--pattern", "load", "--mechanism", "tcp",
+                   std::vector<std::string> extra, const std::string& mechanism = "tcp") {
+  std::vector<std::string> a = {"drive", "--pattern", "load", "--mechanism", mechanism,
                                 "--endpoint", endpoint, "--samples-file", dir.file("s.bin"),
                                 "--records-file", dir.file("r.csv"), "--result-file",
                                 dir.file("j.json"), "--io-timeout", "10"};
@@ -66,9 +66,11 @@ LoadRun drive_load(const std::string& endpoint, const test::TempDir& dir,
   return run;
 }
 
-test::Server load_server(const std::string& model, const std::string& fault = "none") {
-  return test::Server({"serve", "--pattern", "load", "--mechanism", "tcp", "--endpoint",
-                       "127.0.0.1:0", "--server-model", model, "--fault", fault});
+test::Server load_server(const std::string& model, const std::string& fault = "none",
+                         const std::string& mechanism = "tcp",
+                         const std::string& endpoint = "127.0.0.1:0") {
+  return test::Server({"serve", "--pattern", "load", "--mechanism", mechanism, "--endpoint",
+                       endpoint, "--server-model", model, "--fault", fault});
 }
 
 // A schedule driven against a fresh server of `model` with `fault`; the server is stopped after.
@@ -83,18 +85,29 @@ LoadRun load_against(const std::string& model, const std::string& fault,
   return run;
 }
 
-class LoadModels : public ::testing::TestWithParam<std::string> {};
+// The parameter: MECHANISM-MODEL (tcp-epoll, uds-thread-pool).
+class LoadModels : public ::testing::TestWithParam<std::string> {
+ protected:
+  std::string mechanism() const { return GetParam().substr(0, GetParam().find('-')); }
+  std::string model() const { return GetParam().substr(GetParam().find('-') + 1); }
+};
 
 // 2 clients, 2000 req/s, 50 ms of warm-up and 200 ms measured, 100 B out, 300 B back.
 TEST_P(LoadModels, ServesTheScheduleAndTheFilesAgree) {
   test::TempDir dir;
-  test::Server server = load_server(GetParam());
+  const bool uds = mechanism() == "uds";
+  const std::string endpoint = uds ? dir.file("load.sock") : "127.0.0.1:0";
+  test::Server server = load_server(model(), "none", mechanism(), endpoint);
   ASSERT_TRUE(server.ready());
-  EXPECT_EQ(server.ready_json()["server_model"], GetParam());
+  EXPECT_EQ(server.ready_json()["server_model"], model());
+  if (uds) {
+    EXPECT_EQ(server.endpoint(), endpoint);
+  }
   const LoadRun run = drive_load(server.endpoint(), dir,
                                  {"--clients", "2", "--rate", "2000", "--duration-ms", "200",
                                   "--warmup-ms", "50", "--request-size", "100",
-                                  "--response-size", "300"});
+                                  "--response-size", "300"},
+                                 mechanism());
   ASSERT_EQ(run.child.exit_code, 0) << run.child.err;
   const auto& j = run.result;
   EXPECT_EQ(j["status"], "ok");
@@ -127,15 +140,33 @@ TEST_P(LoadModels, ServesTheScheduleAndTheFilesAgree) {
   EXPECT_NEAR(j["achieved_per_s"].get<double>(), 400 * 1e9 / (last - 50'000'000), 1.0);
   server.close_stdin();
   EXPECT_EQ(server.wait().exit_code, 0);
+  EXPECT_FALSE(uds && test::exists(endpoint));  // section 4: the server removes its socket
 }
 
+// tcp's load models, and uds's (the same but those that need SO_REUSEPORT).
 INSTANTIATE_TEST_SUITE_P(EveryModel, LoadModels, ::testing::ValuesIn([] {
                            std::vector<std::string> names;
                            for (const auto name : burst::server_model_names(true))
-                             names.emplace_back(name);
+                             names.push_back("tcp-" + std::string(name));
+                           for (const auto name : burst::server_model_names(true, false))
+                             names.push_back("uds-" + std::string(name));
                            return names;
                          }()),
                          test::param_name);
+
+// uds has no SO_REUSEPORT, hence no epoll-reuseport (unsupported, exit 7), and no burst.
+TEST(LoadUds, NoReuseportModelAndNoBurst) {
+  test::TempDir dir;
+  test::Server reuseport = load_server("epoll-reuseport", "none", "uds", dir.file("a.sock"));
+  EXPECT_FALSE(reuseport.ready());
+  EXPECT_EQ(reuseport.wait().exit_code, 7);
+  test::Server burst({"serve", "--mechanism", "uds", "--endpoint", dir.file("b.sock"),
+                      "--server-model", "thread", "--connections", "1", "--phases-file",
+                      dir.file("p.csv")});
+  EXPECT_FALSE(burst.ready());
+  EXPECT_EQ(burst.wait().exit_code, 7);
+  EXPECT_FALSE(test::exists(dir.file("a.sock")) || test::exists(dir.file("b.sock")));
+}
 
 TEST(LoadFaults, AFlippedResponseIsAPayloadMismatchAfterEveryFile) {
   test::TempDir dir;

@@ -212,12 +212,14 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
     const bool streams = shorts || n == "udp" || n == "uds-dgram" || n == "pipe" ||
                          n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
                          n.rfind("shm", 0) == 0 || n == "grpc";  // grpc, rest: 11.3
-    // tcp also carries burst (11.4) and load (11.5) and names the server models of each.
+    // tcp also carries burst (11.4) and load (11.5) and names the server models of each; uds
+    // carries load only, without epoll-reuseport (AF_UNIX has no SO_REUSEPORT).
     auto patterns = shorts ? all : streams ? stream : n == "rest" ? rr_short : rr;
     if (n == "tcp") patterns.insert(patterns.end(), {"burst", "load"});
+    if (n == "uds") patterns.push_back("load");
     EXPECT_EQ(m[name]["patterns"], patterns);
     EXPECT_EQ(m[name].contains("server_models"), n == "tcp");
-    EXPECT_EQ(m[name].contains("load_models"), n == "tcp");
+    EXPECT_EQ(m[name].contains("load_models"), n == "tcp" || n == "uds");
     const bool drive_only = std::string(name) == "none" || std::string(name) == "direct";
     EXPECT_EQ(m[name]["roles"], drive_only ? nlohmann::json::array({"drive"})
                                            : nlohmann::json::array({"serve", "drive"}));
@@ -225,6 +227,9 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
   EXPECT_EQ(m.size(), 22u);
   EXPECT_EQ(m["tcp"]["max_payload"], 134217728);
   EXPECT_EQ(m["udp"]["max_payload"], 65483);
+  auto uds_models = m["tcp"]["load_models"];
+  uds_models.erase(std::find(uds_models.begin(), uds_models.end(), "epoll-reuseport"));
+  EXPECT_EQ(m["uds"]["load_models"], uds_models);
   EXPECT_FALSE(m.contains("jni"));
 }
 

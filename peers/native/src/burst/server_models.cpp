@@ -58,12 +58,19 @@ const Row kModels[] = {
 #endif
 };
 
-bool serves(const Row& row, bool load) { return row.available() && (!load || row.load); }
+bool serves(const Row& row, bool load, bool reuseport) {
+  return row.available() && (!load || row.load) && (reuseport || !row.reuseport);
+}
 
-const Row* find_row(std::string_view name, bool load) {
+const Row* find_row(std::string_view name, bool load, bool reuseport) {
   for (const Row& row : kModels)
-    if (row.model.name == name && serves(row, load)) return &row;
+    if (row.model.name == name && serves(row, load, reuseport)) return &row;
   return nullptr;
+}
+
+// The row of a server that passed unsupported_reason.
+const Row& row_of(const ServeOptions& o) {
+  return *find_row(o.server_model, o.load, o.mechanism->burst->reuseport);
 }
 
 int unsupported(const std::string& why) {
@@ -73,10 +80,10 @@ int unsupported(const std::string& why) {
 
 }  // namespace
 
-std::vector<std::string_view> server_model_names(bool load) {
+std::vector<std::string_view> server_model_names(bool load, bool reuseport) {
   std::vector<std::string_view> names;
   for (const Row& row : kModels)
-    if (serves(row, load)) names.push_back(row.model.name);
+    if (serves(row, load, reuseport)) names.push_back(row.model.name);
   return names;
 }
 
@@ -85,15 +92,16 @@ namespace {
 // What this server cannot do, or an empty string: the mechanism, the model, the fault.
 std::string unsupported_reason(const ServeOptions& o) {
   if (o.mechanism == nullptr) return "mechanism '" + o.mechanism_name + "' is not implemented";
-  if (o.mechanism->burst == nullptr)
+  const Sockets* sockets = o.mechanism->burst;
+  if (sockets == nullptr || (!o.load && !sockets->burst))
     return "mechanism '" + o.mechanism_name + "' has no " +
            (o.load ? "load server (11.5)" : "burst server (11.4)");
-  if (find_row(o.server_model, o.load) == nullptr) {
+  if (find_row(o.server_model, o.load, sockets->reuseport) == nullptr) {
     std::string known;
-    for (const std::string_view name : server_model_names(o.load))
+    for (const std::string_view name : server_model_names(o.load, sockets->reuseport))
       known += (known.empty() ? "" : ", ") + std::string(name);
     return "server model '" + o.server_model + "' is not implemented" +
-           (o.load ? " for load (" : " (") + known + ")";
+           (o.load ? " for load over " + o.mechanism_name + " (" : " (") + known + ")";
   }
   const bool load_fault = o.fault == Fault::stall || o.fault == Fault::capacity;
   const bool stream_fault = o.fault == Fault::drop_stream_message ||
@@ -107,11 +115,11 @@ std::string unsupported_reason(const ServeOptions& o) {
 
 int run_burst_server(const ServeOptions& o) {
   if (const std::string why = unsupported_reason(o); !why.empty()) return unsupported(why);
-  const ServerModel& model = find_row(o.server_model, o.load)->model;
+  const ServerModel& model = row_of(o).model;
   const std::uint32_t workers = o.workers != 0 ? o.workers : model.default_workers();
   const Exchange& exchange = o.load ? kLoadExchange : kBurstExchange;
   Server s{o, *o.mechanism->burst, exchange, o.load ? UINT64_MAX : o.connections, workers, -1, {}};
-  s.nodelay = o.load && o.nodelay;
+  s.nodelay = o.load && o.nodelay && s.sockets.nodelay;
   try {
     {
       SignalBlock block;  // no stop before the handler that writes the phases file is in place
@@ -119,7 +127,7 @@ int run_burst_server(const ServeOptions& o) {
       prepare(s);
       s.gate = load::Gate::create(o);
     }
-    const bool reuseport = find_row(o.server_model, o.load)->reuseport;
+    const bool reuseport = row_of(o).reuseport;
     s.listen_fd = s.sockets.listen(o.endpoint, o.backlog, reuseport, s.endpoint);
     model.start(s);
     if (s.gate != nullptr) s.gate->open(now_ns());  // the stall's seconds count from READY

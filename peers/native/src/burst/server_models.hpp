@@ -21,8 +21,9 @@ struct ServerModel {
   void (*serve)(Server& server);
 };
 
-// The models of this build; load: those that serve load (capabilities' load_models).
-std::vector<std::string_view> server_model_names(bool load = false);
+// The models of this build; load: those that serve load (capabilities' load_models);
+// reuseport false: without those that need SO_REUSEPORT (a mechanism lacking it, uds).
+std::vector<std::string_view> server_model_names(bool load = false, bool reuseport = true);
 
 // `serve` with --server-model: checks, listens, announces READY, serves, writes the phases
 // file (burst; a load server runs until it is stopped and writes none), exits. Returns only an

@@ -1,7 +1,10 @@
 #include "burst/sockets.hpp"
 
 #include <netinet/in.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include <cstring>
 
 #include "error.hpp"
 #include "transport/transport.hpp"
@@ -41,8 +44,35 @@ detail::ResolvedAddress tcp_address(const Endpoint& endpoint) {
 
 Endpoint tcp_same_port(const std::string& bound) { return parse_inet(bound); }
 
+// The transport's uds rules (transport/uds.cpp): refused if the path exists, mode 0600,
+// registered so that every way the server exits removes it.
+int listen_uds(const Endpoint& endpoint, std::uint32_t backlog, bool, std::string& bound) {
+  const std::string& path = endpoint_as<PathEndpoint>(endpoint).path;
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw_io("socket");
+  try {
+    detail::bind_unix_path(fd, path);
+    if (::listen(fd, static_cast<int>(backlog)) != 0) throw_io("listen on " + path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  bound = path;
+  return fd;
+}
+
+detail::ResolvedAddress uds_address(const Endpoint& endpoint) {
+  const sockaddr_un sun = detail::unix_address(endpoint_as<PathEndpoint>(endpoint).path);
+  detail::ResolvedAddress out;
+  std::memcpy(&out.addr, &sun, sizeof sun);
+  out.length = sizeof sun;
+  out.family = AF_UNIX;
+  return out;
+}
+
 }  // namespace
 
-const Sockets kTcpSockets = {listen_tcp, tcp_address, tcp_same_port};
+const Sockets kTcpSockets = {listen_tcp, tcp_address, tcp_same_port, true, true, true};
+const Sockets kUdsSockets = {listen_uds, uds_address, nullptr, false, false, false};
 
 }  // namespace ipclab::burst

@@ -1,5 +1,6 @@
-// burst (PROTOCOL.md 11.4): the sockets of a mechanism that carries bursts. A mechanism's row in
-// mechanisms.cpp points at one of these; nothing else in burst/ knows the address family.
+// burst (PROTOCOL.md 11.4) and load (11.5): the sockets of a mechanism whose server models serve
+// them. A mechanism's row in mechanisms.cpp points at one of these; nothing else in burst/ or
+// load/ knows the address family.
 #pragma once
 
 #include <sys/socket.h>
@@ -20,9 +21,15 @@ struct Sockets {
   // The server's address, resolved once before the burst (by the transport's resolver).
   detail::ResolvedAddress (*address)(const Endpoint& endpoint);
   // The endpoint a second listener (epoll-reuseport) binds: the first one's bound endpoint.
+  // nullptr without SO_REUSEPORT.
   Endpoint (*same_port)(const std::string& bound);
+  bool burst;      // carries burst as well as load (capabilities' server_models)
+  bool reuseport;  // SO_REUSEPORT exists for it (AF_UNIX has none: no epoll-reuseport)
+  bool nodelay;    // TCP_NODELAY applies (--nodelay)
 };
 
 extern const Sockets kTcpSockets;
+// uds (section 4): load only; the listener's path is created 0600 and removed at exit.
+extern const Sockets kUdsSockets;
 
 }  // namespace ipclab::burst
