@@ -24,9 +24,13 @@ SHORT = ["--duration", "300ms", "--load-warmup", "100ms"]
 
 
 def load_run(tmp_path, seed, *args):
+    """`ipclab run --pattern load` with a short schedule: tcp and the C++ client unless `args`
+    say otherwise."""
     out = tmp_path / "run"
-    done = ipclab("run", "--pattern", "load", "--mechanism", "tcp", "--client", "cpp",
-                  "--clients", "4", "--seed", str(seed), "--out", str(out), *SHORT, *args)
+    defaults = [x for flag, value in (("--mechanism", "tcp"), ("--client", "cpp"))
+                if flag not in args for x in (flag, value)]
+    done = ipclab("run", "--pattern", "load", *defaults, "--clients", "4", "--seed", str(seed),
+                  "--out", str(out), *SHORT, *args)
     return out, done
 
 
@@ -60,6 +64,16 @@ def test_the_cpp_client_loads_every_languages_servers(tmp_path, seed):
     doc = json.loads((out / "run.json").read_text())
     entry = doc["results"][0]["rounds"][0]["load"]
     assert entry["records_file"].startswith("load/") and "p99" in entry["response"]
+
+
+def test_every_language_loads_every_languages_uds_server(tmp_path, seed):
+    out, done = load_run(tmp_path, seed, "--client", "cpp,java,python", "--mechanism", "uds",
+                         "--server", "cpp,java,python", "--rate", "1000",
+                         "--server-model", "thread")
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = cases_csv(out)
+    assert len(cases) == 9 and all(c["status"] == "ok" for c in cases), [c["reason"] for c in cases]
+    assert all(int(c["requests_ok"]) == 300 for c in cases)  # 300 ms at 1000/s, every one
 
 
 def faulty_cpp(catalog, fault):
