@@ -6,7 +6,7 @@ import click
 
 from ipclab import __version__
 from ipclab.plan.capabilities import CONTRACT
-from ipclab.execute import environment, network, places, rounds, rundir
+from ipclab.execute import environment, explain, network, places, rounds, rundir
 from ipclab.plan import claims, link, matrix
 from ipclab.plan import settings as setting_table
 from ipclab.output import report as ipclab_report
@@ -100,6 +100,9 @@ def _run_flags(command):
 @_run_flags
 @click.option("--wire-bytes/--no-wire-bytes", default=None,
               help="count each call's bytes and packets on the wire (IP mechanisms, needs root)")
+@click.option("--explain/--no-explain", default=None,
+              help="count each call's system calls, context switches, migrations, page faults "
+                   "and CPU, per side (perf stat; the counted runs are slower)")
 @click.option("--out", type=click.Path(), help="results directory (default results/<time>-<name>)")
 @click.option("--wide", is_flag=True, help="every column, whatever the width")
 @click.option("--verbose", is_flag=True, help="every warning of every case")
@@ -119,6 +122,7 @@ def run(scenario, out, wide, verbose, html, **flags):
     out_dir = Path(out) if out else rundir.default_out_dir(catalog.root, plan.name)
     with Workspace() as workspace, places.connect(plan.hosts, catalog.root, workspace.path) as remote:
         notes = environment.warnings(env) + _swept_notes(workspace.swept, network.sweep())
+        notes += explain.notes(plan.run)
         notes += [claims_note] if claims_note else []
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes

@@ -109,12 +109,16 @@ class Peer:
             pass
         return self.exited()
 
-    def stop(self, grace=5.0):
-        """Close the lifeline, SIGTERM, then SIGKILL after `grace` seconds; reaps the process."""
+    def stop(self, grace=5.0, settle=0.0):
+        """Close the lifeline, SIGTERM, then SIGKILL after `grace` seconds; reaps the process.
+        `settle`: seconds the process gets to end by its lifeline alone first (a peer under perf
+        stat: perf writes its counts only when its child ends, and SIGTERM would end perf)."""
         if self.proc is None:
             return
         if self.proc.stdin:
             _quietly(self.proc.stdin.close)
+            if settle:
+                self.wait(settle)
         if not self.exited():
             self._signal(signal.SIGTERM)
             if not self.wait(grace):

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ipclab.common.errors import UserError
-from ipclab.execute import wire
+from ipclab.execute import explain, wire
 from ipclab.execute.parts import part_of
 from ipclab.plan import patterns
 
@@ -122,6 +122,8 @@ class RunStore:
         add_round(record, outcome, samples_file, warmup_file, position)
         if self.scenario.run.wire_bytes:
             wire.add_round(record, outcome)
+        if self.scenario.run.explain:
+            explain.add_round(record, outcome)
         if outcome.status == "ok" and outcome.samples is not None:
             self.samples.setdefault(case.id, {})[r] = outcome.samples
         self.save(changed=case.id)

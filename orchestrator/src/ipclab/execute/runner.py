@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ipclab.execute import endpoints
+from ipclab.execute import explain
 from ipclab.execute import ipcobjects
 from ipclab.execute import network
 from ipclab.plan import link
@@ -21,6 +22,7 @@ from ipclab.execute.parts import PARTS, part_of
 from ipclab.execute.peers import UNSUPPORTED, Peer, PeerError, Unsupported, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
+EXPLAIN_SETTLE = 5.0  # seconds a server under perf stat gets to end by its lifeline (explain.py)
 
 
 @dataclass
@@ -43,6 +45,7 @@ class Outcome:
     #                             per-connection files; load.py: per-request records)
     wire: dict | None = None        # --wire-bytes: per call figures (wire.py)
     wire_total: dict | None = None  # --wire-bytes: what the counters moved during the pair
+    explain: dict | None = None     # --explain: per call, per side (explain.py)
 
 
 class Runner:
@@ -85,14 +88,25 @@ class Runner:
                 counters = wire.Counters(net)
                 run = self.scenario.run
                 outcome = counters.around(lambda: self._run_in(case, case_dir, run, net))
-                if counters.active and outcome.status == "ok":
+                explaining = self._explains(case)
+                if (counters.active or explaining) and outcome.status == "ok":
                     (case_dir / "calibration").mkdir(mode=0o700)
                     calibration = counters.around(lambda: self._run_in(
                         case, case_dir / "calibration", wire.calibration_run(run), net))
-                    wire.attach(outcome, calibration, case, self.scenario.run)
+                    if counters.active:
+                        wire.attach(outcome, calibration, case, self.scenario.run)
+                    if explaining and calibration.status == "ok":
+                        outcome.explain = explain.per_call(case_dir, case_dir / "calibration",
+                                                           wire.units(case, run))
                 return outcome
         except network.LinkError as e:
             return Outcome(case, "failed", f"link {self.scenario.run.link}: {e}")
+
+    def _explains(self, case):
+        """Whether this case's peers run under perf stat (--explain, where it applies and perf
+        can count here: the run's note says when it cannot)."""
+        return (self.scenario.run.explain and explain.applies(case)
+                and self.remote is None and explain.unavailable() is None)
 
     def _run_in(self, case, case_dir, run, net=network.Network()):
         """One pair of peers for `case` with the run settings `run` (the scenario's, or the wire
@@ -159,6 +173,8 @@ class Runner:
         argv = [*lang.argv(self.catalog.root), verb, "--mechanism", case.mechanism, *flags,
                 *setting_table.peer_flags(case.settings, verb, lang, case.mechanism),
                 "--seed", str(self.scenario.run.seed)]
+        if self._explains(case):
+            argv = explain.wrap(argv, case_dir / f"{role}.perf")
         peer = Peer(role, place.command(placement.pin(argv, cpus)), case_dir, fds).start()
         self.live.append(peer)
         return peer
@@ -195,9 +211,10 @@ class Runner:
         return server_died
 
     def _stop(self, client, server):
+        settle = EXPLAIN_SETTLE if self.scenario.run.explain else 0.0
         for peer in (client, server):
             if peer is not None:
-                peer.stop(SERVER_GRACE)
+                peer.stop(SERVER_GRACE, settle)
                 if peer in self.live:
                     self.live.remove(peer)
 

@@ -99,6 +99,14 @@ def _load_ns(key):
     return lambda r: format_ns(r[key]) if r.get(key) is not None else "-"
 
 
+def _explained(r):
+    """"12.0 | 8.0": system calls per call, client | server (--explain)."""
+    client, server = r.get("explain_client_syscalls"), r.get("explain_server_syscalls")
+    if client is None and server is None:
+        return "-"
+    return " | ".join("-" if v is None else f"{v:.1f}" for v in (client, server))
+
+
 def _lost(r):
     return str(r["lost"]) if r.get("lost") is not None else "-"
 
@@ -168,6 +176,8 @@ COLUMNS = (
     Column("service_p99", "service p99", True, _load_ns("service_p99"), 6.1, _own("service_p99")),
     Column("late_p99", "client late p99", True, _load_ns("client_lateness_p99"), 6.2,
            _own("late_p99")),
+    Column("syscalls", "syscalls/call c | s", True, _explained, 6.5, ALL_PATTERNS,
+           "explain_client_syscalls"),
     Column("lost", "lost", True, _lost, None, _own("lost")),
     Column("time_wait", "TIME_WAIT", True, _time_wait, None, _own("time_wait")),
     Column("mean", "mean ± 95% CI", True, _mean, None, TIMES),

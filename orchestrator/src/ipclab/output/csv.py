@@ -11,6 +11,7 @@ from ipclab.analyse.burst import FIELDS as BURST_FIELDS
 from ipclab.analyse.load import FIELDS as LOAD_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
 from ipclab.execute.rounds import precision_of
+from ipclab.execute.explain import FIELDS as EXPLAIN_COLUMNS
 from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
 from ipclab.plan import patterns
 from ipclab.plan import settings as setting_table
@@ -28,7 +29,7 @@ TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_i
                 "warnings"]
 
 
-def columns(wire=False, burst=False, settings=(), precision=False, load=False):
+def columns(wire=False, burst=False, settings=(), precision=False, load=False, explain=False):
     """Every column; the wire-bytes ones (wire.py) only for a run that counted them, the burst
     and load ones (burst.py, load.py) only for a run with such cases, a setting's (plan/settings.py) only for a
     run where some case has it at another value than its default, the precision ones for a run
@@ -38,7 +39,8 @@ def columns(wire=False, burst=False, settings=(), precision=False, load=False):
             + (PRECISION_COLUMNS if precision else []) + list(PATTERN_COLUMNS)
             + (["server_model"] if burst or load else []) + (list(BURST_FIELDS) if burst else [])
             + (list(LOAD_FIELDS) if load else []) + list(settings)
-            + (list(WIRE_COLUMNS) if wire else []) + TAIL_COLUMNS)
+            + (list(WIRE_COLUMNS) if wire else [])
+            + (list(EXPLAIN_COLUMNS) if explain else []) + TAIL_COLUMNS)
 
 
 def _stat_name(field):
@@ -53,7 +55,8 @@ def to_csv(records):
     varied = {n for r in records for n, _ in setting_table.chosen(r.get("settings"))}
     shown = [n for n in setting_table.NAMES if n in varied]
     precision = any(r.get("precision_target") for r in records)
-    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown, precision, load),
+    explain = any(r.get("explain_client_syscalls") is not None for r in records)
+    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown, precision, load, explain),
                             lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for record in records:
@@ -63,7 +66,7 @@ def to_csv(records):
 
 def _flatten(record):
     row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + list(PATTERN_COLUMNS) + TAIL_COLUMNS
-           + [w for w in WIRE_COLUMNS if w in record]
+           + [w for w in (*WIRE_COLUMNS, *EXPLAIN_COLUMNS) if w in record]
            + [b for b in ("server_model", *BURST_FIELDS, *LOAD_FIELDS) if b in record]
            if c not in ("samples_file", "warmup_samples", "warnings")}
     row.update({n: _cell(v) for n, v in (record.get("settings") or {}).items()})

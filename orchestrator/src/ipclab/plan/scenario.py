@@ -42,6 +42,9 @@ class RunSettings:
     # count each call's bytes on the wire (wire.py). Both need root.
     link: str = "loopback"
     wire_bytes: bool = False
+    # Each peer under perf stat: system calls, context switches, migrations, page faults and CPU
+    # per call and side, from the measured pair and a calibration pair (execute/explain.py).
+    explain: bool = False
     # Pattern burst (PROTOCOL.md 11.4, execute/burst.py): connections per burst, connector threads per
     # client process, client processes, the server's listen() backlog.
     connections: int = 1000
@@ -154,6 +157,7 @@ def build_scenario(raw, source, catalog, overrides, name):
     run.slo = v.duration(*_pick(run_raw, overrides, "slo", "run.slo"), what="response-time SLO")
     run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
     run.wire_bytes = v.flag(*_pick(run_raw, overrides, "wire_bytes", "run.wire_bytes"), False)
+    run.explain = v.flag(*_pick(run_raw, overrides, "explain", "run.explain"), False)
     for pattern, key, top in ((p, key, top) for p in patterns.PATTERNS.values()
                               for key, top in p.run_limits.items()):  # what the peers accept
         if getattr(run, key) > top:
@@ -231,8 +235,8 @@ def _contract_sizes(matrix, matrix_raw, overrides):
 
 
 SIZE_PAIRING = ("product", "zip")
-LINK_KEYS = ("link", "wire_bytes", "precision", "budget", "duration",  # [run] keys that are
-             "load_warmup", "slo")                                   # not plain numbers
+LINK_KEYS = ("link", "wire_bytes", "explain", "precision", "budget", "duration",  # [run] keys
+             "load_warmup", "slo")                     # that are not plain numbers
 
 _KNOWN = {
     "name": None, "description": None,
