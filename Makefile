@@ -17,7 +17,7 @@ ORCH_SHARDS := 1 2
 # scripts/isolated, when `make test` runs the suites at once
 ISOLATE   :=
 
-.PHONY: run setup build test test-orchestrator orchestrator-suite bench fuzz clean FORCE \
+.PHONY: run setup build test test-sanitize test-orchestrator orchestrator-suite bench fuzz clean FORCE \
         $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) \
         $(addprefix build-,$(PEERS)) $(addprefix test-,$(PEERS)) $(addprefix peer-suite-,$(PEERS))
 
@@ -87,6 +87,32 @@ $(addprefix test-,$(PEERS)): test-%: build
 
 $(addprefix peer-suite-,$(PEERS)): peer-suite-%:
 	$(ISOLATE) $(IPCLAB) peers test $*
+
+# The C++ peer and its GoogleTest suite under ASan + UBSan (peers/native/README.md "Sanitizers"),
+# in a build directory of its own. ASan/LSan reports go to files under build-asan/sanitizer-logs
+# (the suite runs the peer as a subprocess, often with stderr closed); any file there fails the
+# target. UBSan (GCC 12) ignores log_path and writes to stderr (halting with exit code 1): any
+# report in the tests' recorded output (LastTest.log) fails the target too. CTEST_ARGS narrows.
+SAN_DIR := peers/native/build-asan
+SAN_SUPP := $(CURDIR)/peers/native/sanitizers
+test-sanitize:
+	export JAVA_HOME="$$(scripts/find-jdk 2>/dev/null || true)"; \
+	cmake -S peers/native -B $(SAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DIPCLAB_SANITIZE=address >/dev/null
+	cmake --build $(SAN_DIR)
+	cmake --build $(SAN_DIR) --target ipclab-peer-tests
+	rm -rf $(SAN_DIR)/sanitizer-logs && mkdir -p $(SAN_DIR)/sanitizer-logs
+	logs=$(CURDIR)/$(SAN_DIR)/sanitizer-logs; status=0; \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:log_path=$$logs/asan \
+	LSAN_OPTIONS=suppressions=$(SAN_SUPP)/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(SAN_SUPP)/ubsan.supp \
+	  ctest --test-dir $(SAN_DIR) --output-on-failure $(CTEST_ARGS) || status=$$?; \
+	if compgen -G "$$logs/*" >/dev/null; then \
+	  for f in $$logs/*; do echo "=== $$f"; cat "$$f"; done; echo "test-sanitize: sanitizer reports above"; exit 1; \
+	fi; \
+	if grep -n "runtime error:\|Sanitizer" $(SAN_DIR)/Testing/Temporary/LastTest.log; then \
+	  echo "test-sanitize: sanitizer reports in the tests' output (LastTest.log)"; exit 1; \
+	fi; exit $$status
 
 # Every fuzz target for FUZZ_SECONDS each (scripts/fuzz): executions, coverage, corpus, crashes.
 # `make test` only replays the committed corpora.

@@ -177,7 +177,8 @@ void drive_calls(ipclab_call_fn call, const DriveOptions& o, Recorder& recorder)
   std::vector<std::uint8_t> request(o.request_size);
   fill_base(o.seed, PayloadStream::request, request.data(), o.request_size);
   std::uint8_t head[kStampBytes] = {};
-  std::memcpy(head, request.data(), o.request_size < kStampBytes ? o.request_size : kStampBytes);
+  if (o.request_size != 0)  // an empty vector's data() may be null (memcpy needs a pointer)
+    std::memcpy(head, request.data(), o.request_size < kStampBytes ? o.request_size : kStampBytes);
   const std::vector<std::uint8_t> expected =
       make_base(o.seed, PayloadStream::response, o.response_size);
   std::vector<std::uint8_t> response(o.response_size);
@@ -199,7 +200,7 @@ void drive_calls(ipclab_call_fn call, const DriveOptions& o, Recorder& recorder)
       if (call != nullptr) {
         rc = call(req, req_len, resp, resp_len, seed, seq);
       } else {
-        std::memcpy(resp, base, resp_len);
+        if (resp_len != 0) std::memcpy(resp, base, resp_len);  // both null when empty
         stamp_in_place(resp, resp_len, seq);
       }
       touch(resp);

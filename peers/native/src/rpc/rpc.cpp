@@ -117,7 +117,8 @@ void drive_bytes(Session& s, const DriveOptions& o, Recorder& recorder, std::uin
   fill_base(o.seed, PayloadStream::request, req, o.request_size);
   s.request_filled();
   std::uint8_t head[kStampBytes] = {};
-  std::memcpy(head, req, o.request_size < kStampBytes ? o.request_size : kStampBytes);
+  if (o.request_size != 0)  // a 0-byte request may have no buffer (memcpy needs a pointer)
+    std::memcpy(head, req, o.request_size < kStampBytes ? o.request_size : kStampBytes);
   const std::vector<std::uint8_t> expected =
       make_base(o.seed, PayloadStream::response, o.response_size);
   const std::uint64_t total = o.warmup + o.iterations;
@@ -144,7 +145,8 @@ void drive_put_bytes(Session& s, const DriveOptions& o, Recorder& recorder, std:
   std::uint8_t* req = s.prepare_put(o.request_size);
   fill_base(o.seed, PayloadStream::request, req, o.request_size);
   std::uint8_t head[kStampBytes] = {};
-  std::memcpy(head, req, o.request_size < kStampBytes ? o.request_size : kStampBytes);
+  if (o.request_size != 0)  // a 0-byte request may have no buffer (memcpy needs a pointer)
+    std::memcpy(head, req, o.request_size < kStampBytes ? o.request_size : kStampBytes);
   for (const std::uint64_t total = o.warmup + o.iterations; seq < total; ++seq) {
     stamp_from(req, head, o.request_size, seq);
     const std::int64_t t0 = now_ns();
