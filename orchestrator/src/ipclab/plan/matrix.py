@@ -233,6 +233,22 @@ def one_client_reason(mech, pattern, catalog):
             f"several at once ({', '.join(able)})")
 
 
+def _model_why_not(f, mech, server):
+    """Why the case's server model cannot run (not applicable, or unavailable on this machine),
+    or None."""
+    pattern = patterns.of(f["pattern"])
+    models = getattr(server, pattern.models_key).get(mech.name, [])
+    optional = server.optional_server_models.get(f["server_model"])
+    if f["server_model"] not in models and optional:
+        return "unavailable", (f"the {server.display} peer's {f['server_model']} "
+                               f"server model is not on this machine: {optional}")
+    if f["server_model"] not in models:
+        return "not-applicable", (f"the {server.display} peer has no {pattern.name} server "
+                                  f"model {f['server_model']} over {mech.name} (its models: "
+                                  f"{', '.join(models) or 'none'})")
+    return None
+
+
 def _why_not(f, catalog, cpus):
     """What the case itself cannot be (not-applicable) comes before what this machine lacks."""
     mech = catalog.mechanism(f["mechanism"])
@@ -254,17 +270,9 @@ def _why_not(f, catalog, cpus):
         return "not-applicable", (f"the {client.display} peer drives {mech.name} with "
                                   f"{', '.join(client.patterns_of(mech.name))} only, not "
                                   f"{f['pattern']}")
-    if f["server_model"]:
-        pattern = patterns.of(f["pattern"])
-        models = getattr(roles[1][1], pattern.models_key).get(mech.name, [])
-        optional = roles[1][1].optional_server_models.get(f["server_model"])
-        if f["server_model"] not in models and optional:
-            return "unavailable", (f"the {roles[1][1].display} peer's {f['server_model']} "
-                                   f"server model is not on this machine: {optional}")
-        if f["server_model"] not in models:
-            return "not-applicable", (f"the {roles[1][1].display} peer has no {pattern.name} server "
-                                      f"model {f['server_model']} over {mech.name} (its models: "
-                                      f"{', '.join(models) or 'none'})")
+    why = f["server_model"] and _model_why_not(f, mech, roles[1][1])
+    if why:
+        return why
     for name, value in f["settings"]:
         why = setting_table.why_not(name, value, mech, f["pattern"], f["payload"],
                                     [lang for _, lang in roles])

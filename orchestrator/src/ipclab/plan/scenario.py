@@ -148,13 +148,7 @@ def build_scenario(raw, source, catalog, overrides, name):
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
     run.precision = v.percentage(*_pick(run_raw, overrides, "precision", "run.precision"))
     run.budget = v.duration(*_pick(run_raw, overrides, "budget", "run.budget"))
-    run.duration = v.duration(*_pick(run_raw, overrides, "duration", "run.duration"),
-                              what="duration") or RunSettings.duration
-    run.load_warmup = v.duration(*_pick(run_raw, overrides, "load_warmup", "run.load_warmup"),
-                                 what="warm-up time", zero=True)
-    if run.load_warmup is None:
-        run.load_warmup = RunSettings.load_warmup
-    run.slo = v.duration(*_pick(run_raw, overrides, "slo", "run.slo"), what="response-time SLO")
+    _load_times(v, run, run_raw, overrides)
     run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
     run.wire_bytes = v.flag(*_pick(run_raw, overrides, "wire_bytes", "run.wire_bytes"), False)
     run.explain = v.flag(*_pick(run_raw, overrides, "explain", "run.explain"), False)
@@ -188,6 +182,18 @@ def build_scenario(raw, source, catalog, overrides, name):
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
                     matrix=matrix, run=run, statistics=stat, report=report,
                     hosts=hosts.parse_hosts(raw.get("hosts"), source), claims=claims)
+
+
+def _load_times(v, run, run_raw, overrides):
+    """Pattern load's times (PROTOCOL.md 11.5): the measured schedule, its warm-up (0 allowed)
+    and a sweep's SLO (None: relative to the first step), as durations like "500ms"."""
+    run.duration = v.duration(*_pick(run_raw, overrides, "duration", "run.duration"),
+                              what="duration") or RunSettings.duration
+    run.load_warmup = v.duration(*_pick(run_raw, overrides, "load_warmup", "run.load_warmup"),
+                                 what="warm-up time", zero=True)
+    if run.load_warmup is None:
+        run.load_warmup = RunSettings.load_warmup
+    run.slo = v.duration(*_pick(run_raw, overrides, "slo", "run.slo"), what="response-time SLO")
 
 
 def _many_clients(v, matrix, catalog, where):
