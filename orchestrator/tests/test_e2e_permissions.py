@@ -3,7 +3,9 @@ serves, listens on loopback only (when given 127.0.0.1:0, as the orchestrator gi
 its files and kernel objects owner-only (0600 files, FIFOs, sockets and IPC objects; the case's
 directory 0700), while it runs. The leak audit (execute/leaks.py) checks what is left after."""
 import os
+import shutil
 import stat
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -70,10 +72,17 @@ def objects_of(ready, pid):
     return out
 
 
+@pytest.fixture
+def case_dir():
+    """A private directory as short as the runner's (a Unix socket's path is at most 107
+    bytes, and pytest's own tmp_path under `make test`'s TMPDIR is longer than that)."""
+    path = Path(tempfile.mkdtemp(prefix="perm-"))   # 0700, in TMPDIR
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 @pytest.mark.parametrize("lang,mech", SERVED, ids=[f"{lang}-{mech}" for lang, mech in SERVED])
-def test_a_server_listens_on_loopback_and_makes_only_owner_only_things(lang, mech, tmp_path):
-    case_dir = tmp_path / "case"
-    case_dir.mkdir(mode=0o700)
+def test_a_server_listens_on_loopback_and_makes_only_owner_only_things(lang, mech, case_dir):
     mechanism = CATALOG.mechanism(mech)
     endpoint = endpoints.prepare(mechanism, case_dir)
     argv = [*CATALOG.languages[lang].argv(CATALOG.root), "serve", "--mechanism", mech,
