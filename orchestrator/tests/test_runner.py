@@ -2,12 +2,14 @@
 reason, and nothing is left behind."""
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from ipclab.plan import matrix
 from ipclab.plan.catalog import Language
+from ipclab.execute.peers import Peer, _live_members
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import build_scenario
 from ipclab.execute.workspace import Workspace
@@ -119,3 +121,18 @@ def test_a_result_file_with_a_field_of_the_wrong_type_fails_the_case_with_its_na
     assert result_problem({"warmup": True}) == "warmup is 'True', not a count"
     assert result_problem({"runtime": ["x"]}) == "runtime is not a string"
     assert "client_cpu is not four counts" in result_problem({"client_cpu": {"user_ns": 1}})
+
+
+def test_stop_leaves_nothing_of_the_peers_process_group(tmp_path):
+    # A peer's child that outlives it for a moment (the C++ server's stdin watcher) or that
+    # ignores SIGTERM: after stop() returns, nothing of the peer's process group runs.
+    script = ("import os, signal, sys, time\n"
+              "if os.fork() == 0:\n"
+              "    signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+              "    time.sleep(60)\n"
+              "sys.stdin.read(); time.sleep(60)\n")
+    peer = Peer("server", [sys.executable, "-c", script], tmp_path).start()
+    time.sleep(0.3)  # the child is forked
+    pgid = peer.pid
+    peer.stop(grace=2)
+    assert not _live_members(pgid)
