@@ -122,8 +122,11 @@ public final class RestServer {
         }
     }
 
-    /** A record's JSON checked field by field; the echo with n2 XOR flip. */
-    private static byte[] echo(Structs.Kind kind, byte[] body, int flip) {
+    /**
+     * A record's JSON checked field by field; the echo with n2 XOR flip. Package-private for its
+     * fuzz target (RecordFuzzTest).
+     */
+    static byte[] echo(Structs.Kind kind, byte[] body, int flip) {
         JsonNode tree;
         try {
             tree = MAPPER.readTree(body);
