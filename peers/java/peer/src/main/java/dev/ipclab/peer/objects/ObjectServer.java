@@ -1,15 +1,16 @@
 package dev.ipclab.peer.objects;
 
 import dev.ipclab.peer.frame.Payload;
+import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.transport.StreamConnection;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InvalidClassException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.ObjectStreamException;
 import java.io.OutputStream;
 import java.io.StreamCorruptedException;
 import java.nio.ByteBuffer;
@@ -54,7 +55,9 @@ public final class ObjectServer {
             return exchange(in, out);
         } catch (EOFException e) {
             return null;
-        } catch (StreamCorruptedException | InvalidClassException | ClassNotFoundException e) {
+        } catch (ObjectStreamException | ClassNotFoundException e) {
+            // Every kind of malformed stream (corrupted, a class refused, primitive data where
+            // an object belongs) refuses this client; only the transport's failures are io.
             return "bad object stream: " + e.getMessage();
         }
     }
@@ -63,7 +66,7 @@ public final class ObjectServer {
             throws IOException, ClassNotFoundException {
         long corrupted = 0;
         for (long sequence = 0; ; sequence++) {
-            Object first = in.readObject();
+            Object first = read(in);
             if (!(first instanceof Long stamp)) {
                 return "expected a Long, got " + ObjectDrive.describe(first);
             }
@@ -72,7 +75,7 @@ public final class ObjectServer {
                 out.flush();
                 return null;
             }
-            Object second = in.readObject();
+            Object second = read(in);
             if (!(second instanceof byte[] request)) {
                 return "expected a byte[], got " + ObjectDrive.describe(second);
             }
@@ -83,6 +86,20 @@ public final class ObjectServer {
             if (!intact(request, sequence)) {
                 corrupted++;
             }
+        }
+    }
+
+    /**
+     * readObject, whose hostile input may also end in a RuntimeException, which would take the
+     * whole server down: JDK 25 throws NullPointerException (Array.newInstance) for a TC_ARRAY
+     * whose class descriptor names no array class (found by ServerFuzzTest#connection).
+     */
+    private static Object read(ObjectInputStream in) throws IOException, ClassNotFoundException {
+        try {
+            return in.readObject();
+        } catch (RuntimeException e) {
+            throw (StreamCorruptedException) new StreamCorruptedException(
+                    "unreadable object: " + PeerException.describe(e)).initCause(e);
         }
     }
 
