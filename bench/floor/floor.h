@@ -8,6 +8,7 @@
  *   pingpong.c  rr: the echo server, the timed round trips, and cacheline
  *   stream.c    --pattern stream: one way, as fast as the mechanism takes it
  *   short.c     --pattern short: a tcp connection per round trip
+ *   costs.c     syscall and memcpy: one operation's cost, no channel (--explain's floors)
  */
 #ifndef IPCLAB_FLOOR_H
 #define IPCLAB_FLOOR_H
@@ -27,7 +28,7 @@
 
 enum mech {
     MECH_TCP, MECH_UDP, MECH_UDS, MECH_PIPE, MECH_FIFO, MECH_CACHELINE, MECH_SYSV_MQ,
-    MECH_POSIX_MQ
+    MECH_POSIX_MQ, MECH_SYSCALL, MECH_MEMCPY
 };
 enum pattern { PATTERN_RR, PATTERN_STREAM, PATTERN_SHORT };
 enum side { SERVER = 0, CLIENT = 1 };
@@ -40,6 +41,7 @@ struct options {
     uint64_t messages;    /* stream */
     uint64_t iterations;
     uint64_t warmup;
+    uint64_t batch;       /* syscall, memcpy: operations per sample */
     const char *samples_file;
     long client_cpu; /* -1: not pinned */
     long server_cpu;
@@ -95,6 +97,9 @@ int64_t run_stream_sender(const struct options *o, int rd, int wr, const unsigne
 __attribute__((noreturn)) void run_short_server(const struct options *o, struct channel *c);
 void run_short_client(const struct options *o, struct channel *c, const unsigned char *out,
                       unsigned char *in, int64_t *samples);
+
+/* costs.c */
+void run_costs(const struct options *o, int64_t *samples);
 
 /* Inline: the timed loops read the clock in place, not through a call. */
 static inline int64_t now_ns(void) {

@@ -39,6 +39,9 @@
  * closes (first, so TIME_WAIT stays with it); the child accepts, reads the request, answers, reads
  * the end of stream and closes. One sample per connection, the whole of it.
  *
+ * syscall and memcpy (costs.c) time --batch getppid() calls or --batch copies of --size bytes
+ * per sample, in one process: the floors `ipclab run --explain` models a case's time with.
+ *
  * Output: nothing on stdout; on error one line on stderr (exit 2: bad command line, exit 1:
  * anything else).
  *
@@ -61,6 +64,15 @@ static int cacheline_mode(const struct options *o, int samples_fd, int64_t *samp
     run_cacheline(o, samples);
     write_samples(samples_fd, o->samples_file, samples, o->iterations);
     cleanup();
+    free(samples);
+    return 0;
+}
+
+/* syscall, memcpy: one process, one operation's cost (costs.c). */
+static int costs_mode(const struct options *o, int samples_fd, int64_t *samples) {
+    if (samples == NULL) fail(1, "out of memory");
+    run_costs(o, samples);
+    write_samples(samples_fd, o->samples_file, samples, o->iterations);
     free(samples);
     return 0;
 }
@@ -137,5 +149,6 @@ int main(int argc, char **argv) {
 
     int64_t *samples = malloc((size_t)o.iterations * sizeof *samples);
     if (o.mech == MECH_CACHELINE) return cacheline_mode(&o, samples_fd, samples);
+    if (o.mech == MECH_SYSCALL || o.mech == MECH_MEMCPY) return costs_mode(&o, samples_fd, samples);
     return channel_mode(&o, samples_fd, samples);
 }

@@ -13,20 +13,24 @@
     "ipclab-floor tcp|uds|pipe|fifo|sysv-mq|posix-mq --pattern stream --size N "       \
     "--messages N --warmup N --samples-file PATH [--client-cpu C] [--server-cpu C]; "  \
     "ipclab-floor tcp --pattern short --size N --response-size N --iterations N "      \
-    "--warmup N --samples-file PATH [--client-cpu C] [--server-cpu C]"
+    "--warmup N --samples-file PATH [--client-cpu C] [--server-cpu C]; "               \
+    "ipclab-floor syscall --batch N --iterations N --warmup N --samples-file PATH "    \
+    "[--client-cpu C]; ipclab-floor memcpy --size N --batch N --iterations N "         \
+    "--warmup N --samples-file PATH [--client-cpu C]"
 
 /* Indexed by enum mech and enum pattern. */
 static const char *const mech_names[] = {"tcp",  "udp",       "uds",     "pipe",
-                                         "fifo", "cacheline", "sysv-mq", "posix-mq"};
+                                         "fifo", "cacheline", "sysv-mq", "posix-mq",
+                                         "syscall", "memcpy"};
 static const char *const pattern_names[] = {"rr", "stream", "short"};
 
 enum flag {
     F_SIZE, F_ITERATIONS, F_WARMUP, F_SAMPLES_FILE, F_CLIENT_CPU, F_SERVER_CPU, F_PATTERN,
-    F_MESSAGES, F_RESPONSE_SIZE, F_COUNT
+    F_MESSAGES, F_RESPONSE_SIZE, F_BATCH, F_COUNT
 };
 static const char *const flag_names[F_COUNT] = {
     "--size",       "--iterations", "--warmup",   "--samples-file",  "--client-cpu",
-    "--server-cpu", "--pattern",    "--messages", "--response-size"};
+    "--server-cpu", "--pattern",    "--messages", "--response-size", "--batch"};
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -38,6 +42,7 @@ static int lookup(const char *const *names, int count, const char *s) {
 }
 
 static int is_queue(enum mech m) { return m == MECH_SYSV_MQ || m == MECH_POSIX_MQ; }
+static int is_cost(enum mech m) { return m == MECH_SYSCALL || m == MECH_MEMCPY; }
 
 /* Unsigned decimal, digits only, no overflow. */
 static int parse_u64(const char *s, uint64_t *out) {
@@ -69,6 +74,8 @@ static void parse_pattern(int argc, char **argv, struct options *o) {
         if (p < 0) fail(2, "bad value for --pattern: '%s' (rr, stream, short)", argv[i + 1]);
         o->pattern = (enum pattern)p;
     }
+    if (o->pattern != PATTERN_RR && (is_cost(o->mech) || o->mech == MECH_CACHELINE))
+        fail(2, "%s takes no --pattern; " USAGE_HINT, argv[1]);
     if (o->pattern == PATTERN_RR && is_queue(o->mech))
         fail(2, "%s has only --pattern stream here; " USAGE_HINT, argv[1]);
     if (o->pattern == PATTERN_STREAM && (o->mech == MECH_UDP || o->mech == MECH_CACHELINE))
@@ -82,8 +89,8 @@ static void set_number(struct options *o, enum flag f, const char *flag, const c
                        uint64_t n) {
     switch (f) {
     case F_SIZE: {
-        if (o->mech == MECH_CACHELINE)
-            fail(2, "cacheline takes no --size (it bounces one counter); " USAGE_HINT);
+        if (o->mech == MECH_CACHELINE || o->mech == MECH_SYSCALL)
+            fail(2, "%s takes no --size; " USAGE_HINT, mech_names[o->mech]);
         uint64_t max = o->mech == MECH_UDP ? MAX_UDP_SIZE
                      : is_queue(o->mech)   ? MAX_QUEUE_SIZE
                                            : MAX_STREAM_SIZE;
@@ -112,6 +119,11 @@ static void set_number(struct options *o, enum flag f, const char *flag, const c
         break;
     case F_WARMUP:
         o->warmup = n;
+        break;
+    case F_BATCH:
+        if (!is_cost(o->mech)) fail(2, "--batch is for syscall and memcpy only");
+        if (n < 1) fail(2, "bad value for --batch: must be at least 1");
+        o->batch = n;
         break;
     default: /* the CPUs */
         if (n >= CPU_SETSIZE) fail(2, "bad value for %s: %s", flag, val);
@@ -144,7 +156,10 @@ static void parse_flags(int argc, char **argv, struct options *o, int *seen) {
 
 /* What the mode needs and was not given, and the sizes that would overflow. */
 static void check_complete(struct options *o, const int *seen) {
-    if (!seen[F_SIZE] && o->mech != MECH_CACHELINE) fail(2, "missing --size; " USAGE_HINT);
+    if (!seen[F_SIZE] && o->mech != MECH_CACHELINE && o->mech != MECH_SYSCALL)
+        fail(2, "missing --size; " USAGE_HINT);
+    if (is_cost(o->mech) && !seen[F_BATCH]) fail(2, "missing --batch; " USAGE_HINT);
+    if (is_cost(o->mech) && seen[F_SERVER_CPU]) fail(2, "%s has no server: no --server-cpu", mech_names[o->mech]);
     if (o->pattern == PATTERN_STREAM) {
         if (!seen[F_MESSAGES]) fail(2, "missing --messages; " USAGE_HINT);
         o->iterations = 1; /* one sample: the stream */

@@ -1,35 +1,70 @@
-"""`--explain` (execute/explain.py): each peer under perf stat, per call from the measured pair
-minus a one-call calibration pair; the perf files read, the figures per side, and a real case."""
+"""`--explain`: per call from a pair less a one-call pair (execute/explain.py), the model at the
+floors (analyse/explained.py), its section and compare's lines, and real pipe and uds cases."""
+import json
+from types import SimpleNamespace
+
+import numpy as np
 import pytest
 
+from ipclab.analyse import explained
 from ipclab.execute import explain
+from ipclab.output import explained as output_explained
 from ipclab.execute.runner import Runner
 from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
 from ipclab.plan.catalog import load_catalog
 from ipclab.plan.scenario import build_scenario
+from test_e2e import ipclab
 
 
-def perf_file(path, syscalls, switches=4, migrations=1, faults=100, cpu_ms=2.5):
+def perf_file(path, syscalls, migrations=1, by_name=None):
     """A `perf stat -x,` file as perf 6.1 writes it (comment, blank line, one event a line)."""
-    path.write_text(f"# started on Thu Nov 26 11:00:00 2026\n\n"
-                    f"{syscalls},,raw_syscalls:sys_enter,1000,100.00,,\n"
-                    f"{switches},,context-switches,1000,100.00,1.0,K/sec\n"
-                    f"{migrations},,cpu-migrations,1000,100.00,0.1,K/sec\n"
-                    f"{faults},,page-faults,1000,100.00,40.0,K/sec\n"
-                    f"{cpu_ms},msec,task-clock,1000,100.00,0.5,CPUs utilized\n")
+    lines = [f"{syscalls},,raw_syscalls:sys_enter,1000,100.00,,",
+             f"{migrations},,cpu-migrations,1000,100.00,0.1,K/sec"]
+    lines += [f"{n},,syscalls:sys_enter_{name},1000,100.00,," for name, n in (by_name or {}).items()]
+    path.write_text("# started on Thu Nov 26 11:00:00 2026\n\n" + "\n".join(lines) + "\n")
 
 
-def test_per_call_is_the_measured_pair_less_the_calibration_pair(tmp_path):
-    (tmp_path / "calibration").mkdir()
-    perf_file(tmp_path / "client.perf", syscalls=2031, cpu_ms=12.5)
-    perf_file(tmp_path / "calibration" / "client.perf", syscalls=31, cpu_ms=2.5)
-    perf_file(tmp_path / "server.perf", syscalls=1520)
-    got = explain.per_call(tmp_path, tmp_path / "calibration", 1001)
-    assert got["client"]["syscalls"] == 2.0 and got["client"]["cpu_us"] == 10.0
-    assert got["client"]["context_switches"] == 0.0
-    assert "server" not in got                   # its calibration file is missing
-    assert explain.per_call(tmp_path, tmp_path / "calibration", 1) is None
+def rusage(voluntary=10, involuntary=2, faults=100, user_s=0.5, system_s=0.25):
+    return SimpleNamespace(ru_nvcsw=voluntary, ru_nivcsw=involuntary, ru_minflt=faults,
+                           ru_majflt=0, ru_utime=user_s, ru_stime=system_s)
+
+
+def test_per_call_is_a_pair_less_its_one_call_calibration_pair(tmp_path):
+    for d in ("counted", "calibration"):
+        (tmp_path / d).mkdir()
+    perf_file(tmp_path / "counted" / "client.perf", 2041,
+              by_name={"write": 1015, "read": 1016, "futex": 40})
+    perf_file(tmp_path / "calibration" / "client.perf", 41,
+              by_name={"write": 15, "read": 16, "futex": 20})
+    usage = ({"client": explain.usage(rusage(voluntary=1010, user_s=0.6)),
+              "server": explain.usage(rusage(voluntary=1010))},
+             {"client": explain.usage(rusage(voluntary=10, user_s=0.5))})
+    dirs = (tmp_path / "counted", tmp_path / "calibration")
+    got = explain.per_call(usage, dirs, 1001)
+    client = got["client"]
+    assert client["syscalls"] == 2.0 and client["migrations"] == 0.0
+    assert client["voluntary"] == 1.0 and client["involuntary"] == 0.0
+    assert client["user_us"] == pytest.approx(100.0)          # 0.1 s over 1000 calls
+    # futex's 0.02 per call is below 0.05; "other" is the total less the named: 10 − 10 = 0
+    assert client["top"] == [("read", 1.0), ("write", 1.0)]
+    assert explain.format_top(client["top"]) == "read 1.0, write 1.0"
+    assert "server" not in got     # neither its calibration usage nor its perf files
+    assert explain.per_call(usage, dirs, 1) is None
+
+
+def test_calls_not_named_are_other(tmp_path):
+    perf_file(tmp_path / "a.perf", 3100, by_name={"read": 1000})
+    perf_file(tmp_path / "b.perf", 100, by_name={})
+    got = explain._top(explain.read(tmp_path / "a.perf"), explain.read(tmp_path / "b.perf"), 1001)
+    assert got == [("other", 2.0), ("read", 1.0)]
+
+
+def test_without_perf_the_resource_usage_still_counts(tmp_path):
+    usage = ({"client": explain.usage(rusage(voluntary=110))},
+             {"client": explain.usage(rusage(voluntary=10))})
+    got = explain.per_call(usage, (tmp_path, tmp_path), 101)
+    assert got["client"]["voluntary"] == 1.0 and "syscalls" not in got["client"]
 
 
 def test_a_file_with_an_uncounted_event_gives_nothing(tmp_path):
@@ -38,28 +73,109 @@ def test_a_file_with_an_uncounted_event_gives_nothing(tmp_path):
     assert explain.read(tmp_path / "missing.perf") is None
 
 
+def test_counting_cost_is_the_counted_median_against_the_measured_one():
+    assert explain.counting_cost(np.array([100, 100, 120]), np.array([110, 110, 150])) \
+        == pytest.approx(0.1)
+    assert explain.counting_cost(None, np.array([1])) is None
+
+
 def test_the_record_keeps_the_median_over_rounds():
     record = {"rounds": []}
     for syscalls in (2.0, 4.0, 3.0):
         record["rounds"].append({"status": "ok"})
-        outcome = type("O", (), {"explain": {"client": dict.fromkeys(explain.EVENTS.values(),
-                                                                     syscalls)}})()
-        explain.add_round(record, outcome)
+        figures = {"client": {**dict.fromkeys(explain.COUNTS, syscalls), "top": [("read", 1.0)]},
+                   "counting_cost": syscalls / 10}
+        explain.add_round(record, SimpleNamespace(explain=figures))
     assert record["explain_client_syscalls"] == 3.0 and record["explain_server_syscalls"] is None
+    assert record["explain_client_top"] == "read 1.0"
+    assert record["explain_counting_cost"] == pytest.approx(0.3)
+
+
+def counted_record(**more):
+    return {"index": 1, "id": "c1", "status": "ok", "mechanism": "pipe", "client": "cpp",
+            "server": "cpp", "pattern": "rr", "request_size": 16, "response_size": 1024,
+            "placement": "same-core", "trimmed": {"median": 10_000.0},
+            "explain_client_syscalls": 2.0, "explain_server_syscalls": 2.0,
+            "explain_client_voluntary": 1.0, "explain_server_voluntary": 0.5,
+            "explain_copies": 2, **more}
+
+
+FLOORS = {"syscall_ns": 100.0, "copy_ns_per_byte": {"16": 0.5, "1024": 0.1},
+          "wake_ns": {"same-core": 2000.0, "cross-core": 8000.0}}
+
+
+def test_the_model_prices_the_counts_at_the_floors():
+    got = explained.model(counted_record(), FLOORS)
+    assert got["parts"]["syscalls"] == 400.0                   # 4 calls × 100 ns
+    assert got["parts"]["copies"] == 2 * (16 * 0.5 + 1024 * 0.1)  # in and out, each size's price
+    assert got["parts"]["wakeups"] == 1.5 * 2000.0             # same-core wake-ups
+    assert got["total"] == pytest.approx(400 + 220.8 + 3000)
+    assert got["share"] == pytest.approx(got["total"] / 10_000)
+    cross = explained.model(counted_record(placement="cross-core"), FLOORS)
+    assert cross["parts"]["wakeups"] == 1.5 * 8000.0
+
+
+def test_the_model_leaves_out_what_it_cannot_price():
+    assert explained.model(counted_record(), None) is None
+    assert explained.model(counted_record(pattern="stream", message_size=16), FLOORS) is None
+    no_perf = counted_record(explain_client_syscalls=None, explain_server_syscalls=None)
+    got = explained.model(no_perf, FLOORS)
+    assert got["parts"]["syscalls"] is None and got["total"] == pytest.approx(220.8 + 3000)
+    records = [counted_record()]
+    explained.add_model(records, FLOORS)
+    assert records[0]["explain_model_share"] == pytest.approx(0.36208)
+
+
+def test_the_section_says_where_the_model_explains_little():
+    low = counted_record(index=2, trimmed={"median": 100_000.0})
+    explained.add_model([low], FLOORS)
+    (finding,) = output_explained.findings([low])
+    assert finding.startswith("case 2: the model explains 4% of its median")
+    (row,) = output_explained.rows([low])
+    assert row[3] == "2.0 / 2.0" and row[7] == "4%"
+
+
+def test_compare_names_the_costs_that_changed():
+    a, b = counted_record(), counted_record(explain_client_syscalls=4.0,
+                                            explain_server_voluntary=0.55)
+    assert explained.changed_costs(a, b) == ["client syscalls 2.0 → 4.0"]
+    assert explained.changed_costs(a, a) == []
 
 
 @pytest.mark.e2e
 @pytest.mark.skipif(explain.unavailable() is not None, reason=str(explain.unavailable()))
-def test_a_tcp_round_trip_costs_each_side_two_system_calls(seed=1):
+def test_a_pipe_round_trip_is_a_write_and_a_read_each_side(tmp_path):
+    out = tmp_path / "run"
+    done = ipclab("run", "--explain", "--mechanism", "pipe", "--client", "cpp", "--server", "cpp",
+                  "--request-size", "16", "--response-size", "16", "--iterations", "2000",
+                  "--placement", "same-core", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    document = json.loads((out / "run.json").read_text())
+    assert document["floors"]["syscall_ns"] > 0 and document["floors"]["wake_ns"]["same-core"] > 0
+    (record,) = document["results"]
+    for side in explain.SIDES:
+        assert 1.9 <= record[f"explain_{side}_syscalls"] <= 2.2, record
+        assert record[f"explain_{side}_top"] == "read 1.0, write 1.0"
+        assert 0 <= record[f"explain_{side}_voluntary"] <= 1.2
+    assert 0 < record["explain_model_share"]
+    assert "## explained: what each call costs" in (out / "table.md").read_text()
+    header = (out / "cases.csv").read_text().splitlines()[0].split(",")
+    assert {"explain_client_top", "explain_model_share", "explain_counting_cost"} <= set(header)
+
+
+@pytest.mark.e2e
+def test_without_perf_one_line_says_so_and_the_rest_is_counted(monkeypatch):
+    monkeypatch.setattr(explain, "unavailable", lambda: "perf is not installed (Debian: linux-perf)")
     catalog = load_catalog()
-    raw = {"matrix": {"mechanism": ["tcp"], "client": ["cpp"], "server": ["cpp"],
+    raw = {"matrix": {"mechanism": ["uds"], "client": ["cpp"], "server": ["cpp"],
                       "placement": ["unpinned"]},
-           "run": {"iterations": 2000, "warmup": 100, "explain": True}}
+           "run": {"iterations": 500, "warmup": 10, "explain": True}}
     scenario = build_scenario(raw, "t", catalog, {}, "t")
     (case,) = matrix.expand(scenario, catalog)
     with Workspace() as ws:
         outcome = Runner(scenario, catalog, ws).run(case)
     assert outcome.status == "ok", outcome.reason
-    for side in explain.SIDES:   # a send and a receive per round trip, each side
-        assert 1.9 <= outcome.explain[side]["syscalls"] <= 2.5, outcome.explain
-        assert outcome.explain[side]["cpu_us"] > 0
+    assert "syscalls" not in outcome.explain["client"]
+    assert outcome.explain["client"]["voluntary"] >= 0
+    (note, line) = explain.notes(scenario.run)
+    assert line.startswith("--explain: no system calls or migrations counted (perf is not")

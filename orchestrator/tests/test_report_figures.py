@@ -146,6 +146,17 @@ def test_wire_bytes_only_when_the_columns_exist():
     assert [s.y for s in chart.series] == [[152.0], [32.0]]
 
 
+def test_the_explained_stack_is_the_models_parts_and_the_rest():
+    assert figures.explained_costs(run([record(1)])) == []
+    r = record(1, explain_client_voluntary=1.0, explain_model_syscalls_ns=1000.0,
+               explain_model_copies_ns=None, explain_model_wakeups_ns=9000.0,
+               explain_model_ns=10_000.0)
+    (chart,) = figures.explained_costs(run([r]))
+    assert chart.stacked
+    assert [s.name for s in chart.series] == ["system calls", "copies", "wake-ups", "unexplained"]
+    assert [s.y for s in chart.series] == [[1.0], [0.0], [9.0], [40.0]]   # µs of a 50 µs median
+
+
 def test_exported_files_are_never_read_back(tmp_path):
     r = record(1)
     (tmp_path / "cases.csv").write_text(f"id,wire_req_bytes,wire_resp_bytes\n{r['id']},100,60\n")

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from ipclab.analyse import case_stats
 from ipclab.analyse import claims as claim_verdicts
+from ipclab.analyse import explained
 from ipclab.execute import rundir
 from ipclab.analyse import stats
 from ipclab.common.errors import UserError
@@ -58,6 +59,7 @@ class Pair:
     p: float | None = None
     verdict: str | None = None   # "faster", "slower", "no significant difference"
     reason: str | None = None
+    costs: list = field(default_factory=list)  # --explain: per-call costs that changed
     case_a: int | None = None
     case_b: int | None = None
     rounds_a: int | None = None
@@ -164,7 +166,8 @@ def _varied(recs_a, recs_b):
 
 
 def _pair(name, a, b, run_a, run_b, seed):
-    pair = Pair(name, "not compared", case_a=a["index"], case_b=b["index"])
+    pair = Pair(name, "not compared", case_a=a["index"], case_b=b["index"],
+                costs=explained.changed_costs(a, b))
     missing = [f"{which}: {r['status']}" + (f" ({r['reason']})" if r.get("reason") else "")
                for which, r, run in (("A", a, run_a), ("B", b, run_b))
                if r["id"] not in run.kept]
@@ -236,6 +239,12 @@ def _summary(comparison):
     return ", ".join(f"{n} {what}" for what, n in counts.items())
 
 
+def _cost_lines(comparison):
+    """--explain: one line per case whose counted costs per call changed."""
+    return [f"cost changed: {p.label}: {'; '.join(p.costs)} (per call, A → B)"
+            for p in comparison.pairs if p.costs]
+
+
 def _claim_lines(comparison):
     """One line per claim whose verdict changed, then how many kept theirs."""
     if not comparison.claims:
@@ -251,7 +260,8 @@ def to_markdown(comparison):
     lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(p)) + " |"
               for p in comparison.pairs]
     lines += ["", f"- {comparison.rule}", *[f"- {n}" for n in comparison.notes],
-              f"- {_summary(comparison)}", *[f"- {x}" for x in _claim_lines(comparison)]]
+              f"- {_summary(comparison)}", *[f"- {x}" for x in _cost_lines(comparison)],
+              *[f"- {x}" for x in _claim_lines(comparison)]]
     return "\n".join(lines) + "\n"
 
 
@@ -276,4 +286,5 @@ def render(comparison, width=120):
                       else "dim")
     return ([Text(x) for x in _heading(comparison)] + [table, Text(_summary(comparison))]
             + [Text(f"note: {n}", style="yellow") for n in comparison.notes]
+            + [Text(x) for x in _cost_lines(comparison)]
             + [Text(x, style="bold") for x in _claim_lines(comparison)])

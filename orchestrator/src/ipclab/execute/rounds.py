@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn)
 
-from ipclab.execute import preflight
+from ipclab.execute import explain, floors, preflight
 from ipclab.plan import patterns
 from ipclab.common.units import format_ns, format_rate
 
@@ -38,6 +38,11 @@ def execute(cases, runner, store, console):
             with console.status("preflight: ping-pong with the C floor"):
                 store.set_preflight(*preflight.probe(runner.catalog.root, runnable,
                                                      run.preflight, runner.workspace.path))
+        explained = [c for c in runnable if run.explain and explain.applies(c)]
+        if explained:
+            with console.status("--explain: the floors (a system call, a copy, a wake-up)"):
+                store.set_floors(floors.measure(runner.catalog.root, explained,
+                                                runner.workspace.path))
         with progress:
             task = progress.add_task("starting", total=len(runnable) * first_rounds(run), eta="")
             _rounds(runnable, runner, store, progress, task, run)

@@ -90,6 +90,11 @@ class RunStore:
         self.document["notes"] += notes
         self.save()
 
+    def set_floors(self, floors):
+        """--explain's floors (floors.py), which the model of each case prices its counts with."""
+        self.document["floors"] = floors
+        self.save()
+
     def note(self, text):
         """A note of the whole run (run.json, table.md, the terminal), written at once."""
         self.document["notes"].append(text)

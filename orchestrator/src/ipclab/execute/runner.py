@@ -46,6 +46,7 @@ class Outcome:
     wire: dict | None = None        # --wire-bytes: per call figures (wire.py)
     wire_total: dict | None = None  # --wire-bytes: what the counters moved during the pair
     explain: dict | None = None     # --explain: per call, per side (explain.py)
+    usage: dict | None = None       # role -> the kernel's resource usage of the peer (explain.usage)
 
 
 class Runner:
@@ -90,27 +91,34 @@ class Runner:
                 outcome = counters.around(lambda: self._run_in(case, case_dir, run, net))
                 explaining = self._explains(case)
                 if (counters.active or explaining) and outcome.status == "ok":
-                    (case_dir / "calibration").mkdir(mode=0o700)
-                    calibration = counters.around(lambda: self._run_in(
-                        case, case_dir / "calibration", wire.calibration_run(run), net))
+                    one = wire.calibration_run(run)
+                    calibration = counters.around(lambda: self._pair(
+                        case, case_dir / "calibration", one, net, counted=False))
                     if counters.active:
                         wire.attach(outcome, calibration, case, self.scenario.run)
-                    if explaining and calibration.status == "ok":
-                        outcome.explain = explain.per_call(case_dir, case_dir / "calibration",
-                                                           wire.units(case, run))
+                    if explaining:
+                        counted = (self._pair(case, case_dir / "counted", run, net),
+                                   self._pair(case, case_dir / "counted-calibration", one, net))
+                        outcome.explain = explain.figures((outcome, calibration, *counted),
+                                                          case_dir, wire.units(case, run))
+                        if outcome.explain:
+                            outcome.explain["copies"] = mech.copies
                 return outcome
         except network.LinkError as e:
             return Outcome(case, "failed", f"link {self.scenario.run.link}: {e}")
 
     def _explains(self, case):
-        """Whether this case's peers run under perf stat (--explain, where it applies and perf
-        can count here: the run's note says when it cannot)."""
-        return (self.scenario.run.explain and explain.applies(case)
-                and self.remote is None and explain.unavailable() is None)
+        """Whether this case is counted (--explain, where it applies: explain.py)."""
+        return self.scenario.run.explain and explain.applies(case) and self.remote is None
 
-    def _run_in(self, case, case_dir, run, net=network.Network()):
+    def _pair(self, case, case_dir, run, net, counted=True):
+        """An extra pair in a directory of its own: counted (--explain) or not (a calibration)."""
+        case_dir.mkdir(mode=0o700)
+        return self._run_in(case, case_dir, run, net, counted)
+
+    def _run_in(self, case, case_dir, run, net=network.Network(), counted=False):
         """One pair of peers for `case` with the run settings `run` (the scenario's, or the wire
-        calibration's one call)."""
+        calibration's one call); `counted`: each peer under perf stat where perf can count."""
         cpus = placement.resolve(case.placement)
         mech = self.catalog.mechanism(case.mechanism)
         endpoint = endpoints.prepare(mech, case_dir)
@@ -128,12 +136,13 @@ class Runner:
                 server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
                                      ["--endpoint", endpoint.server_arg,
                                       *(part.server_flags(case, run, case_dir)
-                                        if part else [])], net.server)
+                                        if part else [])], net.server, counted)
                 endpoint.release(endpoint.server_fds)
                 ready = server.wait_ready(run.ready_timeout)
                 target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
             client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
-                                 [*target, *_drive_flags(case, run, case_dir)], net.client)
+                                 [*target, *_drive_flags(case, run, case_dir)], net.client,
+                                 counted)
             endpoint.release(endpoint.client_fds)
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
                                       case_timeout(case, run), run.io_timeout)
@@ -162,18 +171,19 @@ class Runner:
         if left and outcome.status == "ok":
             outcome.notes.append(f"the server left {left} IPC object(s) behind; removed")
         outcome.cpus = cpus.as_dict()
+        outcome.usage = {p.role: explain.usage(p.rusage) for p in (client, server) if p and p.rusage}
         if outcome.status == "failed":
             outcome.logs = {p.role: p.stderr_path.read_text(errors="replace")
                             for p in (client, server) if p and p.stderr_path.exists()}
         return outcome
 
-    def _start(self, case, role, cpus, case_dir, fds, flags, place=LOCAL):
+    def _start(self, case, role, cpus, case_dir, fds, flags, place=LOCAL, counted=False):
         lang = self.catalog.languages[case.client if role == "client" else case.server]
         verb = "drive" if role == "client" else "serve"
         argv = [*lang.argv(self.catalog.root), verb, "--mechanism", case.mechanism, *flags,
                 *setting_table.peer_flags(case.settings, verb, lang, case.mechanism),
                 "--seed", str(self.scenario.run.seed)]
-        if self._explains(case):
+        if counted and explain.unavailable() is None:
             argv = explain.wrap(argv, case_dir / f"{role}.perf")
         peer = Peer(role, place.command(placement.pin(argv, cpus)), case_dir, fds).start()
         self.live.append(peer)
@@ -211,7 +221,8 @@ class Runner:
         return server_died
 
     def _stop(self, client, server):
-        settle = EXPLAIN_SETTLE if self.scenario.run.explain else 0.0
+        settle = EXPLAIN_SETTLE if self.scenario.run.explain and explain.unavailable() is None \
+            else 0.0
         for peer in (client, server):
             if peer is not None:
                 peer.stop(SERVER_GRACE, settle)

@@ -11,6 +11,7 @@ from ipclab.analyse.burst import FIELDS as BURST_FIELDS
 from ipclab.analyse.load import FIELDS as LOAD_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
 from ipclab.execute.rounds import precision_of
+from ipclab.analyse.explained import FIELDS as MODEL_COLUMNS
 from ipclab.execute.explain import FIELDS as EXPLAIN_COLUMNS
 from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
 from ipclab.plan import patterns
@@ -40,7 +41,7 @@ def columns(wire=False, burst=False, settings=(), precision=False, load=False, e
             + (["server_model"] if burst or load else []) + (list(BURST_FIELDS) if burst else [])
             + (list(LOAD_FIELDS) if load else []) + list(settings)
             + (list(WIRE_COLUMNS) if wire else [])
-            + (list(EXPLAIN_COLUMNS) if explain else []) + TAIL_COLUMNS)
+            + (list(EXPLAIN_COLUMNS) + list(MODEL_COLUMNS) if explain else []) + TAIL_COLUMNS)
 
 
 def _stat_name(field):
@@ -55,7 +56,7 @@ def to_csv(records):
     varied = {n for r in records for n, _ in setting_table.chosen(r.get("settings"))}
     shown = [n for n in setting_table.NAMES if n in varied]
     precision = any(r.get("precision_target") for r in records)
-    explain = any(r.get("explain_client_syscalls") is not None for r in records)
+    explain = any(r.get("explain_client_voluntary") is not None for r in records)
     writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown, precision, load, explain),
                             lineterminator="\n", extrasaction="ignore")
     writer.writeheader()

@@ -22,7 +22,7 @@ def _escape(text):
 def report_markdown(report):
     """table.md of a Report (output/model.py): the study's shape first with every case below it,
     then the bytes on the wire per call (--wire-bytes)."""
-    from ipclab.output import claims, study, wire
+    from ipclab.output import claims, explained, study, wire
     table = to_markdown(report.records, report.title, report.baseline_label, report.compare,
                         notes=report.table_notes)
     if report.studies:
@@ -31,4 +31,7 @@ def report_markdown(report):
     if report.claims:  # a study's verdicts come first: they are what the run was for
         table = claims.markdown_of(report.claims) + "\n" + table
     section = wire.markdown_of(report.wire.rows, report.wire.ranking) if report.wire else ""
+    if report.explained:
+        section += ("\n" if section else "") + explained.markdown_of(report.explained.rows,
+                                                                     report.explained.findings)
     return table + ("\n" + section if section else "")

@@ -11,10 +11,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ipclab.analyse import case_stats
+from ipclab.analyse import explained as explained_model
 from ipclab.analyse import claims as claim_verdicts
 from ipclab.analyse.stats import ADVICE
 from ipclab.output import phases as export_phases
-from ipclab.output import study
+from ipclab.output import explained, study
 from ipclab.output import wire
 from ipclab.output.columns import ratio_caption
 from ipclab.plan import patterns as pattern_table
@@ -29,6 +30,15 @@ class WireSection:
     headers: tuple
     rows: list
     ranking: list
+    caption: str
+
+
+@dataclass(frozen=True)
+class ExplainedSection:
+    """--explain's table (explained.py): a row per counted case, and the model's findings."""
+    headers: tuple
+    rows: list
+    findings: list
     caption: str
 
 
@@ -52,6 +62,7 @@ class Report:
     studies: list = field(default_factory=list)    # study.Study tables of the scenario's [report]
     claims: list = field(default_factory=list)     # analyse/claims.py Verdicts of its [[claim]]s
     wire: WireSection = None                       # None: no case counted its bytes
+    explained: ExplainedSection = None             # None: no case was counted (--explain)
     burst: bool = False                            # the run has burst cases: phases.csv
     phases: list = field(default_factory=list)     # {"case_id", side, phase, ...} rows
     notes: list = field(default_factory=list)      # the run's notes (environment, sweeps, hosts)
@@ -78,6 +89,7 @@ def build(document, settings=None, kept=None, ratio_cache=None):
     if settings is None:
         settings = StatSettings(**scenario.get("statistics") or {})
     records, seed = document["results"], scenario.get("run", {}).get("seed", 1)
+    explained_model.add_model(records, document.get("floors"))
     verdicts = []
     if kept is not None:
         case_stats.add_ratios(records, settings, kept, seed, ratio_cache)
@@ -100,7 +112,8 @@ def of_records(records, title, baseline_label, compare, notes=(), studies=(), **
     return Report(
         title=title, records=records, baseline_label=baseline_label, compare=compare,
         ratio_caption=ratio_caption(baseline_label, compare), studies=list(studies),
-        wire=wire_section(records), burst=export_phases.has_phases(records),
+        wire=wire_section(records), explained=explained_section(records),
+        burst=export_phases.has_phases(records),
         phases=phase_rows(records), notes=list(notes), warnings=warning_groups(shown),
         case_warnings=case_warnings(shown), skipped=skipped_lines(records),
         lost=lost_lines(shown), **more)
@@ -116,6 +129,12 @@ def studies_of(document):
 def wire_section(records):
     rows = wire.rows(records)
     return WireSection(wire.HEADERS, rows, wire.ranking(records), wire.CAPTION) if rows else None
+
+
+def explained_section(records):
+    rows = explained.rows(records)
+    return ExplainedSection(explained.HEADERS, rows, explained.findings(records),
+                            explained.CAPTION) if rows else None
 
 
 def phase_rows(records):

@@ -40,6 +40,7 @@ class Mechanism:
     peer_limit: bool = False        # the real limit is the kernel's: each peer reports its own
     payloads: tuple = ("bytes",)    # RPC mechanisms also carry the structured records
     many_clients: bool = False      # a server serves several clients at once (load, 11.5)
+    copies: int = 2                 # times a payload byte is copied per message (--explain's model)
 
     def server_rule(self, client, server, native_servers):
         """Why an in-process mechanism cannot have this client/server pair, or None.

@@ -13,13 +13,14 @@ from ipclab.output.report.latency_figures import (distributions, headline, heatm
                                                   latency_vs_size, warmup)
 from ipclab.output.report.load_figures import load_curve, load_spectrum
 from ipclab.output.report.pattern_figures import (burst_connections, burst_phases, short_rates,
-                                                  stream_cpu, stream_throughput, wire_bytes)
+                                                  explained_costs, stream_cpu, stream_throughput,
+                                                  wire_bytes)
 from ipclab.output.report.study_figures import (bars_by_sequence_length, bars_by_size,
                                                 histogram, mechanisms_by_size)
 
 FIGURES = (headline, bars_by_size, histogram, mechanisms_by_size, bars_by_sequence_length,
            latency_vs_size, distributions, heatmaps, stream_throughput, stream_cpu, short_rates,
-           warmup, wire_bytes, burst_phases, burst_connections, load_curve, load_spectrum)
+           warmup, wire_bytes, explained_costs, burst_phases, burst_connections, load_curve, load_spectrum)
 
 __all__ = ["FIGURES", "charts", "case_label", *(f.__name__ for f in FIGURES)]
 

@@ -39,7 +39,8 @@ def render(report, data=None, sections=()):
     body += [_chart_block(i, chart) for i, chart in enumerate(charts)]
     body += _sections(report_sections.studies(report))
     body += ["<h2 id='cases'>Cases</h2>", summary_table(report.records, report.ratio_caption)]
-    body += _sections([*report_sections.wire(report), *report_sections.phases(report), *sections])
+    body += _sections([*report_sections.wire(report), *report_sections.explained(report),
+                       *report_sections.phases(report), *sections])
     body.append(_notes(report))
     body.append(f"<div class='meta'><div>{_scenario(document)}</div>"
                 f"<div>{_environment(document)}</div></div>")

@@ -1,6 +1,7 @@
 """The report's figures of the patterns beyond round trips and of the wire (pure functions,
 RunData in, Charts out): stream rates and CPU, short connections' rates, bytes per call, and a
 burst's phases, per case and per connection."""
+from ipclab.analyse.explained import median_of
 from ipclab.common.units import format_ns, format_ns_interval
 from ipclab.output.report.charts import Chart, Series
 from ipclab.plan.patterns import BURST_CLIENT_PHASES, BURST_PHASES, CONNECTION_FIGURE, STREAM_FIGURES
@@ -75,6 +76,27 @@ def wire_bytes(data):
                   "the application's own payload (none for structured records: their size is "
                   "the framework's). " + placement_caption(cases), "bars", "",
                   "bytes per call", series=series)]
+
+
+def explained_costs(data):
+    """--explain's model per case (analyse/explained.py): its median as a stack of what the
+    counted system calls, copies and wake-ups cost at this machine's floors and the rest."""
+    cases = [r for r in data.records if r["status"] == "ok" and r.get("explain_model_ns")]
+    if not cases:
+        return []
+    labels = [case_label(r) for r in cases]
+    parts = [(f"explain_model_{p}_ns", name) for p, name in
+             (("syscalls", "system calls"), ("copies", "copies"), ("wakeups", "wake-ups"))]
+    series = [Series(name, labels, [(r.get(key) or 0) / 1000 for r in cases], style="bar")
+              for key, name in parts]
+    series.append(Series("unexplained", labels,
+                         [max(median_of(r) - r["explain_model_ns"], 0) / 1000 for r in cases],
+                         style="bar"))
+    return [Chart("explained", "Where a call's time goes (--explain)",
+                  "Each case's median as the model prices its counted system calls, copies and "
+                  "wake-ups at this machine's floors, and the unexplained rest (the language's "
+                  "and framework's own work). " + placement_caption(cases), "bars", "",
+                  "µs per call", series=tuple(series), stacked=True)]
 
 
 def _both(r, side):

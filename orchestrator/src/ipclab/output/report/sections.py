@@ -66,6 +66,17 @@ def wire(report):
              + (f"<ul class='notes'>{ranking}</ul>" if ranking else ""))]
 
 
+def explained(report):
+    """--explain's table: each counted case's costs per call and the model beside its median."""
+    if not report.explained:
+        return []
+    section = report.explained
+    findings = "".join(f"<li>{_e(line)}</li>" for line in section.findings)
+    return [("Explained: what each call costs",
+             table(section.headers, section.rows, {0, 2, 3, 4, 5, 6, 7}, section.caption)
+             + (f"<ul class='notes'>{findings}</ul>" if findings else ""))]
+
+
 def phases(report):
     """Each burst case's phases (phases.csv's rows): mean with its interval, median, p99, max."""
     if not report.phases:
