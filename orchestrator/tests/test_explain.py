@@ -41,29 +41,30 @@ def test_per_call_is_a_pair_less_its_one_call_calibration_pair(tmp_path):
               "server": explain.usage(rusage(voluntary=1010))},
              {"client": explain.usage(rusage(voluntary=10, user_s=0.5))})
     dirs = (tmp_path / "counted", tmp_path / "calibration")
-    got = explain.per_call(usage, dirs, 1001)
+    got = explain.per_call(usage, dirs, 1000)   # 1001 calls less 1
     client = got["client"]
     assert client["syscalls"] == 2.0 and client["migrations"] == 0.0
     assert client["voluntary"] == 1.0 and client["involuntary"] == 0.0
     assert client["user_us"] == pytest.approx(100.0)          # 0.1 s over 1000 calls
+    assert client["cpu_us"] == pytest.approx(100.0)
     # futex's 0.02 per call is below 0.05; "other" is the total less the named: 10 − 10 = 0
     assert client["top"] == [("read", 1.0), ("write", 1.0)]
     assert explain.format_top(client["top"]) == "read 1.0, write 1.0"
     assert "server" not in got     # neither its calibration usage nor its perf files
-    assert explain.per_call(usage, dirs, 1) is None
+    assert explain.per_call(usage, dirs, 0) is None
 
 
 def test_calls_not_named_are_other(tmp_path):
     perf_file(tmp_path / "a.perf", 3100, by_name={"read": 1000})
     perf_file(tmp_path / "b.perf", 100, by_name={})
-    got = explain._top(explain.read(tmp_path / "a.perf"), explain.read(tmp_path / "b.perf"), 1001)
+    got = explain._top(explain.read(tmp_path / "a.perf"), explain.read(tmp_path / "b.perf"), 1000)
     assert got == [("other", 2.0), ("read", 1.0)]
 
 
 def test_without_perf_the_resource_usage_still_counts(tmp_path):
     usage = ({"client": explain.usage(rusage(voluntary=110))},
              {"client": explain.usage(rusage(voluntary=10))})
-    got = explain.per_call(usage, (tmp_path, tmp_path), 101)
+    got = explain.per_call(usage, (tmp_path, tmp_path), 100)
     assert got["client"]["voluntary"] == 1.0 and "syscalls" not in got["client"]
 
 
@@ -178,4 +179,24 @@ def test_without_perf_one_line_says_so_and_the_rest_is_counted(monkeypatch):
     assert "syscalls" not in outcome.explain["client"]
     assert outcome.explain["client"]["voluntary"] >= 0
     (note, line) = explain.notes(scenario.run)
+    assert note == explain.NOTE
     assert line.startswith("--explain: no system calls or migrations counted (perf is not")
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(explain.unavailable() is not None, reason=str(explain.unavailable()))
+def test_a_load_is_counted_per_request():
+    # Each request is one answer the C++ epoll server sends: a load of 1 s at 1000 req/s less
+    # a load of 1 ms after the same warm-up.
+    catalog = load_catalog()
+    raw = {"matrix": {"mechanism": ["tcp"], "client": ["cpp"], "server": ["cpp"],
+                      "placement": ["unpinned"], "pattern": ["load"], "server_model": ["epoll"],
+                      "clients": [2], "rate": [1000]},
+           "run": {"duration": "1s", "load_warmup": "100ms", "explain": True}}
+    scenario = build_scenario(raw, "t", catalog, {}, "t")
+    (case,) = matrix.expand(scenario, catalog)
+    with Workspace() as ws:
+        outcome = Runner(scenario, catalog, ws).run(case)
+    assert outcome.status == "ok", outcome.reason
+    sends = dict(outcome.explain["server"]["top"]).get("sendto")
+    assert sends is not None and 0.9 <= sends <= 1.1, outcome.explain

@@ -9,8 +9,9 @@ follow the other's. Bytes copied are (request + response) × the mechanism's cop
 (protocol/mechanisms.toml); wake-ups are the voluntary context switches (a side that blocked and
 had to be woken), priced at the same-core wake-up for same-core cases and the cross-core one
 otherwise. What the model leaves out (the language's and the framework's own work, interrupts,
-cache misses) is the unexplained rest: where it is most of the median, that is a finding. Streams
-are not modelled: their two sides work at once, so their costs do not add up to a message's time."""
+cache misses) is the unexplained rest: where it is most of the median, that is a finding. Streams,
+bursts and loads are not modelled: their sides and connections work at once, so their costs do
+not add up to one message's, connection's or request's time."""
 from ipclab.plan import patterns
 
 SIDES = ("client", "server")
@@ -34,11 +35,11 @@ def add_model(records, floors):
 
 
 def model(record, floors):
-    """{"parts": {part: ns or None}, "total": ns, "share": of the median} or None (a stream, no
-    floors, no median)."""
-    median = median_of(record)
+    """{"parts": {part: ns or None}, "total": ns, "share": of the median} or None (a stream, a
+    burst, a load; no floors, no median)."""
+    median, pattern = median_of(record), patterns.of_record(record)
     if (not floors or "syscall_ns" not in floors or not median
-            or patterns.of_record(record).shape == patterns.MESSAGE):
+            or pattern.shape == patterns.MESSAGE or pattern.execute):
         return None
     parts = {"syscalls": _both(record, "syscalls", floors["syscall_ns"]),
              "copies": _copies(record, floors),

@@ -20,6 +20,7 @@ Methods, stated once:
 import csv
 import io
 import json
+from dataclasses import replace
 
 from ipclab.plan import patterns
 
@@ -59,6 +60,16 @@ def before():
 def finish(server, case_dir):
     """After the client: a burst server ends by itself once it served every connection."""
     server.wait(server_wait(case_dir))
+
+
+def units(result):
+    """Connections the client made, ok or not (--explain counts per connection)."""
+    return result.get("connections_ok", 0) + result.get("connections_failed", 0)
+
+
+def calibration_run(run):
+    """--explain's calibration pair: one connection."""
+    return replace(run, connections=1)
 
 
 def ok_samples(result):

@@ -21,7 +21,8 @@ import shutil
 
 import numpy as np
 
-from ipclab.plan import patterns
+from ipclab.execute import wire
+from ipclab.execute.parts import part_of
 
 # perf's event -> our name; software events and tracepoints only (no hardware counters in a VM).
 PERF_EVENTS = {"raw_syscalls:sys_enter": "syscalls", "cpu-migrations": "migrations"}
@@ -35,6 +36,9 @@ NAMED = ("read", "write", "readv", "writev", "sendto", "recvfrom", "sendmsg", "r
 # Our name -> how it comes from a struct rusage (the process and its threads, as reaped).
 USAGE = {"voluntary": lambda u: u.ru_nvcsw, "involuntary": lambda u: u.ru_nivcsw,
          "page_faults": lambda u: u.ru_minflt + u.ru_majflt,
+         "cpu_us": lambda u: (u.ru_utime + u.ru_stime) * 1e6,
+         # The kernel's CPU total is exact; its split into user and system is sampled at clock
+         # ticks, so per call over a short pair the two can even come out below zero.
          "user_us": lambda u: u.ru_utime * 1e6, "system_us": lambda u: u.ru_stime * 1e6}
 COUNTS = (*PERF_EVENTS.values(), *USAGE)
 TOP = 3                           # system calls named per side
@@ -42,9 +46,9 @@ SIDES = ("client", "server")
 FIELDS = (*(f"explain_{side}_{name}" for side in SIDES for name in (*COUNTS, "top")),
           "explain_counting_cost", "explain_copies")
 TRACEPOINT = "/sys/kernel/tracing/events/raw_syscalls/sys_enter"
-NOTE = ("--explain: each rr, stream and short case ran twice more, counted (system calls pass a "
-        "tracepoint): its times are of the uncounted run; explain_counting_cost says how much "
-        "slower the counted run was")
+NOTE = ("--explain: each case ran more pairs of peers: a calibration pair, and two counted under "
+        "perf stat (every system call passes a tracepoint); its times are those of its usual "
+        "measured pair, and explain_counting_cost says how much slower the counted pair was")
 
 
 def unavailable():
@@ -67,9 +71,22 @@ def notes(run):
 
 
 def applies(case):
-    """Calls are counted where a case has N of them: round trips, messages, connections (not
-    a burst's or a load's, which have their own shapes)."""
-    return not patterns.of(case.pattern).execute
+    """Every pattern is counted: per round trip, message, connection or request."""
+    return True
+
+
+def calibration_run(case, run):
+    """The settings of the calibration pair: one call (a stream: one message), or what the
+    pattern's own module says (parts.py: one connection of a burst, a millisecond of a load)."""
+    part = part_of(case)
+    return part.calibration_run(run) if part else wire.calibration_run(run)
+
+
+def units(outcome, case, run):
+    """What a pair measured: its calls or messages, or what the pattern's own module counts in
+    its client's result (a burst's connections, a load's requests)."""
+    part = part_of(case)
+    return part.units(outcome.client or {}) if part else wire.units(case, run)
 
 
 def wrap(argv, out_path):
@@ -106,49 +123,65 @@ def usage(rusage):
     return {name: float(get(rusage)) for name, get in USAGE.items()} if rusage else None
 
 
-def figures(outcomes, case_dir, calls):
+def count(case, case_dir, pairs, runs, run_pair, copies):
+    """Counts a case whose measured pair and calibration pair (`pairs`, run with `runs`) are
+    done: runs the counted two (run_pair(directory name, run settings) → outcome, under perf)
+    and sets the measured outcome's `explain` (None when a pair failed)."""
+    counted = (run_pair("counted", runs[0]), run_pair("counted-calibration", runs[1]))
+    added = tuple(units(a, case, runs[0]) - units(b, case, runs[1]) for a, b in (pairs, counted))
+    measured = pairs[0]
+    measured.explain = figures((*pairs, *counted), case_dir, added)
+    if measured.explain:
+        measured.explain["copies"] = copies
+
+
+def figures(outcomes, case_dir, added):
     """A case's figures from its four pairs' outcomes (the runner's: measured, calibration,
     counted, counted calibration; the counted ones in case_dir's "counted" and
-    "counted-calibration"): per call and side, and what counting cost; None when a pair failed."""
+    "counted-calibration") and `added` (units(measured) − units(calibration), then the same of
+    the counted two): per unit and side, and what counting cost; None when a pair failed."""
     measured, calibration, counted, counted_calibration = outcomes
     if any(o.status != "ok" for o in outcomes):
         return None
     out = per_call((measured.usage, calibration.usage),
-                   (case_dir / "counted", case_dir / "counted-calibration"), calls) or {}
+                   (case_dir / "counted", case_dir / "counted-calibration"), added) or {}
     out["counting_cost"] = counting_cost(measured.samples, counted.samples)
     return out
 
 
-def per_call(usage, perf_dirs, calls):
-    """{side: {name: per call, "top": [(call, per call)]}}: `usage` the resource usage of the
+def per_call(usage, perf_dirs, added):
+    """{side: {name: per unit, "top": [(call, per unit)]}}: `usage` the resource usage of the
     measured pair and its calibration pair ({side: usage()} each), `perf_dirs` the directories
-    of the counted pair and its calibration pair; None with fewer than two calls or nothing."""
-    if calls < 2:
+    of the counted pair and its calibration pair, `added` the units the first of each pair had
+    over the second ((N − 1, N − 1) for N calls); None where nothing was added or counted."""
+    if isinstance(added, int):
+        added = (added, added)
+    if min(added) < 1:
         return None
     out = {}
     for side in SIDES:
         figures = {}
         a, b = ((u or {}).get(side) for u in usage)
         if a and b:
-            figures.update({k: (a[k] - b[k]) / (calls - 1) for k in USAGE})
+            figures.update({k: (a[k] - b[k]) / added[0] for k in USAGE})
         perf_a, perf_b = (read(d / f"{side}.perf") for d in perf_dirs)
         if perf_a and perf_b:
-            figures.update({k: (perf_a[0][k] - perf_b[0][k]) / (calls - 1)
+            figures.update({k: (perf_a[0][k] - perf_b[0][k]) / added[1]
                             for k in PERF_EVENTS.values()})
-            figures["top"] = _top(perf_a, perf_b, calls)
+            figures["top"] = _top(perf_a, perf_b, added[1])
         if figures:
             out[side] = figures
     return out or None
 
 
-def _top(counted, calibration, calls):
+def _top(counted, calibration, added):
     """The TOP system calls the measured calls made most of, [(name, per call)], at least 0.05
     per call each; "other" the calls not named."""
     def by_name(perf):
         totals, named = perf
         return {**named, "other": totals["syscalls"] - sum(named.values())}
     got, base = by_name(counted), by_name(calibration)
-    per = {name: (n - base.get(name, 0.0)) / (calls - 1) for name, n in got.items()}
+    per = {name: (n - base.get(name, 0.0)) / added for name, n in got.items()}
     ranked = sorted((-round(v, 2), name) for name, v in per.items() if v >= 0.05)
     return [(name, -v) for v, name in ranked[:TOP]]
 

@@ -60,6 +60,17 @@ def finish(server, case_dir):
     """A load server runs until it is stopped: nothing to wait for."""
 
 
+def units(result):
+    """Measured requests the client counted, ok or failed (--explain counts per request)."""
+    return result.get("requests_ok", 0) + result.get("requests_failed", 0)
+
+
+def calibration_run(run):
+    """--explain's calibration pair: the same warm-up, then a millisecond of the schedule (its
+    first requests are the measured pair's)."""
+    return dataclasses.replace(run, duration=0.001)
+
+
 def ok_samples(result):
     """Samples an ok client writes: one per measured request without error (11.5.3)."""
     return result.get("requests_ok")

@@ -2,7 +2,8 @@
 in their row's `execute` (plan/patterns.py). Each has the same functions: server_flags and
 drive_flags (the peers' flags), before (what to keep from before the server starts), finish
 (after the client), collect (the round's own figures and files), ok_samples (samples an ok
-client writes), round_entry (what run.json keeps), save_files (the files kept in the run
+client writes), units (what a pair measured: connections, requests) and calibration_run (the
+settings of --explain's calibration pair: one connection, a millisecond's load), round_entry (what run.json keeps), save_files (the files kept in the run
 directory), searches and search (a case run as steps: load's rate sweep), and
 SERVER_ENDS_ITSELF."""
 from ipclab.execute import burst, load

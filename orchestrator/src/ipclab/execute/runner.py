@@ -91,18 +91,15 @@ class Runner:
                 outcome = counters.around(lambda: self._run_in(case, case_dir, run, net))
                 explaining = self._explains(case)
                 if (counters.active or explaining) and outcome.status == "ok":
-                    one = wire.calibration_run(run)
+                    one = explain.calibration_run(case, run)
                     calibration = counters.around(lambda: self._pair(
                         case, case_dir / "calibration", one, net, counted=False))
                     if counters.active:
                         wire.attach(outcome, calibration, case, self.scenario.run)
                     if explaining:
-                        counted = (self._pair(case, case_dir / "counted", run, net),
-                                   self._pair(case, case_dir / "counted-calibration", one, net))
-                        outcome.explain = explain.figures((outcome, calibration, *counted),
-                                                          case_dir, wire.units(case, run))
-                        if outcome.explain:
-                            outcome.explain["copies"] = mech.copies
+                        explain.count(case, case_dir, (outcome, calibration), (run, one),
+                                      lambda d, r: self._pair(case, case_dir / d, r, net),
+                                      mech.copies)
                 return outcome
         except network.LinkError as e:
             return Outcome(case, "failed", f"link {self.scenario.run.link}: {e}")

@@ -9,13 +9,14 @@ from ipclab.plan.matrix import describe_shape
 HEADERS = ("#", "case", "median", "syscalls c / s", "wake-ups c / s", "CPU µs c / s",
            "model: syscalls + copies + wake-ups", "explains", "top calls c / s")
 RIGHT = {0, 2, 3, 4, 5, 6, 7}
-CAPTION = ("Per round trip (a stream: per message; short: per connection), each side, from a "
+CAPTION = ("Per round trip (a stream: per message; short and burst: per connection; load: per "
+           "request), each side, from a "
            "pair of N calls less a pair of one: system calls and their names counted by perf "
            "(a separate counted pair), wake-ups the voluntary context switches and CPU from the "
            "kernel's resource usage of the measured pair. The model prices them at this "
            "machine's floors (one system call, a byte copied, a same- or cross-core wake-up; "
            "run.json \"floors\"); what it leaves is the language's and framework's own work. "
-           "Streams are not modelled (their sides work at once)")
+           "Streams, bursts and loads are not modelled (their sides and connections work at once)")
 
 
 def counted(records):
@@ -44,10 +45,7 @@ def _pair(r, count):
 
 
 def _cpu(r):
-    def total(side):
-        parts = [r.get(f"explain_{side}_user_us"), r.get(f"explain_{side}_system_us")]
-        return None if all(p is None for p in parts) else sum(p or 0 for p in parts)
-    return " / ".join(_number(total(side), 2) for side in ("client", "server"))
+    return " / ".join(_number(r.get(f"explain_{side}_cpu_us"), 2) for side in ("client", "server"))
 
 
 def _parts(r):
