@@ -1,6 +1,7 @@
 #include "capabilities.hpp"
 
 #include "burst/server_models.hpp"
+#include "rpc_hooks.hpp"
 #include "burst/sockets.hpp"
 #include "mechanisms.hpp"
 #include "result.hpp"
@@ -41,6 +42,11 @@ std::string capabilities_json() {
         j += ", \"server_models\": " + names_json(burst::server_model_names(false));
       j += ", \"load_models\": " +
            names_json(burst::server_model_names(true, m->burst->reuseport));
+    } else if (m->family == Family::rpc && rpc_hooks().load_models != nullptr) {
+      const auto models = rpc_hooks().load_models(m->name);  // 11.5.4
+      if (!models.empty())
+        j += ", \"load_models\": " +
+             names_json(std::vector<std::string_view>(models.begin(), models.end()));
     }
     j += "}";
     comma = ", ";

@@ -300,7 +300,8 @@ void drive(const DriveOptions& o, SamplesWriter& samples, SamplesWriter& warmup,
   if (!o.warmup_samples_file.empty()) warmup.open(o.warmup_samples_file, o.warmup);
   check_supported(o);
   if (o.pattern == kBurstPattern) return burst::run_burst_client(o, *o.mechanism->burst, recorder);
-  if (o.pattern == kLoadPattern) return load::run_load_client(o, *o.mechanism->burst, recorder);
+  if (o.pattern == kLoadPattern && o.mechanism->burst != nullptr)  // RPC: its own (11.5.4)
+    return load::run_load_client(o, *o.mechanism->burst, recorder);
   o.mechanism->drive(o, recorder);
 }
 

@@ -111,14 +111,15 @@ constexpr Mechanism kMechanisms[] = {
      [](Drive o, Recorder& r) { drive_calls(load_ipclab_call(o.native_library), o, r); }, nullptr,
      /*needs_native_library=*/true},
     // Section 10: the frameworks' own protocols (rpc/).
-    // rest: also short (a new connection per call); grpc: also stream (a streaming call), 11.3.
-    {"rest", rpc, Kind::inet, Kind::inet, kRequestResponseShort, any_size, drive_rpc, serve_rpc},
-    {"grpc", rpc, Kind::inet, Kind::inet, kStreamPatterns, any_size, drive_rpc, serve_rpc},
-    {"thrift-binary", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc,
+    // rest: also short (a new connection per call); grpc: also stream (a streaming call), 11.3;
+    // all but corba: load over their own server configurations (11.5.4, rpc/rpc.cpp).
+    {"rest", rpc, Kind::inet, Kind::inet, kRestPatterns, any_size, drive_rpc, serve_rpc},
+    {"grpc", rpc, Kind::inet, Kind::inet, kGrpcPatterns, any_size, drive_rpc, serve_rpc},
+    {"thrift-binary", rpc, Kind::inet, Kind::inet, kRpcLoadPatterns, any_size, drive_rpc,
      serve_rpc},
-    {"thrift-compact", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc,
+    {"thrift-compact", rpc, Kind::inet, Kind::inet, kRpcLoadPatterns, any_size, drive_rpc,
      serve_rpc},
-    {"ice", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
+    {"ice", rpc, Kind::inet, Kind::inet, kRpcLoadPatterns, any_size, drive_rpc, serve_rpc},
     // The server listens on HOST:PORT; the client takes the server's stringified IOR.
     {"corba", rpc, Kind::inet, Kind::ior, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
 };

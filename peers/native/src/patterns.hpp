@@ -367,8 +367,14 @@ inline constexpr std::array<std::string_view, 2> kStreamPatterns = {RequestRespo
                                                                     OneWayStream::name};
 // What the in-process calls and most RPC frameworks drive: their own rr loops.
 inline constexpr std::array<std::string_view, 1> kRequestResponseOnly = {RequestResponse::name};
-// rest (11.3): its rr loop, also over a new HTTP connection per call.
-inline constexpr std::array<std::string_view, 2> kRequestResponseShort = {RequestResponse::name,
-                                                                          ShortConnections::name};
+// rest (11.3): its rr loop, also over a new HTTP connection per call; and load (11.5.4).
+inline constexpr std::array<std::string_view, 3> kRestPatterns = {
+    RequestResponse::name, ShortConnections::name, kLoadPattern};
+// grpc: rr, a streaming call (11.3) and load (11.5.4).
+inline constexpr std::array<std::string_view, 3> kGrpcPatterns = {
+    RequestResponse::name, OneWayStream::name, kLoadPattern};
+// The other RPC frameworks with a load server (11.5.4).
+inline constexpr std::array<std::string_view, 2> kRpcLoadPatterns = {RequestResponse::name,
+                                                                     kLoadPattern};
 
 }  // namespace ipclab

@@ -4,6 +4,7 @@
 // main(). Without them, or for a framework the build left out, an RPC row is not implemented.
 #pragma once
 
+#include <span>
 #include <string_view>
 
 #include "options.hpp"
@@ -18,6 +19,8 @@ struct RpcHooks {
   void (*serve)(const ServeOptions&) = nullptr;
   // Whether this build carries the framework of the mechanism with this name.
   bool (*supports)(std::string_view mechanism) = nullptr;
+  // load (11.5.4): the server configurations of the framework's load server; empty: no load.
+  std::span<const std::string_view> (*load_models)(std::string_view mechanism) = nullptr;
 };
 
 void install_rpc_hooks(const RpcHooks& hooks) noexcept;

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <map>
+#include <span>
 
 #include "buffer_growth.hpp"
 #include "burst/server_models.hpp"
@@ -13,6 +14,7 @@
 #include "lifecycle.hpp"
 #include "mechanisms.hpp"
 #include "result.hpp"
+#include "rpc_hooks.hpp"
 
 namespace ipclab {
 
@@ -313,12 +315,41 @@ void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o) {
   }
 }
 
+namespace {
+
+// An RPC load server (11.5.4) is the framework's own server in one of its configurations: why
+// these options are not one, or an empty string.
+std::string rpc_load_unsupported(const ServeOptions& o) {
+  if (!o.load) return "burst (11.4) is not served over " + o.mechanism_name;
+  if (o.workers != 0 || o.backlog != 512)
+    return "--workers and --backlog are not used by an RPC framework's own server (11.5.4)";
+  const auto models = rpc_hooks().load_models != nullptr
+                          ? rpc_hooks().load_models(o.mechanism_name)
+                          : std::span<const std::string_view>{};
+  std::string names;
+  for (const std::string_view m : models) {
+    if (m == o.server_model) return {};
+    names += (names.empty() ? "" : ", ") + std::string(m);
+  }
+  return "server model '" + o.server_model + "' is not one of " + o.mechanism_name + "'s (" +
+         (names.empty() ? "none: no load over it" : names) + ")";
+}
+
+}  // namespace
+
 int run_serve(const ServeOptions& o) {
   if (const std::string why = nodelay_unsupported(o); !why.empty()) {
     print_line("unsupported: " + why);
     return exit_code(ErrorKind::unsupported);
   }
-  if (!o.server_model.empty()) return burst::run_burst_server(o);  // 11.4, 11.5
+  if (!o.server_model.empty() && o.mechanism != nullptr && o.mechanism->family == Family::rpc) {
+    if (const std::string why = rpc_load_unsupported(o); !why.empty()) {
+      print_line("unsupported: " + why);
+      return exit_code(ErrorKind::unsupported);
+    }
+  } else if (!o.server_model.empty()) {
+    return burst::run_burst_server(o);  // 11.4, 11.5
+  }
   if (o.fault == Fault::stall || o.fault == Fault::capacity) {
     print_line("unsupported: --fault stall and capacity:N are for load servers (11.5.1)");
     return exit_code(ErrorKind::unsupported);

@@ -16,7 +16,6 @@
 #include "error.hpp"
 #include "frame.hpp"
 #include "load/report.hpp"
-#include "load/schedule.hpp"
 #include "patterns.hpp"  // now_ns
 #include "payload.hpp"
 
@@ -350,18 +349,11 @@ void Client::check_deadlines(std::int64_t now) {
 }  // namespace
 
 void run_load_client(const DriveOptions& o, const burst::Sockets& sockets, Recorder& recorder) {
-  Run run;
-  run.warmup_ns = static_cast<std::int64_t>(o.warmup_ms) * 1'000'000;
-  const auto limit = static_cast<std::int64_t>(o.warmup_ms + o.duration_ms) * 1'000'000;
-  run.offsets = schedule(o.seed, o.rate, o.poisson, limit);
-  run.records.resize(run.offsets.size());
-  run.clients = o.clients;
+  Run run = plan_run(o);
   Client client(o, run);
   client.connect_all(sockets.address(o.endpoint));
   client.run();
-  write_file_atomically(o.records_file, format_load_records(run));
-  record_samples(run, recorder);
-  recorder.report(summarise(run, o));
+  publish(run, o, recorder);
   if (!client.error.empty()) throw PeerError(client.error_kind, client.error);
 }
 

@@ -3,9 +3,27 @@
 #include <algorithm>
 #include <map>
 
+#include "load/schedule.hpp"
+
 namespace ipclab::load {
 
 using burst::kEmpty;
+
+Run plan_run(const DriveOptions& o) {
+  Run run;
+  run.warmup_ns = static_cast<std::int64_t>(o.warmup_ms) * 1'000'000;
+  const auto limit = static_cast<std::int64_t>(o.warmup_ms + o.duration_ms) * 1'000'000;
+  run.offsets = schedule(o.seed, o.rate, o.poisson, limit);
+  run.records.resize(run.offsets.size());
+  run.clients = o.clients;
+  return run;
+}
+
+void publish(const Run& run, const DriveOptions& o, Recorder& recorder) {
+  write_file_atomically(o.records_file, format_load_records(run));
+  record_samples(run, recorder);
+  recorder.report(summarise(run, o));
+}
 
 std::string format_load_records(const Run& run) {
   std::string text(kLoadRecordsHeader);

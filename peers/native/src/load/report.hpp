@@ -34,6 +34,11 @@ struct Run {
 inline constexpr std::string_view kLoadRecordsHeader =
     "request,connection,measured,intended_ns,sent_ns,received_ns,error\n";
 
+// The schedule of these options (warm-up and duration) with a record per request, not taken.
+Run plan_run(const DriveOptions& o);
+// After the schedule ran: the records file, the samples and the result's figures.
+void publish(const Run& run, const DriveOptions& o, Recorder& recorder);
+
 std::string format_load_records(const Run& run);
 // The figures of the result file; iterations and warm-up are the schedule's counts.
 LoadReport summarise(const Run& run, const DriveOptions& o);

@@ -244,7 +244,7 @@ void serve_corba(const ServeOptions& o, Service& service) {
     throw PeerError(ErrorKind::io, std::string("corba: cannot serve on ") + endpoint + ": " +
                                        e._name());
   }
-  announce_ready(ior, o.mechanism_name);
+  announce_ready(ior, o.mechanism_name, ready_extra(o));
   orb->run();
   throw PeerError(ErrorKind::io, "corba: the ORB stopped");
 }

@@ -59,6 +59,9 @@ struct GrpcRecords : RecordTypes<pb::Small, pb::Medium, pb::Large> {
 std::shared_ptr<grpc::Channel> connect_channel(const DriveOptions& o) {
   const std::string target = to_string(endpoint_as<InetEndpoint>(o.endpoint));
   grpc::ChannelArguments args;
+  // A connection of its own: channels with equal arguments would otherwise share one
+  // subchannel, so the C connections of a load would be one (11.5.4).
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   args.SetMaxReceiveMessageSize(static_cast<int>(kMessageLimit));
   args.SetMaxSendMessageSize(static_cast<int>(kMessageLimit));
   auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
@@ -320,7 +323,7 @@ void serve_grpc(const ServeOptions& o, Service& service) {
   static std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0)
     throw PeerError(ErrorKind::io, "grpc: cannot listen on " + o.endpoint_text);
-  announce_ready(hp.host + ":" + std::to_string(port), o.mechanism_name);
+  announce_ready(hp.host + ":" + std::to_string(port), o.mechanism_name, ready_extra(o));
   wait_forever();
 }
 

@@ -366,7 +366,7 @@ void serve_rest(const ServeOptions& o, Service& service) {
   });
   const int port = server.bind_to_any_port(hp.host);
   if (port < 0) throw PeerError(ErrorKind::io, "rest: cannot listen on " + o.endpoint_text);
-  announce_ready(hp.host + ":" + std::to_string(port), o.mechanism_name);
+  announce_ready(hp.host + ":" + std::to_string(port), o.mechanism_name, ready_extra(o));
   server.listen_after_bind();
   throw PeerError(ErrorKind::io, "rest: the server stopped");
 }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <span>
 
 #include "patterns.hpp"
 #include "payload.hpp"
@@ -51,6 +52,10 @@ void Service::call_string(std::uint64_t seq, std::uint32_t wanted, const char* r
   if (first_text_difference(request, qb, length, seq) != kNoDifference) ++corrupted_;
 }
 
+std::string ready_extra(const ServeOptions& o) {
+  return o.load ? ", \"server_model\": " + json_string(o.server_model) : std::string();
+}
+
 int timeout_ms(const DriveOptions& o) noexcept {
   const std::int64_t ms = (o.io_timeout_ns + 999'999) / 1'000'000;
   return ms > INT32_MAX ? INT32_MAX : static_cast<int>(ms);
@@ -70,28 +75,41 @@ struct Framework {
   std::string_view mechanism;
   std::unique_ptr<Session> (*open)(const DriveOptions&);
   void (*serve)(const ServeOptions&, Service&);
+  // load (11.5.4): the server configurations its load server offers, by the names the peer
+  // gives them (README.md "RPC middleware under load"); the first is the rr server's. Empty:
+  // no load over this framework.
+  std::span<const std::string_view> load_models;
   // Pattern stream (11.3), where the framework has it; the table's rows say which do.
   void (*stream)(const DriveOptions&, Recorder&) = nullptr;
 };
 
+// The server configurations (11.5.4). grpc: the synchronous service on gRPC's own thread pool;
+// rest: cpp-httplib's pool of worker threads; thrift: TThreadedServer, a thread per connection;
+// ice: the server thread pool at Ice's default size 1, or 4 threads.
+constexpr std::string_view kGrpcModels[] = {"sync"};
+constexpr std::string_view kRestModels[] = {"thread-pool"};
+constexpr std::string_view kThriftModels[] = {"threaded"};
+constexpr std::string_view kIceModels[] = {"thread-pool-1", "thread-pool-4"};
+
 const Framework kFrameworks[] = {
 #ifdef IPCLAB_WITH_GRPC
-    {"grpc", open_grpc, serve_grpc, stream_grpc},
+    {"grpc", open_grpc, serve_grpc, kGrpcModels, stream_grpc},
 #endif
 #ifdef IPCLAB_WITH_THRIFT
     {"thrift-binary", [](const DriveOptions& o) { return open_thrift(o, false); },
-     [](const ServeOptions& o, Service& s) { serve_thrift(o, s, false); }},
+     [](const ServeOptions& o, Service& s) { serve_thrift(o, s, false); }, kThriftModels},
     {"thrift-compact", [](const DriveOptions& o) { return open_thrift(o, true); },
-     [](const ServeOptions& o, Service& s) { serve_thrift(o, s, true); }},
+     [](const ServeOptions& o, Service& s) { serve_thrift(o, s, true); }, kThriftModels},
 #endif
 #ifdef IPCLAB_WITH_REST
-    {"rest", open_rest, serve_rest},
+    {"rest", open_rest, serve_rest, kRestModels},
 #endif
 #ifdef IPCLAB_WITH_ICE
-    {"ice", open_ice, serve_ice},
+    {"ice", open_ice, serve_ice, kIceModels},
 #endif
 #ifdef IPCLAB_WITH_CORBA
-    {"corba", open_corba, serve_corba},
+    // Not under load: every session would share (and destroy) omniORB's one ORB.
+    {"corba", open_corba, serve_corba, {}},
 #endif
 };
 
@@ -196,6 +214,13 @@ void drive_calls(Session& s, const DriveOptions& o, Recorder& recorder, std::uin
 }
 
 void drive(const DriveOptions& o, Recorder& recorder) {
+  if (o.pattern == "load") {  // its errors name their sequence already
+    const Framework& f = framework_of(o.mechanism_name);
+    if (f.load_models.empty())
+      throw PeerError(ErrorKind::unsupported, "pattern load is not implemented for " +
+                                                  o.mechanism_name);
+    return drive_load(f.open, o, recorder);
+  }
   if (o.pattern == "stream") {  // its errors name their sequence already
     const Framework& f = framework_of(o.mechanism_name);
     if (f.stream == nullptr)
@@ -228,6 +253,11 @@ void serve(const ServeOptions& o) {
 
 bool supports(std::string_view mechanism) { return find_framework(mechanism) != nullptr; }
 
+std::span<const std::string_view> load_models(std::string_view mechanism) {
+  const Framework* f = find_framework(mechanism);
+  return f != nullptr ? f->load_models : std::span<const std::string_view>{};
+}
+
 }  // namespace
 
 void install() {
@@ -235,6 +265,7 @@ void install() {
   hooks.drive = drive;
   hooks.serve = serve;
   hooks.supports = supports;
+  hooks.load_models = load_models;
   install_rpc_hooks(hooks);
 }
 

@@ -94,6 +94,12 @@ std::unique_ptr<Session> open_ice(const DriveOptions& o);
 std::unique_ptr<Session> open_corba(const DriveOptions& o);
 [[noreturn]] void serve_corba(const ServeOptions& o, Service& service);
 
+// load (11.5.4): the schedule over C sessions that `open` makes, a thread each (rpc/load.cpp).
+void drive_load(std::unique_ptr<Session> (*open)(const DriveOptions&), const DriveOptions& o,
+                Recorder& recorder);
+// What a load server adds to READY (its `server_model`, 11.5.4); empty for another server.
+std::string ready_extra(const ServeOptions& o);
+
 // --io-timeout in whole milliseconds (rounded up, at most INT32_MAX), as the frameworks take it.
 int timeout_ms(const DriveOptions& o) noexcept;
 

@@ -179,16 +179,17 @@ void serve_thrift(const ServeOptions& o, Service& service, bool compact) {
   auto socket = std::make_shared<ServerSocket>(hp.host, hp.port);
   const std::string mech = o.mechanism_name;
   const std::string host = hp.host;
+  const std::string extra = ready_extra(o);
   // READY once the socket listens. Thrift calls this just before its own listen(), so the
   // socket listens here first (a second listen() only sets the backlog again): READY before
   // listen() let a quick client be refused.
-  socket->setListenCallback([mech, host](THRIFT_SOCKET fd) {
+  socket->setListenCallback([mech, host, extra](THRIFT_SOCKET fd) {
     if (::listen(fd, SOMAXCONN) != 0)
       throw PeerError(ErrorKind::io, std::string("thrift: listen: ") + std::strerror(errno));
     sockaddr_in addr{};
     socklen_t len = sizeof addr;
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-    announce_ready(host + ":" + std::to_string(ntohs(addr.sin_port)), mech);
+    announce_ready(host + ":" + std::to_string(ntohs(addr.sin_port)), mech, extra);
   });
   std::shared_ptr<TProtocolFactory> protocols;
   if (compact)
