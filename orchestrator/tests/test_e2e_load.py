@@ -76,6 +76,28 @@ def test_every_language_loads_every_languages_uds_server(tmp_path, seed):
     assert all(int(c["requests_ok"]) == 300 for c in cases)  # 300 ms at 1000/s, every one
 
 
+def test_every_language_loads_the_rpc_frameworks_servers(tmp_path, seed):
+    # Over grpc and rest (11.5.4) each server is the framework's own, in the configuration its
+    # rr server uses (the first of its load_models); a pair one side lacks is not applicable.
+    catalog = load_catalog()
+    langs = ["cpp", "java", "python"]
+    first = {(lang, mech): catalog.languages[lang].load_models.get(mech, [None])[0]
+             for lang in langs for mech in ("grpc", "rest")}
+    models = sorted({m for m in first.values() if m})
+    out, done = load_run(tmp_path, seed, "--client", ",".join(langs), "--mechanism", "grpc,rest",
+                         "--server", ",".join(langs), "--rate", "500",
+                         "--server-model", ",".join(models))
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = cases_csv(out)
+    ran = [c for c in cases if c["server_model"] == first[(c["server"], c["mechanism"])]
+           and "load" in catalog.languages[c["client"]].patterns.get(c["mechanism"], [])]
+    assert {("cpp", "cpp", "grpc"), ("cpp", "cpp", "rest")} <= {
+        (c["client"], c["server"], c["mechanism"]) for c in ran}
+    assert all(c["status"] == "ok" for c in ran), [(c["id"], c["reason"]) for c in ran]
+    assert all(int(c["requests_ok"]) == 150 for c in ran)  # 300 ms at 500/s, every one
+    assert all(c["status"] == "not-applicable" for c in cases if c not in ran)
+
+
 def faulty_cpp(catalog, fault):
     """The C++ peer serving with `--fault FAULT` (tests/fault_wrapper.py), under its own name."""
     real = catalog.languages["cpp"]
