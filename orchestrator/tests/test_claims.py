@@ -18,13 +18,15 @@ from ipclab.plan.scenario import StatSettings, build_scenario
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
 
 
-def run_of(medians, rounds=5, n=400, spread=0.02, seed=3):
-    """Records and kept samples of cases "mechanism: median ns" (java→java, 40 B), each with
-    `rounds` rounds of `n` samples around its median, the rounds' medians `spread` apart."""
+def run_of(medians, rounds=5, n=400, spread=0.02, seed=3, servers=None):
+    """Records and kept samples of cases "mechanism: median ns" (java→java, 40 B, or java→the
+    server `servers` names), each with `rounds` rounds of `n` samples around its median, the
+    rounds' medians `spread` apart."""
     rng = np.random.default_rng(seed)
     records, kept = [], {}
     for index, (mechanism, median) in enumerate(medians.items(), 1):
-        case = matrix.Case(index, mechanism, "java", "java", 40, 40, "cross-core", "rr")
+        server = (servers or {}).get(mechanism, "java")
+        case = matrix.Case(index, mechanism, "java", server, 40, 40, "cross-core", "rr")
         record = {**case.as_dict(), "status": "ok", "reason": None,
                   "rounds": [{"round": r, "status": "ok"} for r in range(1, rounds + 1)]}
         samples = {r: median * (1 + rng.normal(0, spread)) * rng.lognormal(0, 0.05, n)
@@ -57,6 +59,18 @@ def test_about_claims_against_a_band():
     far = claim(relation="≈", value=0.3, tolerance=0.2)      # band 0.24–0.36: apart
     assert [v.verdict for v in verdicts.judge([near, far], records, kept)] == \
         [verdicts.HOLDS, verdicts.FAILS]
+
+
+def test_the_mock_pairs_whatever_the_other_cases_server():
+    # `none` has no server: its cases are java→java beside java→cpp ones (the thesis's mock).
+    records, kept = run_of({"none": 1_000, "tcp": 100_000, "fifo": 60_000},
+                           servers={"tcp": "cpp", "fifo": "cpp"})
+    mock = claim(a={"mechanism": ["none"]}, b={"mechanism": ["tcp", "fifo"]})
+    found = verdicts.judge([mock], records, kept)[0]
+    assert len(found.pairs) == 2 and found.verdict == verdicts.HOLDS
+    apart = claim(a={"mechanism": ["fifo"]}, b={"mechanism": ["tcp"]})
+    records[2]["server"] = "java"     # two served cases on different servers still do not pair
+    assert verdicts.judge([apart], records, kept)[0].pairs == []
 
 
 def test_a_claim_against_a_number_uses_the_cases_own_interval():

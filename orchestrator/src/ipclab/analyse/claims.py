@@ -1,6 +1,7 @@
 """Verdicts on a study's claims (plan/claims.py) from the run's intervals. Pure: records and kept
 samples in, one Verdict per claim out. The rule is RULE below, written into every report that
 shows verdicts."""
+import functools
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -8,6 +9,7 @@ import numpy as np
 from ipclab.analyse import stats
 from ipclab.analyse.case_stats import case_seed
 from ipclab.plan import claims as claim_table
+from ipclab.plan.catalog import load_mechanisms
 from ipclab.plan.matrix import case_label
 
 RULE = (
@@ -114,12 +116,21 @@ def _judge(claim, records, kept, seed, cache):
     return Verdict(**base, verdict=verdict, advice=_advice(verdict, pairs, records))
 
 
+@functools.cache
+def _serverless():
+    """Mechanisms without a server process (mechanisms.toml `inprocess = "self"`, the mock):
+    their cases' server is the client's language, which says nothing to pair them on."""
+    return frozenset(n for n, m in load_mechanisms().items() if m.inprocess == "self")
+
+
 def _paired(claim, a, b):
     named = set(claim.a) | set(claim.b or {})
     if "variant" in named:
         named |= set(_VARIANT_AXES)
     if "pair" in named:
         named |= {"client", "server"}
+    if {a.get("mechanism"), b.get("mechanism")} & _serverless():
+        named |= {"server"}
     if a is b or any(a.get(k) != b.get(k) for k in PAIR_AXES if k not in named | {"settings"}):
         return False
     if "settings" in named:

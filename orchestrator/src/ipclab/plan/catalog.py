@@ -196,6 +196,11 @@ def load_catalog(root=None, check=True):
     return catalog
 
 
+def load_mechanisms(root=None):
+    """The mechanism table (protocol/mechanisms.toml) alone, without the languages."""
+    return _load_mechanisms((root or repo_root()) / "protocol" / "mechanisms.toml")
+
+
 def _read_toml(path):
     try:
         with open(path, "rb") as f:
