@@ -57,24 +57,23 @@ def studies(report):
 
 def wire(report):
     """The bytes on the wire per call (--wire-bytes), leanest first, and the ranking lines."""
-    if not report.wire:
-        return []
-    section = report.wire
-    ranking = "".join(f"<li>{_e(line)}</li>" for line in section.ranking)
-    return [("Bytes on the wire per call",
-             table(section.headers, section.rows, {0, 4, 5, 6, 7}, section.caption)
-             + (f"<ul class='notes'>{ranking}</ul>" if ranking else ""))]
+    return _table_with_notes("Bytes on the wire per call", report.wire, {0, 4, 5, 6, 7},
+                             report.wire and report.wire.ranking)
 
 
 def explained(report):
     """--explain's table: each counted case's costs per call and the model beside its median."""
-    if not report.explained:
+    return _table_with_notes("Explained: what each call costs", report.explained,
+                             {0, 2, 3, 4, 5, 6, 7}, report.explained and report.explained.findings)
+
+
+def _table_with_notes(title, section, right, notes):
+    """A section of the Report's (headers, rows, caption) with its lines below, or none."""
+    if not section:
         return []
-    section = report.explained
-    findings = "".join(f"<li>{_e(line)}</li>" for line in section.findings)
-    return [("Explained: what each call costs",
-             table(section.headers, section.rows, {0, 2, 3, 4, 5, 6, 7}, section.caption)
-             + (f"<ul class='notes'>{findings}</ul>" if findings else ""))]
+    items = "".join(f"<li>{_e(line)}</li>" for line in notes)
+    return [(title, table(section.headers, section.rows, right, section.caption)
+             + (f"<ul class='notes'>{items}</ul>" if items else ""))]
 
 
 def phases(report):
