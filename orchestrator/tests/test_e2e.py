@@ -369,6 +369,46 @@ def test_headers_claiming_128_mib_cost_the_server_nothing_ahead_of_their_bytes(
     assert peer.returncode == 0
 
 
+@pytest.mark.parametrize("server", LANGS)
+def test_rest_bodies_claiming_128_mib_cost_the_server_nothing_ahead_of_their_bytes(
+        server, tmp_path, seed):
+    """The same over an RPC framework's own transport that takes raw bytes (REST: HTTP/1.1, a
+    Content-Length the body never reaches): 100 connections each POST a call whose body claims
+    128 MiB, send 1000 bytes of it and fall silent. Before that, 100 such requests claiming 2000
+    B come and go, so the server's threads and pools exist; what follows is the claims' cost."""
+    catalog = load_catalog()
+    peer = Peer("server", [*catalog.languages[server].argv(catalog.root), "serve", "--mechanism",
+                           "rest", "--endpoint", "127.0.0.1:0", "--seed", str(seed)],
+                tmp_path).start()
+
+    def hundred(length):
+        conns = []
+        for seq in range(100):
+            conn = socket.create_connection((host, int(port)), timeout=30)
+            conn.sendall(f"POST /call/{seq}?wanted=16 HTTP/1.1\r\nHost: {host}\r\n"
+                         f"Content-Type: application/octet-stream\r\n"
+                         f"Content-Length: {length}\r\n\r\n".encode() + bytes(1000))
+            conns.append(conn)
+        time.sleep(1.0)
+        assert not peer.exited(), peer.stderr_path.read_text()
+        return conns
+    held = []
+    try:
+        host, port = peer.wait_ready(30)["endpoint"].rsplit(":", 1)
+        for conn in hundred(2000):
+            conn.close()
+        time.sleep(1.0)
+        rss_before = rss_kib(peer.pid)
+        held = hundred(128 << 20)
+        grown = rss_kib(peer.pid) - rss_before
+        assert grown < 16 * 1024, f"{grown} KiB more after 100 bodies claiming 128 MiB"
+    finally:
+        for conn in held:
+            conn.close()
+        peer.stop()
+    assert peer.returncode == 0
+
+
 def rss_kib(pid):
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
