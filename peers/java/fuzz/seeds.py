@@ -60,6 +60,8 @@ def streams():
     yield "two requests", (header(REQUEST, 0, 16, 16) + payload("1", "request", "0", "16")
                            + header(REQUEST, 5, 16, 9) + payload("1", "request", "5", "16") + end)
     yield "object stream", OBJECTS
+    # TC_ARRAY (0x75) where TC_OBJECT was, Long's descriptor: it once ended the Java server.
+    yield "object array of a non-array class", OBJECTS[:4] + b"\x75" + OBJECTS[5:]
 
 
 def server_seeds():
