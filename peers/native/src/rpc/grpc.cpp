@@ -11,6 +11,7 @@
 #include "result.hpp"
 #include "rpc/echo_session.hpp"
 #include "rpc/fields.hpp"
+#include "rpc/grpc_services.hpp"
 #include "rpc/rpc.hpp"
 #include "server.hpp"
 #include "tally.hpp"
@@ -221,17 +222,14 @@ class GrpcStreamLink {
   std::size_t answer_size_ = 0;
 };
 
+// The synchronous service: each call on a thread of gRPC's own pool (server model "sync").
 class BenchImpl final : public pb::Bench::Service {
  public:
   BenchImpl(rpc::Service& service, StreamTally::Fault fault)
-      : service_(service), stream_fault_(fault) {}
+      : unary_(service), stream_fault_(fault) {}
   grpc::Status Call(grpc::ServerContext*, const pb::CallRequest* req,
                     pb::CallReply* reply) override {
-    std::string* out = reply->mutable_response();
-    out->resize(req->wanted());
-    service_.call(req->seq(), req->wanted(),
-                  reinterpret_cast<const std::uint8_t*>(req->request().data()),
-                  req->request().size(), reinterpret_cast<std::uint8_t*>(out->data()));
+    unary_.call(*req, *reply);
     return grpc::Status::OK;
   }
   // One streaming call (11.3): the counts and the CPU figures start with the call, the gaps
@@ -258,19 +256,17 @@ class BenchImpl final : public pb::Bench::Service {
     return grpc::Status::OK;
   }
   grpc::Status EchoSmall(grpc::ServerContext*, const pb::Small* in, pb::Small* out) override {
-    return echo(*in, *out);
+    return ok([&] { unary_.echo(*in, *out); });
   }
   grpc::Status EchoMedium(grpc::ServerContext*, const pb::Medium* in, pb::Medium* out) override {
-    return echo(*in, *out);
+    return ok([&] { unary_.echo(*in, *out); });
   }
   grpc::Status EchoLarge(grpc::ServerContext*, const pb::Large* in, pb::Large* out) override {
-    return echo(*in, *out);
+    return ok([&] { unary_.echo(*in, *out); });
   }
   grpc::Status Put(grpc::ServerContext*, const pb::PutRequest* req,
                    google::protobuf::Empty*) override {
-    service_.put(req->seq(), reinterpret_cast<const std::uint8_t*>(req->request().data()),
-                 req->request().size());
-    return grpc::Status::OK;
+    return ok([&] { unary_.put(*req); });
   }
   grpc::Status PutSmall(grpc::ServerContext*, const pb::Small*, google::protobuf::Empty*) override {
     return grpc::Status::OK;
@@ -284,18 +280,16 @@ class BenchImpl final : public pb::Bench::Service {
   }
   grpc::Status Finish(grpc::ServerContext*, const pb::FinishRequest*,
                       pb::FinishReply* reply) override {
-    reply->set_corrupted(service_.finish());
-    return grpc::Status::OK;
+    return ok([&] { unary_.finish(*reply); });
   }
 
  private:
-  template <class T>
-  grpc::Status echo(const T& in, T& out) {
-    out = in;
-    out.set_n2(service_.echo_n2(in.n2()));
+  template <class F>
+  static grpc::Status ok(F&& f) {
+    f();
     return grpc::Status::OK;
   }
-  rpc::Service& service_;
+  grpc_services::Unary unary_;
   StreamTally::Fault stream_fault_;
 };
 
@@ -312,14 +306,19 @@ void stream_grpc(const DriveOptions& o, Recorder& recorder) {
 
 void serve_grpc(const ServeOptions& o, Service& service) {
   const InetEndpoint& hp = endpoint_as<InetEndpoint>(o.endpoint);
-  static BenchImpl impl(service, stream_fault_of(o.fault));
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(hp.host + ":" + std::to_string(hp.port),
                            grpc::InsecureServerCredentials(), &port);
   builder.SetMaxReceiveMessageSize(static_cast<int>(kMessageLimit));
   builder.SetMaxSendMessageSize(static_cast<int>(kMessageLimit));
-  builder.RegisterService(&impl);
+  if (o.load && o.server_model == "callback") {
+    static grpc_services::CallbackImpl callback(service);
+    builder.RegisterService(&callback);
+  } else {
+    static BenchImpl impl(service, stream_fault_of(o.fault));
+    builder.RegisterService(&impl);
+  }
   static std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || port == 0)
     throw PeerError(ErrorKind::io, "grpc: cannot listen on " + o.endpoint_text);

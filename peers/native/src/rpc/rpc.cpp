@@ -83,10 +83,11 @@ struct Framework {
   void (*stream)(const DriveOptions&, Recorder&) = nullptr;
 };
 
-// The server configurations (11.5.4). grpc: the synchronous service on gRPC's own thread pool;
+// The server configurations (11.5.4). grpc: the synchronous service on gRPC's own thread pool,
+// or the callback service (each call answered where gRPC delivers it);
 // rest: cpp-httplib's pool of worker threads; thrift: TThreadedServer, a thread per connection;
 // ice: the server thread pool at Ice's default size 1, or 4 threads.
-constexpr std::string_view kGrpcModels[] = {"sync"};
+constexpr std::string_view kGrpcModels[] = {"sync", "callback"};
 constexpr std::string_view kRestModels[] = {"thread-pool"};
 constexpr std::string_view kThriftModels[] = {"threaded"};
 constexpr std::string_view kIceModels[] = {"thread-pool-1", "thread-pool-4"};
