@@ -99,7 +99,8 @@ ConnError serve_persistent(Server& s, int fd, ConnTimes&) {
   for (;;) {
     Header h{};
     ConnError error = receive_frame(s, fd, buf, have, h);
-    if (error != ConnError::none) return error;
+    // none with nothing read: the client closed between frames (closed_after), no frame came.
+    if (error != ConnError::none || have == 0) return error;
     const Reply r = answer_frame(s, answer, h, ack, corrupted);
     error = send_all(fd, r.data, r.size);
     if (r.response) answer.after_send();
