@@ -18,8 +18,6 @@ namespace {
 
 using namespace ipclab;
 
-// Answers up to 4 KiB (support.hpp): a few hundred of them fit the socket's buffer.
-constexpr std::uint32_t kWantedLimit = 4096 + 1;
 constexpr int kSocketBuffer = 4 << 20;
 
 void set_buffers(int fd) {
@@ -46,14 +44,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::Input in(data, size);
   const std::uint8_t mode = in.byte();
   std::vector<std::uint8_t> bytes = in.rest();
-  fuzz::tame_wanted(bytes, kWantedLimit);
+  fuzz::tame_wanted(bytes, fuzz::kWantedLimit);
 
   // Seed 1, no fault: the exchange builds its answers with a RequestHandler per thread, made
   // once from the first server's options (a thread serves one server), so later inputs could not
   // change them anyway.
   const ServeOptions options;
   const burst::Exchange& exchange = (mode & 1) != 0 ? burst::kLoadExchange : burst::kBurstExchange;
-  burst::Server server{.options = options, .sockets = burst::kTcpSockets, .exchange = exchange};
+  burst::Server server{
+      .options = options, .sockets = burst::kTcpSockets, .exchange = exchange, .endpoint = {}};
   burst::ConnTimes times;
 
   int sv[2];

@@ -42,7 +42,9 @@ def sessions():
     rr = request(0, 16, 16) + request(1, 16, 1024) + request(2, 0, 0) + end(3)
     one_way = request(0, 8, 0, flags=1) + request(1, 8, 0, flags=1) + end(2, flags=1)
     stream = mark(0, 4, 0) + mark(1, 4, 3) + messages(2, 4, 3) + end(5)
-    return [rr, one_way, stream, request(0, 16, 16)]
+    # A request beyond the handler's first 64 KiB buffer (it grows as the bytes arrive); the
+    # largest seed also sets libFuzzer's default -max_len, so longer inputs get tried.
+    return [rr, one_way, stream, request(0, 16, 16), request(0, 70000, 16)]
 
 
 def frame_inputs(v):
@@ -68,7 +70,10 @@ def load_server_inputs(v):
     burst, load = b"\x00", b"\x01"
     rr = request(0, 16, 16) + request(1, 16, 32) + end(2)
     malformed = [mode + bytes.fromhex(f["hex"]) for f in v["malformed"] for mode in (burst, load)]
-    return [burst + request(0, 16, 16), load + rr, b"\x03" + rr, load + mark(0, 4, 1)] + malformed
+    # load, closed without END: after a frame, and before any (the blocking models once took
+    # such a close for a frame and crashed)
+    closed = [load + request(0, 16, 16), load]
+    return [burst + request(0, 16, 16), load + rr, load + mark(0, 4, 1)] + closed + malformed
 
 
 def records_inputs(v):
@@ -99,7 +104,8 @@ def cli_inputs(_):
         "drive --mechanism tcp --endpoint 127.0.0.1:9 --pattern burst --connections 100 "
         "--connectors 4 --processes 2 --records-file c.csv --result-file r.json",
         "drive --mechanism uds --endpoint /tmp/s --pattern load --clients 4 --rate 1000 "
-        "--arrival poisson --duration-ms 100 --warmup-ms 10 --samples-file s.bin --result-file r.json",
+        "--arrival poisson --duration-ms 100 --warmup-ms 10 --samples-file s.bin "
+        "--result-file r.json",
         "drive --mechanism udp --endpoint 127.0.0.1:9 --pattern short --one-way --request-size 8 "
         "--response-size 0 --iterations 3 --samples-file s.bin --result-file r.json",
     ]

@@ -18,9 +18,6 @@ namespace {
 
 using namespace ipclab;
 
-// Answers up to 64 KiB (support.hpp): more than the handler's first buffer, so growth is tried.
-constexpr std::uint32_t kWantedLimit = 64 * 1024 + 1;
-
 // The bytes of one connection, from their start, and a sink for the answers.
 Stream stream_of(const std::uint8_t* bytes, std::size_t n) {
   static const int memfd = ::memfd_create("ipclab-fuzz-stream", MFD_CLOEXEC);
@@ -58,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const ServerConfig config = config_of(in.byte());
   const std::uint8_t split = in.byte();  // where the first connection ends, in 256ths
   std::vector<std::uint8_t> bytes = in.rest();
-  fuzz::tame_wanted(bytes, kWantedLimit);
+  fuzz::tame_wanted(bytes, fuzz::kWantedLimit);
   const std::size_t first = bytes.size() * split / 256;
   StreamConnectionHandler handler(config);
   serve_one(handler, bytes.data(), first);

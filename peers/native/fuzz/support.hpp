@@ -37,6 +37,9 @@ class Input {
 // to be rejected as the contract says. Message bytes that look like a header change too: they
 // are fuzzed bytes all the same.
 void tame_wanted(std::vector<std::uint8_t>& bytes, std::uint32_t limit) noexcept;
+// The targets' limit: answers of up to 4 KiB (every size builds its answer anew, so larger ones
+// only cost time), a few hundred of which fit a socket's buffer.
+inline constexpr std::uint32_t kWantedLimit = 4096 + 1;
 
 // A command line from the input: the arguments are the pieces between NUL bytes.
 std::vector<std::string> split_at_nul(const std::string& text);
