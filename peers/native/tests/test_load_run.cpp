@@ -1,6 +1,6 @@
 // load (PROTOCOL.md 11.5): the client against real load servers of every model of this build,
 // the records, samples and result agreeing; the test faults; a rejected frame closing only its
-// own connection.
+// own connection; and the RPC frameworks' own servers (11.5.4).
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -166,6 +166,76 @@ TEST(LoadUds, NoReuseportModelAndNoBurst) {
   EXPECT_FALSE(burst.ready());
   EXPECT_EQ(burst.wait().exit_code, 7);
   EXPECT_FALSE(test::exists(dir.file("a.sock")) || test::exists(dir.file("b.sock")));
+}
+
+// load over the RPC frameworks (11.5.4): each framework's own server in a configuration serves
+// the schedule over the client's sessions; the files are as over tcp. {mechanism, model}.
+class RpcLoad : public ::testing::TestWithParam<std::pair<std::string, std::string>> {};
+
+TEST_P(RpcLoad, ServesTheScheduleOverTheFrameworksOwnServer) {
+  const auto& [mechanism, model] = GetParam();
+  test::TempDir dir;
+  test::Server server = load_server(model, "none", mechanism);
+  ASSERT_TRUE(server.ready());
+  EXPECT_EQ(server.ready_json()["server_model"], model);
+  // 3 sessions, 500 req/s: 20 ms of warm-up (10 requests) and 200 ms measured (100).
+  const LoadRun run = drive_load(server.endpoint(), dir,
+                                 {"--clients", "3", "--rate", "500", "--duration-ms", "200",
+                                  "--warmup-ms", "20", "--response-size", "100"},
+                                 mechanism);
+  ASSERT_EQ(run.child.exit_code, 0) << run.child.err;
+  EXPECT_EQ(run.result["requests_ok"], 100);
+  ASSERT_EQ(run.rows.size(), 110u);
+  for (const Row& r : run.rows) {
+    EXPECT_EQ(r.error, "") << r.request;
+    EXPECT_EQ(r.connection, r.request % 3);
+    EXPECT_LE(r.intended, r.sent);
+    EXPECT_LT(r.sent, r.received);
+  }
+  EXPECT_EQ(run.samples.size(), 100u);
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Peer, RpcLoad,
+    ::testing::Values(std::pair{"grpc", "sync"}, std::pair{"grpc", "callback"},
+                      std::pair{"rest", "thread-pool"}, std::pair{"thrift-binary", "threaded"},
+                      std::pair{"ice", "thread-pool-4"}),
+    [](const auto& info) {
+      std::string name = info.param.first + "_" + info.param.second;
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
+
+TEST(RpcLoad, AFlippedResponseIsAPayloadMismatchAfterEveryFile) {
+  test::TempDir dir;
+  test::Server server = load_server("sync", "flip-response-byte", "grpc");
+  ASSERT_TRUE(server.ready());
+  const LoadRun run = drive_load(server.endpoint(), dir,
+                                 {"--clients", "2", "--rate", "1000", "--duration-ms", "20"},
+                                 "grpc");
+  EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
+  EXPECT_EQ(run.result["error_kind"], "payload-mismatch");
+  ASSERT_EQ(run.rows.size(), 20u);
+  for (const Row& r : run.rows) EXPECT_EQ(r.error, "payload-mismatch");
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
+}
+
+// What an RPC load server cannot be is unsupported (exit 7), before READY: a configuration the
+// framework's server lacks, --workers, a load fault, burst, and corba (not under load).
+TEST(RpcLoad, WhatTheFrameworksServerIsNotIsUnsupported) {
+  for (const std::vector<std::string>& no : {
+           std::vector<std::string>{"grpc", "--pattern", "load", "--server-model", "epoll"},
+           {"grpc", "--pattern", "load", "--server-model", "sync", "--workers", "4"},
+           {"rest", "--pattern", "load", "--server-model", "thread-pool", "--fault", "stall"},
+           {"rest", "--server-model", "thread-pool", "--connections", "1", "--phases-file", "p"},
+           {"corba", "--pattern", "load", "--server-model", "thread-per-connection"}}) {
+    std::vector<std::string> a = {"serve", "--mechanism", no[0], "--endpoint", "127.0.0.1:0"};
+    a.insert(a.end(), no.begin() + 1, no.end());
+    EXPECT_EQ(test::run_peer(a).exit_code, 7) << no[0] << " " << no.back();
+  }
 }
 
 TEST(LoadFaults, AFlippedResponseIsAPayloadMismatchAfterEveryFile) {
