@@ -36,21 +36,25 @@ def _caption(catalog):
     for lang in catalog.languages.values():
         state = f"not available: {lang.unavailable}" if lang.unavailable else "ready"
         lines.append(f"{lang.display} ({lang.name}): {state}")
-        lines += _server_models(lang)
+        lines += _server_models(lang, catalog.mechanisms)
     return "\n".join(lines)
 
 
-def _server_models(lang):
-    """The burst and load server models (PROTOCOL.md 11.4, 11.5) per mechanism, an optional one
-    missing here as unsupported with why, and the other models the contract names as
-    unsupported by this peer's load server."""
+def _server_models(lang, mechanisms):
+    """The burst and load server models (PROTOCOL.md 11.4, 11.5) per mechanism (an RPC
+    framework's: its own server configurations, 11.5.4), an optional one missing here as
+    unsupported with why, and the other models the contract names as unsupported by this peer's
+    load server."""
     lines = []
     for pattern in (patterns.BURST, patterns.LOAD):
         what, found = pattern.name, getattr(lang, pattern.models_key)
         for mech, models in found.items():
             lines.append(f"  {what} server models over {mech}: {', '.join(models)}")
+            # An RPC framework's load server has its own configurations (11.5.4), not these; the
+            # RPC mechanisms are those that carry structured records (section 10.2).
+            own = len(mechanisms[mech].payloads) > 1
             for model, why in lang.optional_server_models.items():
-                if model not in models:
+                if model not in models and not own:
                     lines.append(f"  {what} {model}: unsupported here ({why})")
             missing = [m for m in lang.server_models.get(mech, ()) if m not in models]
             if pattern is patterns.LOAD and missing:
