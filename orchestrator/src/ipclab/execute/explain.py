@@ -28,11 +28,11 @@ from ipclab.execute.parts import part_of
 PERF_EVENTS = {"raw_syscalls:sys_enter": "syscalls", "cpu-migrations": "migrations"}
 BY_NAME = "syscalls:sys_enter_"   # + a call's name: one tracepoint per system call
 # The calls named (each one more tracepoint on every system call and context switch): those the
-# mechanisms send, receive and wait with.
+# mechanisms send, receive and wait with, and a short connection's own.
 NAMED = ("read", "write", "readv", "writev", "sendto", "recvfrom", "sendmsg", "recvmsg",
          "epoll_wait", "epoll_pwait", "poll", "ppoll", "select", "futex", "msgsnd", "msgrcv",
          "mq_timedsend", "mq_timedreceive", "semop", "semtimedop", "clock_nanosleep",
-         "sched_yield")
+         "sched_yield", "socket", "connect", "accept4", "close")
 # Our name -> how it comes from a struct rusage (the process and its threads, as reaped).
 USAGE = {"voluntary": lambda u: u.ru_nvcsw, "involuntary": lambda u: u.ru_nivcsw,
          "page_faults": lambda u: u.ru_minflt + u.ru_majflt,
