@@ -9,7 +9,7 @@ from typing import Any, Callable, Optional
 from .cli_values import fault, one_of, seconds, text, unsigned
 from .errors import UsageError
 from .frame import MAX_PAYLOAD
-from .mechanisms import MECHANISMS
+from .mechanisms import MECHANISMS, RPC
 
 U64_MAX = 2**64 - 1
 # Warm-up and iteration counts are int64 in the Java peer; both together must leave room for
@@ -78,6 +78,8 @@ class ServeConfig(_MechanismConfig):
     phases_file: Any = None
     backlog: int = 512
     workers: int = 4
+    # The flags given (an RPC load server refuses --workers and --backlog: unsupported).
+    given: frozenset = frozenset()
 
 
 @dataclass(frozen=True)
@@ -197,8 +199,9 @@ COMMANDS = {command.name: command for command in (
                 Flag("--void", "void", None, False, False, False, switch=True, load=False),
                 Flag("--rest-body", "rest_body", one_of(*REST_BODIES), "octet", False,
                      "octet"),
+                # callString is not part of load (PROTOCOL.md 11.5.4).
                 Flag("--corba-payload", "corba_payload", one_of(*CORBA_PAYLOADS), "octets",
-                     False, "octets"),
+                     False, "octets", load=False),
                 Flag("--one-way", "one_way", None, False, False, False, switch=True, load=False),
                 Flag("--clients", "clients", unsigned(1024, minimum=1), load=True),
                 Flag("--rate", "rate", unsigned(10_000_000, minimum=1), load=True),
@@ -227,7 +230,8 @@ def parse(argv):
             _check_sizes(values)
             _check_windows(values)
         if command.name == "serve":
-            _check_burst_serve(args_given(argv[1:]), values)
+            values["given"] = frozenset(args_given(argv[1:]))
+            _check_burst_serve(values["given"], values)
     except ValueError as err:
         raise UsageError(f"{err}; usage: ipclab-peer {command.synopsis}") from None
     return command.name, command.config(**values)
@@ -322,12 +326,19 @@ def _check_burst_serve(given, values):
         return
     if values["pattern"] == LOAD:
         for name in LOAD_SERVE_REFUSES:
-            if name in given:
+            if name in given and not (name == "--backlog" and _is_rpc(values)):
                 raise ValueError(f"flag {name} is not used with --pattern load")
         return
     for name, field in (("--connections", "connections"), ("--phases-file", "phases_file")):
         if values[field] is None:
             raise ValueError(f"missing required flag {name} (with --server-model)")
+
+
+def _is_rpc(values):
+    """An RPC mechanism's load server takes --backlog, to refuse it as unsupported (exit 7,
+    PROTOCOL.md 11.5.4) rather than as a usage error."""
+    mechanism = MECHANISMS.get(values["mechanism"])
+    return mechanism is not None and mechanism.family == RPC
 
 
 def _check_windows(values):

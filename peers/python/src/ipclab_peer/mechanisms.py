@@ -15,7 +15,9 @@ mechanism. The patterns each family supports are in patterns.py.
     patterns                           the patterns (patterns.py) its client drives
     server_models                      the burst server models (burst/models.py) it serves
     load_models                        the server models its load server runs (PROTOCOL.md
-                                       11.5.1; given exactly when `load` is in patterns)
+                                       11.5.1, 11.5.4 for RPC: the framework's server
+                                       configurations; given exactly when `load` is in patterns)
+    connect_each(endpoint, config, C) -> RPC, pattern load: C clients with a connection each
     connect_short(endpoint, drive config, i) -> connection i of pattern short made ready
                                        before the clock (tcp, uds: the socket, tcp's source
                                        bind), with connect() -> link and close(); None: the
@@ -60,6 +62,8 @@ class Mechanism:
     requires: tuple = ()
     patterns: tuple = ("rr",)
     connect_short: Optional[Callable] = None
+    # RPC, pattern load (PROTOCOL.md 11.5.4): rpc.Framework.connect_each.
+    connect_each: Optional[Callable] = None
     # The burst server models (PROTOCOL.md 11.4, burst/models.py) its server runs.
     server_models: tuple = ()
     load_models: tuple = ()
@@ -101,17 +105,31 @@ def _datagrams(name, grammar, client, server, max_payload, max_message):
                      patterns=STREAM)
 
 
-def _rpc(name, module, grammar=endpoints.INET, patterns=RR, variants=(), why_not="",
-         **variant):
+def _rpc(name, module, load_models, grammar=endpoints.INET, patterns=RR, variants=(),
+         why_not="", **variant):
+    """An RPC mechanism with pattern load (11.5.4) served by the framework's own server in
+    each configuration of `load_models` (its module's SERVER_MODELS; the first is rr's)."""
     framework = Framework(module, **variant)
-    return Mechanism(name, RPC, grammar, framework.connect, framework.listen, patterns=patterns,
-                     variants=variants, nodelay_off_unsupported=why_not)
+    return Mechanism(name, RPC, grammar, framework.connect, framework.listen,
+                     patterns=patterns + ("load",), variants=variants,
+                     nodelay_off_unsupported=why_not, connect_each=framework.connect_each,
+                     load_models=load_models)
 
 
 # grpcio's core sets TCP_NODELAY on every socket it opens, unconditionally, and offers no
 # channel or server argument to leave it off (only a C socket mutator, which Python cannot pass).
 GRPC_NAGLE = ("grpcio's core sets TCP_NODELAY on every socket it opens and has no channel or "
               "server option to leave Nagle's algorithm on")
+
+
+# The RPC load servers' configurations (PROTOCOL.md 11.5.4), the rr server's first; each
+# framework module maps them in its SERVER_MODELS (kept here so that `capabilities` imports
+# no framework). README.md says what each is.
+REST_MODELS = ("asyncio",)
+GRPC_MODELS = ("thread-pool-4", "thread-pool-1")
+THRIFT_MODELS = ("threaded", "thread-pool-4")
+ICE_MODELS = ("thread-pool-1", "thread-pool-4")
+CORBA_MODELS = ("thread-per-connection", "thread-pool")
 
 
 MECHANISMS = {mechanism.name: mechanism for mechanism in (
@@ -137,10 +155,10 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
     Mechanism("none", INPROC, endpoints.INPROC, inproc.no_call, None),
     Mechanism("ctypes", INPROC, endpoints.INPROC, inproc.load_library, None,
               requires=("native_library",)),
-    _rpc("rest", "rest", patterns=SHORT, variants=("nodelay-off", "rest-json")),
-    _rpc("grpc", "grpc_rpc", patterns=STREAM, why_not=GRPC_NAGLE),
-    _rpc("thrift-binary", "thrift_rpc", protocol="binary"),
-    _rpc("thrift-compact", "thrift_rpc", protocol="compact"),
-    _rpc("ice", "ice_rpc"),
-    _rpc("corba", "corba", endpoints.CORBA, variants=("corba-string",)),
+    _rpc("rest", "rest", REST_MODELS, patterns=SHORT, variants=("nodelay-off", "rest-json")),
+    _rpc("grpc", "grpc_rpc", GRPC_MODELS, patterns=STREAM, why_not=GRPC_NAGLE),
+    _rpc("thrift-binary", "thrift_rpc", THRIFT_MODELS, protocol="binary"),
+    _rpc("thrift-compact", "thrift_rpc", THRIFT_MODELS, protocol="compact"),
+    _rpc("ice", "ice_rpc", ICE_MODELS),
+    _rpc("corba", "corba", CORBA_MODELS, endpoints.CORBA, variants=("corba-string",)),
 )}

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import inproc, rr, short, stream
-from .load import client as load_client
+from .load import frames as load_frames
+from .load import rpc as load_rpc
 from .load import schedule
 from .mechanisms import DATAGRAMS, FRAMES, INPROC, RPC
 from .rpc import drive as rpc_drive
@@ -47,7 +48,7 @@ PATTERNS = {pattern.name: pattern for pattern in (
     Pattern("short", "one whole connection: open, request, response, close",
             {FRAMES: short.run, RPC: rpc_drive.rr}),
     Pattern("load", "one request's response time from its intended start",
-            {FRAMES: load_client.run}, _scheduled),
+            {FRAMES: load_frames.run, RPC: load_rpc.run}, _scheduled),
 )}
 
 

@@ -82,6 +82,13 @@ class Exchange:
 
     def end(self, link, sequence):
         """END / END_ACK: the server's count of corrupted request payloads must be zero."""
+        corrupted = self.end_ack(link, sequence)
+        if corrupted:
+            raise PayloadMismatch(f"payload mismatch: server received {corrupted} "
+                                  "corrupted request payloads")
+
+    def end_ack(self, link, sequence):
+        """END / END_ACK -> the server's count of corrupted request payloads."""
         link.send_all(encode_header(END, sequence, 0, 0))
         received = link.recv_frame(self.ack)
         frame = memoryview(self.ack)[:received]
@@ -89,10 +96,7 @@ class Exchange:
         problem = frame_problem(frame, expected, received)
         if problem:
             raise ProtocolError(f"END_ACK to sequence {sequence}: {problem}")
-        corrupted = COUNTER.unpack_from(frame, HEADER_SIZE)[0]
-        if corrupted:
-            raise PayloadMismatch(f"payload mismatch: server received {corrupted} "
-                                  "corrupted request payloads")
+        return COUNTER.unpack_from(frame, HEADER_SIZE)[0]
 
 
 def frame_problem(frame, expected_header, received):

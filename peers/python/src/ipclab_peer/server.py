@@ -31,7 +31,7 @@ TRANSIENT_ACCEPT_ERRORS = {errno.ECONNABORTED, errno.EINTR, errno.EPROTO}
 
 def serve(config):
     """Never returns: every way out goes through Cleanup.exit()."""
-    if config.server_model is not None:
+    if config.server_model is not None and not rpc_load(config):
         # tcp, the one burst and load mechanism here, takes --nodelay either way: burst's
         # exchange is one write each way, which Nagle's algorithm never holds back; a load
         # server sets it per connection (load/exchange.py).
@@ -57,10 +57,35 @@ def start(config, cleanup):
         variants.check_serve(config, mechanism)
         if config.fault not in FAULTS:
             raise Unsupported(f"fault {config.fault!r} is a load server's (the C++ peer's)")
+        if config.server_model is not None:
+            check_rpc_load(config, mechanism)
         listener = listen(mechanism, config, cleanup)
-        announce_ready(listener.endpoint, config.mechanism)
+        more = {} if config.server_model is None else {"server_model": config.server_model}
+        announce_ready(listener.endpoint, config.mechanism, **more)
     return mechanism, listener
 
+
+def rpc_load(config):
+    """`serve --pattern load` over an RPC mechanism (PROTOCOL.md 11.5.4): the framework's own
+    server in a configuration, started as the rr server is (rpc/)."""
+    mechanism = MECHANISMS.get(config.mechanism)
+    return config.pattern == "load" and mechanism is not None and mechanism.family == RPC
+
+
+# What an RPC load server cannot take: the framework's server has its own threads and
+# listen() backlog (PROTOCOL.md 11.5.4).
+RPC_LOAD_REFUSES = ("--workers", "--backlog")
+
+
+def check_rpc_load(config, mechanism):
+    if config.server_model not in mechanism.load_models:
+        raise Unsupported(f"server model {config.server_model!r} is not implemented for load "
+                          f"over mechanism {config.mechanism!r} (this peer has: "
+                          f"{', '.join(mechanism.load_models)})")
+    for flag in RPC_LOAD_REFUSES:
+        if flag in config.given:
+            raise Unsupported(f"{flag} is not supported over {config.mechanism!r}: the "
+                              "framework's server configuration decides it")
 
 
 def listen(mechanism, config, cleanup):

@@ -20,6 +20,12 @@ def destroyed_on_error(runtime):
         raise
 
 
+def configuration(options, models):
+    """The server configuration `serve --pattern load --server-model NAME` names in `models`
+    (a module's SERVER_MODELS, PROTOCOL.md 11.5.4); without one (rr), the first: rr's."""
+    return models[options.server_model or next(iter(models))]
+
+
 class Handler:
     """The server's operations over service.Bench. Thrift and omniORB call them with the IDL's
     arguments, Ice adds `current`. `seq` arrives signed where the IDL says i64."""

@@ -7,6 +7,7 @@ The wheel's `_omnipy` extension names libomniORB4.so.3 without a search path to 
 (it lives in the cmeel prefix of the virtualenv), so the libraries are loaded by absolute
 path first; the dynamic linker then resolves `_omnipy`'s needs to them.
 """
+import contextlib
 import ctypes
 import sys
 import sysconfig
@@ -40,8 +41,16 @@ class Servant(Handler, ipclab_corba__POA.Bench):
     pass
 
 
+# Server configurations (PROTOCOL.md 11.5.4), rr's first: omniORB's default, a thread per
+# connection, or its thread pool (any pool thread serves a call from any connection, at most
+# maxServerThreadPoolSize, 100 by default).
+SERVER_MODELS = {"thread-per-connection": (),
+                 "thread-pool": ("-ORBthreadPerConnectionPolicy", "0")}
+
+
 def start(endpoint, options, bench):
-    orb = _orb("-ORBendPoint", f"giop:tcp:{endpoint.host}:{endpoint.port or ''}")
+    orb = _orb("-ORBendPoint", f"giop:tcp:{endpoint.host}:{endpoint.port or ''}",
+               *base.configuration(options, SERVER_MODELS))
     poa = orb.resolve_initial_references("RootPOA")
     reference = poa.servant_to_reference(Servant(bench))
     poa._get_the_POAManager().activate()
@@ -52,10 +61,12 @@ class Client(base.Client):
     TYPES = {"small": ipclab_corba.Small, "medium": ipclab_corba.Medium,
              "large": ipclab_corba.Large}
 
-    def __init__(self, endpoint, options):
-        self._orb = _orb("-ORBclientCallTimeOutPeriod",
-                         str(max(1, round(options.io_timeout * 1000))))
-        with base.destroyed_on_error(self._orb):
+    def __init__(self, endpoint, options, shared=None, index=0):
+        """rr: an ORB of its own; pattern load: the `shared` one (`index` is not needed:
+        omniORB picks the connection per call, see shared())."""
+        self._owned = shared is None
+        self._orb = shared or _client_orb(options)
+        with base.destroyed_on_error(self._orb) if self._owned else contextlib.nullcontext():
             stub = self._orb.string_to_object(endpoint.text)._narrow(ipclab_corba.Bench)
             if stub is None:
                 raise ProtocolError("the IOR does not name an ipclab_corba::Bench")
@@ -65,7 +76,21 @@ class Client(base.Client):
         super().__init__(stub, call=stub.callString if self.text else None)
 
     def close(self):
-        self._orb.destroy()
+        if self._owned:
+            self._orb.destroy()
+
+
+def _client_orb(options, *more):
+    return _orb("-ORBclientCallTimeOutPeriod", str(max(1, round(options.io_timeout * 1000))),
+                *more)
+
+
+def shared(options, count):
+    """Pattern load: one ORB for all the clients (omniORB has one per process). It shares its
+    connections to a server among all object references: a call takes an idle connection or
+    opens a new one, up to maxGIOPConnectionPerServer (5 by default; raised to the clients, so
+    that no call waits for a connection)."""
+    return _client_orb(options, "-ORBmaxGIOPConnectionPerServer", str(count))
 
 
 def error(err):

@@ -100,7 +100,7 @@ def _bytes_round_trips(config, recorder, client):
         expected[:8] = response_base[:8]
         stamp(expected, sequence)
         if response != (structs.as_text(expected) if text else expected):
-            raise _mismatch(sequence, response, expected, text)
+            raise mismatch(sequence, response, expected, text)
         record(sequence, stop - start)
 
 
@@ -114,7 +114,7 @@ def _bytes_puts(config, recorder, client):
         record(sequence, stop - start)
 
 
-def _mismatch(sequence, response, expected, text=False):
+def mismatch(sequence, response, expected, text=False):
     """A well-formed reply with the wrong content, its length included, is a payload
     mismatch (PROTOCOL.md 10.1): RPC mechanisms have no frames to be malformed."""
     if text:

@@ -1,5 +1,6 @@
 """grpc (PROTOCOL.md 10.3): grpcio's sync server on a thread pool, a sync stub on one
-insecure channel, message size limits raised, per-call deadline = --io-timeout."""
+insecure channel (pattern load: one per connection, each with its own subchannel), message
+size limits raised, per-call deadline = --io-timeout."""
 import queue
 from concurrent import futures
 
@@ -16,8 +17,13 @@ from . import base
 MESSAGE_LIMIT = 1 << 30
 OPTIONS = [("grpc.max_send_message_length", MESSAGE_LIMIT),
            ("grpc.max_receive_message_length", MESSAGE_LIMIT)]
-# A benchmark client makes one call at a time; a few threads leave room for a second client.
-SERVER_THREADS = 4
+# Server configurations (PROTOCOL.md 11.5.4): the sync server's ThreadPoolExecutor size. rr's
+# is the first: a benchmark client makes one call at a time, a few threads leave room for a
+# second client; with one worker, calls from all clients are served one after another.
+SERVER_MODELS = {"thread-pool-4": 4, "thread-pool-1": 1}
+# Pattern load: channels with equal arguments share one subchannel (one TCP connection) in
+# grpc's global pool; a pool of its own per channel gives each its own connection.
+LOAD_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
 # StreamAck's fields, in END_ACK's order (frame.STREAM_ACK).
 STREAM_ACK_FIELDS = ("received", "gaps", "checksum", "user_ns", "sys_ns", "voluntary",
                      "involuntary")
@@ -56,8 +62,8 @@ class Servicer(pb_grpc.BenchServicer):
 def start(endpoint, options, bench):
     """Serves on the endpoint's host and returns the bound HOST:PORT; grpc's threads do the
     rest."""
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=SERVER_THREADS),
-                         options=OPTIONS)
+    workers = base.configuration(options, SERVER_MODELS)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers), options=OPTIONS)
     pb_grpc.add_BenchServicer_to_server(Servicer(bench), server)
     port = server.add_insecure_port(str(endpoint))
     if port == 0:
@@ -95,7 +101,8 @@ class Client(base.Client):
 
     def __init__(self, endpoint, options):
         self._timeout = options.io_timeout
-        self._channel = grpc.insecure_channel(str(endpoint), options=OPTIONS)
+        load = LOAD_OPTIONS if options.pattern == "load" else []
+        self._channel = grpc.insecure_channel(str(endpoint), options=OPTIONS + load)
         try:
             _connect(self._channel, endpoint, options.io_timeout)
         except BaseException:

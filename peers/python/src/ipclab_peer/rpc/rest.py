@@ -29,6 +29,9 @@ OCTETS = "application/octet-stream"
 JSON = "application/json"
 OK, NO_CONTENT = 200, 204
 LIMITS = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+# Server configurations (PROTOCOL.md 11.5.4): aiohttp serves every connection on one asyncio
+# event loop (the main thread's); it has no other in one process.
+SERVER_MODELS = {"asyncio": None}
 _UNSIGNED = re.compile(r"[0-9]+")
 INT32 = (-(1 << 31), (1 << 31) - 1)
 

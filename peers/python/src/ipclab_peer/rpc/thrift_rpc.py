@@ -1,6 +1,6 @@
 """thrift-binary, thrift-compact (PROTOCOL.md 10.3): TSocket + TBufferedTransport + the
-binary (strict write) or compact protocol; TThreadedServer on 127.0.0.1; TCP_NODELAY on both
-sides.
+binary (strict write) or compact protocol; TThreadedServer (pattern load: or TThreadPoolServer)
+on 127.0.0.1; TCP_NODELAY on both sides.
 
 Binary uses the package's accelerated C codec (fastbinary). Compact uses the pure-Python codec:
 the C compact decoder of thrift 0.22 raises "SystemError: PY_SSIZE_T_CLEAN macro must be
@@ -84,13 +84,29 @@ class ServerSocket(TSocket.TServerSocket):
         return result
 
 
+POOL_THREADS = 4
+
+
+def _thread_pool(*args, daemon):
+    """TThreadPoolServer with POOL_THREADS workers, each serving one connection for its
+    whole life (more connections wait in its queue until one ends)."""
+    server = TServer.TThreadPoolServer(*args, daemon=daemon)
+    server.setNumThreads(POOL_THREADS)
+    return server
+
+
+# Server configurations (PROTOCOL.md 11.5.4), rr's first: a thread per connection, or a
+# fixed pool. (TNonblockingServer needs the framed transport, which 10.3 does not use.)
+SERVER_MODELS = {"threaded": TServer.TThreadedServer, "thread-pool-4": _thread_pool}
+
+
 def start(endpoint, options, bench, protocol):
     listener = ServerSocket(host=endpoint.host, port=endpoint.port, socket_family=socket.AF_INET)
     listener.listen()
     bound = listener.handle.getsockname()[1]
-    server = TServer.TThreadedServer(Bench.Processor(base.Handler(bench)), listener,
-                                     TTransport.TBufferedTransportFactory(),
-                                     PROTOCOLS[protocol][1](), daemon=True)
+    server = base.configuration(options, SERVER_MODELS)(
+        Bench.Processor(base.Handler(bench)), listener, TTransport.TBufferedTransportFactory(),
+        PROTOCOLS[protocol][1](), daemon=True)
     return format_host_port(endpoint.host, bound), server.serve
 
 
