@@ -32,9 +32,10 @@ TRANSIENT_ACCEPT_ERRORS = {errno.ECONNABORTED, errno.EINTR, errno.EPROTO}
 def serve(config):
     """Never returns: every way out goes through Cleanup.exit()."""
     if config.server_model is not None and not rpc_load(config):
-        # tcp, the one burst and load mechanism here, takes --nodelay either way: burst's
-        # exchange is one write each way, which Nagle's algorithm never holds back; a load
-        # server sets it per connection (load/exchange.py).
+        # tcp, the one burst and frame load mechanism here, takes --nodelay either way:
+        # burst's exchange is one write each way, which Nagle's algorithm never holds back; a
+        # load server sets it per connection (load/exchange.py). An RPC load server is the
+        # framework's own, started below as the rr server is.
         burst_serve(config, MECHANISMS.get(config.mechanism), announce_ready)
     cleanup = shutdown.Cleanup()
     with cleanup.held():
@@ -78,6 +79,7 @@ RPC_LOAD_REFUSES = ("--workers", "--backlog")
 
 
 def check_rpc_load(config, mechanism):
+    """An RPC load server's configuration must be one of the mechanism's load_models."""
     if config.server_model not in mechanism.load_models:
         raise Unsupported(f"server model {config.server_model!r} is not implemented for load "
                           f"over mechanism {config.mechanism!r} (this peer has: "
