@@ -202,3 +202,33 @@ def test_the_rr_server_is_unchanged_without_pattern_load(workdir):
                          "--samples-file", str(Path(workdir) / "s"),
                          "--result-file", str(Path(workdir) / "r")])
     assert done.returncode == 0, describe(done)
+
+
+# 127.0.0.1 in /proc/net/tcp, and as an IPv4-mapped address in /proc/net/tcp6 (grpc's
+# sockets are IPv6 ones).
+LOOPBACK = {"tcp": "0100007F", "tcp6": "0000000000000000FFFF00000100007F"}
+
+
+def established_to(port):
+    """Client-side TCP connections to 127.0.0.1:`port` now (ESTABLISHED, from /proc)."""
+    count = 0
+    for table, address in LOOPBACK.items():
+        rows = Path("/proc/net", table).read_text().splitlines()[1:]
+        count += sum(1 for row in rows
+                     if row.split()[2] == f"{address}:{port:04X}" and row.split()[3] == "01")
+    return count
+
+
+@pytest.mark.parametrize("mechanism", ["grpc", "rest", "thrift-binary", "ice"])
+def test_each_load_connection_has_a_transport_connection_of_its_own(mechanism):
+    """11.5.4: C client objects, C connections (gRPC's equal channels would share one
+    without a subchannel pool of their own; Ice's proxies without a connection id each)."""
+    with rpc_server(mechanism, MECHANISMS[mechanism].load_models[0]) as server:
+        _, config = cli.parse(["drive", "--pattern", "load", "--mechanism", mechanism,
+                               "--endpoint", server.endpoint, "--clients", "3", "--rate", "10",
+                               "--duration-ms", "10", "--records-file", "r",
+                               "--samples-file", "s", "--result-file", "x"])
+        port = int(server.endpoint.rsplit(":", 1)[1])
+        with MECHANISMS[mechanism].connect_each(config.endpoint, config, 3) as made:
+            assert len(made.clients) == 3
+            assert established_to(port) == 3
