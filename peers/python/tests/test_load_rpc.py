@@ -6,6 +6,8 @@ usage and unsupported errors of both roles.
 The stubs must have been generated (peers/python/generate_rpc.py, run by `make setup`)."""
 import csv
 import importlib
+import json
+import socket
 import subprocess
 import sys
 import time
@@ -147,8 +149,25 @@ def test_an_error_from_the_server_is_a_protocol_record_that_ends_its_connection(
     assert (result["status"], result["error_kind"]) == ("error", "protocol")
 
 
+def test_a_call_over_io_timeout_is_a_timeout_record_that_ends_its_connection(workdir):
+    """A listener that never accepts: thrift's connects complete (the kernel's backlog), its
+    calls get no answer within --io-timeout."""
+    files = {name: str(Path(workdir) / name) for name in ("s", "r.csv", "res.json")}
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        done = run_peer(["drive", "--pattern", "load", "--mechanism", "thrift-binary",
+                         "--endpoint", "127.0.0.1:%d" % silent.getsockname()[1],
+                         "--clients", "2", "--rate", "100", "--duration-ms", "50",
+                         "--io-timeout", "0.5", "--samples-file", files["s"],
+                         "--records-file", files["r.csv"], "--result-file", files["res.json"]])
+    assert done.returncode == 0, describe(done)
+    rows = list(csv.DictReader(Path(files["r.csv"]).read_text().splitlines()))
+    assert [r["error"] for r in rows] == ["timeout"] * 2 + ["not-sent"] * 3
+    assert rows[0]["sent_ns"] and not rows[0]["received_ns"]
+    result = json.loads(Path(files["res.json"]).read_text())
+    assert (result["status"], result["errors"]) == ("ok", {"timeout": 2, "not-sent": 3})
+
+
 def test_a_refused_connect_ends_the_case_as_io(workdir):
-    import socket
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
     done, records, result, samples = drive_load(workdir, "grpc", f"127.0.0.1:{port}", 2,
