@@ -64,6 +64,35 @@ def streams():
     yield "object array of a non-array class", OBJECTS[:4] + b"\x75" + OBJECTS[5:]
 
 
+def datagram_seeds():
+    """Datagram servers' inputs: a mode byte, then each datagram as u16 size + bytes."""
+    def datagrams(*units):
+        return b"".join(struct.pack("<H", len(u)) + u for u in units)
+
+    end = header(END, 9, 0, 0)
+    units = {}
+    for f in VECTORS["frames"]:
+        body = b""
+        if f["kind"] == "request" and int(f["length"]) <= MAX_SEED:
+            body = payload("1", "request", f["sequence"], f["length"])
+        units[f["name"]] = [bytes.fromhex(f["hex"]) + body, end]
+    for f in VECTORS["malformed"]:
+        units[f["name"]] = [bytes.fromhex(f["hex"]), end]
+    for m in VECTORS["stream_marks"]:
+        size, count = int(m["message_size"]), int(m["count"])
+        shown = min(count, 3) if size <= 2024 else 0
+        units[m["name"]] = [bytes.fromhex(m["hex"])] + [bytes(size)] * shown + [bytes(5), end]
+    # Longer than the fuzz port's receive buffer (24 + 2000), its length matching: it once
+    # ended the Java datagram server.
+    units["request longer than the buffer"] = [header(REQUEST, 0, 2100, 16) + bytes(2100), end]
+    out = {}
+    for name, unit in units.items():
+        # Mode byte: bit 0 udp (else uds-dgram), bits 1-2 the fault.
+        for mode in (0x00, 0x01, 0x06):
+            out[f"{name} mode {mode:02x}"] = bytes([mode]) + datagrams(*unit)
+    return out
+
+
 def server_seeds():
     out = {}
     for name, data in streams():
@@ -151,6 +180,7 @@ def main():
     server = PEER / "server/ServerFuzzTestInputs"
     write(server / "frameReader", server_seeds())
     write(server / "connection", server_seeds())
+    write(server / "datagrams", datagram_seeds())
     write(PEER / "CliFuzzTestInputs/parse", cli_seeds())
     write(PEER / "rpc/RecordFuzzTestInputs/record", record_seeds())
     write(PEER / "rpc/RecordFuzzTestInputs/bytesBody", bytes_body_seeds())

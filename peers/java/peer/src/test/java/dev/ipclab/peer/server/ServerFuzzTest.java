@@ -84,6 +84,27 @@ class ServerFuzzTest {
         }
     }
 
+    /**
+     * The real DatagramServer (udp if bit 0 of the mode byte is set, else uds-dgram; bits 1-2
+     * pick the fault) on the datagrams of {@link FuzzPort}: a bad datagram is dropped with a
+     * rejection and the server goes on, so serve() returning anything but 0 or throwing is a
+     * finding.
+     */
+    @FuzzTest
+    void datagrams(byte[] input) {
+        if (input.length == 0) {
+            return;
+        }
+        FuzzPort port = new FuzzPort(input, (input[0] & 1) != 0);
+        DatagramServer server = new DatagramServer(port,
+                new Responder(SEED, FAULTS[(input[0] >>> 1) & 3]), NOWHERE);
+        port.serving(server);
+        int exit = server.serve();
+        if (exit != 0) {
+            throw new AssertionError("the datagram server ended with " + exit);
+        }
+    }
+
     /** A frame handed over: its header passed the server's checks, all of it has arrived. */
     private static void checkFrame(FrameReader reader, boolean exchangeOnly) {
         ByteBuffer frame = reader.frame();
