@@ -96,7 +96,8 @@ def test_a_server_killed_mid_load_leaves_dead_connections_not_a_hang(mechanism, 
                     "--samples-file", files[0], "--records-file", files[1],
                     "--result-file", files[2]],
             env=peer_env(), stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(2.0)  # the client is running its schedule by now (start-up: < 1 s)
+        wait_for_connections(int(server.endpoint.rsplit(":", 1)[1]), 2)
+        time.sleep(0.3)  # the schedule starts once both are made: ~30 requests by now
         server.proc.kill()
         started = time.monotonic()
         stderr = client.communicate(timeout=30)[1]
@@ -109,6 +110,15 @@ def test_a_server_killed_mid_load_leaves_dead_connections_not_a_hang(mechanism, 
         assert errors[dead] in ("reset", "eof", "io"), errors
         assert set(errors[dead + 1:]) <= {"not-sent"} and "" not in errors[dead:]
         assert dead > 0, "the server was killed before the first request"
+
+
+def wait_for_connections(port, count, within=30):
+    """Until the client has `count` connections to the server (its start-up takes a second
+    or more on a busy machine)."""
+    deadline = time.monotonic() + within
+    while established_to(port) < count:
+        assert time.monotonic() < deadline, "the client did not connect"
+        time.sleep(0.02)
 
 
 def test_finish_counts_of_every_connection_are_summed(workdir):
