@@ -81,7 +81,11 @@ class Validator:
         if axis == "payload":
             return list(PAYLOADS)
         if axis == "server_model":
-            return list(patterns.SERVER_MODELS)
+            # The contract's burst models, then the RPC frameworks' own load server
+            # configurations (11.5.4) as the built peers name them.
+            return list(dict.fromkeys([*patterns.SERVER_MODELS, *(
+                m for lang in self.catalog.languages.values()
+                for models in lang.load_models.values() for m in models)]))
         return list(PLACEMENTS if axis == "placement" else PATTERNS)
 
     def _default_axis(self, axis):
