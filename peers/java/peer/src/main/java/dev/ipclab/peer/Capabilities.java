@@ -33,7 +33,7 @@ record Capabilities() implements Command {
             mechanisms.put(m.label(), new Entry(roles,
                     m.patterns().stream().map(Pattern::label).toList(), m.maxPayload(),
                     m.serverModels().stream().map(ServerModel::label).toList(),
-                    m.loadModels().stream().map(ServerModel::label).toList()));
+                    m.loadModelNames()));
         }
         return new Answer(PeerInfo.CONTRACT, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, mechanisms);
     }

@@ -156,11 +156,7 @@ final class Cli {
         }
         boolean structured = !payload.equals(DriveOptions.BYTES) && !payload.equals(DriveOptions.OBJECT);
         Study study = study(flags, pattern, structured);
-        String httpClient = flags.getOrDefault("http-client", DriveOptions.OKHTTP);
-        if (!HTTP_CLIENTS.contains(httpClient)) {
-            throw new IllegalArgumentException("--http-client must be okhttp or jdk, got '"
-                    + httpClient + "'");
-        }
+        String httpClient = httpClient(flags);
         return checkObjectSizes(new DriveOptions(
                 mechanism,
                 endpoint(mechanism, flags.get("endpoint"), true),
@@ -240,6 +236,16 @@ final class Cli {
                     + (study.voidCalls() ? "--void" : "--one-way") + ", got " + size);
         }
         return 0;
+    }
+
+    /** --http-client okhttp (default) or jdk: rest's client library. */
+    static String httpClient(Map<String, String> flags) {
+        String httpClient = flags.getOrDefault("http-client", DriveOptions.OKHTTP);
+        if (!HTTP_CLIENTS.contains(httpClient)) {
+            throw new IllegalArgumentException("--http-client must be okhttp or jdk, got '"
+                    + httpClient + "'");
+        }
+        return httpClient;
     }
 
     /** --nodelay on (default) or off. */

@@ -19,6 +19,8 @@ final class LoadCli {
     /** A burst server's flags, which a load server refuses (11.5.1). */
     private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
             "backlog");
+    /** What a load server of an RPC mechanism refuses as usage: the burst server's own. */
+    private static final List<String> RPC_SERVE_REFUSED = List.of("connections", "phases-file");
     /** Sizes when not given: the orchestrator's default for load (16 B each way). */
     private static final String DEFAULT_SIZE = "16";
 
@@ -57,7 +59,7 @@ final class LoadCli {
                 Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"),
                         "--io-timeout"),
                 Cli.pollInterval(flags), Cli.spin(flags), null, DriveOptions.BYTES,
-                DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, null, null,
+                DriveOptions.DEFAULT_SEQUENCE_LENGTH, Cli.httpClient(flags), null, null,
                 Cli.study(flags, LOAD, false), shape);
     }
 
@@ -75,14 +77,21 @@ final class LoadCli {
             throw new IllegalArgumentException("missing required flag --server-model "
                     + "(serve --pattern load)");
         }
-        refuse(flags, BURST_SERVE_ONLY, "is a burst server's flag, not of --pattern load");
+        // Over RPC, --backlog is the framework's and unsupported (11.5.4), not a usage error.
+        boolean rpc = Mechanism.byName(flags.get("mechanism")).map(Mechanism::carriesRecords)
+                .orElse(false);
+        refuse(flags, rpc ? RPC_SERVE_REFUSED : BURST_SERVE_ONLY,
+                "is a burst server's flag, not of --pattern load");
         String model = flags.get("server-model");
         if (model.isEmpty()) {
             throw new IllegalArgumentException("--server-model must not be empty");
         }
+        if (flags.containsKey("backlog")) {
+            Numbers.inRange(flags.get("backlog"), "--backlog", 1, 65535);
+        }
         return BurstOptions.load(model, (int) Numbers.inRange(flags.getOrDefault("workers",
                 Integer.toString(BurstOptions.DEFAULT_WORKERS)), "--workers", 1, 1024),
-                Cli.nodelay(flags));
+                Cli.nodelay(flags), flags.containsKey("workers") || flags.containsKey("backlog"));
     }
 
     private static int size(Map<String, String> flags, String name) {

@@ -6,6 +6,8 @@ import dev.ipclab.peer.burst.ServerModel;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.inprocess.InProcess;
+import dev.ipclab.peer.load.FrameCalls;
+import dev.ipclab.peer.load.LoadCalls;
 import dev.ipclab.peer.pattern.Exchange;
 import dev.ipclab.peer.pattern.OneWay;
 import dev.ipclab.peer.pattern.Session;
@@ -18,6 +20,8 @@ import dev.ipclab.peer.rpc.RestServer;
 import dev.ipclab.peer.rpc.RmiServer;
 import dev.ipclab.peer.rpc.RpcClient;
 import dev.ipclab.peer.rpc.RpcDrive;
+import dev.ipclab.peer.rpc.RpcLoad;
+import dev.ipclab.peer.rpc.RpcModel;
 import dev.ipclab.peer.rpc.RpcServer;
 import dev.ipclab.peer.rpc.RpcServerAdapter;
 import dev.ipclab.peer.rpc.ThriftBench;
@@ -43,6 +47,7 @@ import dev.ipclab.peer.transport.UdsDgram;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntSupplier;
@@ -90,17 +95,23 @@ enum Mechanism {
     JNI("jni", EndpointKind.INPROC, inProcess(NativeCall::jni, true)),
     FFM("ffm", EndpointKind.INPROC, inProcess(InProcess::ffm, true)),
     /** RPC middleware (section 10): the framework's own protocol, no frames. */
-    GRPC("grpc", EndpointKind.INET, rpc(GrpcBench::serve, GrpcBench::connect)
+    GRPC("grpc", EndpointKind.INET, rpc(GrpcBench::connect,
+            new RpcModel("default-executor", GrpcBench::serve),
+            new RpcModel("direct-executor", GrpcBench::serveDirect))
             .streaming(options -> GrpcBench.stream(options.rpc(), options.stream().messageSize(),
                     options.warmup()))),
-    THRIFT_BINARY("thrift-binary", EndpointKind.INET,
-            rpc(ThriftBench::serveBinary, ThriftBench::connectBinary)),
-    THRIFT_COMPACT("thrift-compact", EndpointKind.INET,
-            rpc(ThriftBench::serveCompact, ThriftBench::connectCompact)),
-    REST("rest", EndpointKind.INET, rpc(RestServer::serve, RestClients::connect)
+    THRIFT_BINARY("thrift-binary", EndpointKind.INET, rpc(ThriftBench::connectBinary,
+            new RpcModel("thread-pool", ThriftBench::serveBinary))),
+    THRIFT_COMPACT("thrift-compact", EndpointKind.INET, rpc(ThriftBench::connectCompact,
+            new RpcModel("thread-pool", ThriftBench::serveCompact))),
+    REST("rest", EndpointKind.INET, rpc(RestClients::connect,
+            new RpcModel("cached-thread-pool", RestServer::serve))
             .withShort(options -> RpcDrive.open(RestClients::connectShort, options.rpc()))),
-    RMI("rmi", EndpointKind.INET, rpc(RmiServer::serve, RmiServer::connect)),
-    ICE("ice", EndpointKind.INET, rpc(IceBench::serve, IceBench::connect)),
+    RMI("rmi", EndpointKind.INET, rpc(RmiServer::connect,
+            new RpcModel("thread-per-connection", RmiServer::serve))),
+    ICE("ice", EndpointKind.INET, rpc(IceBench::connect,
+            new RpcModel("thread-pool-1", IceBench::serve),
+            new RpcModel("thread-pool-4", IceBench::serveFourThreads))),
     CORBA("corba", EndpointKind.IOR, rpc(CorbaBench::serve, CorbaBench::connect));
 
     static final String INPROC = "inproc";
@@ -143,6 +154,11 @@ enum Mechanism {
         OneWay open(DriveOptions options) throws PeerException, IOException;
     }
 
+    /** How a load client (11.5.3) opens one of its connections. */
+    interface OpenLoad {
+        LoadCalls open(DriveOptions options) throws PeerException, IOException;
+    }
+
     /** short over frames: how the client dials one connection per round trip (section 11.2). */
     interface Dialer {
         Dial dialer(String endpoint, Settings settings) throws IOException;
@@ -155,15 +171,17 @@ enum Mechanism {
      */
     private record Behaviour(Serve serve, Open open, Open shortLived, OpenStream stream,
             boolean records, boolean nativeLibrary, Connect link, Set<ServerModel> serverModels,
-            Set<ServerModel> loadModels, Connect loadLink, Listening.Maker sockets) {
+            Set<ServerModel> loadModels, OpenLoad loadCalls, Listening.Maker sockets,
+            List<RpcModel> rpcModels) {
         Behaviour(Serve serve, Open open, boolean records, boolean nativeLibrary, Connect link) {
             this(serve, open, null, null, records, nativeLibrary, link,
-                    EnumSet.noneOf(ServerModel.class), EnumSet.noneOf(ServerModel.class), null, null);
+                    EnumSet.noneOf(ServerModel.class), EnumSet.noneOf(ServerModel.class), null, null,
+                    List.of());
         }
 
         Behaviour withShort(Open open) {
             return new Behaviour(serve, this.open, open, stream, records, nativeLibrary, link,
-                    serverModels, loadModels, loadLink, sockets);
+                    serverModels, loadModels, loadCalls, sockets, rpcModels);
         }
 
         /** short over frames: a connection per round trip, END over one more; or one-way (11.2). */
@@ -175,13 +193,13 @@ enum Mechanism {
 
         Behaviour streaming(OpenStream stream) {
             return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    serverModels, loadModels, loadLink, sockets);
+                    serverModels, loadModels, loadCalls, sockets, rpcModels);
         }
 
         /** burst (section 11.4): the models its server runs ({@link BurstServer}), how it listens. */
         Behaviour bursting(Set<ServerModel> models, Listening.Maker sockets) {
             return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    models, loadModels, loadLink, sockets);
+                    models, loadModels, loadCalls, sockets, rpcModels);
         }
 
         /**
@@ -190,7 +208,19 @@ enum Mechanism {
          */
         Behaviour loading(Set<ServerModel> models, Listening.Maker sockets, Connect connect) {
             return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    serverModels, models, connect, sockets);
+                    serverModels, models, options -> new FrameCalls(connect.connect(
+                            options.endpoint(), options.settings()), options.seed(),
+                            options.requestSize(), options.responseSize()), sockets, rpcModels);
+        }
+
+        /**
+         * load over RPC (11.5.4): the framework's own server configurations, and a client
+         * object of the framework per connection (the rr client's factory, called C times).
+         */
+        Behaviour rpcLoading(RpcClient.Factory connect, RpcModel... models) {
+            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
+                    serverModels, loadModels, options -> RpcLoad.connect(connect, options.rpc()),
+                    sockets, List.of(models));
         }
     }
 
@@ -216,7 +246,7 @@ enum Mechanism {
         if (behaviour.stream != null) {
             patterns.add(Pattern.STREAM);
         }
-        if (!behaviour.loadModels.isEmpty()) {
+        if (!behaviour.loadModels.isEmpty() || !behaviour.rpcModels.isEmpty()) {
             patterns.add(Pattern.LOAD);
         }
     }
@@ -271,6 +301,17 @@ enum Mechanism {
                 options -> RpcDrive.open(connect, options.rpc()), true, false, null);
     }
 
+    /**
+     * An RPC mechanism with load (11.5.4): {@code rr} is the configuration its rr server runs,
+     * served under load too; {@code more} are the framework's other configurations.
+     */
+    private static Behaviour rpc(RpcClient.Factory connect, RpcModel rr, RpcModel... more) {
+        RpcModel[] models = new RpcModel[more.length + 1];
+        models[0] = rr;
+        System.arraycopy(more, 0, models, 1, more.length);
+        return rpc(rr.factory(), connect).rpcLoading(connect, models);
+    }
+
     private static Responder responder(ServeOptions options) {
         return new Responder(options.seed(), options.fault());
     }
@@ -321,6 +362,18 @@ enum Mechanism {
     /** The models its load server (section 11.5) serves with; empty: no load. */
     Set<ServerModel> loadModels() {
         return behaviour.loadModels;
+    }
+
+    /** The framework's server configurations under load (11.5.4); empty: not an RPC load. */
+    List<RpcModel> rpcModels() {
+        return behaviour.rpcModels;
+    }
+
+    /** {@code load_models} in {@code capabilities}: the load server's models or configurations. */
+    List<String> loadModelNames() {
+        return behaviour.loadModels.isEmpty()
+                ? behaviour.rpcModels.stream().map(RpcModel::name).toList()
+                : behaviour.loadModels.stream().map(ServerModel::label).toList();
     }
 
     /** How its burst or load server listens; null where it has neither. */
@@ -384,9 +437,9 @@ enum Mechanism {
         return behaviour.stream.open(options);
     }
 
-    /** One connection of a load client (11.5.3); only where the patterns have LOAD. */
-    ClientLink connectLoad(DriveOptions options) throws IOException {
-        return behaviour.loadLink.connect(options.endpoint(), options.settings());
+    /** One connection of a load client (11.5.3, 11.5.4); only where the patterns have LOAD. */
+    LoadCalls connectLoad(DriveOptions options) throws PeerException, IOException {
+        return behaviour.loadCalls.open(options);
     }
 
     /** For tests: the bare link of a frame mechanism. */

@@ -4,6 +4,8 @@ import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.burst.BurstServer;
 import dev.ipclab.peer.burst.ServerModel;
 import dev.ipclab.peer.frame.PeerException;
+import dev.ipclab.peer.rpc.RpcModel;
+import dev.ipclab.peer.rpc.RpcServerAdapter;
 import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.server.Server;
 import java.io.IOException;
@@ -27,9 +29,13 @@ final class Servers {
                     + " is an in-process call: there is no server (drive only)");
         }
         Client.checkNoDelay(mechanism, options.nodelay());
-        checkFault(options);
+        checkFault(mechanism, options);
         JavaBinding.apply(options.jniBinding());
         try {
+            if (options.burst() != null && options.burst().load()
+                    && !mechanism.rpcModels().isEmpty()) {
+                return rpcLoad(mechanism, options);
+            }
             if (options.burst() != null) {
                 return BurstServer.open(serverModel(mechanism, options.burst()),
                         mechanism.serverSockets(), options.endpoint(), options.seed(),
@@ -48,12 +54,38 @@ final class Servers {
      *
      * @throws PeerException unsupported
      */
-    private static void checkFault(ServeOptions options) throws PeerException {
+    private static void checkFault(Mechanism mechanism, ServeOptions options)
+            throws PeerException {
         boolean load = options.burst() != null && options.burst().load();
-        if (options.fault().loadOnly() || (load && options.fault() != Fault.NONE)) {
+        // An RPC load server answers call as the rr server does, its one fault included (11.5.4).
+        Fault allowed = load && mechanism.carriesRecords() ? Fault.FLIP_RESPONSE_BYTE : Fault.NONE;
+        if (options.fault().loadOnly()
+                || (load && options.fault() != Fault.NONE && options.fault() != allowed)) {
             throw PeerException.unsupported("--fault " + options.fault().label() + " is not "
-                    + "implemented by this peer's " + (load ? "load server" : "servers"));
+                    + "implemented by this peer's " + (load ? "load server" : "servers")
+                    + (load ? " over " + mechanism.label() : ""));
         }
+    }
+
+    /**
+     * A load server over RPC (11.5.4): the framework's own server in the configuration asked
+     * for; the burst servers' tuning (--workers, --backlog) is not the framework's.
+     *
+     * @throws PeerException unsupported: another configuration, or --workers / --backlog
+     */
+    private static Server rpcLoad(Mechanism mechanism, ServeOptions options)
+            throws PeerException, IOException {
+        String name = options.burst().serverModel();
+        RpcModel model = mechanism.rpcModels().stream().filter(m -> m.name().equals(name))
+                .findFirst().orElseThrow(() -> PeerException.unsupported("server model '" + name
+                        + "' is not implemented for load over " + mechanism.label()
+                        + " (this peer has: " + mechanism.loadModelNames() + ")"));
+        if (options.burst().tuned()) {
+            throw PeerException.unsupported("--workers and --backlog are not taken by "
+                    + mechanism.label() + "'s own server (load over RPC)");
+        }
+        return RpcServerAdapter.open(model.factory(), options.endpoint(), options.seed(),
+                options.fault(), options.nodelay(), model.name());
     }
 
     /** @throws PeerException unsupported: a model this peer or mechanism does not have */

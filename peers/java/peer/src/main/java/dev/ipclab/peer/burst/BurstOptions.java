@@ -12,21 +12,29 @@ import java.nio.file.Path;
  * @param workers the pool size of thread-pool
  * @param load {@code --pattern load}: each connection carries section 2's exchange until END
  * @param nodelay load: TCP_NODELAY on accepted sockets (--nodelay on, the default)
+ * @param tuned load: --workers or --backlog given, which an RPC framework's own server does not
+ *     take (PROTOCOL.md 11.5.4: unsupported)
  */
 public record BurstOptions(String serverModel, long connections, Path phasesFile, int backlog,
-        int workers, boolean load, boolean nodelay) {
+        int workers, boolean load, boolean nodelay, boolean tuned) {
     public static final int DEFAULT_BACKLOG = 512;
     public static final int DEFAULT_WORKERS = 4;
 
     /** A burst server (11.4). */
     public BurstOptions(String serverModel, long connections, Path phasesFile, int backlog,
             int workers) {
-        this(serverModel, connections, phasesFile, backlog, workers, false, true);
+        this(serverModel, connections, phasesFile, backlog, workers, false, true, false);
     }
 
     /** A load server (11.5.1): serves until stopped, backlog 512, no phases file. */
     public static BurstOptions load(String serverModel, int workers, boolean nodelay) {
+        return load(serverModel, workers, nodelay, false);
+    }
+
+    /** @param tuned --workers or --backlog given */
+    public static BurstOptions load(String serverModel, int workers, boolean nodelay,
+            boolean tuned) {
         return new BurstOptions(serverModel, Long.MAX_VALUE, null, DEFAULT_BACKLOG, workers, true,
-                nodelay);
+                nodelay, tuned);
     }
 }

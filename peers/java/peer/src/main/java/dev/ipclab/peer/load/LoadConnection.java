@@ -1,60 +1,37 @@
 package dev.ipclab.peer.load;
 
 import dev.ipclab.peer.frame.ErrorKind;
-import dev.ipclab.peer.frame.ExpectedPayload;
-import dev.ipclab.peer.frame.Frame;
-import dev.ipclab.peer.frame.OutgoingFrame;
-import dev.ipclab.peer.frame.Payload;
 import dev.ipclab.peer.frame.PeerException;
-import dev.ipclab.peer.transport.ClientLink;
-import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * One connection of a load client (PROTOCOL.md 11.5.3 steps 2-4), run by a platform thread of
- * its own: requests c, c + C, c + 2C … in order, each sent at its intended start (or late, once
- * the previous response on this connection is in), then END. Every buffer is made before T0;
- * the stamp is written before the wait, so only the clock, the send and the receive lie between
- * {@code sent} and {@code received}.
+ * One connection of a load client (PROTOCOL.md 11.5.3 steps 2-4, 11.5.4), run by a platform
+ * thread of its own: requests c, c + C, c + 2C … in order, each sent at its intended start (or
+ * late, once the previous response on this connection is in), then the end (END or finish).
+ * Request k is prepared before the wait, so only the clock reads and the timed exchange lie
+ * between {@code sent} and {@code received}; what a request is lies in {@link LoadCalls}.
  */
 final class LoadConnection implements Runnable {
     private final int index;
-    private final ClientLink link;
+    private final LoadCalls calls;
     private final LoadLedger ledger;
     private final CountDownLatch go;
     private final long[] t0;
-    private final int requestSize;
-    private final int responseSize;
-    private final OutgoingFrame request;
-    private final OutgoingFrame end;
-    private final ByteBuffer response;
-    private final ByteBuffer endAck;
-    private final ExpectedPayload.Check expected;
     private boolean dead;
 
     /** @param t0 T0, written before {@code go} opens */
-    LoadConnection(int index, ClientLink link, LoadLedger ledger, CountDownLatch go, long[] t0,
-            long seed, int requestSize, int responseSize) {
+    LoadConnection(int index, LoadCalls calls, LoadLedger ledger, CountDownLatch go, long[] t0) {
         this.index = index;
-        this.link = link;
+        this.calls = calls;
         this.ledger = ledger;
         this.go = go;
         this.t0 = t0;
-        this.requestSize = requestSize;
-        this.responseSize = responseSize;
-        this.request = new OutgoingFrame(Frame.REQUEST, seed, Payload.REQUEST_STREAM, requestSize);
-        this.end = new OutgoingFrame(Frame.END, seed, Payload.REQUEST_STREAM, 0);
-        this.response = Frame.allocate(link.receiveCapacity(Frame.HEADER_SIZE + responseSize));
-        this.endAck = Frame.allocate(link.receiveCapacity(Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD));
-        this.expected = new ExpectedPayload(seed, Payload.RESPONSE_STREAM, responseSize)
-                .bind(response, Frame.HEADER_SIZE);
     }
 
     @Override
     public void run() {
-        try {
+        try (calls) {
             awaitStart();
             long start = t0[0];
             int size = ledger.schedule.size();
@@ -68,13 +45,7 @@ final class LoadConnection implements Runnable {
                 next = k + 1L;
             }
             if (!dead) {
-                finish(next);
-            }
-        } finally {
-            try {
-                link.close();
-            } catch (IOException e) {
-                // The run is over; a failing close loses nothing that was measured.
+                end(next);
             }
         }
     }
@@ -96,68 +67,48 @@ final class LoadConnection implements Runnable {
     }
 
     private void request(int k, long start) {
-        ByteBuffer frame = request.prepare(k, responseSize);
+        calls.prepare(k);
         long target = start + ledger.schedule.offset(k);
         for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
             LockSupport.parkNanos(target - now);
         }
         long sent = System.nanoTime();
-        int received;
         try {
-            link.send(frame);
-            received = link.receive(response, Frame.HEADER_SIZE + responseSize);
-        } catch (IOException e) {
+            calls.exchange(k);
+        } catch (PeerException e) {
             ledger.sent[k] = sent - start;
-            ledger.outcome[k] = Outcome.of(e).code();
+            ledger.outcome[k] = failed(e).code();
             dead = true;
             return;
         }
         long done = System.nanoTime();
         ledger.sent[k] = sent - start;
         ledger.received[k] = done - start;
-        ledger.outcome[k] = validate(k, received).code();
+        PeerException bad = calls.check(k);
+        ledger.outcome[k] = bad == null ? Outcome.OK.code() : failed(bad).code();
+        // A mismatch leaves the connection usable; a protocol error does not (11.5.3-11.5.4).
+        dead = bad != null && bad.kind() != ErrorKind.PAYLOAD_MISMATCH;
     }
 
-    /** Header and payload, after {@code received}; a bad header leaves the stream unframed. */
-    private Outcome validate(int k, int received) {
-        try {
-            if (received != Frame.HEADER_SIZE + responseSize) {
-                throw new PeerException(ErrorKind.PROTOCOL, "response size: expected "
-                        + (Frame.HEADER_SIZE + responseSize) + ", received " + received);
-            }
-            Frame.checkReply(response, Frame.RESPONSE, k, responseSize, requestSize);
-        } catch (PeerException e) {
+    /**
+     * A request's outcome; a protocol error or a mismatch is also the run's failure (exit with
+     * its kind once the files are written), a transport failure is only a result.
+     */
+    private Outcome failed(PeerException e) {
+        Outcome outcome = Outcome.of(e);
+        if (outcome == Outcome.PROTOCOL || outcome == Outcome.PAYLOAD_MISMATCH) {
             ledger.fail(e);
-            dead = true;
-            return Outcome.PROTOCOL;
         }
-        int offset = expected.firstMismatch(k);
-        if (offset < 0) {
-            return Outcome.OK;
-        }
-        ledger.fail(PeerException.mismatch("payload mismatch: response sequence " + k
-                + " differs from the expected bytes at offset " + offset));
-        return Outcome.PAYLOAD_MISMATCH;
+        return outcome;
     }
 
-    /** END with the number after this connection's last request, and its END_ACK's count. */
-    private void finish(long sequence) {
-        int ackSize = Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD;
+    /** END / finish; the counts are summed over the connections once all are done. */
+    private void end(long next) {
         try {
-            link.send(end.prepare(sequence, 0));
-            link.receive(endAck, ackSize);
-            Frame.checkReply(endAck, Frame.END_ACK, sequence, Frame.END_ACK_PAYLOAD, 0);
-            long corrupted = endAck.getLong(Frame.HEADER_SIZE);
-            if (corrupted != 0) {
-                ledger.fail(PeerException.mismatch("payload mismatch: server received "
-                        + Long.toUnsignedString(corrupted) + " corrupted request payloads"));
-            }
+            ledger.addCorrupted(calls.end(next));
         } catch (PeerException e) {
-            ledger.fail(e);
-        } catch (IOException e) {
-            String message = "connection " + index + ": END failed: " + PeerException.describe(e);
-            ledger.fail(Outcome.of(e) == Outcome.TIMEOUT ? PeerException.timeout(message, e)
-                    : PeerException.io(message, e));
+            ledger.fail(new PeerException(e.kind(), "connection " + index + ": "
+                    + e.getMessage(), e));
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.ipclab.peer.load;
 
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.pattern.Samples;
-import dev.ipclab.peer.transport.ClientLink;
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 
@@ -10,44 +9,54 @@ import java.util.concurrent.CountDownLatch;
  * {@code drive --pattern load} (PROTOCOL.md 11.5): the schedule, C connections, one platform
  * thread per connection (started before T0, all released at once after it is read), then the
  * records file, the samples and the result's figures. Requests that fail are results; a response
- * that fails validation is reported as the run's failure once every file is written.
+ * that fails validation, or a non-zero sum of the connections' corrupted-request counts, is
+ * reported as the run's failure once every file is written. What a connection is (section 2's
+ * frames, or an RPC framework's client, 11.5.4) is its {@link LoadCalls}'.
  */
 public final class LoadDrive {
     private LoadDrive() {}
 
-    /** Opens one connection of the mechanism (tcp: TCP_NODELAY unless --nodelay off). */
+    /**
+     * Opens one connection of the mechanism, its buffers or arguments made (tcp: TCP_NODELAY
+     * unless --nodelay off; RPC: a client object of the framework with a connection of its own).
+     */
     public interface Connector {
-        ClientLink connect() throws IOException;
+        /**
+         * @throws IOException the connection cannot be made (the case ends as io, not run)
+         * @throws PeerException this client cannot make it as asked (unsupported)
+         */
+        LoadCalls connect() throws IOException, PeerException;
     }
-
-    /** The frames' seed and sizes (sections 2-3). */
-    public record Frames(long seed, int requestSize, int responseSize) {}
 
     /**
      * @param measured receives the response times of the measured requests without error
      * @throws PeerException unsupported: more requests than this client can record; io: the
      *     records file cannot be written
      */
-    public static LoadReport drive(Connector connector, LoadShape shape, Frames frames,
+    public static LoadReport drive(Connector connector, LoadShape shape, long seed,
             Samples measured) throws PeerException {
         Schedule schedule;
         try {
-            schedule = Schedule.of(frames.seed(), shape, Samples.MAX);
+            schedule = Schedule.of(seed, shape, Samples.MAX);
         } catch (IllegalArgumentException e) {
             throw PeerException.unsupported(e.getMessage());
         }
-        ClientLink[] links = new ClientLink[shape.clients()];
+        LoadCalls[] connections = new LoadCalls[shape.clients()];
         try {
-            for (int c = 0; c < links.length; c++) {
-                links[c] = connector.connect();
+            for (int c = 0; c < connections.length; c++) {
+                connections[c] = connector.connect();
             }
         } catch (IOException e) {
-            closeAll(links);
+            closeAll(connections);
             return LoadReport.notRun(shape, schedule, PeerException.io("cannot connect: "
                     + PeerException.describe(e), e));
+        } catch (PeerException e) {
+            closeAll(connections);
+            throw e;
         }
         LoadLedger ledger = new LoadLedger(schedule, shape.clients());
-        run(ledger, links, frames);
+        run(ledger, connections);
+        ledger.checkCorrupted();
         ledger.addSamples(measured);
         try {
             ledger.writeRecords(shape.recordsFile());
@@ -59,13 +68,12 @@ public final class LoadDrive {
     }
 
     /** Starts a thread per connection, reads T0, releases them all, waits for every one. */
-    private static void run(LoadLedger ledger, ClientLink[] links, Frames frames) {
+    private static void run(LoadLedger ledger, LoadCalls[] connections) {
         CountDownLatch go = new CountDownLatch(1);
         long[] t0 = new long[1];
-        Thread[] threads = new Thread[links.length];
-        for (int c = 0; c < links.length; c++) {
-            LoadConnection connection = new LoadConnection(c, links[c], ledger, go, t0,
-                    frames.seed(), frames.requestSize(), frames.responseSize());
+        Thread[] threads = new Thread[connections.length];
+        for (int c = 0; c < connections.length; c++) {
+            LoadConnection connection = new LoadConnection(c, connections[c], ledger, go, t0);
             threads[c] = Thread.ofPlatform().name("ipclab-load-" + c).start(connection);
         }
         t0[0] = System.nanoTime();
@@ -90,14 +98,11 @@ public final class LoadDrive {
         }
     }
 
-    private static void closeAll(ClientLink[] links) {
-        for (ClientLink link : links) {
-            if (link != null) {
-                try {
-                    link.close();
-                } catch (IOException e) {
-                    // Already failing: the connect error is the one reported.
-                }
+    /** Already failing: the connect error is the one reported. */
+    private static void closeAll(LoadCalls[] connections) {
+        for (LoadCalls connection : connections) {
+            if (connection != null) {
+                connection.close();
             }
         }
     }

@@ -11,6 +11,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -30,6 +31,8 @@ final class LoadLedger {
     final byte[] outcome;
     /** The first response that failed validation, or END_ACK's count: the run's exit kind. */
     private final AtomicReference<PeerException> failure = new AtomicReference<>();
+    /** The connections' END_ACK or finish counts, summed (11.5.4: finish counts server-wide). */
+    private final AtomicLong corrupted = new AtomicLong();
 
     LoadLedger(Schedule schedule, int clients) {
         this.schedule = schedule;
@@ -48,6 +51,19 @@ final class LoadLedger {
 
     PeerException failure() {
         return failure.get();
+    }
+
+    void addCorrupted(long count) {
+        corrupted.addAndGet(count);
+    }
+
+    /** After every connection's end: a non-zero sum is the run's payload mismatch. */
+    void checkCorrupted() {
+        long count = corrupted.get();
+        if (count != 0) {
+            fail(PeerException.mismatch("payload mismatch: server received "
+                    + Long.toUnsignedString(count) + " corrupted request payloads"));
+        }
     }
 
     private boolean measured(int k) {

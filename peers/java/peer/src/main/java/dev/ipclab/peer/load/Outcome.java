@@ -1,5 +1,6 @@
 package dev.ipclab.peer.load;
 
+import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.transport.ReceiveTimeoutException;
 import java.io.EOFException;
 import java.io.IOException;
@@ -34,6 +35,19 @@ enum Outcome {
 
     static Outcome of(byte code) {
         return BY_CODE[code];
+    }
+
+    /**
+     * The kind of a failed exchange: the contract's kind, an io error told apart further by its
+     * transport cause (reset, eof, a receive timeout) where there is one.
+     */
+    static Outcome of(PeerException e) {
+        return switch (e.kind()) {
+            case TIMEOUT -> TIMEOUT;
+            case PROTOCOL -> PROTOCOL;
+            case PAYLOAD_MISMATCH -> PAYLOAD_MISMATCH;
+            default -> e.getCause() instanceof IOException cause ? of(cause) : IO;
+        };
     }
 
     /** The kind of a transport failure: a timeout, the server's close, a reset, or anything else. */

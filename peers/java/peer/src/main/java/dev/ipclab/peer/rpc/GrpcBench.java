@@ -14,6 +14,7 @@ import dev.ipclab.rpc.grpc.Large;
 import dev.ipclab.rpc.grpc.Medium;
 import dev.ipclab.rpc.grpc.PutRequest;
 import dev.ipclab.rpc.grpc.Small;
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
 import io.grpc.Status;
@@ -27,11 +28,12 @@ import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
  * gRPC (grpc-java, Netty shaded transport, insecure). Bytes travel as ByteStrings wrapping our
- * arrays without a copy; the server uses grpc's default executor (a cached thread pool). Here:
+ * arrays without a copy; the rr server uses grpc's default executor (a cached thread pool). Here:
  * the server, the channel and the rr client; the service is {@link GrpcService}, the stream
  * client {@link GrpcStreaming}.
  */
@@ -44,12 +46,31 @@ public final class GrpcBench {
      */
     public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay)
             throws IOException {
-        Server server = NettyServerBuilder.forAddress(address)
+        return serve(address, builder(address, bench, nodelay));
+    }
+
+    /**
+     * load's {@code direct-executor} (11.5.4): every call runs on the Netty event loop thread
+     * that read it, with no hand-off to the default executor's cached pool; a call's handler
+     * then holds up the other calls of that loop (grpc-java's advice for handlers that never
+     * block, which ours do not).
+     */
+    public static RpcServer serveDirect(InetSocketAddress address, BenchState bench,
+            boolean nodelay) throws IOException {
+        return serve(address, builder(address, bench, nodelay).directExecutor());
+    }
+
+    private static NettyServerBuilder builder(InetSocketAddress address, BenchState bench,
+            boolean nodelay) {
+        return NettyServerBuilder.forAddress(address)
                 .maxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
                 .withChildOption(ChannelOption.TCP_NODELAY, nodelay)
-                .addService(new GrpcService(bench))
-                .build()
-                .start();
+                .addService(new GrpcService(bench));
+    }
+
+    private static RpcServer serve(InetSocketAddress address, NettyServerBuilder builder)
+            throws IOException {
+        Server server = builder.build().start();
         return new RpcServer(RpcServer.format(address, server.getPort()), server::shutdownNow);
     }
 
@@ -94,6 +115,7 @@ public final class GrpcBench {
 
     /** Bytes travel in messages; records are protobuf messages filled through descriptors. */
     private static final class Client extends StubClient {
+        private final ManagedChannel channel;
         private final BenchGrpc.BenchBlockingStub stub;
         private final long ioTimeoutNanos;
 
@@ -101,6 +123,25 @@ public final class GrpcBench {
             this(channel, BenchGrpc.newBlockingStub(channel)
                     .withMaxInboundMessageSize(RpcLimits.MESSAGE_LIMIT)
                     .withMaxOutboundMessageSize(RpcLimits.MESSAGE_LIMIT), ioTimeoutNanos);
+        }
+
+        /** READY: the channel's HTTP/2 connection is up; a failed attempt is not retried here. */
+        @Override
+        public void awaitConnected(long timeoutNanos) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + timeoutNanos;
+            for (ConnectivityState state = channel.getState(true); state != ConnectivityState.READY;
+                    state = channel.getState(true)) {
+                if (state == ConnectivityState.TRANSIENT_FAILURE || state == ConnectivityState.SHUTDOWN) {
+                    throw new IOException("grpc channel " + state);
+                }
+                CountDownLatch changed = new CountDownLatch(1);
+                channel.notifyWhenStateChanged(state, changed::countDown);
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !changed.await(left, TimeUnit.NANOSECONDS)) {
+                    throw new IOException("grpc channel not connected after "
+                            + timeoutNanos / 1_000_000 + " ms (" + state + ")");
+                }
+            }
         }
 
         /** The deadline is per call (section 10.3), so it is set inside the timed region. */
@@ -114,6 +155,7 @@ public final class GrpcBench {
                             v -> deadline(stub, ioTimeoutNanos).putMedium(v)),
                     echo(Large.class, v -> deadline(stub, ioTimeoutNanos).echoLarge(v),
                             v -> deadline(stub, ioTimeoutNanos).putLarge(v)));
+            this.channel = channel;
             this.stub = stub;
             this.ioTimeoutNanos = ioTimeoutNanos;
         }

@@ -25,8 +25,14 @@ public final class IceBench {
     private IceBench() {}
 
     private static Communicator communicator() {
+        return communicator(1);
+    }
+
+    /** @param serverThreads Ice.ThreadPool.Server.Size (Ice's default is 1) */
+    private static Communicator communicator(int serverThreads) {
         InitializationData init = new InitializationData();
         Properties properties = Util.createProperties();
+        properties.setProperty("Ice.ThreadPool.Server.Size", Integer.toString(serverThreads));
         // In KiB: 512 MiB, room for a 128 MiB payload each way.
         properties.setProperty("Ice.MessageSizeMax",
                 Integer.toString(RpcLimits.MESSAGE_LIMIT / 1024));
@@ -34,9 +40,24 @@ public final class IceBench {
         return Util.initialize(init);
     }
 
-    /** @param nodelay always true here (Ice sets TCP_NODELAY itself) */
+    /**
+     * Ice's default server: its server thread pool has one thread (Ice.ThreadPool.Server.Size 1),
+     * which reads every connection and runs every call in turn (load's {@code thread-pool-1}).
+     *
+     * @param nodelay always true here (Ice sets TCP_NODELAY itself)
+     */
     public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay) {
-        Communicator communicator = communicator();
+        return serve(address, bench, 1);
+    }
+
+    /** load's {@code thread-pool-4}: four server pool threads, so four calls run at once. */
+    public static RpcServer serveFourThreads(InetSocketAddress address, BenchState bench,
+            boolean nodelay) {
+        return serve(address, bench, 4);
+    }
+
+    private static RpcServer serve(InetSocketAddress address, BenchState bench, int threads) {
+        Communicator communicator = communicator(threads);
         ObjectAdapter adapter = communicator.createObjectAdapterWithEndpoints("ipclab",
                 "tcp -h " + address.getAddress().getHostAddress() + " -p " + address.getPort());
         adapter.add(new Servant(bench), Util.stringToIdentity("bench"));

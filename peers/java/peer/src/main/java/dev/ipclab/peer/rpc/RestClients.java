@@ -177,6 +177,15 @@ public final class RestClients {
             return record;
         }
 
+        /**
+         * A first HTTP request (10.3's "connecting" for rest) on a path no server has: any
+         * answer (404) means the kept-alive connection is up, and no server state changes.
+         */
+        @Override
+        public void awaitConnected(long timeoutNanos) throws Exception {
+            post("/", body(new byte[0], false));
+        }
+
         @Override
         public long finish() throws Exception {
             Reply reply = expect(post("/finish", body(new byte[0], false)), 200);

@@ -15,6 +15,15 @@ public interface RpcClient extends AutoCloseable {
         RpcClient connect(RpcDrive.Options options) throws Exception;
     }
 
+    /**
+     * Waits until the client's transport connection is up, so that a load client's first call
+     * does not pay for it (11.5.3: every connection made before T0). Untimed; default: the
+     * framework connected when the client was made.
+     *
+     * @throws Exception the connection cannot be made within the time
+     */
+    default void awaitConnected(long timeoutNanos) throws Exception {}
+
     /** call's arguments in the form the stub takes (e.g. a request message). Untimed. */
     Object prepareCall(long sequence, int wanted, byte[] request);
 

@@ -114,16 +114,29 @@ public final class RpcDrive {
                 throw client.classify(e);
             }
             long stop = System.nanoTime();
-            long offset = client.firstMismatch(response, responses, sequence, responseSize);
-            if (offset >= 0) {
-                int length = client.responseLength(response);
-                throw PeerException.mismatch("payload mismatch: response sequence " + sequence
-                        + (length != responseSize
-                                ? " has " + length + " bytes, expected " + responseSize
-                                : " differs from the expected bytes at offset " + offset));
+            PeerException mismatch = mismatch(client, response, responses, sequence, responseSize);
+            if (mismatch != null) {
+                throw mismatch;
             }
             return stop - start;
         }
+    }
+
+    /**
+     * call's response checked (length and content, 10.1), after the clock.
+     *
+     * @return null when it is {@code payload(seed, 2, sequence, responseSize)}, else the mismatch
+     */
+    static PeerException mismatch(RpcClient client, Object response, Payloads responses,
+            long sequence, int responseSize) {
+        long offset = client.firstMismatch(response, responses, sequence, responseSize);
+        if (offset < 0) {
+            return null;
+        }
+        int length = client.responseLength(response);
+        return PeerException.mismatch("payload mismatch: response sequence " + sequence
+                + (length != responseSize ? " has " + length + " bytes, expected " + responseSize
+                        : " differs from the expected bytes at offset " + offset));
     }
 
     /** The echo of the stamped record, compared field by field after the clock. */
