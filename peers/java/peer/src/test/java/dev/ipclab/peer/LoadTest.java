@@ -13,15 +13,10 @@ import dev.ipclab.peer.frame.ErrorKind;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.server.Loopback;
-import dev.ipclab.peer.server.Server;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.FutureTask;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,21 +52,14 @@ class LoadTest {
 
     private void runSchedule(String mechanism, String endpoint, ServerModel model)
             throws Exception {
-        Server server = Servers.open(new ServeOptions(mechanism, endpoint, 1, Fault.NONE,
-                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS,
-                BurstOptions.load(model.label(), 2, true), true), new Loopback.Diagnostics().stream);
-        FutureTask<Integer> serving = new FutureTask<>(server::serve);
-        Thread.ofPlatform().daemon().start(serving);
-        Loopback.Diagnostics err = new Loopback.Diagnostics();
-        try {
+        try (LoadFiles.Serving server = LoadFiles.Serving.start(new ServeOptions(mechanism,
+                endpoint, 1, Fault.NONE, Mechanism.DEFAULT_POLL_INTERVAL_NANOS,
+                Mechanism.DEFAULT_SPIN_NANOS, BurstOptions.load(model.label(), 2, true), true))) {
+            Loopback.Diagnostics err = new Loopback.Diagnostics();
             assertEquals(0, Main.run(driveArgs(mechanism, server.endpoint()), err.stream),
                     err.text());
-        } finally {
-            server.stop();
-            assertEquals(0, serving.get(10, TimeUnit.SECONDS));
-            server.close();
         }
-        checkFiles();
+        LoadFiles.checkClean(dir, CLIENTS, RATE, WARMUP_MS, DURATION_MS);
     }
 
     @Test
@@ -90,56 +78,7 @@ class LoadTest {
     }
 
     private String[] driveArgs(String mechanism, String endpoint) {
-        return new String[] {"drive", "--pattern", "load", "--mechanism", mechanism, "--endpoint",
-            endpoint, "--clients", Integer.toString(CLIENTS), "--rate", Long.toString(RATE),
-            "--duration-ms", Long.toString(DURATION_MS), "--warmup-ms", Long.toString(WARMUP_MS),
-            "--request-size", "100", "--response-size", "300", "--io-timeout", "10",
-            "--samples-file", dir.resolve("samples").toString(),
-            "--records-file", dir.resolve("records.csv").toString(),
-            "--result-file", dir.resolve("result.json").toString()};
-    }
-
-    /** Records, samples and result of one clean run say the same things. */
-    private void checkFiles() throws Exception {
-        List<String> lines = Files.readAllLines(dir.resolve("records.csv"));
-        assertEquals("request,connection,measured,intended_ns,sent_ns,received_ns,error",
-                lines.get(0));
-        long warmup = WARMUP_MS * RATE / 1000;
-        long measured = DURATION_MS * RATE / 1000;
-        assertEquals(warmup + measured, lines.size() - 1);
-        ByteBuffer samples = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("samples")))
-                .order(ByteOrder.LITTLE_ENDIAN);
-        assertEquals(measured * 8, samples.remaining());
-        for (int k = 0; k < warmup + measured; k++) {
-            String[] row = lines.get(k + 1).split(",", -1);
-            long intended = k * 1_000_000_000L / RATE;
-            long sent = Long.parseLong(row[4]);
-            long received = Long.parseLong(row[5]);
-            assertEquals(List.of(Integer.toString(k), Integer.toString(k % CLIENTS),
-                    k < warmup ? "0" : "1", Long.toString(intended), ""),
-                    List.of(row[0], row[1], row[2], row[3], row[6]), lines.get(k + 1));
-            assertTrue(sent >= intended && received > sent, lines.get(k + 1));
-            if (k >= warmup) {
-                assertEquals(received - intended, samples.getLong(), "sample of request " + k);
-            }
-        }
-        JsonNode result = new ObjectMapper().readTree(dir.resolve("result.json").toFile());
-        assertEquals("ok", result.get("status").asText());
-        assertEquals("load", result.get("pattern").asText());
-        assertEquals(measured, result.get("iterations").asLong());
-        assertEquals(warmup, result.get("warmup").asLong());
-        assertEquals(measured, result.get("samples").asLong());
-        assertEquals(measured, result.get("requests_ok").asLong());
-        assertEquals(0, result.get("requests_failed").asLong());
-        assertEquals(0, result.get("errors").size());
-        assertEquals(CLIENTS, result.get("clients").asInt());
-        assertEquals(RATE, result.get("rate").asLong());
-        assertEquals("fixed", result.get("arrival").asText());
-        assertEquals(DURATION_MS, result.get("duration_ms").asLong());
-        assertEquals(WARMUP_MS, result.get("warmup_ms").asLong());
-        assertEquals(5, result.get("contract").asInt());
-        assertTrue(result.get("achieved_per_s").asDouble() > 0);
-        assertTrue(result.get("lateness_p99_ns").asLong() >= 0);
+        return LoadFiles.driveArgs(dir, mechanism, endpoint, CLIENTS, RATE, WARMUP_MS, DURATION_MS);
     }
 
     @Test
@@ -195,7 +134,7 @@ class LoadTest {
         }
     }
 
-    private static String[] concat(String[] head, String... tail) {
+    static String[] concat(String[] head, String... tail) {
         String[] all = java.util.Arrays.copyOf(head, head.length + tail.length);
         System.arraycopy(tail, 0, all, head.length, tail.length);
         return all;
