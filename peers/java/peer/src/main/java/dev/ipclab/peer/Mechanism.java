@@ -6,7 +6,6 @@ import dev.ipclab.peer.burst.ServerModel;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.inprocess.InProcess;
-import dev.ipclab.peer.load.FrameCalls;
 import dev.ipclab.peer.load.LoadCalls;
 import dev.ipclab.peer.pattern.Exchange;
 import dev.ipclab.peer.pattern.OneWay;
@@ -20,7 +19,6 @@ import dev.ipclab.peer.rpc.RestServer;
 import dev.ipclab.peer.rpc.RmiServer;
 import dev.ipclab.peer.rpc.RpcClient;
 import dev.ipclab.peer.rpc.RpcDrive;
-import dev.ipclab.peer.rpc.RpcLoad;
 import dev.ipclab.peer.rpc.RpcModel;
 import dev.ipclab.peer.rpc.RpcServer;
 import dev.ipclab.peer.rpc.RpcServerAdapter;
@@ -56,8 +54,9 @@ import java.util.function.IntSupplier;
  * The one table of what this peer implements (PROTOCOL.md sections 4, 10 and 11): each
  * mechanism's name, endpoint grammar, how it serves (absent: drive only), how its client opens
  * for each pattern it carries (rr always; short and stream where the entry says how), the burst
- * server models its server runs ({@link ServerModel}) and its largest payload. The command line, the server and client dispatch and
- * the {@code capabilities} answer all read it; nothing else lists mechanisms.
+ * server models its server runs ({@link ServerModel}), its load server's models or framework
+ * configurations, and its largest payload ({@link Behaviour}). The command line, the server and
+ * client dispatch and the {@code capabilities} answer all read it; nothing else lists mechanisms.
  */
 enum Mechanism {
     TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e, s.nodelay()),
@@ -112,7 +111,8 @@ enum Mechanism {
     ICE("ice", EndpointKind.INET, rpc(IceBench::connect,
             new RpcModel("thread-pool-1", IceBench::serve),
             new RpcModel("thread-pool-4", IceBench::serveFourThreads))),
-    CORBA("corba", EndpointKind.IOR, rpc(CorbaBench::serve, CorbaBench::connect));
+    CORBA("corba", EndpointKind.IOR, rpc(CorbaBench::connect,
+            new RpcModel("poa-thread-pool", CorbaBench::serve)));
 
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */
@@ -164,66 +164,6 @@ enum Mechanism {
         Dial dialer(String endpoint, Settings settings) throws IOException;
     }
 
-    /**
-     * What a mechanism does: serve (null: drive only), open a client session per pattern (null:
-     * the pattern is not carried), carry the structured records of section 10.2, need
-     * --native-library; and, for tests, connect a link.
-     */
-    private record Behaviour(Serve serve, Open open, Open shortLived, OpenStream stream,
-            boolean records, boolean nativeLibrary, Connect link, Set<ServerModel> serverModels,
-            Set<ServerModel> loadModels, OpenLoad loadCalls, Listening.Maker sockets,
-            List<RpcModel> rpcModels) {
-        Behaviour(Serve serve, Open open, boolean records, boolean nativeLibrary, Connect link) {
-            this(serve, open, null, null, records, nativeLibrary, link,
-                    EnumSet.noneOf(ServerModel.class), EnumSet.noneOf(ServerModel.class), null, null,
-                    List.of());
-        }
-
-        Behaviour withShort(Open open) {
-            return new Behaviour(serve, this.open, open, stream, records, nativeLibrary, link,
-                    serverModels, loadModels, loadCalls, sockets, rpcModels);
-        }
-
-        /** short over frames: a connection per round trip, END over one more; or one-way (11.2). */
-        Behaviour dialing(Dialer dialer) {
-            return withShort(options -> Exchange.dialing(
-                    dialer.dialer(options.endpoint(), options.settings()), options.seed(),
-                    options.requestSize(), options.responseSize(), options.study().oneWay()));
-        }
-
-        Behaviour streaming(OpenStream stream) {
-            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    serverModels, loadModels, loadCalls, sockets, rpcModels);
-        }
-
-        /** burst (section 11.4): the models its server runs ({@link BurstServer}), how it listens. */
-        Behaviour bursting(Set<ServerModel> models, Listening.Maker sockets) {
-            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    models, loadModels, loadCalls, sockets, rpcModels);
-        }
-
-        /**
-         * load (11.5): the models its load server serves with, how that server listens (the
-         * burst server's, {@link BurstServer}), and how a load client connects.
-         */
-        Behaviour loading(Set<ServerModel> models, Listening.Maker sockets, Connect connect) {
-            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    serverModels, models, options -> new FrameCalls(connect.connect(
-                            options.endpoint(), options.settings()), options.seed(),
-                            options.requestSize(), options.responseSize()), sockets, rpcModels);
-        }
-
-        /**
-         * load over RPC (11.5.4): the framework's own server configurations, and a client
-         * object of the framework per connection (the rr client's factory, called C times).
-         */
-        Behaviour rpcLoading(RpcClient.Factory connect, RpcModel... models) {
-            return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
-                    serverModels, loadModels, options -> RpcLoad.connect(connect, options.rpc()),
-                    sockets, List.of(models));
-        }
-    }
-
     private final String label;
     private final EndpointKind endpoint;
     private final Behaviour behaviour;
@@ -240,13 +180,13 @@ enum Mechanism {
         this.behaviour = behaviour;
         this.maxPayload = maxPayload;
         this.patterns = EnumSet.of(Pattern.RR);
-        if (behaviour.shortLived != null) {
+        if (behaviour.shortLived() != null) {
             patterns.add(Pattern.SHORT);
         }
-        if (behaviour.stream != null) {
+        if (behaviour.stream() != null) {
             patterns.add(Pattern.STREAM);
         }
-        if (!behaviour.loadModels.isEmpty() || !behaviour.rpcModels.isEmpty()) {
+        if (!behaviour.loadModels().isEmpty() || !behaviour.rpcModels().isEmpty()) {
             patterns.add(Pattern.LOAD);
         }
     }
@@ -347,7 +287,7 @@ enum Mechanism {
     }
 
     boolean serves() {
-        return behaviour.serve != null;
+        return behaviour.serve() != null;
     }
 
     Set<Pattern> patterns() {
@@ -356,34 +296,34 @@ enum Mechanism {
 
     /** The burst server models (section 11.4) its server runs; empty: none. */
     Set<ServerModel> serverModels() {
-        return behaviour.serverModels;
+        return behaviour.serverModels();
     }
 
     /** The models its load server (section 11.5) serves with; empty: no load. */
     Set<ServerModel> loadModels() {
-        return behaviour.loadModels;
+        return behaviour.loadModels();
     }
 
     /** The framework's server configurations under load (11.5.4); empty: not an RPC load. */
     List<RpcModel> rpcModels() {
-        return behaviour.rpcModels;
+        return behaviour.rpcModels();
     }
 
     /** {@code load_models} in {@code capabilities}: the load server's models or configurations. */
     List<String> loadModelNames() {
-        return behaviour.loadModels.isEmpty()
-                ? behaviour.rpcModels.stream().map(RpcModel::name).toList()
-                : behaviour.loadModels.stream().map(ServerModel::label).toList();
+        return behaviour.loadModels().isEmpty()
+                ? behaviour.rpcModels().stream().map(RpcModel::name).toList()
+                : behaviour.loadModels().stream().map(ServerModel::label).toList();
     }
 
     /** How its burst or load server listens; null where it has neither. */
     Listening.Maker serverSockets() {
-        return behaviour.sockets;
+        return behaviour.sockets();
     }
 
     /** Whether --payload small, medium, large (section 10.2) can travel over it. */
     boolean carriesRecords() {
-        return behaviour.records;
+        return behaviour.records();
     }
 
     /**
@@ -404,12 +344,12 @@ enum Mechanism {
 
     /** jni, ffm: need --native-library. */
     boolean needsNativeLibrary() {
-        return behaviour.nativeLibrary;
+        return behaviour.nativeLibrary();
     }
 
     /** A client of section 2's frames over a link of its own (not in-process, not RPC). */
     boolean hasLink() {
-        return behaviour.link != null;
+        return behaviour.link() != null;
     }
 
     /** @throws IllegalArgumentException if the endpoint is not of this mechanism's form */
@@ -419,32 +359,32 @@ enum Mechanism {
 
     /** Makes the server's endpoint (listening, bound, objects created); not yet serving. */
     Server serve(ServeOptions options, PrintStream diagnostics) throws IOException {
-        return behaviour.serve.open(options, diagnostics);
+        return behaviour.serve().open(options, diagnostics);
     }
 
     /** Connects an rr client. */
     Session open(DriveOptions options) throws PeerException, IOException {
-        return behaviour.open.open(options);
+        return behaviour.open().open(options);
     }
 
     /** A short client (section 11.2); only for a mechanism whose patterns have SHORT. */
     Session openShort(DriveOptions options) throws PeerException, IOException {
-        return behaviour.shortLived.open(options);
+        return behaviour.shortLived().open(options);
     }
 
     /** Connects a stream client (section 11.1); only for a mechanism whose patterns have STREAM. */
     OneWay openStream(DriveOptions options) throws PeerException, IOException {
-        return behaviour.stream.open(options);
+        return behaviour.stream().open(options);
     }
 
     /** One connection of a load client (11.5.3, 11.5.4); only where the patterns have LOAD. */
     LoadCalls connectLoad(DriveOptions options) throws PeerException, IOException {
-        return behaviour.loadCalls.open(options);
+        return behaviour.loadCalls().open(options);
     }
 
     /** For tests: the bare link of a frame mechanism. */
     ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
-        return behaviour.link.connect(endpoint, new Settings(ioTimeoutNanos,
+        return behaviour.link().connect(endpoint, new Settings(ioTimeoutNanos,
                 DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS, true));
     }
 }

@@ -48,7 +48,8 @@ class ContractTest {
         assertEquals(Mechanism.values().length, mechanisms.size());
         assertEquals("[\"serve\",\"drive\"]", mechanisms.get("tcp").get("roles").toString());
         assertEquals("[\"drive\"]", mechanisms.get("ffm").get("roles").toString());
-        assertEquals("[\"rr\"]", mechanisms.get("corba").get("patterns").toString());
+        assertEquals("[\"rr\",\"load\"]", mechanisms.get("corba").get("patterns").toString());
+        assertEquals("[\"poa-thread-pool\"]", mechanisms.get("corba").get("load_models").toString());
         assertEquals(Udp.MAX_PAYLOAD, mechanisms.get("udp").get("max_payload").asInt());
         assertEquals(Frame.MAX_PAYLOAD, mechanisms.get("grpc").get("max_payload").asInt());
         int largest = UnixDatagramSocket.largestDatagram();

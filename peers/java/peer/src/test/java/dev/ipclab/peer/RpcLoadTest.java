@@ -124,7 +124,7 @@ class RpcLoadTest {
                 LoadTest.concat(serve, "--fault", "drop-stream-message"),
                 CliTest.replace(serve, "--server-model", "sync"),
                 CliTest.replace(serve, "--server-model", "thread"),
-                CliTest.replace(CliTest.replace(serve, "--mechanism", "corba"), "--server-model",
+                CliTest.replace(CliTest.replace(serve, "--mechanism", "rest"), "--server-model",
                         "default-executor"))) {
             ServeOptions options = (ServeOptions) Cli.parse(args);
             PeerException e = assertThrows(PeerException.class,

@@ -44,7 +44,13 @@ public final class CorbaBench {
         return ORB.init(new String[0], properties);
     }
 
-    /** @param nodelay always true here: JacORB sets TCP_NODELAY itself */
+    /**
+     * JacORB's default server (load's {@code poa-thread-pool}): a reader thread per connection
+     * hands each request to the RootPOA's request processors, a pool of 5 to 20 threads
+     * (jacorb.poa.thread_pool_min and _max left at their defaults).
+     *
+     * @param nodelay always true here: JacORB sets TCP_NODELAY itself
+     */
     public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay) {
         Properties properties = new Properties();
         properties.setProperty("OAIAddr", address.getAddress().getHostAddress());
