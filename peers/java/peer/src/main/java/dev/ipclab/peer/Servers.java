@@ -50,14 +50,14 @@ final class Servers {
 
     /**
      * The load servers' faults (stall, capacity:N) are the C++ peer's; this peer's load server
-     * injects none (PROTOCOL.md 11.5.1).
+     * injects none (PROTOCOL.md 11.5.1), except over RPC, where it is the rr service with
+     * flip-response-byte (11.5.4).
      *
      * @throws PeerException unsupported
      */
     private static void checkFault(Mechanism mechanism, ServeOptions options)
             throws PeerException {
         boolean load = options.burst() != null && options.burst().load();
-        // An RPC load server answers call as the rr server does, its one fault included (11.5.4).
         Fault allowed = load && mechanism.carriesRecords() ? Fault.FLIP_RESPONSE_BYTE : Fault.NONE;
         if (options.fault().loadOnly()
                 || (load && options.fault() != Fault.NONE && options.fault() != allowed)) {
