@@ -172,3 +172,10 @@ def test_report_rewrites_the_page_and_refuses_an_unwritable_figures_directory(ti
     assert page.stat().st_size > 1_000_000   # --html first: the page is back
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "--figures" in done.stderr and "a-file" in done.stderr
+
+
+def test_the_environment_section_says_why_a_preflight_probe_was_skipped():
+    from ipclab.output.report import html as report_html
+    document = {"environment": {"hostname": "h"},
+                "preflight": [{"placement": "same-core", "skipped": "ipclab-floor is missing"}]}
+    assert "skipped: ipclab-floor is missing" in report_html._environment(document)

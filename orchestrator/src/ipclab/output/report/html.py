@@ -266,6 +266,9 @@ def _environment(document):
     items = [(k, _text(v)) for k, v in env.items() if k != "toolchains"]
     items += [(f"toolchain {k}", v) for k, v in (env.get("toolchains") or {}).items()]
     for probe in document.get("preflight") or []:
+        if "skipped" in probe:   # the floor was not built, or the placement is not here
+            items.append((f"preflight {probe['placement']}", f"skipped: {probe['skipped']}"))
+            continue
         items.append((f"preflight {probe['placement']}",
                       f"{probe['mechanism']} {probe['size']} B C floor, CPU {probe['client_cpu']}→"
                       f"{probe['server_cpu']}: median {format_ns(probe['median_ns'])}, "
