@@ -39,16 +39,24 @@ public final class RpcDrive {
      *
      * @throws PeerException io when the framework cannot connect
      */
-    public static Session open(RpcClient.Factory factory, Options options) throws PeerException {
-        RpcClient client;
+    /**
+     * The factory's client (rr and load alike): a PeerException passes as it is, any other
+     * failure becomes what {@code failure} makes of it.
+     */
+    static <E extends Exception> RpcClient connectWith(RpcClient.Factory factory, Options options,
+            java.util.function.Function<Exception, E> failure) throws PeerException, E {
         try {
-            client = factory.connect(options);
+            return factory.connect(options);
         } catch (PeerException e) {
             throw e;
         } catch (Exception e) {
-            throw PeerException.io("cannot connect to " + options.endpoint() + ": "
-                    + PeerException.describe(e), e);
+            throw failure.apply(e);
         }
+    }
+
+    public static Session open(RpcClient.Factory factory, Options options) throws PeerException {
+        RpcClient client = connectWith(factory, options, e -> PeerException.io(
+                "cannot connect to " + options.endpoint() + ": " + PeerException.describe(e), e));
         Structs.Kind kind = Structs.Kind.byLabel(options.payload());
         if (kind == null) {
             return options.voidCalls() ? Put.bytes(client, options) : new Bytes(client, options);

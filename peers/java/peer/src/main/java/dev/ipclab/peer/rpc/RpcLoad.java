@@ -37,14 +37,7 @@ public final class RpcLoad implements LoadCalls {
      */
     public static LoadCalls connect(RpcClient.Factory factory, RpcDrive.Options options)
             throws IOException, PeerException {
-        RpcClient client;
-        try {
-            client = factory.connect(options);
-        } catch (PeerException e) {
-            throw e;
-        } catch (Exception e) {
-            throw connectFailure(options, e);
-        }
+        RpcClient client = RpcDrive.connectWith(factory, options, e -> connectFailure(options, e));
         try {
             client.awaitConnected(options.ioTimeoutNanos());
         } catch (Exception e) {
