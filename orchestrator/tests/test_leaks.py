@@ -52,9 +52,11 @@ def test_a_session_whose_test_leaks_a_fifo_fails_naming_it(tmp_path):
     (tmp_path / "test_leaky.py").write_text(
         "import os\n\ndef test_leaks_a_fifo(tmp_path):\n"
         "    os.mkfifo(tmp_path / 'forgotten.fifo')\n")
+    # Not this session's shard: the inner session's one test would be dealt to shard 1 only.
+    env = {k: v for k, v in os.environ.items() if k != "IPCLAB_TEST_SHARD"}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "--basetemp", str(tmp_path / "base"), str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 1, done.stdout
     assert "1 passed" in done.stdout and "leak audit: 1 thing(s) left behind" in done.stdout
     (forgotten,) = (tmp_path / "base").rglob("forgotten.fifo")
