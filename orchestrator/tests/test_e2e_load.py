@@ -127,8 +127,8 @@ def test_a_stalling_server_shows_coordinated_omission(seed):
     # the one request in flight per connection at a stall waits inside its service time: with 4
     # connections, about 4 of every 1000 requests. Quiet, the service p99 is well under 5 ms;
     # `make test` runs suites side by side on 2 CPUs, where the burst of late requests after a
-    # stall waits for the CPU too (its service p99 was 5.4 and 11 ms there), so the test
-    # compares the p90s: the service time's is a small fraction of the corrected one.
+    # stall waits for the CPU too (its service p99 was 5.4 and 11 ms there, against a corrected
+    # 92 and 95 ms), so the test asks for a service p99 under a quarter of the corrected one.
     catalog = load_catalog()
     outcome = run_with_server(catalog, faulty_cpp(catalog, "stall"), seed,
                               {"duration": "2500ms", "load_warmup": "500ms"},
@@ -136,7 +136,7 @@ def test_a_stalling_server_shows_coordinated_omission(seed):
     assert outcome.status == "ok", outcome.reason
     times = load.reductions(load.request_times(outcome.part["records_text"]))
     assert times["response"]["p99"] >= 50_000_000, times
-    assert times["service"]["p90"] * 10 < times["response"]["p90"], times
+    assert times["service"]["p99"] * 4 < times["response"]["p99"], times
 
 
 def test_a_sweep_finds_a_token_buckets_capacity(seed):
