@@ -6,13 +6,11 @@ import csv
 import json
 import os
 import signal
-import time
-from pathlib import Path
 
 import pytest
 
 from ipclab.plan.catalog import load_catalog
-from test_e2e import cases_csv, ipclab, leftovers, seed, start_run  # noqa: F401 (seed: a fixture)
+from test_e2e import cases_csv, ipclab, seed, start_run, wait_for_server  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
 MODELS = ["iterative", "thread", "process", "thread-pool", "process-pool", "epoll",
@@ -92,25 +90,7 @@ def test_a_backlog_of_one_overflows_without_failing_the_run(tmp_path, seed):
 
 def server_parent(seed, timeout=60):
     """The pid of this run's burst server itself (not one of its children), once it serves."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        servers = {}
-        for pid in leftovers(seed):
-            try:
-                args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-                status = Path(f"/proc/{pid}/status").read_text()
-            except OSError:
-                continue  # it ended between the listing and the read
-            if b"serve" in args and b"--server-model" in args:
-                ppid = int(next(line for line in status.splitlines()
-                                if line.startswith("PPid:")).split()[1])
-                servers[pid] = ppid
-        parents = [pid for pid, ppid in servers.items() if ppid not in servers]
-        if parents and any(b"drive" in Path(f"/proc/{p}/cmdline").read_bytes()
-                           for p in leftovers(seed) if Path(f"/proc/{p}").exists()):
-            return parents[0]
-        time.sleep(0.05)  # polling a process table we do not own; not synchronisation of peers
-    raise AssertionError(f"no burst server with seed {seed} appeared")
+    return wait_for_server(seed, "--server-model", timeout=timeout)
 
 
 def long_burst(tmp_path, seed, model):
