@@ -37,6 +37,32 @@ def test_remove_named_removes_the_queue_a_ready_line_named():
         libc.msgctl(qid, IPC_RMID, None)
 
 
+def test_remove_named_removes_both_queues_a_load_servers_ready_line_named():
+    (k1, q1), (k2, q2) = tagged_queue(), tagged_queue()
+    try:
+        assert ipcobjects.remove_named(f"sysv:0x{k1:08x},0x{k2:08x}") == 2
+        assert not queue_exists(q1) and not queue_exists(q2)
+    finally:
+        libc.msgctl(q1, IPC_RMID, None)
+        libc.msgctl(q2, IPC_RMID, None)
+
+
+def test_remove_named_unlinks_a_load_clients_posix_reply_queues():
+    prefix = f"/ipclab-{2 ** 22 + random.randrange(1000)}"  # over pid_max: no live server's
+    librt = ipcobjects._librt()
+    librt.mq_open.restype = ctypes.c_int
+    made = [f"{prefix}-1", f"{prefix}-r0", f"{prefix}-r1023"]
+    for name in made:
+        fd = librt.mq_open(name.encode(), os.O_CREAT | os.O_EXCL | os.O_RDONLY, 0o600, None)
+        assert fd >= 0, os.strerror(ctypes.get_errno())
+        os.close(fd)
+    try:
+        assert ipcobjects.remove_named(f"posix:{prefix}") == 3
+    finally:
+        for name in made:
+            librt.mq_unlink(name.encode())
+
+
 def test_objects_without_the_tag_are_never_touched():
     qid = libc.msgget(0x0BAD0000 | random.randrange(1, 1 << 16), IPC_CREAT | 0o600)
     try:

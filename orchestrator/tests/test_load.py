@@ -215,6 +215,17 @@ def test_load_over_a_mechanism_of_one_client_is_refused_alone_and_not_applicable
     assert [(c.pattern, c.skip_status) for c in made] == [("rr", None), ("load", "not-applicable")]
 
 
+def test_a_request_over_one_message_is_not_applicable_to_load_over_a_shared_queue(catalog):
+    made = matrix.expand(scenario(catalog, pattern="rr,load", mechanism="sysv-mq,posix-mq",
+                                  request_size="8168,8169", server_model="iterative"), catalog)
+    load_cases = {(c.mechanism, c.request_size): c for c in made if c.pattern == "load"}
+    for mech in ("sysv-mq", "posix-mq"):
+        assert "over 8168 B: under load every client shares one request queue" in \
+            load_cases[mech, 8169].skip_reason
+        assert "shares one request queue" not in (load_cases[mech, 8168].skip_reason or "")
+    assert all(c.skip_status is None for c in made if c.pattern == "rr")
+
+
 def test_a_sweep_without_a_passing_step_says_so():
     rounds = [{"status": "ok", "load": {**round_entry()["load"], "steps": [], "knee_per_s": None,
                                         "slo_ns": 300_000}}]

@@ -5,6 +5,7 @@ A server removes its objects itself; this module is the safety net for a server 
 run starts by sweeping tagged objects that no live run owns."""
 import ctypes
 import ctypes.util
+import functools
 import os
 import re
 import subprocess
@@ -38,18 +39,23 @@ def posix_objects():
     return [entry for d in POSIX_DIRS if d.is_dir() for entry in d.glob("ipclab-*")]
 
 
+# A load client's reply queues over posix-mq: one per connection, /ipclab-<server pid>-r<c>,
+# c < 1024 (PROTOCOL.md 11.5.5).
+POSIX_QUEUE_SUFFIXES = ("1", "2", *(f"r{c}" for c in range(1024)))
+
+
 def remove_named(endpoint):
-    """Removes what a READY endpoint names ("sysv:0x1c1a1234", "posix:/ipclab-77"); returns
-    how many objects were still there."""
+    """Removes what a READY endpoint names ("sysv:0x1c1a1234", a load server's
+    "sysv:0x1c1a1234,0x1c1a9234", "posix:/ipclab-77"); returns how many objects were still
+    there."""
     if endpoint.startswith("sysv:"):
-        key = int(endpoint[5:], 16)
-        if key & SYSV_TAG_MASK != SYSV_TAG:
-            return 0  # never touch an object that is not ours
-        return sum(_ipcrm(kind, ident) for kind, ident, k in sysv_objects() if k == key)
+        keys = {int(key, 16) for key in endpoint[5:].split(",")}
+        keys = {key for key in keys if key & SYSV_TAG_MASK == SYSV_TAG}  # never touch others'
+        return sum(_ipcrm(kind, ident) for kind, ident, k in sysv_objects() if k in keys)
     if endpoint.startswith("posix:/ipclab-"):
         prefix = endpoint[len("posix:/"):]
         # Queues are not listed unless /dev/mqueue is mounted, so unlink the contract's names.
-        queues = sum(_mq_unlink(f"/{prefix}-{d}") for d in (1, 2))
+        queues = sum(_mq_unlink(f"/{prefix}-{suffix}") for suffix in POSIX_QUEUE_SUFFIXES)
         shm = sum(_remove_posix(p) for p in Path("/dev/shm").glob(f"{prefix}-*"))
         return queues + shm
     return 0
@@ -98,8 +104,13 @@ def _remove_posix(path):
 
 
 def _mq_unlink(name):
-    librt = ctypes.CDLL(ctypes.util.find_library("rt") or "librt.so.1", use_errno=True)
-    return int(librt.mq_unlink(name.encode()) == 0)
+    return int(_librt().mq_unlink(name.encode()) == 0)
+
+
+@functools.cache
+def _librt():
+    """Loaded once: find_library runs ldconfig, about a millisecond per call."""
+    return ctypes.CDLL(ctypes.util.find_library("rt") or "librt.so.1", use_errno=True)
 
 
 def pid_alive(pid):

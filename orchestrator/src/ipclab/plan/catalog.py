@@ -41,6 +41,8 @@ class Mechanism:
     payloads: tuple = ("bytes",)    # RPC mechanisms also carry the structured records
     many_clients: bool = False      # a server serves several clients at once (load, 11.5)
     copies: int = 2                 # times a payload byte is copied per message (--explain's model)
+    shared_max_request: int | None = None   # many clients share one queue: a request is one message
+    shared_reason: str = ""
 
     def server_rule(self, client, server, native_servers):
         """Why an in-process mechanism cannot have this client/server pair, or None.
@@ -50,6 +52,13 @@ class Mechanism:
                     f"{' or '.join(native_servers) or 'the language that builds it'}")
         if self.inprocess == "self" and server != client:
             return f"{self.name} has no server: it is measured with server = client"
+        return None
+
+    def shared_not_applicable(self, request_size):
+        """Why a request cannot go through a queue that many clients share (load over a message
+        queue, PROTOCOL.md 11.5.5), or None."""
+        if self.shared_max_request is not None and request_size > self.shared_max_request:
+            return f"a {request_size} B request is over {self.shared_max_request} B: {self.shared_reason}"
         return None
 
     def not_applicable(self, request_size, response_size, payload="bytes"):

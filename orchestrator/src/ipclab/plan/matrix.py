@@ -260,6 +260,10 @@ def _why_not(f, catalog, cpus):
         roles = roles[:1]  # no server process to ask for a role
     if patterns.of(f["pattern"]).many_clients and not mech.many_clients:
         return "not-applicable", one_client_reason(mech, f["pattern"], catalog)
+    shared = patterns.of(f["pattern"]).many_clients and f["request_size"] is not None and \
+        mech.shared_not_applicable(f["request_size"])
+    if shared:
+        return "not-applicable", shared
     if f["placement"] == "same-core" and not mech.same_core:
         return "not-applicable", f"{mech.name} at same-core: {mech.same_core_reason}"
     for role, lang in roles:
