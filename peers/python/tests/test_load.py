@@ -46,11 +46,12 @@ def load_server(mechanism, endpoint, model, *extra):
                   "--seed", str(SEED), *extra)
 
 
-def drive_load(workdir, mechanism, endpoint, clients=2, rate=2000, duration=200, *extra):
+def drive_load(workdir, mechanism, endpoint, clients=2, rate=2000, duration=200, *extra,
+               io_timeout="10"):
     files = {name: Path(workdir) / name for name in ("samples.bin", "records.csv", "result.json")}
     done = run_peer(["drive", "--pattern", "load", "--mechanism", mechanism, "--endpoint",
                      endpoint, "--clients", str(clients), "--rate", str(rate), "--duration-ms",
-                     str(duration), "--seed", str(SEED), "--io-timeout", "10",
+                     str(duration), "--seed", str(SEED), "--io-timeout", io_timeout,
                      "--samples-file", str(files["samples.bin"]),
                      "--records-file", str(files["records.csv"]),
                      "--result-file", str(files["result.json"]), *extra])

@@ -326,7 +326,7 @@ def _check_burst_serve(given, values):
         return
     if values["pattern"] == LOAD:
         for name in LOAD_SERVE_REFUSES:
-            if name in given and not (name == "--backlog" and _is_rpc(values)):
+            if name in given and not (name == "--backlog" and _refuses_backlog(values)):
                 raise ValueError(f"flag {name} is not used with --pattern load")
         return
     for name, field in (("--connections", "connections"), ("--phases-file", "phases_file")):
@@ -334,11 +334,12 @@ def _check_burst_serve(given, values):
             raise ValueError(f"missing required flag {name} (with --server-model)")
 
 
-def _is_rpc(values):
-    """An RPC mechanism's load server takes --backlog, to refuse it as unsupported (exit 7,
-    PROTOCOL.md 11.5.4) rather than as a usage error."""
+def _refuses_backlog(values):
+    """An RPC mechanism's load server and a message queue's take --backlog, to refuse it as
+    unsupported (exit 7, PROTOCOL.md 11.5.4, 11.5.5) rather than as a usage error."""
     mechanism = MECHANISMS.get(values["mechanism"])
-    return mechanism is not None and mechanism.family == RPC
+    return mechanism is not None and (mechanism.family == RPC
+                                      or mechanism.shared_queue is not None)
 
 
 def _check_windows(values):
@@ -350,6 +351,18 @@ def _check_windows(values):
     elif values["windows"] > values["messages"]:
         raise ValueError(f"--windows {values['windows']} is more than --messages "
                          f"{values['messages']}")
+
+
+def _check_reply_key(mechanism, values):
+    """sysv-mq: a load server names its request and reply queues (`sysv:K,R`, PROTOCOL.md
+    11.5.5), the other servers one queue; an endpoint of the other kind would wait forever."""
+    reply = getattr(values["endpoint"], "reply", False)
+    if mechanism.shared_queue is None or reply is False:
+        return
+    if (reply is not None) != (values["pattern"] == LOAD):
+        raise ValueError(f"bad value for --endpoint: {values['endpoint']} is "
+                         f"{'not ' if reply is None else ''}a load server's endpoint "
+                         "(sysv:0xKEY,0xREPLYKEY); --pattern load takes only that")
 
 
 def _check_mechanism(command, values):
@@ -365,6 +378,7 @@ def _check_mechanism(command, values):
     except ValueError as err:
         raise ValueError(f"bad value for --endpoint: {err}") from None
     if command.name == "drive":
+        _check_reply_key(mechanism, values)
         flags = {flag.field: flag.name for flag in command.flags}
         for field in mechanism.requires:
             if values[field] is None:

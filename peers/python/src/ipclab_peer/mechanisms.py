@@ -18,6 +18,9 @@ mechanism. The patterns each family supports are in patterns.py.
                                        11.5.1, 11.5.4 for RPC: the framework's server
                                        configurations; given exactly when `load` is in patterns)
     connect_each(endpoint, config, C) -> RPC, pattern load: C clients with a connection each
+    shared_queue                       sysv-mq, posix-mq, pattern load (PROTOCOL.md 11.5.5):
+                                       the shared request queue's server and client sides
+                                       (transport/shared_queues.py)
     connect_short(endpoint, drive config, i) -> connection i of pattern short made ready
                                        before the clock (tcp, uds: the socket, tcp's source
                                        bind), with connect() -> link and close(); None: the
@@ -34,7 +37,7 @@ from . import inproc
 from .burst.models import MODELS as SERVER_MODELS
 from .frame import MAX_PAYLOAD
 from .rpc import Framework
-from .transport import connect, datagram, endpoints, files, listeners, shm
+from .transport import connect, datagram, endpoints, files, listeners, shared_queues, shm
 
 # Families: how the client drives (patterns.py) and the server serves (server.py).
 FRAMES = "frames"        # section 2 frames over a stream-like link, one client at a time
@@ -64,6 +67,8 @@ class Mechanism:
     connect_short: Optional[Callable] = None
     # RPC, pattern load (PROTOCOL.md 11.5.4): rpc.Framework.connect_each.
     connect_each: Optional[Callable] = None
+    # Pattern load over a message queue (PROTOCOL.md 11.5.5): shared_queues.SharedQueue.
+    shared_queue: Optional[shared_queues.SharedQueue] = None
     # The burst server models (PROTOCOL.md 11.4, burst/models.py) its server runs.
     server_models: tuple = ()
     load_models: tuple = ()
@@ -122,6 +127,10 @@ GRPC_NAGLE = ("grpcio's core sets TCP_NODELAY on every socket it opens and has n
               "server option to leave Nagle's algorithm on")
 
 
+# The load server models over a message queue (PROTOCOL.md 11.5.5, load/queue_server.py).
+QUEUE_MODELS = ("iterative", "thread-pool")
+
+
 # The RPC load servers' configurations (PROTOCOL.md 11.5.4), the rr server's first; each
 # framework module maps them in its SERVER_MODELS (kept here so that `capabilities` imports
 # no framework). README.md says what each is.
@@ -144,8 +153,10 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
                datagram.uds_dgram_max_payload, datagram.uds_dgram_max_datagram),
     _kernel("pipe", endpoints.FDS, connect.pipe, listeners.PipeListener),
     _kernel("fifo", endpoints.DIRECTORY, connect.fifo, listeners.FifoListener),
-    _kernel("sysv-mq", endpoints.SYSV, connect.sysv_mq, listeners.sysv_mq, ALL),
-    _kernel("posix-mq", endpoints.POSIX, connect.posix_mq, listeners.posix_mq, ALL),
+    _kernel("sysv-mq", endpoints.SYSV_MQ, connect.sysv_mq, listeners.sysv_mq, LOAD,
+            load_models=QUEUE_MODELS, shared_queue=shared_queues.SYSV),
+    _kernel("posix-mq", endpoints.POSIX, connect.posix_mq, listeners.posix_mq, LOAD,
+            load_models=QUEUE_MODELS, shared_queue=shared_queues.POSIX),
     _kernel("sysv-shm", endpoints.SYSV, connect.sysv_shm, listeners.sysv_shm),
     _files("file", files.InotifyWaiter),
     _files("file-poll", files.PollWaiter),

@@ -62,11 +62,14 @@ class Exchange:
     receives into room for any datagram it can take and reports the real size, so a wrong
     size is seen rather than truncated."""
 
-    def __init__(self, config, capacity=None):
+    def __init__(self, config, capacity=None, flags=0):
         seed = config.seed
         self.request_size = config.request_size
+        # `flags`: a load connection's reply address over a message queue (PROTOCOL.md
+        # 11.5.5), carried by its REQUESTs and its END.
+        self.flags = flags
         self.request = FrameTemplate(REQUEST, config.request_size, config.response_size,
-                                     seed, REQUEST_STREAM)
+                                     seed, REQUEST_STREAM, flags=flags)
         self.expected = FrameTemplate(RESPONSE, config.response_size, config.request_size,
                                       seed, RESPONSE_STREAM)
         self.response = bytearray(capacity or HEADER_SIZE + config.response_size)
@@ -89,7 +92,7 @@ class Exchange:
 
     def end_ack(self, link, sequence):
         """END / END_ACK -> the server's count of corrupted request payloads."""
-        link.send_all(encode_header(END, sequence, 0, 0))
+        link.send_all(encode_header(END, sequence, 0, 0, self.flags))
         received = link.recv_frame(self.ack)
         frame = memoryview(self.ack)[:received]
         expected = encode_header(END_ACK, sequence, END_ACK_LENGTH, 0)

@@ -14,6 +14,7 @@ from .errors import (IoError, PeerError, ProtocolError, Unsupported, describe_os
 from .datagram_stream import Clients, stream_datagram
 from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST,
                     REQUEST_NO_REPLY, Rejected, check_incoming)
+from .load.queue_server import serve as queue_load_serve
 from .mechanisms import DATAGRAMS, FRAMES, MECHANISMS, RPC
 from .messages import receive_stream
 from .reader import FrameReader
@@ -31,6 +32,8 @@ TRANSIENT_ACCEPT_ERRORS = {errno.ECONNABORTED, errno.EINTR, errno.EPROTO}
 
 def serve(config):
     """Never returns: every way out goes through Cleanup.exit()."""
+    if queue_load(config):
+        queue_load_serve(config, MECHANISMS[config.mechanism], announce_ready)
     if config.server_model is not None and not rpc_load(config):
         # tcp, the one burst and frame load mechanism here, takes --nodelay either way:
         # burst's exchange is one write each way, which Nagle's algorithm never holds back; a
@@ -71,6 +74,14 @@ def rpc_load(config):
     server in a configuration, started as the rr server is (rpc/)."""
     mechanism = MECHANISMS.get(config.mechanism)
     return config.pattern == "load" and mechanism is not None and mechanism.family == RPC
+
+
+def queue_load(config):
+    """`serve --pattern load` over a message queue (PROTOCOL.md 11.5.5): one request queue
+    shared by every client, served by load/queue_server.py."""
+    mechanism = MECHANISMS.get(config.mechanism)
+    return (config.pattern == "load" and mechanism is not None
+            and mechanism.shared_queue is not None)
 
 
 # What an RPC load server cannot take: the framework's server has its own threads and

@@ -2,8 +2,8 @@
 connection k mod C at T0 + o_k (schedule.py), one outstanding request per connection.
 
 One thread per connection. What a connection does is behind a small interface, so the same
-schedule loop drives section 2's frames (frames.py: tcp, uds) and an RPC framework's calls
-(rpc.py, 11.5.4):
+schedule loop drives section 2's frames (frames.py: tcp, uds, sysv-mq, posix-mq) and an RPC
+framework's calls (rpc.py, 11.5.4):
 
     prepare(k)          before the wait: stamp request k (nothing of it in the timed region)
     call(k) -> got      between the clock reads `sent` and `received`: the send and the

@@ -50,26 +50,31 @@ def directions(server):
     return CLIENT_TO_SERVER, SERVER_TO_CLIENT
 
 
-def _gone(what, err):
+def gone(what, err):
     return OSError(errno.EIDRM, f"{what}: {err}")
 
 
 class SysvQueueChannel:
-    """One System V queue for both directions; mtype is the direction."""
+    """One System V queue for both directions; mtype is the direction. A load client's
+    connection (PROTOCOL.md 11.5.5) receives from the server's reply queue `replies` instead,
+    only its own mtype `reply_type`."""
 
     capacity = QUEUE_MESSAGE_SIZE
 
-    def __init__(self, queue, server):
+    def __init__(self, queue, server, replies=None, reply_type=None):
         self.queue = queue
         self.overflow = _EMPTY
         self._send_type, self._recv_type = directions(server)
-        self._send, self._receive = queue.send, queue.receive
+        receive_from = queue
+        if replies is not None:
+            receive_from, self._recv_type = replies, reply_type
+        self._send, self._receive = queue.send, receive_from.receive
 
     def send(self, message):
         try:
             self._send(message, True, self._send_type)
         except sysv_ipc.ExistentialError as err:
-            raise _gone("the server's queue was removed", err) from None
+            raise gone("the server's queue was removed", err) from None
 
     def recv_into(self, view):
         # sysv_ipc's receive has no timeout: a client waits until the message arrives or the
@@ -77,14 +82,14 @@ class SysvQueueChannel:
         try:
             message = self._receive(True, self._recv_type)[0]
         except sysv_ipc.ExistentialError as err:
-            raise _gone("the server's queue was removed", err) from None
+            raise gone("the server's queue was removed", err) from None
         return _copy_message(self, message, view)
 
     def check(self):
         try:
             self.queue.current_messages
         except sysv_ipc.ExistentialError as err:
-            raise _gone("the queue was removed", err) from None
+            raise gone("the queue was removed", err) from None
 
 
 class PosixQueueChannel:
@@ -187,7 +192,7 @@ class ShmChannel:
 # ---- server: create exclusively with the ipclab tag ------------------------------------------
 
 
-def _removal(remove, *arguments):
+def removal(remove, *arguments):
     """A clean-up callable that treats an object already gone as removed."""
     def run():
         try:
@@ -219,7 +224,7 @@ def create_sysv_queue(created):
                                           max_message_size=QUEUE_MESSAGE_SIZE)
         except sysv_ipc.ExistentialError:
             continue
-        created(_removal(sysv_ipc.remove_message_queue, queue.id))
+        created(removal(sysv_ipc.remove_message_queue, queue.id))
         return key, queue
 
 
@@ -232,7 +237,7 @@ def create_posix_queues(prefix, created):
                                            POSIX_MAX_MESSAGES, QUEUE_MESSAGE_SIZE)
         except posix_ipc.ExistentialError:
             raise IoError(f"{name}: a POSIX message queue with this name exists") from None
-        created(_removal(posix_ipc.unlink_message_queue, name))
+        created(removal(posix_ipc.unlink_message_queue, name))
         queues.append(queue)
     return queues
 
@@ -245,14 +250,14 @@ def create_shm(created):
                                            init_character=b"\0")
         except sysv_ipc.ExistentialError:
             continue
-        created(_removal(sysv_ipc.remove_shared_memory, memory.id))
+        created(removal(sysv_ipc.remove_shared_memory, memory.id))
         try:
             semaphores = SemaphoreSet.create(key, len(SEM_INITIAL), PRIVATE)
         except FileExistsError:
             memory.detach()
             sysv_ipc.remove_shared_memory(memory.id)
             continue
-        created(_removal(semaphores.remove))
+        created(removal(semaphores.remove))
         semaphores.set_all(SEM_INITIAL)
         return key, memory, semaphores
 

@@ -6,7 +6,8 @@ a value gives the endpoint back as the contract writes it (for messages and READ
 
 A Grammar says what each role accepts: most mechanisms take the same endpoint in both roles;
 the message channels take `auto` on the server and the READY endpoint (`sysv:0x1c1a....`,
-`posix:/ipclab-<pid>`) on the client. Which grammar a mechanism uses is in mechanisms.py.
+`posix:/ipclab-<pid>`; a sysv-mq load server's `sysv:0x1c1a....,0x1c1a....`) on the client.
+Which grammar a mechanism uses is in mechanisms.py.
 """
 import re
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Callable, Optional
 _DIGITS = re.compile(r"[0-9]+")
 _FD_PAIR = re.compile(r"fd:([0-9]+),([0-9]+)")
 _SYSV_KEY = re.compile(r"sysv:0[xX]([0-9a-fA-F]{1,8})")
+_SYSV_KEYS = re.compile(r"sysv:0[xX]([0-9a-fA-F]{1,8})(?:,0[xX]([0-9a-fA-F]{1,8}))?")
 _POSIX_NAME = re.compile(r"posix:(/[^/\0]{1,200})")
 MAX_PORT = 65535
 MAX_FD = 2**31 - 1
@@ -62,9 +64,13 @@ class Auto:
 @dataclass(frozen=True)
 class SysvKey:
     key: int
+    # A load server's reply queue over sysv-mq (PROTOCOL.md 11.5.5, `sysv:K,K|0x8000`).
+    reply: Optional[int] = None
 
     def __str__(self):
-        return f"sysv:0x{self.key:08x}"
+        if self.reply is None:
+            return f"sysv:0x{self.key:08x}"
+        return f"sysv:0x{self.key:08x},0x{self.reply:08x}"
 
 
 @dataclass(frozen=True)
@@ -131,6 +137,16 @@ def parse_sysv_key(text):
     return SysvKey(int(match.group(1), 16))
 
 
+def parse_sysv_queue_keys(text):
+    """sysv-mq: `sysv:0x1c1a1234`, or a load server's `sysv:0x1c1a1234,0x1c1a9234` (the
+    request queue's key, then the reply queue's)."""
+    match = _SYSV_KEYS.fullmatch(text)
+    keys = [int(group, 16) for group in match.groups() if group] if match else [0]
+    if 0 in keys:
+        raise ValueError(f"expected sysv:0xKEY or sysv:0xKEY,0xKEY, got {text!r}")
+    return SysvKey(*keys)
+
+
 def parse_posix_prefix(text):
     """`posix:/ipclab-77` (the client appends its suffixes)."""
     match = _POSIX_NAME.fullmatch(text)
@@ -168,6 +184,7 @@ SOCKET_PATH = Grammar("path", parse_path, parse_path)
 FDS = Grammar("fds", parse_fd_pair, parse_fd_pair)
 DIRECTORY = Grammar("dir", parse_path, parse_path)
 SYSV = Grammar("auto", parse_auto, parse_sysv_key)
+SYSV_MQ = Grammar("auto", parse_auto, parse_sysv_queue_keys)
 POSIX = Grammar("auto", parse_auto, parse_posix_prefix)
 INPROC = Grammar("inproc", None, parse_inproc)
 # corba: the server listens on HOST:PORT, READY gives the IOR the client connects with.
