@@ -128,7 +128,8 @@ def test_capabilities_answers_what_peer_toml_claims():
     assert [name for name, names in patterns.items() if "short" in names] == \
         ["tcp", "uds", "sysv-mq", "posix-mq", "rest"]
     assert [name for name, names in patterns.items() if "stream" not in names] == \
-        ["none", "ctypes", "rest", "thrift-binary", "thrift-compact", "ice", "corba"]
+        ["none", "ctypes", "rest", "thrift-binary", "thrift-compact", "ice", "corba",
+         "soap"]
     assert answer["mechanisms"]["udp"]["max_payload"] == 65483
 
 

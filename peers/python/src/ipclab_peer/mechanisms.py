@@ -113,10 +113,11 @@ def _datagrams(name, grammar, client, server, max_payload, max_message):
 def _rpc(name, module, load_models, grammar=endpoints.INET, patterns=RR, variants=(),
          why_not="", **variant):
     """An RPC mechanism with pattern load (11.5.4) served by the framework's own server in
-    each configuration of `load_models` (its module's SERVER_MODELS; the first is rr's)."""
+    each configuration of `load_models` (its module's SERVER_MODELS; the first is rr's);
+    without load_models, no pattern load."""
     framework = Framework(module, **variant)
     return Mechanism(name, RPC, grammar, framework.connect, framework.listen,
-                     patterns=patterns + ("load",), variants=variants,
+                     patterns=patterns + (("load",) if load_models else ()), variants=variants,
                      nodelay_off_unsupported=why_not, connect_each=framework.connect_each,
                      load_models=load_models)
 
@@ -172,4 +173,6 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
     _rpc("thrift-compact", "thrift_rpc", THRIFT_MODELS, protocol="compact"),
     _rpc("ice", "ice_rpc", ICE_MODELS),
     _rpc("corba", "corba", CORBA_MODELS, endpoints.CORBA, variants=("corba-string",)),
+    # No load: protocol/mechanisms.toml gives soap no many_clients (rr only, PROTOCOL.md 10.3).
+    _rpc("soap", "soap", ()),
 )}

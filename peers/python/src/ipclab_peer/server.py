@@ -91,6 +91,8 @@ RPC_LOAD_REFUSES = ("--workers", "--backlog")
 
 def check_rpc_load(config, mechanism):
     """An RPC load server's configuration must be one of the mechanism's load_models."""
+    if not mechanism.load_models:  # soap: rr only
+        raise Unsupported(f"pattern load is not implemented for {config.mechanism!r}")
     if config.server_model not in mechanism.load_models:
         raise Unsupported(f"server model {config.server_model!r} is not implemented for load "
                           f"over mechanism {config.mechanism!r} (this peer has: "
