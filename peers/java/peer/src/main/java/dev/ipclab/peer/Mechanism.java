@@ -22,6 +22,7 @@ import dev.ipclab.peer.rpc.RpcDrive;
 import dev.ipclab.peer.rpc.RpcModel;
 import dev.ipclab.peer.rpc.RpcServer;
 import dev.ipclab.peer.rpc.RpcServerAdapter;
+import dev.ipclab.peer.rpc.SoapBench;
 import dev.ipclab.peer.rpc.ThriftBench;
 import dev.ipclab.peer.server.DatagramServer;
 import dev.ipclab.peer.server.Responder;
@@ -112,7 +113,9 @@ enum Mechanism {
             new RpcModel("thread-pool-1", IceBench::serve),
             new RpcModel("thread-pool-4", IceBench::serveFourThreads))),
     CORBA("corba", EndpointKind.IOR, rpc(CorbaBench::connect,
-            new RpcModel("poa-thread-pool", CorbaBench::serve)));
+            new RpcModel("poa-thread-pool", CorbaBench::serve))),
+    /** SOAP 1.1 over HTTP (JAX-WS RI): rr only, no load configuration yet. */
+    SOAP("soap", EndpointKind.INET, rpc(SoapBench::serve, SoapBench::connect));
 
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */

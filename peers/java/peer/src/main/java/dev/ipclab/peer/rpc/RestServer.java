@@ -39,16 +39,7 @@ public final class RestServer {
      */
     public static RpcServer serve(InetSocketAddress address, BenchState bench, boolean nodelay)
             throws IOException {
-        // Read once per process, when the JDK's server configuration class loads: with Nagle on
-        // the server stalls ~40 ms per response on Nagle + delayed ACK (section 10.3).
-        synchronized (RestServer.class) {
-            if (nodelayRead != null && nodelayRead != nodelay) {
-                throw new IllegalStateException("the JDK HTTP server of this process already runs "
-                        + "with --nodelay " + (nodelayRead ? "on" : "off"));
-            }
-            System.setProperty("sun.net.httpserver.nodelay", Boolean.toString(nodelay));
-            nodelayRead = nodelay;
-        }
+        useNodelay(nodelay);
         HttpServer server = HttpServer.create(address, 64);
         ExecutorService threads = Executors.newCachedThreadPool(runnable ->
                 Thread.ofPlatform().daemon().name("ipclab-rest").unstarted(runnable));
@@ -59,6 +50,24 @@ public final class RestServer {
             server.stop(0);
             threads.shutdownNow();
         });
+    }
+
+    /**
+     * TCP_NODELAY for every JDK HTTP server of this process (rest, soap). Read once per process,
+     * when the JDK's server configuration class loads: with Nagle on the server stalls ~40 ms per
+     * response on Nagle + delayed ACK (section 10.3).
+     *
+     * @throws IllegalStateException when this JVM's JDK server already read the other setting
+     */
+    static void useNodelay(boolean nodelay) {
+        synchronized (RestServer.class) {
+            if (nodelayRead != null && nodelayRead != nodelay) {
+                throw new IllegalStateException("the JDK HTTP server of this process already runs "
+                        + "with --nodelay " + (nodelayRead ? "on" : "off"));
+            }
+            System.setProperty("sun.net.httpserver.nodelay", Boolean.toString(nodelay));
+            nodelayRead = nodelay;
+        }
     }
 
     private static void handle(HttpExchange exchange, BenchState bench) throws IOException {
