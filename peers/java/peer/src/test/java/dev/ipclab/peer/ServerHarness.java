@@ -79,7 +79,7 @@ final class ServerHarness implements AutoCloseable {
      */
     static String endpoint(Mechanism mechanism, Path dir) {
         return switch (mechanism) {
-            case TCP, UDP -> "127.0.0.1:0";
+            case TCP, UDP, SOAP -> "127.0.0.1:0";
             case UDS, UDS_DGRAM -> dir.resolve(SOCKET).toString();
             case FIFO, FILE, FILE_POLL -> dir.toString();
             case SYSV_MQ, POSIX_MQ, SYSV_SHM, SHM, SHM_SPIN, SHM_FUTEX -> "auto";
