@@ -49,7 +49,7 @@ class Setting:
 def _reply(value, mech, pattern, payload):
     if value == "void" and not (_rpc(mech) and pattern == patterns.RR.name):
         return ("a void reply is an RPC operation's (rest, grpc, thrift-binary, thrift-compact, "
-                "ice, corba, rmi) in round trips (rr)")
+                "ice, corba, rmi, soap) in round trips (rr)")
     if value == "one-way" and (pattern != patterns.SHORT.name or _rpc(mech)):
         return ("one-way connections are a variant of the short pattern over a framed mechanism "
                 "(an RPC call always has a reply)")
