@@ -3,6 +3,7 @@
 #include "burst/server_models.hpp"
 #include "rpc_hooks.hpp"
 #include "burst/sockets.hpp"
+#include "load/queues.hpp"
 #include "mechanisms.hpp"
 #include "result.hpp"
 
@@ -42,6 +43,10 @@ std::string capabilities_json() {
         j += ", \"server_models\": " + names_json(burst::server_model_names(false));
       j += ", \"load_models\": " +
            names_json(burst::server_model_names(true, m->burst->reuseport));
+    } else if (m->queue_load != nullptr) {  // 11.5.5
+      const auto models = load::queue_models();
+      j += ", \"load_models\": " +
+           names_json(std::vector<std::string_view>(models.begin(), models.end()));
     } else if (m->family == Family::rpc && rpc_hooks().load_models != nullptr) {
       const auto models = rpc_hooks().load_models(m->name);  // 11.5.4
       if (!models.empty())

@@ -126,6 +126,9 @@ void parse_burst_serve(const std::map<std::string, std::string>& flags, ServeOpt
     if (o.connections == 0) throw UsageError("bad value for --connections: must be at least 1");
     o.phases_file = nonempty_path(flags, "--phases-file");
   }
+  // Remembered, not inferred from the value: a server that takes no backlog refuses it even
+  // when it is the default (11.5.4, 11.5.5).
+  o.backlog_given = flags.count("--backlog") != 0;
   if (auto b = flags.find("--backlog"); b != flags.end())
     o.backlog = static_cast<std::uint32_t>(parse_unsigned("--backlog", b->second, 65535));
   if (o.backlog == 0) throw UsageError("bad value for --backlog: 1 ... 65535");
@@ -142,6 +145,7 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
                                           "--workers", "--nodelay", "--pattern"});
   ServeOptions o;
   parse_common(flags, o);
+  o.nodelay_given = flags.count("--nodelay") != 0;
   parse_burst_serve(flags, o);
   if (auto it = flags.find("--fault"); it != flags.end()) {
     if (it->second == "none") o.fault = Fault::none;
@@ -280,6 +284,19 @@ void check_pattern_flags(const std::map<std::string, std::string>& flags, const 
     throw UsageError("flag --records-file needs --pattern burst or load");
 }
 
+// Load over sysv-mq names both its queues, request queue first (11.5.5); every other use of a
+// System V key takes one.
+void check_key_count(const DriveOptions& o) {
+  const auto* key = std::get_if<KeyEndpoint>(&o.endpoint);
+  if (key == nullptr) return;
+  const bool two = o.pattern == "load" && o.mechanism_name == "sysv-mq";
+  const std::string bad = "bad value for --endpoint: '" + o.endpoint_text + "' ";
+  if (two && key->reply_key == 0)
+    throw UsageError(bad + "(load over sysv-mq takes sysv:0x<request key>,0x<reply key>)");
+  if (!two && key->reply_key != 0)
+    throw UsageError(bad + "(two keys name load's queues over sysv-mq only)");
+}
+
 // burst (11.4): connections, connectors, processes; the round-trip counts are a usage error.
 void parse_burst(const std::map<std::string, std::string>& flags, DriveOptions& o) {
   for (const char* flag : {"--iterations", "--warmup", "--warmup-samples-file", "--payload",
@@ -342,6 +359,7 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
       throw UsageError("missing required flag --native-library (mechanism " + o.mechanism_name +
                        ")");
     o.endpoint = parse_endpoint(o.mechanism->drive_endpoint, o.endpoint_text);
+    check_key_count(o);
   }
   return o;
 }

@@ -9,6 +9,7 @@
 
 #include "burst/client.hpp"
 #include "load/client.hpp"
+#include "load/queues.hpp"
 #include "error.hpp"
 #include "frame.hpp"
 #include "lifecycle.hpp"
@@ -302,6 +303,8 @@ void drive(const DriveOptions& o, SamplesWriter& samples, SamplesWriter& warmup,
   if (o.pattern == kBurstPattern) return burst::run_burst_client(o, *o.mechanism->burst, recorder);
   if (o.pattern == kLoadPattern && o.mechanism->burst != nullptr)  // RPC: its own (11.5.4)
     return load::run_load_client(o, *o.mechanism->burst, recorder);
+  if (o.pattern == kLoadPattern && o.mechanism->queue_load != nullptr)  // 11.5.5
+    return load::drive_queue(*o.mechanism->queue_load, o, recorder);
   o.mechanism->drive(o, recorder);
 }
 

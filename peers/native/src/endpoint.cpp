@@ -56,22 +56,37 @@ FdEndpoint parse_fds(const std::string& text) {
   return e;
 }
 
-KeyEndpoint parse_sysv_key(const std::string& text) {
-  if (text.rfind("sysv:0x", 0) != 0 && text.rfind("sysv:0X", 0) != 0)
-    throw bad(text, "is not sysv:0x<hex key>");
-  const std::string hex = text.substr(7);
-  if (hex.empty() || hex.size() > 8) throw bad(text, "is not sysv:0x<hex key>");
+namespace {
+
+// One "0x<hex>" key of a sysv endpoint, not 0 (IPC_PRIVATE).
+std::int32_t parse_key(const std::string& text, const std::string& part) {
+  const char* form = "is not sysv:0x<hex key> (load over sysv-mq: sysv:0x<key>,0x<key>)";
+  if (part.rfind("0x", 0) != 0 && part.rfind("0X", 0) != 0) throw bad(text, form);
+  const std::string hex = part.substr(2);
+  if (hex.empty() || hex.size() > 8) throw bad(text, form);
   std::uint32_t key = 0;
   for (char c : hex) {
     int d;
     if (c >= '0' && c <= '9') d = c - '0';
     else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
     else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
-    else throw bad(text, "is not sysv:0x<hex key>");
+    else throw bad(text, form);
     key = key * 16 + static_cast<std::uint32_t>(d);
   }
   if (key == 0) throw bad(text, "is not sysv:0x<hex key> (key 0 is IPC_PRIVATE)");
-  return {static_cast<std::int32_t>(key)};
+  return static_cast<std::int32_t>(key);
+}
+
+}  // namespace
+
+KeyEndpoint parse_sysv_key(const std::string& text) {
+  if (text.rfind("sysv:", 0) != 0) throw bad(text, "is not sysv:0x<hex key>");
+  const auto comma = text.find(',');
+  KeyEndpoint e;
+  e.key = parse_key(text, text.substr(5, comma == std::string::npos ? std::string::npos
+                                                                     : comma - 5));
+  if (comma != std::string::npos) e.reply_key = parse_key(text, text.substr(comma + 1));
+  return e;
 }
 
 PosixNameEndpoint parse_posix_name(const std::string& text) {

@@ -15,7 +15,7 @@ enum class EndpointKind {
   fds,         // fd:R,W: pipe
   dir,         // a directory: fifo, file, file-poll
   automatic,   // the word auto: a message-channel server names its own kernel objects
-  sysv_key,    // sysv:0x<hex key>: sysv-mq, sysv-shm clients
+  sysv_key,    // sysv:0x<hex key>[,0x<hex key>]: sysv-mq (two: load), sysv-shm clients
   posix_name,  // posix:/<name prefix>: posix-mq and shm clients
   inproc,      // the word inproc: in-process calls (section 4.4)
   ior,         // IOR:...: the corba client (10.3)
@@ -38,6 +38,9 @@ struct DirEndpoint {
 struct AutoEndpoint {};
 struct KeyEndpoint {
   std::int32_t key = 0;  // never 0 (IPC_PRIVATE)
+  // Load over sysv-mq (11.5.5) names two queues, "sysv:K,K|0x8000": the reply queue's key; 0
+  // for the one key everything else takes.
+  std::int32_t reply_key = 0;
 };
 struct PosixNameEndpoint {
   std::string prefix;  // "/ipclab-123": one leading slash, no other

@@ -41,6 +41,16 @@ const char* check_request_header(const Header& h) noexcept {
   return nullptr;
 }
 
+const char* check_queue_request_header(const Header& h) noexcept {
+  // Checked as section 2's order gives the reason: a MARK as an unknown kind (check 3), a reply
+  // address as the flags 0 every server takes and any other flags as flags none takes (check 4).
+  Header strict = h;
+  if (strict.kind == static_cast<std::uint8_t>(FrameKind::mark)) strict.kind = 0;
+  const bool address = h.flags >= kReplyAddress && h.flags < kReplyAddress + kReplyAddresses;
+  strict.flags = address ? 0 : 0xFFFF;
+  return check_request_header(strict);
+}
+
 namespace {
 
 std::string hex_bytes(const std::uint8_t* p, std::size_t n) {

@@ -21,6 +21,10 @@ inline constexpr std::size_t kOneWayAckPayload = 16;
 inline constexpr std::size_t kOneWayAckSize = kHeaderSize + kOneWayAckPayload;
 // flags NO_REPLY (section 2): on the REQUEST and END of a one-way short (11.2) only.
 inline constexpr std::uint16_t kNoReply = 1;
+// Load over a message queue (11.5.5): every client shares one request queue, so a REQUEST or END
+// carries its connection c's reply address in flags, 0x8000 + c, c < 1024 (--clients' limit).
+inline constexpr std::uint16_t kReplyAddress = 0x8000;
+inline constexpr std::uint32_t kReplyAddresses = 1024;
 // A stream's MARK (section 11.1): u64 message size, u64 count of messages that follow.
 inline constexpr std::size_t kMarkPayload = 16;
 inline constexpr std::size_t kMarkSize = kHeaderSize + kMarkPayload;
@@ -91,6 +95,9 @@ Header decode_header(const std::uint8_t* in) noexcept;
 // only). Returns nullptr if the header is acceptable, else the reason ("bad magic", ...). Does
 // not check udp's datagram size nor a MARK's announced message size (check_mark_payload).
 const char* check_request_header(const Header& h) noexcept;
+// The same checks for a load server over a message queue (11.5.5): REQUEST and END only, flags
+// a reply address (0x8000 ... 0x83FF) and nothing else (0 included: an answer needs an address).
+const char* check_queue_request_header(const Header& h) noexcept;
 
 // A MARK's 16-byte payload (11.1): message size and count.
 struct MarkFields {

@@ -9,8 +9,10 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 
 #include "error.hpp"
@@ -28,7 +30,35 @@ struct Created {
 Created g_created[kMaxPaths];
 volatile sig_atomic_t g_path_count = 0;
 
+// The reply queues of load over posix-mq: "<prefix>-r" and one bit per connection number.
+constexpr unsigned kReplyQueues = 1024;
+char g_reply_prefix[NAME_MAX + 1];
+std::atomic<std::uint64_t> g_reply_queues[kReplyQueues / 64];
+
+// Unlinks the registered reply queues. Async-signal-safe: lock-free atomics, mq_unlink.
+void remove_reply_queues() noexcept {
+  char name[sizeof g_reply_prefix + 8];
+  const std::size_t prefix = std::strlen(g_reply_prefix);
+  std::memcpy(name, g_reply_prefix, prefix);
+  for (unsigned word = 0; word < kReplyQueues / 64; ++word) {
+    std::uint64_t bits = g_reply_queues[word].exchange(0);
+    for (; bits != 0; bits &= bits - 1) {
+      unsigned c = word * 64 + static_cast<unsigned>(__builtin_ctzll(bits));
+      char digits[8];
+      int n = 0;
+      do digits[n++] = static_cast<char>('0' + c % 10); while ((c /= 10) != 0);
+      std::size_t at = prefix;
+      while (n > 0) name[at++] = digits[--n];
+      name[at] = '\0';
+      ::mq_unlink(name);
+    }
+  }
+}
+
+std::atomic<bool> g_stopping{false};
+
 void on_terminate(int) {
+  g_stopping.store(true);
   remove_created_paths();
   _exit(0);
 }
@@ -90,7 +120,22 @@ bool register_created(CreatedKind kind, const std::string& name, int id) noexcep
   return true;
 }
 
+void set_reply_queue_prefix(const std::string& prefix) noexcept {
+  const std::string name = prefix + "-r";
+  if (name.size() < sizeof g_reply_prefix)
+    std::memcpy(g_reply_prefix, name.c_str(), name.size() + 1);
+}
+
+void register_reply_queue(unsigned c) noexcept {
+  if (c < kReplyQueues) g_reply_queues[c / 64].fetch_or(std::uint64_t{1} << (c % 64));
+}
+
+void forget_reply_queue(unsigned c) noexcept {
+  if (c < kReplyQueues) g_reply_queues[c / 64].fetch_and(~(std::uint64_t{1} << (c % 64)));
+}
+
 void remove_created_paths() noexcept {
+  if (g_reply_prefix[0] != '\0') remove_reply_queues();
   while (g_path_count > 0) {
     g_path_count = g_path_count - 1;
     const Created& c = g_created[g_path_count];
@@ -140,6 +185,8 @@ void install_termination_handler(void (*handler)(int)) {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
 }
+
+bool stopping() noexcept { return g_stopping.load(); }
 
 void exit_process(int code) noexcept {
   remove_created_paths();

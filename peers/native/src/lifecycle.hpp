@@ -26,6 +26,12 @@ bool register_created_path(const std::string& path) noexcept;
 // Kernel objects to remove on shutdown: System V ids (IPC_RMID) and POSIX queue names.
 enum class CreatedKind { path, sysv_msg, sysv_shm, sysv_sem, posix_mq, posix_shm };
 bool register_created(CreatedKind kind, const std::string& name, int id = -1) noexcept;
+// Load over posix-mq (11.5.5): the reply queues <prefix>-r<c> (c < 1024) this process made
+// (a client) or opened (a server), too many for the list above: one prefix per process, set
+// before any is registered, and a bit per queue.
+void set_reply_queue_prefix(const std::string& prefix) noexcept;
+void register_reply_queue(unsigned c) noexcept;
+void forget_reply_queue(unsigned c) noexcept;
 // Removes every registered path and object and forgets it. Async-signal-safe (only unlink,
 // mq_unlink, shm_unlink (an unlink under /dev/shm), msgctl, shmctl, semctl: plain system calls).
 void remove_created_paths() noexcept;
@@ -44,5 +50,9 @@ void install_termination_handler(void (*handler)(int));
 void install_client_lifecycle();
 
 [[noreturn]] void exit_process(int code) noexcept;  // remove_created_paths(), then _exit
+
+// Whether the server is on its way out (a stop signal, stdin's end): a thread that another
+// thread's removal of the kernel objects woke (EIDRM) must not report that as its failure.
+bool stopping() noexcept;
 
 }  // namespace ipclab

@@ -21,8 +21,10 @@
 //                     event_loop.cpp, io_uring.cpp (the models), exchange.cpp (burst's or
 //                     load's exchange per connection), records.cpp (per-connection records and
 //                     their CSV files), sockets.cpp
-//   load/             pattern load (11.5): schedule.cpp, client.cpp (one epoll loop), report.cpp
-//                     (records, samples, figures), faults.cpp (the load servers' test faults)
+//   load/             pattern load (11.5): schedule.cpp, client.cpp (one epoll loop: tcp, uds),
+//                     threaded.cpp (a thread per connection: RPC, queues), queue_client.cpp and
+//                     queue_server.cpp (sysv-mq, posix-mq: 11.5.5), report.cpp (records,
+//                     samples, figures), faults.cpp (the load servers' test faults)
 #include <cstdio>
 #include <exception>
 #include <string>

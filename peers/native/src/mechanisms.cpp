@@ -7,6 +7,7 @@
 #include "burst/sockets.hpp"
 #include "client.hpp"
 #include "frame.hpp"
+#include "load/queues.hpp"
 #include "options.hpp"
 #include "patterns.hpp"
 #include "rpc_hooks.hpp"
@@ -77,15 +78,17 @@ constexpr Mechanism kMechanisms[] = {
     {"fifo", frames, Kind::dir, Kind::dir, kStreamPatterns, any_size,
      [](Drive o, Recorder& r) { drive_stream(open_fifo_client(at<DirEndpoint>(o)), o, r); },
      [](Serve o) { serve_streams(create_fifos(at<DirEndpoint>(o)), o); }},
-    // Untimed queue calls: --io-timeout through the timer (true).
-    {"sysv-mq", frames, Kind::automatic, Kind::sysv_key, kFramePatterns, any_size,
+    // Untimed queue calls: --io-timeout through the timer (true). Also load (11.5.5): one
+    // request queue shared by every client, its client and server the row's last field.
+    {"sysv-mq", frames, Kind::automatic, Kind::sysv_key, kLoadPatterns, any_size,
      [](Drive o, Recorder& r) { drive_messages(open_sysv_mq(at<KeyEndpoint>(o)), true, o, r); },
-     [](Serve o) { serve_messages(create_sysv_mq(), o); }},
-    {"posix-mq", frames, Kind::automatic, Kind::posix_name, kFramePatterns, any_size,
+     [](Serve o) { serve_messages(create_sysv_mq(), o); }, false, nullptr, &load::kSysvMqLoad},
+    {"posix-mq", frames, Kind::automatic, Kind::posix_name, kLoadPatterns, any_size,
      [](Drive o, Recorder& r) {
        drive_messages(open_posix_mq(at<PosixNameEndpoint>(o)), true, o, r);
      },
-     [](Serve o) { serve_messages(create_posix_mq(), o); }},
+     [](Serve o) { serve_messages(create_posix_mq(), o); }, false, nullptr,
+     &load::kPosixMqLoad},
     {"sysv-shm", frames, Kind::automatic, Kind::sysv_key, kStreamPatterns, any_size,
      [](Drive o, Recorder& r) {
        drive_messages(open_sysv_shm(at<KeyEndpoint>(o), o.io_timeout_ns), false, o, r);
@@ -112,7 +115,7 @@ constexpr Mechanism kMechanisms[] = {
      /*needs_native_library=*/true},
     // Section 10: the frameworks' own protocols (rpc/).
     // rest: also short (a new connection per call); grpc: also stream (a streaming call), 11.3;
-    // all but corba: load over their own server configurations (11.5.4, rpc/rpc.cpp).
+    // all: load over their own server configurations (11.5.4, rpc/rpc.cpp).
     {"rest", rpc, Kind::inet, Kind::inet, kRestPatterns, any_size, drive_rpc, serve_rpc},
     {"grpc", rpc, Kind::inet, Kind::inet, kGrpcPatterns, any_size, drive_rpc, serve_rpc},
     {"thrift-binary", rpc, Kind::inet, Kind::inet, kRpcLoadPatterns, any_size, drive_rpc,
@@ -121,7 +124,7 @@ constexpr Mechanism kMechanisms[] = {
      serve_rpc},
     {"ice", rpc, Kind::inet, Kind::inet, kRpcLoadPatterns, any_size, drive_rpc, serve_rpc},
     // The server listens on HOST:PORT; the client takes the server's stringified IOR.
-    {"corba", rpc, Kind::inet, Kind::ior, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
+    {"corba", rpc, Kind::inet, Kind::ior, kRpcLoadPatterns, any_size, drive_rpc, serve_rpc},
 };
 
 bool implemented(const Mechanism& m) {

@@ -20,6 +20,9 @@ class Recorder;
 namespace burst {
 struct Sockets;
 }
+namespace load {
+struct Queue;
+}
 
 enum class Family {
   frames,  // section 2 frames over a kernel transport (section 4)
@@ -44,6 +47,8 @@ struct Mechanism {
   // burst (11.4), load (11.5): its sockets when its server models serve them
   // (burst/sockets.hpp says which), else nullptr.
   const burst::Sockets* burst = nullptr;
+  // load over a message queue (11.5.5): its client and server, else nullptr.
+  const load::Queue* queue_load = nullptr;
 };
 
 // The mechanisms this build implements, in the table's order (RPC rows only where the

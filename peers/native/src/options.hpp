@@ -45,6 +45,8 @@ struct ServeOptions : PeerOptions {
   std::uint64_t connections = 0;
   std::string phases_file;
   std::uint32_t backlog = 512;
+  bool backlog_given = false;  // --backlog was on the command line (whatever its value)
+  bool nodelay_given = false;  // --nodelay was (11.5.5: a queue's load server refuses it)
   std::uint32_t workers = 0;  // 0: the model's default
   // load (11.5.1): `--pattern load` with a server model serves persistent connections.
   bool load = false;

@@ -347,19 +347,21 @@ struct PatternTable {
 
 using Patterns = PatternTable<RequestResponse, OneWayStream, ShortConnections>;
 
-// What the rows of mechanisms.cpp name (section 11's table). Connections (tcp, uds) and the
-// queues opened per message (sysv-mq, posix-mq): every pattern of the table.
+// What the rows of mechanisms.cpp name (section 11's table). Every pattern of the table: rr,
+// stream and short (connections or queues opened per message), the start of the lists below.
 inline constexpr std::span<const std::string_view> kFramePatterns = Patterns::names;
 // burst (11.4) is not a pattern over one link: its client makes many connections from many
 // threads (burst/client.cpp), started by drive() for a row that has burst sockets.
 inline constexpr std::string_view kBurstPattern = "burst";
 // load (11.5) neither: many persistent connections on a schedule (load/client.cpp), also
-// started by drive() for a row that has burst sockets (tcp, uds), whose server models serve it.
+// started by drive() for a row that has burst sockets (tcp, uds), whose server models serve it,
+// or a queue's load (sysv-mq, posix-mq: load/queues.hpp).
 inline constexpr std::string_view kLoadPattern = "load";
 inline constexpr std::array<std::string_view, 5> kBurstPatterns = {
     RequestResponse::name, OneWayStream::name, ShortConnections::name, kBurstPattern,
     kLoadPattern};
-// uds: load over its own server models too, but no burst (not asked of it).
+// uds: load over its own server models too, but no burst (not asked of it); sysv-mq and
+// posix-mq: load over one shared request queue (11.5.5, load/queues.hpp).
 inline constexpr std::array<std::string_view, 4> kLoadPatterns = {
     RequestResponse::name, OneWayStream::name, ShortConnections::name, kLoadPattern};
 // Every other frame mechanism: no connection to open per round trip.

@@ -12,6 +12,7 @@
 #include "error.hpp"
 #include "frame.hpp"
 #include "lifecycle.hpp"
+#include "load/queues.hpp"
 #include "mechanisms.hpp"
 #include "result.hpp"
 #include "rpc_hooks.hpp"
@@ -321,7 +322,7 @@ namespace {
 // these options are not one, or an empty string.
 std::string rpc_load_unsupported(const ServeOptions& o) {
   if (!o.load) return "burst (11.4) is not served over " + o.mechanism_name;
-  if (o.workers != 0 || o.backlog != 512)
+  if (o.workers != 0 || o.backlog_given)
     return "--workers and --backlog are not used by an RPC framework's own server (11.5.4)";
   const auto models = rpc_hooks().load_models != nullptr
                           ? rpc_hooks().load_models(o.mechanism_name)
@@ -347,6 +348,8 @@ int run_serve(const ServeOptions& o) {
       print_line("unsupported: " + why);
       return exit_code(ErrorKind::unsupported);
     }
+  } else if (o.load && o.mechanism != nullptr && o.mechanism->queue_load != nullptr) {
+    return load::serve_queue(*o.mechanism->queue_load, o);  // 11.5.5
   } else if (!o.server_model.empty()) {
     return burst::run_burst_server(o);  // 11.4, 11.5
   }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "burst/server_models.hpp"
@@ -153,6 +154,47 @@ TEST(LoadCli, ServeTakesOnlyLoadAndItsModelFlags) {
         {"--server-model", "thread", "--connections", "1", "--phases-file", "p", "--fault",
          "stall"}})
     EXPECT_EQ(test::run_peer(serve(no)).exit_code, 7) << no.back();
+}
+
+// Load over sysv-mq names both its queues (11.5.5), request queue first; only it takes two keys.
+TEST(LoadCli, SysvMqLoadTakesTwoKeys) {
+  auto queue = [](const std::string& pattern, const std::string& mechanism,
+                  const std::string& endpoint) {
+    std::vector<std::string> a = {"drive", "--mechanism", mechanism, "--endpoint", endpoint,
+                                  "--samples-file", "s", "--result-file", "j",
+                                  "--pattern", pattern};
+    if (pattern == "load")
+      a.insert(a.end(), {"--clients", "2", "--rate", "10", "--duration-ms", "5",
+                         "--records-file", "r"});
+    else
+      a.insert(a.end(), {"--request-size", "1", "--response-size", "1", "--iterations", "1"});
+    return a;
+  };
+  const auto o = std::get<DriveOptions>(
+      parse_command_line(queue("load", "sysv-mq", "sysv:0x1c1a0123,0x1C1A8123")));
+  EXPECT_EQ(std::get<KeyEndpoint>(o.endpoint).key, 0x1c1a0123);
+  EXPECT_EQ(std::get<KeyEndpoint>(o.endpoint).reply_key, 0x1c1a8123);
+  for (const auto& [pattern, mechanism, endpoint] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"load", "sysv-mq", "sysv:0x1c1a0123"},
+           {"load", "sysv-mq", "sysv:0x1c1a0123,"},
+           {"load", "sysv-mq", "sysv:0x1c1a0123,0x0"},
+           {"load", "sysv-mq", "sysv:0x1c1a0123,0x1c1a8123,0x1"},
+           {"rr", "sysv-mq", "sysv:0x1c1a0123,0x1c1a8123"},
+           {"rr", "sysv-shm", "sysv:0x1c1a0123,0x1c1a8123"}})
+    EXPECT_THROW(parse_command_line(queue(pattern, mechanism, endpoint)), UsageError) << endpoint;
+}
+
+// --backlog is remembered as given, whatever its value (512 is the default): a server that has
+// no backlog refuses it (11.5.4, 11.5.5).
+TEST(LoadCli, BacklogIsRememberedAsGiven) {
+  std::vector<std::string> a = {"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                                "--pattern", "load", "--server-model", "thread"};
+  EXPECT_FALSE(std::get<ServeOptions>(parse_command_line(a)).backlog_given);
+  a.insert(a.end(), {"--backlog", "512"});
+  const auto o = std::get<ServeOptions>(parse_command_line(a));
+  EXPECT_TRUE(o.backlog_given);
+  EXPECT_EQ(o.backlog, 512u);
 }
 
 }  // namespace

@@ -201,7 +201,8 @@ INSTANTIATE_TEST_SUITE_P(
     Peer, RpcLoad,
     ::testing::Values(std::pair{"grpc", "sync"}, std::pair{"grpc", "callback"},
                       std::pair{"rest", "thread-pool"}, std::pair{"thrift-binary", "threaded"},
-                      std::pair{"ice", "thread-pool-4"}),
+                      std::pair{"ice", "thread-pool-4"},
+                      std::pair{"corba", "thread-per-connection"}, std::pair{"corba", "thread-pool"}),
     [](const auto& info) {
       std::string name = info.param.first + "_" + info.param.second;
       std::replace(name.begin(), name.end(), '-', '_');
@@ -224,14 +225,16 @@ TEST(RpcLoad, AFlippedResponseIsAPayloadMismatchAfterEveryFile) {
 }
 
 // What an RPC load server cannot be is unsupported (exit 7), before READY: a configuration the
-// framework's server lacks, --workers, a load fault, burst, and corba (not under load).
+// framework's server lacks, --workers, --backlog (even its default 512), a load fault, burst.
 TEST(RpcLoad, WhatTheFrameworksServerIsNotIsUnsupported) {
   for (const std::vector<std::string>& no : {
            std::vector<std::string>{"grpc", "--pattern", "load", "--server-model", "epoll"},
            {"grpc", "--pattern", "load", "--server-model", "sync", "--workers", "4"},
+           {"grpc", "--pattern", "load", "--server-model", "sync", "--backlog", "512"},
+           {"corba", "--pattern", "load", "--server-model", "thread-pool", "--backlog", "512"},
            {"rest", "--pattern", "load", "--server-model", "thread-pool", "--fault", "stall"},
            {"rest", "--server-model", "thread-pool", "--connections", "1", "--phases-file", "p"},
-           {"corba", "--pattern", "load", "--server-model", "thread-per-connection"}}) {
+           {"corba", "--pattern", "load", "--server-model", "thread"}}) {
     std::vector<std::string> a = {"serve", "--mechanism", no[0], "--endpoint", "127.0.0.1:0"};
     a.insert(a.end(), no.begin() + 1, no.end());
     EXPECT_EQ(test::run_peer(a).exit_code, 7) << no[0] << " " << no.back();

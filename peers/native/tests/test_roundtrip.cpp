@@ -213,15 +213,19 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
                          n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
                          n.rfind("shm", 0) == 0 || n == "grpc";  // grpc, rest: 11.3
     // tcp also carries burst (11.4) and load (11.5) and names the server models of each; uds
-    // carries load only, without epoll-reuseport (AF_UNIX has no SO_REUSEPORT); every RPC
-    // framework but corba carries load over its own server configurations (11.5.4).
-    const bool rpc_load = n == "rest" || n == "grpc" || n.rfind("thrift", 0) == 0 || n == "ice";
+    // carries load only, without epoll-reuseport (AF_UNIX has no SO_REUSEPORT); the message
+    // queues carry load over one shared request queue (11.5.5); every RPC framework carries
+    // load over its own server configurations (11.5.4).
+    const bool rpc_load = n == "rest" || n == "grpc" || n.rfind("thrift", 0) == 0 ||
+                          n == "ice" || n == "corba";
+    const bool queue_load = n == "sysv-mq" || n == "posix-mq";
     auto patterns = shorts ? all : streams ? stream : n == "rest" ? rr_short : rr;
     if (n == "tcp") patterns.insert(patterns.end(), {"burst", "load"});
-    if (n == "uds" || rpc_load) patterns.push_back("load");
+    if (n == "uds" || rpc_load || queue_load) patterns.push_back("load");
     EXPECT_EQ(m[name]["patterns"], patterns);
     EXPECT_EQ(m[name].contains("server_models"), n == "tcp");
-    EXPECT_EQ(m[name].contains("load_models"), n == "tcp" || n == "uds" || rpc_load);
+    EXPECT_EQ(m[name].contains("load_models"),
+              n == "tcp" || n == "uds" || rpc_load || queue_load);
     const bool drive_only = std::string(name) == "none" || std::string(name) == "direct";
     EXPECT_EQ(m[name]["roles"], drive_only ? nlohmann::json::array({"drive"})
                                            : nlohmann::json::array({"serve", "drive"}));
@@ -234,6 +238,10 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
   EXPECT_EQ(m["uds"]["load_models"], uds_models);
   EXPECT_EQ(m["grpc"]["load_models"], nlohmann::json::array({"sync", "callback"}));
   EXPECT_EQ(m["ice"]["load_models"], nlohmann::json::array({"thread-pool-1", "thread-pool-4"}));
+  EXPECT_EQ(m["corba"]["load_models"],
+            nlohmann::json::array({"thread-per-connection", "thread-pool"}));
+  for (const char* queue : {"sysv-mq", "posix-mq"})
+    EXPECT_EQ(m[queue]["load_models"], nlohmann::json::array({"iterative", "thread-pool"}));
   EXPECT_FALSE(m.contains("jni"));
 }
 

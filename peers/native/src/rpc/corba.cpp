@@ -1,10 +1,15 @@
 // CORBA (PROTOCOL.md 10.3) with omniORB 4.2: the root POA (omniORB's thread-per-connection
 // server) on giop:tcp:HOST:PORT, READY's endpoint the object's IOR, and a client that
 // string_to_object()s it. giopMaxMsgSize is raised on both sides through ORB_init options.
+// Under load (11.5.4) the server is thread-per-connection or omniORB's thread pool, and the
+// client's sessions share the process's one ORB, each with an object reference of its own.
 #include <omniORB4/CORBA.h>
 #include <omniORB4/minorCode.h>
 
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
 
 #include "ipclab_corba.hh"
 #include "payload.hpp"
@@ -77,16 +82,58 @@ CORBA::ORB_ptr init_orb(const char* options[][2]) {
   return CORBA::ORB_init(argc, argv, "omniORB4", options);
 }
 
+// omniORB has one ORB per process (ORB_init hands the same one out again, and destroy() ends it
+// for everyone): the sessions of a load client share it. The first session makes it with its
+// options (all sessions of a run have the same), the last one to go destroys it.
+class SharedOrb {
+ public:
+  static CORBA::ORB_ptr acquire(const char* options[][2]) {
+    std::lock_guard lock(mutex_);
+    if (users_ == 0) orb_ = init_orb(options);
+    ++users_;
+    return CORBA::ORB::_duplicate(orb_);
+  }
+  static void release() noexcept {
+    std::lock_guard lock(mutex_);
+    if (--users_ != 0) return;
+    try {
+      orb_->destroy();
+    } catch (...) {
+    }
+    CORBA::release(orb_);
+    orb_ = nullptr;
+  }
+
+ private:
+  static inline std::mutex mutex_;
+  static inline std::size_t users_ = 0;
+  static inline CORBA::ORB_ptr orb_ = nullptr;  // a plain pointer: nothing to run at exit
+};
+
+// The client's ORB_init options. Load: oneCallPerConnection (a connection carries one call at a
+// time) and maxGIOPConnectionPerServer (default 5) at least the sessions, so C concurrent calls
+// go over C TCP connections instead of waiting for one of five.
+std::vector<std::string> client_options(const DriveOptions& o) {
+  const std::string ms = std::to_string(timeout_ms(o));
+  std::vector<std::string> v = {"giopMaxMsgSize", kGiopMaxMsgSize, "clientCallTimeOutPeriod", ms,
+                                "clientConnectTimeOutPeriod", ms};
+  if (o.pattern == "load") {
+    const std::string clients = std::to_string(o.clients < 5 ? 5 : o.clients);
+    v.insert(v.end(), {"oneCallPerConnection", "1", "maxGIOPConnectionPerServer", clients});
+  }
+  return v;
+}
+
 class CorbaSession final : public FrameworkSession<CorbaSession, CorbaRecords> {
  public:
   explicit CorbaSession(const DriveOptions& o) : text_(o.corba_string) {
-    const std::string ms = std::to_string(timeout_ms(o));
-    const char* options[][2] = {{"giopMaxMsgSize", kGiopMaxMsgSize},
-                                {"clientCallTimeOutPeriod", ms.c_str()},
-                                {"clientConnectTimeOutPeriod", ms.c_str()},
-                                {nullptr, nullptr}};
+    const std::vector<std::string> v = client_options(o);
+    const char* options[8][2] = {};  // name-value pairs, then {nullptr, nullptr}
+    for (std::size_t i = 0; i + 1 < v.size(); i += 2)
+      options[i / 2][0] = v[i].c_str(), options[i / 2][1] = v[i + 1].c_str();
     guarded("connect", [&] {
-      orb_ = init_orb(options);
+      orb_ = SharedOrb::acquire(options);
+      shared_ = true;
       CORBA::Object_var obj =
           orb_->string_to_object(endpoint_as<IorEndpoint>(o.endpoint).ior.c_str());
       bench_ = ic::Bench::_unchecked_narrow(obj);
@@ -99,9 +146,10 @@ class CorbaSession final : public FrameworkSession<CorbaSession, CorbaRecords> {
   ~CorbaSession() override {
     try {
       bench_ = ic::Bench::_nil();
-      if (!CORBA::is_nil(orb_)) orb_->destroy();
+      orb_ = CORBA::ORB::_nil();
     } catch (...) {
     }
+    if (shared_) SharedOrb::release();
   }
 
   std::uint8_t* prepare_call(std::uint32_t request_size, std::uint32_t wanted) override {
@@ -169,6 +217,7 @@ class CorbaSession final : public FrameworkSession<CorbaSession, CorbaRecords> {
   }
 
   bool text_;
+  bool shared_ = false;  // holds a use of the shared ORB
   CORBA::ORB_var orb_;
   ic::Bench_var bench_;
   CORBA::String_var text_request_, text_response_;
@@ -224,8 +273,12 @@ void serve_corba(const ServeOptions& o, Service& service) {
   // An empty port lets the system choose one.
   const std::string endpoint =
       "giop:tcp:" + hp.host + ":" + (hp.port == 0 ? std::string() : std::to_string(hp.port));
+  // load (11.5.4): "thread-pool" is omniORB's pool of server threads (threadPerConnectionPolicy
+  // 0) instead of its default, a thread per connection (the rr server's).
+  const bool pool = o.load && o.server_model == "thread-pool";
   const char* options[][2] = {{"endPoint", endpoint.c_str()},
                               {"giopMaxMsgSize", kGiopMaxMsgSize},
+                              {"threadPerConnectionPolicy", pool ? "0" : "1"},
                               {nullptr, nullptr}};
   std::string ior;
   CORBA::ORB_var orb;

@@ -86,11 +86,13 @@ struct Framework {
 // The server configurations (11.5.4). grpc: the synchronous service on gRPC's own thread pool,
 // or the callback service (each call answered where gRPC delivers it);
 // rest: cpp-httplib's pool of worker threads; thrift: TThreadedServer, a thread per connection;
-// ice: the server thread pool at Ice's default size 1, or 4 threads.
+// ice: the server thread pool at Ice's default size 1, or 4 threads; corba: omniORB's thread
+// per connection (its default) or its thread pool (threadPerConnectionPolicy 0).
 constexpr std::string_view kGrpcModels[] = {"sync", "callback"};
 constexpr std::string_view kRestModels[] = {"thread-pool"};
 constexpr std::string_view kThriftModels[] = {"threaded"};
 constexpr std::string_view kIceModels[] = {"thread-pool-1", "thread-pool-4"};
+constexpr std::string_view kCorbaModels[] = {"thread-per-connection", "thread-pool"};
 
 const Framework kFrameworks[] = {
 #ifdef IPCLAB_WITH_GRPC
@@ -109,8 +111,7 @@ const Framework kFrameworks[] = {
     {"ice", open_ice, serve_ice, kIceModels},
 #endif
 #ifdef IPCLAB_WITH_CORBA
-    // Not under load: every session would share (and destroy) omniORB's one ORB.
-    {"corba", open_corba, serve_corba, {}},
+    {"corba", open_corba, serve_corba, kCorbaModels},
 #endif
 };
 

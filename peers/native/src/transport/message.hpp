@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "../endpoint.hpp"
 
@@ -109,6 +110,53 @@ std::unique_ptr<MessageChannel> open_sysv_shm(const KeyEndpoint& endpoint, std::
 // Opens <prefix>-shm. Every wait (spinning or on the futex) throws timeout after timeout_ns.
 std::unique_ptr<MessageChannel> open_posix_shm(const PosixNameEndpoint& endpoint, ShmWait wait,
                                                std::uint64_t spin_us, std::int64_t timeout_ns);
+
+// ---- load over a message queue (PROTOCOL.md 11.5.5) ------------------------------------------
+// Every client shares one request queue; each connection c has a reply address of its own
+// (sysv-mq: mtype 2 + c on a second queue; posix-mq: a queue /ipclab-<pid>-r<c> its client makes).
+
+// A REQUEST or END is one message of at most M = 8192 bytes: a request payload of at most this.
+inline constexpr std::uint32_t kQueueLoadMaxRequest = 8192 - 24;
+
+// Client side: connection c's channel, which sends single messages to the request queue and
+// receives the messages of its reply address. sysv-mq: untimed (a lost answer waits until the
+// queues are removed: io); posix-mq: makes the reply queue (unlinked when the channel is
+// destroyed), its sends and receives bounded by timeout_ns (timeout).
+std::unique_ptr<MessageChannel> open_sysv_mq_load(const KeyEndpoint& endpoint, std::uint32_t c);
+std::unique_ptr<MessageChannel> open_posix_mq_load(const PosixNameEndpoint& endpoint,
+                                                   std::uint32_t c, std::uint32_t response_size,
+                                                   std::int64_t timeout_ns);
+
+// Server side: one worker thread's access to the queues, with message buffers of its own.
+class LoadQueueWorker {
+ public:
+  virtual ~LoadQueueWorker() = default;
+  // The next message of the request queue (blocking), valid until the next receive; io when the
+  // queue was removed.
+  virtual const std::uint8_t* receive(std::size_t& n) = 0;
+  // Sends a frame to connection c's reply address in messages of M bytes, the last shorter.
+  // posix-mq drops an answer its reply queue has no room for, with a line on stderr.
+  virtual void reply(std::uint32_t c, const std::uint8_t* frame, std::size_t n) = 0;
+  // Connection c had its END_ACK (posix-mq: its reply queue is closed, so that the next client's
+  // queue of that name is opened afresh).
+  virtual void ended(std::uint32_t) {}
+};
+
+// The server's queues (created exclusively, 0600, registered for removal) and READY's endpoint.
+class LoadQueues {
+ public:
+  virtual ~LoadQueues() = default;
+  virtual std::unique_ptr<LoadQueueWorker> worker() = 0;
+  const std::string& endpoint() const noexcept { return endpoint_; }
+
+ protected:
+  explicit LoadQueues(std::string endpoint) : endpoint_(std::move(endpoint)) {}
+
+ private:
+  std::string endpoint_;
+};
+std::unique_ptr<LoadQueues> create_sysv_mq_load();
+std::unique_ptr<LoadQueues> create_posix_mq_load();
 
 namespace detail {
 // A fresh tagged System V key 0x1C1A0000 | r, r a random 16-bit number other than 0.
