@@ -27,7 +27,7 @@ run: setup $(FLOOR_BIN)
 	$(IPCLAB) peers build --available
 	./ipclab run $(SCENARIO)
 
-setup: $(STAMPS)/system $(STAMPS)/venv
+setup: $(STAMPS)/system $(STAMPS)/venv $(STAMPS)/broker
 
 # Every peer (its peer.toml's build commands, then a check of its capabilities), side by side,
 # and the C floor.
@@ -39,6 +39,10 @@ $(addprefix build-,$(PEERS)): build-%: setup
 
 $(STAMPS)/system: scripts/setup-system
 	scripts/setup-system
+	@mkdir -p $(STAMPS) && touch $@
+
+$(STAMPS)/broker: scripts/setup-broker $(STAMPS)/system
+	scripts/setup-broker
 	@mkdir -p $(STAMPS) && touch $@
 
 # uv installs the locked versions (pinned here, from PyPI like them) in a third of pip's time.

@@ -1,0 +1,161 @@
+"""The Apache ActiveMQ broker of a round (PROTOCOL.md 4.7): started privately in the round's 0700
+directory, reached at the port it listens on, stopped and removed with the round.
+
+The broker is Debian's ActiveMQ 5.17 (package `activemq`), whose launcher puts the `lib/` of its
+base directory on the class path: the AMQP transport, which Debian does not package, goes there
+(`activemq-amqp` and `proton-j` from Maven Central, fetched at set-up by scripts/setup-broker into
+.build/activemq/lib). Nothing of the system's ActiveMQ instance is used or touched.
+
+    python -m ipclab.execute.broker DIR   # a broker in DIR until Ctrl-C (for peers' own tests)
+"""
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from ipclab.execute.peers import Peer, PeerError
+
+ACTIVEMQ_HOME = Path("/usr/share/activemq")
+LAUNCHER = ACTIVEMQ_HOME / "bin" / "activemq.jar"
+START_TIMEOUT = 90.0   # a JVM and Spring on a busy 2-vCPU machine: 5-20 s
+CONFIG = """<beans xmlns="http://www.springframework.org/schema/beans"
+  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+  xsi:schemaLocation="http://www.springframework.org/schema/beans
+    http://www.springframework.org/schema/beans/spring-beans-2.0.xsd
+    http://activemq.apache.org/schema/core
+    http://activemq.apache.org/schema/core/activemq-core.xsd">
+  <broker xmlns="http://activemq.apache.org/schema/core" brokerName="ipclab" useJmx="false"
+          advisorySupport="false" schedulerSupport="false" dataDirectory="{data}">
+    <persistenceAdapter><kahaDB directory="{data}/kahadb"/></persistenceAdapter>
+    <transportConnectors>
+      <transportConnector name="amqp" uri="amqp://127.0.0.1:0"/>
+    </transportConnectors>
+  </broker>
+</beans>
+"""
+
+
+def transport_jars(root):
+    """The AMQP transport's jars (scripts/setup-broker), or a reason they are not there."""
+    lib = Path(root) / ".build" / "activemq" / "lib"
+    jars = sorted(lib.glob("*.jar")) if lib.is_dir() else []
+    if not LAUNCHER.is_file():
+        return None, "no ActiveMQ: install the Debian package activemq (make setup)"
+    if not any(j.name.startswith("activemq-amqp") for j in jars):
+        return None, f"no AMQP transport for ActiveMQ in {lib}: run scripts/setup-broker (make setup)"
+    return jars, None
+
+
+class Broker:
+    """One private broker: `start()` returns its amqp:// URL; `stop()` ends it and removes its
+    directory, and says whether it had died before (a killed broker fails its case)."""
+
+    def __init__(self, directory, root):
+        self.dir, self.root = Path(directory), Path(root)
+        self.process = None
+        self.url = None
+
+    def start(self):
+        jars, why = transport_jars(self.root)
+        if why:
+            raise PeerError(why)
+        self.dir.mkdir(mode=0o700)
+        (self.dir / "lib").mkdir(mode=0o700)
+        for jar in jars:
+            (self.dir / "lib" / jar.name).symlink_to(jar.resolve())
+        config = self.dir / "activemq.xml"
+        config.write_text(CONFIG.format(data=self.dir / "data"))
+        config.chmod(0o600)
+        self.process = Peer("broker", self._argv(config), self.dir).start()
+        port = self._wait_for_port()
+        self.url = f"amqp://127.0.0.1:{port}"
+        return self.url
+
+    def _argv(self, config):
+        # setpriv: the broker dies with this process even if it is SIGKILLed (no stdin lifeline
+        # reaches a JVM). -Xmx bounds it on a shared machine; the directory is the broker's base,
+        # conf and data, so nothing outside it is read or written.
+        base = str(self.dir)
+        return ["setpriv", "--pdeathsig", "KILL", "--", shutil.which("java") or "java",
+                "-Xmx512m", "-Djava.awt.headless=true", f"-Dactivemq.home={ACTIVEMQ_HOME}",
+                f"-Dactivemq.base={base}", f"-Dactivemq.conf={base}",
+                f"-Dactivemq.data={base}/data", "-jar", str(LAUNCHER), "start",
+                f"xbean:file:{config}"]
+
+    def _wait_for_port(self):
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.exited():
+                raise PeerError(f"the ActiveMQ broker {self.process.describe_exit()} before it "
+                                f"listened: {self._log_tail()}")
+            port = listening_port(self.process.pid)
+            if port:
+                return port
+            time.sleep(0.2)
+        raise PeerError(f"the ActiveMQ broker did not listen within {START_TIMEOUT:g} s: "
+                        f"{self._log_tail()}")
+
+    def _log_tail(self):
+        lines = [line for path in (self.process.stdout_path, self.process.stderr_path)
+                 if path.exists() for line in path.read_text(errors="replace").splitlines()
+                 if "ERROR" in line or "Exception" in line]
+        return lines[0][:300] if lines else "see " + str(self.process.stdout_path)
+
+    def stop(self):
+        """Ends the broker (SIGTERM, then SIGKILL) and removes its directory; returns a reason
+        when the broker had died before it was stopped, else None."""
+        died = None
+        if self.process is not None:
+            if self.process.exited():
+                died = f"the ActiveMQ broker {self.process.describe_exit()} during the case"
+            self.process.stop(grace=10.0)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return died
+
+
+def listening_port(pid):
+    """The TCP port a process listens on (its first listening socket), or None."""
+    inodes = set()
+    try:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        return None
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
+                return int(fields[1].rsplit(":", 1)[1], 16)
+    return None
+
+
+def main(argv):
+    """A broker in DIR (created; must not exist) until Ctrl-C: prints its URL, then waits."""
+    from ipclab.plan.catalog import repo_root
+    if len(argv) != 1:
+        print("usage: python -m ipclab.execute.broker DIR", file=sys.stderr)
+        return 2
+    broker = Broker(argv[0], repo_root())
+    try:
+        print(broker.start(), flush=True)
+        while not broker.process.exited():
+            time.sleep(0.5)
+        return 1
+    except PeerError as e:
+        print(f"ipclab: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        broker.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
