@@ -10,6 +10,7 @@ base directory on the class path: the AMQP transport, which Debian does not pack
 """
 import os
 import shutil
+import socket
 import sys
 import time
 from pathlib import Path
@@ -29,7 +30,7 @@ CONFIG = """<beans xmlns="http://www.springframework.org/schema/beans"
           advisorySupport="false" schedulerSupport="false" dataDirectory="{data}">
     <persistenceAdapter><kahaDB directory="{data}/kahadb"/></persistenceAdapter>
     <transportConnectors>
-      <transportConnector name="amqp" uri="amqp://127.0.0.1:0"/>
+      <transportConnector name="amqp" uri="amqp://127.0.0.1:{port}"/>
     </transportConnectors>
   </broker>
 </beans>
@@ -64,11 +65,12 @@ class Broker:
         (self.dir / "lib").mkdir(mode=0o700)
         for jar in jars:
             (self.dir / "lib" / jar.name).symlink_to(jar.resolve())
+        port = free_port()
         config = self.dir / "activemq.xml"
-        config.write_text(CONFIG.format(data=self.dir / "data"))
+        config.write_text(CONFIG.format(data=self.dir / "data", port=port))
         config.chmod(0o600)
         self.process = Peer("broker", self._argv(config), self.dir).start()
-        port = self._wait_for_port()
+        self._wait_for(port)
         self.url = f"amqp://127.0.0.1:{port}"
         return self.url
 
@@ -83,15 +85,14 @@ class Broker:
                 f"-Dactivemq.data={base}/data", "-jar", str(LAUNCHER), "start",
                 f"xbean:file:{config}"]
 
-    def _wait_for_port(self):
+    def _wait_for(self, port):
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.exited():
                 raise PeerError(f"the ActiveMQ broker {self.process.describe_exit()} before it "
                                 f"listened: {self._log_tail()}")
-            port = listening_port(self.process.pid)
-            if port:
-                return port
+            if port in listening_ports(self.process.pid):
+                return
             time.sleep(0.2)
         raise PeerError(f"the ActiveMQ broker did not listen within {START_TIMEOUT:g} s: "
                         f"{self._log_tail()}")
@@ -114,16 +115,29 @@ class Broker:
         return died
 
 
-def listening_port(pid):
-    """The TCP port a process listens on (its first listening socket), or None."""
-    inodes = set()
+def free_port():
+    """A port the kernel has free on 127.0.0.1 now. The broker is given it (ActiveMQ binds port 0
+    too, but its JVM listens on another ephemeral port first, so "the port it listens on" is not
+    one answer); another program taking it in the moment between is a start-up error, said."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening_ports(pid):
+    """The TCP ports a process listens on."""
+    inodes, ports = set(), set()
     try:
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            target = os.readlink(f"/proc/{pid}/fd/{fd}")
-            if target.startswith("socket:["):
-                inodes.add(target[8:-1])
+        fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
-        return None
+        return ports
+    for fd in fds:
+        try:  # a descriptor can close while we look (the listing's own, for one)
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
     for table in ("tcp", "tcp6"):
         try:
             lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
@@ -132,8 +146,8 @@ def listening_port(pid):
         for line in lines:
             fields = line.split()
             if fields[3] == "0A" and fields[9] in inodes:  # 0A: LISTEN
-                return int(fields[1].rsplit(":", 1)[1], 16)
-    return None
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 def main(argv):

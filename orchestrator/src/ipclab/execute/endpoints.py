@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass, field
 
 from ipclab.common.errors import UserError
+from ipclab.execute.broker import Broker
+from ipclab.plan.catalog import repo_root
 
 
 @dataclass
@@ -15,6 +17,14 @@ class Endpoint:
     server_fds: tuple = ()
     client_fds: tuple = ()
     _open: list = field(default_factory=list)
+    broker: Broker | None = None    # the round's ActiveMQ broker (PROTOCOL.md 4.7)
+    broker_died: str | None = None  # why the broker was gone before the round ended
+
+    def open(self):
+        """Starts what the endpoint needs beyond names and descriptors (a broker: it is slow and
+        can fail, so the runner calls this inside its error handling); raises PeerError."""
+        if self.broker is not None:
+            self.server_arg = self.broker.start()
 
     def for_client(self, ready_endpoint):
         return self.client_arg if self.client_arg is not None else ready_endpoint
@@ -28,6 +38,9 @@ class Endpoint:
 
     def close(self):
         self.release(list(self._open))
+        if self.broker is not None:
+            self.broker_died = self.broker.stop()
+            self.broker = None
 
 
 def _inet(case_dir):
@@ -64,8 +77,13 @@ def _inproc(case_dir):
     return Endpoint(server_arg="", client_arg="inproc")
 
 
+def _broker(case_dir):
+    # The orchestrator's broker for this round; its URL is the responder's endpoint (4.7).
+    return Endpoint(server_arg="", broker=Broker(case_dir / "broker", repo_root()))
+
+
 PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _auto,
-             "inproc": _inproc}
+             "inproc": _inproc, "broker": _broker}
 
 
 def prepare(mechanism, case_dir):

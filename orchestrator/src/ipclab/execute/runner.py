@@ -125,6 +125,7 @@ class Runner:
         part = part_of(case)
         before = part.before() if part else None
         try:
+            endpoint.open()
             if mech.inprocess:
                 # No server process: the client calls a function (PROTOCOL.md 4.4).
                 cpus = placement.Cpus(cpus.client, None)
@@ -164,6 +165,8 @@ class Runner:
         finally:
             self._stop(client, server)
             endpoint.close()
+        if endpoint.broker_died and outcome.status == "failed":
+            outcome.reason = f"{endpoint.broker_died}: {outcome.reason}"
         left = ipcobjects.remove_named(ready["endpoint"]) if ready else 0
         if left and outcome.status == "ok":
             outcome.notes.append(f"the server left {left} IPC object(s) behind; removed")
