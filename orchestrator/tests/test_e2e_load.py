@@ -76,6 +76,21 @@ def test_every_language_loads_every_languages_uds_server(tmp_path, seed):
     assert all(int(c["requests_ok"]) == 300 for c in cases)  # 300 ms at 1000/s, every one
 
 
+def test_every_language_loads_every_languages_message_queue_servers(tmp_path, seed):
+    # One request queue shared by every client, replies by connection (11.5.5): 4 clients'
+    # requests interleave in it, each answer (3 messages of 20000 B) must reach its own
+    # connection. The peers' own suites cover the iterative model; the leak audit, the queues.
+    out, done = load_run(tmp_path, seed, "--client", "cpp,java,python",
+                         "--mechanism", "sysv-mq,posix-mq", "--server", "cpp,java,python",
+                         "--rate", "500", "--server-model", "thread-pool",
+                         "--request-size", "64", "--response-size", "20000")
+    assert done.returncode == 0, done.stdout + done.stderr
+    cases = cases_csv(out)
+    assert len(cases) == 18 and all(c["status"] == "ok" for c in cases), [
+        (c["id"], c["reason"]) for c in cases if c["status"] != "ok"]
+    assert all(int(c["requests_ok"]) == 150 for c in cases)  # 300 ms at 500/s, every one
+
+
 def test_every_language_loads_the_rpc_frameworks_servers(tmp_path, seed):
     # Over grpc and rest (11.5.4) each server is the framework's own, in the configuration its
     # rr server uses (the first of its load_models); a pair one side lacks is not applicable.

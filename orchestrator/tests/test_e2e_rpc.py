@@ -3,6 +3,7 @@ capability data offers, sized and structured payloads validated, and each server
 stock client of its framework that ipclab did not write (stubs generated here from
 protocol/idl/ by the framework's own compiler, or curl), which shows the servers speak the real
 protocol rather than a private one."""
+import base64
 import importlib
 import importlib.util
 import json
@@ -15,6 +16,7 @@ import sys
 import sysconfig
 import time
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -25,8 +27,8 @@ pytestmark = pytest.mark.e2e
 ROOT = repo_root()
 IDL = ROOT / "protocol" / "idl"
 VECTORS = json.loads((ROOT / "protocol" / "vectors" / "vectors.json").read_text())
-RPC = ["rest", "grpc", "thrift-binary", "thrift-compact", "ice", "corba"]
-STRUCTURED = ["grpc", "thrift-binary", "thrift-compact", "ice"]
+RPC = ["rest", "grpc", "thrift-binary", "thrift-compact", "ice", "corba", "soap"]
+STRUCTURED = ["grpc", "thrift-binary", "thrift-compact", "ice", "soap"]
 
 
 
@@ -206,6 +208,37 @@ def test_the_rest_server_answers_curl(language, server, tmp_path):
          "Content-Type: application/json", "-d", '{"n1": "not an int"}',
          f"http://{s.endpoint}/echo/small"], capture_output=True, text=True, timeout=30)
     assert bad.stdout == "400"
+    s.stop()
+
+
+SOAP_ENVELOPE = ('<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">'
+                 '<soap:Body>{}</soap:Body></soap:Envelope>')
+
+
+def soap_post(endpoint, operation, body):
+    """curl POSTs a SOAP 1.1 envelope written here by hand, as any SOAP client would send it."""
+    got = subprocess.run(
+        ["curl", "-sS", "--fail", "-H", "Content-Type: text/xml; charset=utf-8",
+         "-H", f'SOAPAction: "urn:ipclab:soap:{operation}"', "--data-binary", "@-",
+         f"http://{endpoint}/soap"], input=SOAP_ENVELOPE.format(body).encode(),
+        capture_output=True, check=True, timeout=30)
+    return ElementTree.fromstring(got.stdout)
+
+
+@pytest.mark.parametrize("language", ["cpp", "java", "python"])
+def test_the_soap_server_answers_curl(language, server):
+    s = server(language, "soap")
+    ns = "{urn:ipclab:soap}"
+    request = base64.b64encode(REF.payload(s.seed, 1, 3, 50)).decode()
+    answer = soap_post(s.endpoint, "call", f'<call xmlns="urn:ipclab:soap"><seq>3</seq>'
+                                           f'<wanted>100</wanted><request>{request}</request></call>')
+    result = answer.find(f".//{ns}callResponse/{ns}result")
+    assert base64.b64decode(result.text) == REF.payload(s.seed, 2, 3, 100)
+    bad = base64.b64encode(b"x" * 50).decode()
+    soap_post(s.endpoint, "call", f'<call xmlns="urn:ipclab:soap"><seq>4</seq><wanted>1</wanted>'
+                                  f'<request>{bad}</request></call>')
+    finished = soap_post(s.endpoint, "finish", '<finish xmlns="urn:ipclab:soap"/>')
+    assert finished.find(f".//{ns}finishResponse/{ns}result").text == "1"  # the corrupted one
     s.stop()
 
 

@@ -66,6 +66,19 @@ def test_the_other_settings_reach_their_peers(catalog):
     assert small.skip_status == "not-applicable" and "sized payloads" in small.skip_reason
 
 
+def test_the_delivery_mode_is_named_on_every_activemq_case_and_no_other(catalog):
+    made = cases(catalog, mechanism="activemq,tcp", delivery="non-persistent,persistent")
+    broker = [c for c in made if c.mechanism == "activemq"]
+    assert [dict(c.settings)["delivery"] for c in broker] == ["non-persistent", "persistent"]
+    assert [setting_table.peer_flags(c.settings, role) for c in broker[:1]
+            for role in ("serve", "drive")] == [["--delivery", "non-persistent"]] * 2
+    assert "persistent" in broker[1].label and broker[1].id.endswith("-persistent")
+    assert [dict(c.settings) for c in made if c.mechanism == "tcp"] == [{"nodelay": "on"}]
+    (tcp,) = cases(catalog, mechanism="tcp", delivery="persistent")  # asked of tcp alone: said
+    assert tcp.skip_status == "not-applicable" and "delivery applies to activemq only" in \
+        tcp.skip_reason
+
+
 @pytest.mark.parametrize("flag, value, expected", [
     ("nodelay", "maybe", "--nodelay: unknown nodelay 'maybe' (known: on, off)"),
     ("reply", "oneway", "--reply: unknown reply 'oneway' (known: echo, void, one-way)"),

@@ -91,6 +91,14 @@ CORBA_PAYLOAD = Setting(
     flags=lambda v: {"drive": ["--corba-payload", v]},
     label=lambda v: f"as {v}",
     help="corba: the payload as sequence<octet> (default) or string, as the thesis's IDL had it")
+DELIVERY = Setting(
+    "delivery", "non-persistent", ("non-persistent", "persistent"),
+    applies=_only(("activemq",), "delivery"),
+    flags=lambda v: {"serve": ["--delivery", v], "drive": ["--delivery", v]},
+    label=lambda v: v,
+    help="activemq: messages sent non-persistent (default) or persistent (the broker's store on "
+         "disk before it settles each send), recorded per case",
+    always=True)
 POLL_INTERVAL = Setting(
     "poll_interval_us", 2000, None,
     applies=_only(("file-poll",), "poll_interval_us"),
@@ -159,8 +167,9 @@ ARRIVAL = Setting(
     label=lambda v: v,
     help="load: fixed (evenly spaced requests, default) or poisson (seeded exponential gaps)")
 
-SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, POLL_INTERVAL,
-                                JAVA_BINDING, SERIALIZATION, CLIENTS, RATE, ARRIVAL)}
+SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, DELIVERY,
+                                POLL_INTERVAL, JAVA_BINDING, SERIALIZATION, CLIENTS, RATE,
+                                ARRIVAL)}
 NAMES = tuple(SETTINGS)
 
 
