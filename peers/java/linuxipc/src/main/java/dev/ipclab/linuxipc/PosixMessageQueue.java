@@ -20,6 +20,8 @@ public final class PosixMessageQueue implements AutoCloseable {
     public static final int O_WRONLY = Libc.O_WRONLY;
     /** Open for both. */
     public static final int O_RDWR = Libc.O_RDWR;
+    /** Or-ed into the access mode: a send to a full queue fails with {@code EAGAIN}. */
+    public static final int O_NONBLOCK = Libc.O_NONBLOCK;
 
     private static final long MQ_ATTR_SIZE = 64;
 
@@ -54,7 +56,25 @@ public final class PosixMessageQueue implements AutoCloseable {
      */
     public static PosixMessageQueue create(String name, long maxMessages, long messageSize, int mode)
             throws LinuxIpcException {
-        int mqd = Native.BINDING.mqCreate(name, Libc.O_CREAT | Libc.O_EXCL | Libc.O_RDWR,
+        return create(name, O_RDWR, maxMessages, messageSize, mode);
+    }
+
+    /**
+     * Creates a queue exclusively ({@code O_CREAT | O_EXCL}) with the given access, e.g. a
+     * receiver that never sends on it ({@link #O_RDONLY}).
+     *
+     * @param name the name, {@code /something} without further slashes
+     * @param access {@link #O_RDONLY}, {@link #O_WRONLY} or {@link #O_RDWR}, maybe with
+     *     {@link #O_NONBLOCK}
+     * @param maxMessages {@code mq_maxmsg}
+     * @param messageSize {@code mq_msgsize}
+     * @param mode permission bits, e.g. {@code 0600}
+     * @return the open queue
+     * @throws LinuxIpcException e.g. {@code EEXIST}, {@code EINVAL} (limits), {@code EMFILE}
+     */
+    public static PosixMessageQueue create(String name, int access, long maxMessages,
+            long messageSize, int mode) throws LinuxIpcException {
+        int mqd = Native.BINDING.mqCreate(name, Libc.O_CREAT | Libc.O_EXCL | access,
                 mode & 0777, maxMessages, messageSize);
         return new PosixMessageQueue(name, (int) Native.check(mqd, "mq_open"));
     }
@@ -63,7 +83,8 @@ public final class PosixMessageQueue implements AutoCloseable {
      * Opens an existing queue.
      *
      * @param name the name
-     * @param access {@link #O_RDONLY}, {@link #O_WRONLY} or {@link #O_RDWR}
+     * @param access {@link #O_RDONLY}, {@link #O_WRONLY} or {@link #O_RDWR}, maybe with
+     *     {@link #O_NONBLOCK} (then a send to a full queue fails with {@code EAGAIN})
      * @return the open queue
      * @throws LinuxIpcException {@code ENOENT} if there is none, {@code EACCES} if not allowed
      *     (or if the name has more than one slash)

@@ -60,6 +60,32 @@ class PosixMessageQueueTest {
                 () -> PosixMessageQueue.unlink(name)).errno());
     }
 
+    /**
+     * A receiver creates its queue read-only; a non-blocking writer then finds it full (EAGAIN)
+     * instead of waiting, and the receiver cannot send on it (EBADF).
+     */
+    @Test
+    void readOnlyCreateAndNonBlockingWriter() throws Exception {
+        String name = TestKeys.name();
+        try (PosixMessageQueue in = PosixMessageQueue.create(name, PosixMessageQueue.O_RDONLY, 1,
+                32, 0600); Arena arena = Arena.ofConfined()) {
+            keys.unlinkMq(name);
+            assertEquals(new PosixMessageQueue.Attributes(0, 1, 32, 0), in.attributes());
+            MemorySegment buf = arena.allocate(32);
+            assertEquals(EBADF, assertThrows(LinuxIpcException.class,
+                    () -> in.send(buf, 32, 0)).errno());
+            try (PosixMessageQueue out = PosixMessageQueue.open(name,
+                    PosixMessageQueue.O_WRONLY | PosixMessageQueue.O_NONBLOCK)) {
+                out.send(buf, 32, 0);
+                assertEquals(LinuxIpcException.EAGAIN, assertThrows(LinuxIpcException.class,
+                        () -> out.send(buf, 32, 0)).errno());
+            }
+            assertEquals(32, in.receive(buf));
+        }
+    }
+
+    private static final int EBADF = 9;
+
     /** mq_open fails with EACCES for a name with more than one slash, even for root. */
     @Test
     void nameWithTwoSlashesIsEacces() {
