@@ -3,8 +3,10 @@ package dev.ipclab.peer;
 import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.load.LoadShape;
 import dev.ipclab.peer.transport.Numbers;
+import dev.ipclab.peer.transport.SysVKeys;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /** The command line of pattern load (PROTOCOL.md 1 and 11.5), beside {@link Cli}. */
 final class LoadCli {
@@ -19,8 +21,14 @@ final class LoadCli {
     /** A burst server's flags, which a load server refuses (11.5.1). */
     private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
             "backlog");
-    /** What a load server of an RPC mechanism refuses as usage: the burst server's own. */
-    private static final List<String> RPC_SERVE_REFUSED = List.of("connections", "phases-file");
+    /**
+     * What a load server of an RPC mechanism or a message queue, which is no burst server,
+     * refuses as usage: the burst server's own.
+     */
+    private static final List<String> OWN_SERVE_REFUSED = List.of("connections", "phases-file");
+    /** The tuning flags a load server may refuse as unsupported (11.5.4, 11.5.5). */
+    private static final List<String> TUNING = List.of(BurstOptions.WORKERS,
+            BurstOptions.BACKLOG, BurstOptions.NODELAY);
     /** Sizes when not given: the orchestrator's default for load (16 B each way). */
     private static final String DEFAULT_SIZE = "16";
 
@@ -53,7 +61,7 @@ final class LoadCli {
                         LoadShape.MAX_MS),
                 Cli.path(flags, "records-file"));
         String mechanism = flags.get("mechanism");
-        return new DriveOptions(mechanism, Cli.endpoint(mechanism, flags.get("endpoint"), true),
+        return new DriveOptions(mechanism, endpoint(mechanism, flags.get("endpoint")),
                 LOAD, size(flags, "request-size"), size(flags, "response-size"), 0, 0,
                 Cli.path(flags, "samples-file"), Cli.path(flags, "result-file"), Cli.seed(flags),
                 Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"),
@@ -77,10 +85,10 @@ final class LoadCli {
             throw new IllegalArgumentException("missing required flag --server-model "
                     + "(serve --pattern load)");
         }
-        // Over RPC, --backlog is the framework's and unsupported (11.5.4), not a usage error.
-        boolean rpc = Mechanism.byName(flags.get("mechanism")).map(Mechanism::carriesRecords)
-                .orElse(false);
-        refuse(flags, rpc ? RPC_SERVE_REFUSED : BURST_SERVE_ONLY,
+        // Over RPC and the queues, --backlog is unsupported (11.5.4, 11.5.5), not a usage error.
+        boolean own = Mechanism.byName(flags.get("mechanism"))
+                .map(m -> m.carriesRecords() || m.queueLoad() != null).orElse(false);
+        refuse(flags, own ? OWN_SERVE_REFUSED : BURST_SERVE_ONLY,
                 "is a burst server's flag, not of --pattern load");
         String model = flags.get("server-model");
         if (model.isEmpty()) {
@@ -91,7 +99,17 @@ final class LoadCli {
         }
         return BurstOptions.load(model, (int) Numbers.inRange(flags.getOrDefault("workers",
                 Integer.toString(BurstOptions.DEFAULT_WORKERS)), "--workers", 1, 1024),
-                Cli.nodelay(flags), flags.containsKey("workers") || flags.containsKey("backlog"));
+                Cli.nodelay(flags), TUNING.stream().filter(flags::containsKey)
+                        .collect(Collectors.toSet()));
+    }
+
+    /** sysv-mq's load endpoint names two queues (11.5.5); every other is the mechanism's own. */
+    private static String endpoint(String mechanism, String endpoint) {
+        if (mechanism.equals(Mechanism.SYSV_MQ.label())) {
+            SysVKeys.parsePair(endpoint);
+            return endpoint;
+        }
+        return Cli.endpoint(mechanism, endpoint, true);
     }
 
     private static int size(Map<String, String> flags, String name) {

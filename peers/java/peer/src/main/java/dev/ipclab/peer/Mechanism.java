@@ -35,6 +35,7 @@ import dev.ipclab.peer.transport.Fifo;
 import dev.ipclab.peer.transport.FileFrames;
 import dev.ipclab.peer.transport.Pipe;
 import dev.ipclab.peer.transport.PosixMq;
+import dev.ipclab.peer.transport.QueueLoad;
 import dev.ipclab.peer.transport.Shm;
 import dev.ipclab.peer.transport.StreamListener;
 import dev.ipclab.peer.transport.SysVMq;
@@ -55,9 +56,9 @@ import java.util.function.IntSupplier;
  * The one table of what this peer implements (PROTOCOL.md sections 4, 10 and 11): each
  * mechanism's name, endpoint grammar, how it serves (absent: drive only), how its client opens
  * for each pattern it carries (rr always; short and stream where the entry says how), the burst
- * server models its server runs ({@link ServerModel}), its load server's models or framework
- * configurations, and its largest payload ({@link Behaviour}). The command line, the server and
- * client dispatch and the {@code capabilities} answer all read it; nothing else lists mechanisms.
+ * server models its server runs ({@link ServerModel}), its load server's models, framework
+ * configurations or queues, and its largest payload ({@link Behaviour}). The command line, the
+ * server and client dispatch and {@code capabilities} all read it; nothing else lists mechanisms.
  */
 enum Mechanism {
     TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e, s.nodelay()),
@@ -75,10 +76,10 @@ enum Mechanism {
             (e, s) -> UdsDgram.connect(e, s.ioTimeoutNanos())), UdsDgram::maxPayload),
     PIPE("pipe", EndpointKind.FDS, stream((e, s) -> Pipe.listen(e), (e, s) -> Pipe.connect(e))),
     FIFO("fifo", EndpointKind.DIR, stream((e, s) -> Fifo.listen(e), (e, s) -> Fifo.connect(e))),
-    SYSV_MQ("sysv-mq", EndpointKind.SYSV, stream((e, s) -> SysVMq.listen(e),
-            (e, s) -> SysVMq.connect(e)).dialing((e, s) -> SysVMq.dialer(e))),
+    SYSV_MQ("sysv-mq", EndpointKind.SYSV, stream((e, s) -> SysVMq.listen(e), (e, s) -> SysVMq.connect(e))
+            .dialing((e, s) -> SysVMq.dialer(e)).queueLoading(QueueLoad.SYSV_MQ)),
     POSIX_MQ("posix-mq", EndpointKind.POSIX, stream((e, s) -> PosixMq.listen(e),
-            (e, s) -> PosixMq.connect(e, s.ioTimeoutNanos()))
+            (e, s) -> PosixMq.connect(e, s.ioTimeoutNanos())).queueLoading(QueueLoad.POSIX_MQ)
             .dialing((e, s) -> PosixMq.dialer(e, s.ioTimeoutNanos()))),
     SYSV_SHM("sysv-shm", EndpointKind.SYSV, stream((e, s) -> SysVShm.listen(e),
             (e, s) -> SysVShm.connect(e, s.ioTimeoutNanos()))),
@@ -157,9 +158,9 @@ enum Mechanism {
         OneWay open(DriveOptions options) throws PeerException, IOException;
     }
 
-    /** How a load client (11.5.3) opens one of its connections. */
+    /** How a load client (11.5.3) opens its connection c. */
     interface OpenLoad {
-        LoadCalls open(DriveOptions options) throws PeerException, IOException;
+        LoadCalls open(DriveOptions options, int connection) throws PeerException, IOException;
     }
 
     /** short over frames: how the client dials one connection per round trip (section 11.2). */
@@ -319,6 +320,11 @@ enum Mechanism {
                 : behaviour.loadModels().stream().map(ServerModel::label).toList();
     }
 
+    /** Its load server's queues and its load client's links (11.5.5); null but for a queue. */
+    QueueLoad queueLoad() {
+        return behaviour.queue();
+    }
+
     /** How its burst or load server listens; null where it has neither. */
     Listening.Maker serverSockets() {
         return behaviour.sockets();
@@ -380,9 +386,9 @@ enum Mechanism {
         return behaviour.stream().open(options);
     }
 
-    /** One connection of a load client (11.5.3, 11.5.4); only where the patterns have LOAD. */
-    LoadCalls connectLoad(DriveOptions options) throws PeerException, IOException {
-        return behaviour.loadCalls().open(options);
+    /** Connection c of a load client (11.5.3-11.5.5); only where the patterns have LOAD. */
+    LoadCalls connectLoad(DriveOptions options, int connection) throws PeerException, IOException {
+        return behaviour.loadCalls().open(options, connection);
     }
 
     /** For tests: the bare link of a frame mechanism. */

@@ -32,7 +32,7 @@ enum Pattern {
             roundTrips(mechanism.openShort(options), options, warm, measured)),
     /** Open-loop load over persistent connections (11.5): one sample is one response time. */
     LOAD("load", (mechanism, options, warm, measured) -> LoadDrive.drive(
-            () -> mechanism.connectLoad(options), options.load(), options.seed(), measured));
+            c -> mechanism.connectLoad(options, c), options.load(), options.seed(), measured));
 
     /** How a pattern drives a client of a mechanism. */
     interface Driver {

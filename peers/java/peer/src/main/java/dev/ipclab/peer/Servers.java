@@ -7,9 +7,11 @@ import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.rpc.RpcModel;
 import dev.ipclab.peer.rpc.RpcServerAdapter;
 import dev.ipclab.peer.server.Fault;
+import dev.ipclab.peer.server.QueueLoadServer;
 import dev.ipclab.peer.server.Server;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.List;
 import java.util.Set;
 
 /** {@code serve}: the server of the mechanism asked for, or a burst server (section 11.4). */
@@ -35,6 +37,10 @@ final class Servers {
             if (options.burst() != null && options.burst().load()
                     && !mechanism.rpcModels().isEmpty()) {
                 return rpcLoad(mechanism, options);
+            }
+            if (options.burst() != null && options.burst().load()
+                    && mechanism.queueLoad() != null) {
+                return queueLoad(mechanism, options, diagnostics);
             }
             if (options.burst() != null) {
                 return BurstServer.open(serverModel(mechanism, options.burst()),
@@ -86,6 +92,27 @@ final class Servers {
         }
         return RpcServerAdapter.open(model.factory(), options.endpoint(), options.seed(),
                 options.fault(), options.nodelay(), model.name());
+    }
+
+    /**
+     * A load server over a message queue (11.5.5): iterative, or thread-pool with --workers
+     * threads; it has no listening socket to tune.
+     *
+     * @throws PeerException unsupported: another model, --backlog or --nodelay
+     */
+    private static Server queueLoad(Mechanism mechanism, ServeOptions options,
+            PrintStream diagnostics) throws PeerException, IOException {
+        ServerModel model = serverModel(mechanism, options.burst());
+        for (String flag : List.of(BurstOptions.BACKLOG, BurstOptions.NODELAY)) {
+            if (options.burst().tuning().contains(flag)) {
+                throw PeerException.unsupported("--" + flag + " is not taken by a load server over "
+                        + mechanism.label() + " (a message queue has no socket)");
+            }
+        }
+        boolean pooled = model == ServerModel.THREAD_POOL;
+        return QueueLoadServer.open(mechanism.queueLoad().listen(options.endpoint()),
+                model.label(), pooled ? options.burst().workers() : 1, pooled, options.seed(),
+                diagnostics);
     }
 
     /** @throws PeerException unsupported: a model this peer or mechanism does not have */

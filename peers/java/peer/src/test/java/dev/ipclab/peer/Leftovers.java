@@ -51,6 +51,30 @@ final class Leftovers {
         }
     }
 
+    /**
+     * After a load server over a message queue (11.5.5) and its client: both System V queues, or
+     * the POSIX request queue and every connection's reply queue, are gone.
+     */
+    static void assertNoLoadQueues(String mechanism, String endpoint, int clients)
+            throws IOException {
+        if (mechanism.equals(Mechanism.SYSV_MQ.label())) {
+            for (int key : SysVKeys.parsePair(endpoint)) {
+                assertEquals(null, sysvipcLine("msg", Integer.toString(key)), endpoint + " left");
+            }
+            return;
+        }
+        String name = endpoint.substring("posix:".length());
+        List<String> names = new java.util.ArrayList<>(List.of(name + "-1"));
+        for (int c = 0; c < clients; c++) {
+            names.add(name + "-r" + c);
+        }
+        for (String queue : names) {
+            LinuxIpcException e = assertThrows(LinuxIpcException.class,
+                    () -> PosixMessageQueue.open(queue, PosixMessageQueue.O_RDONLY), queue);
+            assertEquals(LinuxIpcException.ENOENT, e.errno(), queue);
+        }
+    }
+
     /** The /proc/sysvipc line of the object of this kind (msg, shm, sem) and key, or null. */
     static String sysvipcLine(String kind, String decimalKey) throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/sysvipc/" + kind))) {

@@ -27,13 +27,15 @@ final class LoadFiles {
 
     private LoadFiles() {}
 
-    /** A server of this JVM serving on a thread of its own until closed. */
-    record Serving(Server server, FutureTask<Integer> serving) implements AutoCloseable {
+    /** A server of this JVM serving on a thread of its own until closed; its stderr kept. */
+    record Serving(Server server, FutureTask<Integer> serving, Loopback.Diagnostics diagnostics)
+            implements AutoCloseable {
         static Serving start(ServeOptions options) throws PeerException {
-            Server server = Servers.open(options, new Loopback.Diagnostics().stream);
+            Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
+            Server server = Servers.open(options, diagnostics.stream);
             FutureTask<Integer> serving = new FutureTask<>(server::serve);
             Thread.ofPlatform().daemon().start(serving);
-            return new Serving(server, serving);
+            return new Serving(server, serving, diagnostics);
         }
 
         String endpoint() {
@@ -44,7 +46,7 @@ final class LoadFiles {
         @Override
         public void close() throws Exception {
             server.stop();
-            assertEquals(0, serving.get(10, TimeUnit.SECONDS));
+            assertEquals(0, serving.get(10, TimeUnit.SECONDS), diagnostics.text());
             server.close();
         }
     }

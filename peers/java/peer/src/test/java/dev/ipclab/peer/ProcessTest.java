@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ipclab.peer.server.Loopback;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The peer as the orchestrator sees it: a separate JVM, its stdout, stderr and exit code. */
 class ProcessTest {
@@ -73,6 +75,28 @@ class ProcessTest {
         assertEquals(0, exitCode(server));
         assertEquals("", stderr(server));
         Leftovers.assertNone(mechanism, ready.get("endpoint").asText(), server.pid());
+    }
+
+    /**
+     * A load server over a message queue (11.5.5) as the orchestrator runs it, its pool blocked
+     * on the shared queue after serving this JVM's load client: SIGTERM ends it with exit 0 and
+     * nothing on stderr, and neither its queues nor the client's reply queues are left.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"sysv-mq", "posix-mq"})
+    void sigtermEndsAQueueLoadServerCleanly(String mechanism) throws Exception {
+        Process server = start("serve", "--mechanism", mechanism, "--endpoint", "auto",
+                "--pattern", "load", "--server-model", "thread-pool", "--workers", "3");
+        JsonNode ready = readReady(server);
+        assertEquals("thread-pool", ready.get("server_model").asText());
+        String endpoint = ready.get("endpoint").asText();
+        Loopback.Diagnostics err = new Loopback.Diagnostics();
+        assertEquals(0, Main.run(LoadFiles.driveArgs(dir, mechanism, endpoint, 3, 200, 0, 100),
+                err.stream), err.text());
+        server.toHandle().destroy();
+        assertEquals(0, exitCode(server));
+        assertEquals("", stderr(server));
+        Leftovers.assertNoLoadQueues(mechanism, endpoint, 3);
     }
 
     @Test

@@ -27,6 +27,22 @@ public final class Frame {
 
     /** flags NO_REPLY: a REQUEST or END of a one-way short (section 11.2). */
     public static final short NO_REPLY = 1;
+    /**
+     * load over a message queue (11.5.5): a REQUEST's or END's flags are 0x8000 + c, the reply
+     * address of the client's connection c, 0 ≤ c < {@link #REPLY_ADDRESSES}.
+     */
+    public static final int REPLY_ADDRESS = 0x8000;
+    public static final int REPLY_ADDRESSES = 0x400;
+
+    /** Which frames a server takes: checks 3 and 4 of section 2 depend on what it serves. */
+    public enum Accepts {
+        /** rr, short (NO_REPLY), stream (MARK): the frame mechanisms' servers. */
+        ALL,
+        /** Section 2's rr exchange only (a load server, 11.5.1): no MARK, flags 0. */
+        EXCHANGE,
+        /** load over a message queue (11.5.5): no MARK, flags a reply address. */
+        QUEUE_LOAD
+    }
 
     /** The bytes "IPCL" read as a little-endian u32. */
     static final int MAGIC = 0x4C43_5049;
@@ -129,6 +145,11 @@ public final class Frame {
      * NO_REPLY is {@code bad flags}, each at its place in the order of the checks.
      */
     public static String requestProblem(ByteBuffer buf, int at, boolean exchangeOnly) {
+        return requestProblem(buf, at, exchangeOnly ? Accepts.EXCHANGE : Accepts.ALL);
+    }
+
+    /** As {@link #requestProblem(ByteBuffer, int)} for a server that takes what it says. */
+    public static String requestProblem(ByteBuffer buf, int at, Accepts accepts) {
         if (buf.getInt(at + OFF_MAGIC) != MAGIC) {
             return "bad magic";
         }
@@ -136,11 +157,10 @@ public final class Frame {
             return "bad version";
         }
         byte kind = kind(buf, at);
-        if (kind != REQUEST && kind != END && (kind != MARK || exchangeOnly)) {
+        if (kind != REQUEST && kind != END && (kind != MARK || accepts != Accepts.ALL)) {
             return "unexpected kind";
         }
-        short flags = flags(buf, at);
-        if (flags != 0 && (exchangeOnly || !(flags == NO_REPLY && (kind == REQUEST || kind == END)))) {
+        if (!flagsAccepted(kind, Short.toUnsignedInt(flags(buf, at)), accepts)) {
             return "bad flags";
         }
         long length = length(buf, at);
@@ -154,6 +174,18 @@ public final class Frame {
             return "bad stream frame";
         }
         return null;
+    }
+
+    /**
+     * Check 4: flags 0, or NO_REPLY on a REQUEST or END; a queue's load server takes only a
+     * reply address (0 would leave it nowhere to answer).
+     */
+    private static boolean flagsAccepted(byte kind, int flags, Accepts accepts) {
+        return switch (accepts) {
+            case ALL -> flags == 0 || (flags == NO_REPLY && (kind == REQUEST || kind == END));
+            case EXCHANGE -> flags == 0;
+            case QUEUE_LOAD -> flags >= REPLY_ADDRESS && flags < REPLY_ADDRESS + REPLY_ADDRESSES;
+        };
     }
 
     /** A MARK's message size (u64, may exceed any limit), its header at offset {@code at}. */

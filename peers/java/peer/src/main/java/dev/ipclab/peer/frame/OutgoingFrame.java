@@ -22,7 +22,12 @@ public final class OutgoingFrame {
 
     /** Marks every send of this frame NO_REPLY (a one-way short, section 11.2). */
     public OutgoingFrame noReply() {
-        Frame.setFlags(buf, Frame.NO_REPLY);
+        return flags(Frame.NO_REPLY);
+    }
+
+    /** Marks every send of this frame with these flags (a queue's reply address, 11.5.5). */
+    public OutgoingFrame flags(short flags) {
+        Frame.setFlags(buf, flags);
         return this;
     }
 

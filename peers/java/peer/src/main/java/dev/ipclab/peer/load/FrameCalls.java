@@ -11,9 +11,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A load connection over section 2's frames (tcp, uds): REQUEST and RESPONSE per request, END
- * and END_ACK at the end. Every buffer is made before T0 and the frame is stamped before the wait,
- * so only the send and the receive lie inside the timed exchange.
+ * A load connection over section 2's frames (tcp, uds; sysv-mq and posix-mq, whose REQUEST and
+ * END carry the connection's reply address, {@link QueueCalls}): REQUEST and RESPONSE per
+ * request, END and END_ACK at the end. Every buffer is made before T0 and the frame is stamped
+ * before the wait, so only the send and the receive lie inside the timed exchange.
  */
 public final class FrameCalls implements LoadCalls {
     private final ClientLink link;
@@ -28,11 +29,18 @@ public final class FrameCalls implements LoadCalls {
     private int received;
 
     public FrameCalls(ClientLink link, long seed, int requestSize, int responseSize) {
+        this(link, seed, requestSize, responseSize, (short) 0);
+    }
+
+    /** @param flags of every REQUEST and END: a queue connection's reply address (11.5.5) */
+    public FrameCalls(ClientLink link, long seed, int requestSize, int responseSize,
+            short flags) {
         this.link = link;
         this.requestSize = requestSize;
         this.responseSize = responseSize;
-        this.request = new OutgoingFrame(Frame.REQUEST, seed, Payload.REQUEST_STREAM, requestSize);
-        this.end = new OutgoingFrame(Frame.END, seed, Payload.REQUEST_STREAM, 0);
+        this.request = new OutgoingFrame(Frame.REQUEST, seed, Payload.REQUEST_STREAM, requestSize)
+                .flags(flags);
+        this.end = new OutgoingFrame(Frame.END, seed, Payload.REQUEST_STREAM, 0).flags(flags);
         this.response = Frame.allocate(link.receiveCapacity(Frame.HEADER_SIZE + responseSize));
         this.endAck = Frame.allocate(link.receiveCapacity(Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD));
         this.expected = new ExpectedPayload(seed, Payload.RESPONSE_STREAM, responseSize)

@@ -17,15 +17,16 @@ public final class LoadDrive {
     private LoadDrive() {}
 
     /**
-     * Opens one connection of the mechanism, its buffers or arguments made (tcp: TCP_NODELAY
-     * unless --nodelay off; RPC: a client object of the framework with a connection of its own).
+     * Opens connection c (0 … C − 1) of the mechanism, its buffers or arguments made (tcp:
+     * TCP_NODELAY unless --nodelay off; RPC: a client object of the framework with a connection
+     * of its own; a message queue: c is the reply address, 11.5.5).
      */
     public interface Connector {
         /**
          * @throws IOException the connection cannot be made (the case ends as io, not run)
          * @throws PeerException this client cannot make it as asked (unsupported)
          */
-        LoadCalls connect() throws IOException, PeerException;
+        LoadCalls connect(int connection) throws IOException, PeerException;
     }
 
     /**
@@ -44,7 +45,7 @@ public final class LoadDrive {
         LoadCalls[] connections = new LoadCalls[shape.clients()];
         try {
             for (int c = 0; c < connections.length; c++) {
-                connections[c] = connector.connect();
+                connections[c] = connector.connect(c);
             }
         } catch (IOException e) {
             closeAll(connections);

@@ -78,7 +78,7 @@ public final class PosixMq extends QueueChannel {
         };
     }
 
-    private static String name(String endpoint) {
+    static String name(String endpoint) {
         if (!endpoint.startsWith(PREFIX + "/")) {
             throw new IllegalArgumentException("endpoint must be posix:/NAME, got '" + endpoint + "'");
         }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * A message channel over kernel message queues (sysv-mq, posix-mq; PROTOCOL.md section 4.1):
@@ -29,7 +30,9 @@ abstract class QueueChannel implements MessageChannel {
         sendBuffer = allocation.allocate(arena, M);
         receiveBuffer = allocation.allocate(arena, M);
         sendText = sendBuffer.asSlice(textOffset).asByteBuffer();
-        receiveText = receiveBuffer.asSlice(textOffset).asByteBuffer();
+        // Frames are little-endian; a load server reads a request's header in place (11.5.5).
+        receiveText = receiveBuffer.asSlice(textOffset).asByteBuffer()
+                .order(ByteOrder.LITTLE_ENDIAN);
     }
 
     @Override
@@ -45,6 +48,20 @@ abstract class QueueChannel implements MessageChannel {
 
     /** Sends the first length bytes of the send buffer's text as one message. */
     abstract void send(int length) throws IOException;
+
+    /**
+     * Sends a whole frame [position, limit) cut into messages of exactly chunk bytes, the last
+     * one shorter (4.1); chunk is M, or a smaller reply queue's message size (11.5.5).
+     */
+    final void sendFrame(ByteBuffer frame, int chunk) throws IOException {
+        int offset = frame.position();
+        int limit = frame.limit();
+        do {
+            int n = Math.min(chunk, limit - offset);
+            send(frame, offset, n);
+            offset += n;
+        } while (offset < limit);
+    }
 
     @Override
     public final ByteBuffer received() {

@@ -19,8 +19,13 @@ public final class SysVKeys {
     }
 
     static <T> T createTagged(Creator<T> creator) throws IOException {
+        return createTagged(creator, 0x10000);
+    }
+
+    /** @param bound r is drawn from 1 … bound − 1 (load over sysv-mq: 0x8000, 11.5.5) */
+    static <T> T createTagged(Creator<T> creator, int bound) throws IOException {
         for (int i = 0; i < ATTEMPTS; i++) {
-            int key = TAG | ThreadLocalRandom.current().nextInt(1, 0x10000);
+            int key = TAG | ThreadLocalRandom.current().nextInt(1, bound);
             try {
                 return creator.create(key);
             } catch (LinuxIpcException e) {
@@ -33,7 +38,36 @@ public final class SysVKeys {
     }
 
     public static String endpoint(int key) {
-        return PREFIX + String.format(Locale.ROOT, "0x%08x", key);
+        return PREFIX + hex(key);
+    }
+
+    /** load over sysv-mq (11.5.5): both keys, the request queue's first, each as above. */
+    public static String endpoint(int requestKey, int replyKey) {
+        return endpoint(requestKey) + "," + hex(replyKey);
+    }
+
+    private static String hex(int key) {
+        return String.format(Locale.ROOT, "0x%08x", key);
+    }
+
+    /**
+     * load over sysv-mq (11.5.5): {@code sysv:0xK,0xK2}.
+     *
+     * @return the request queue's key, then the reply queue's
+     * @throws IllegalArgumentException unless two keys of the single form, comma-separated
+     */
+    public static int[] parsePair(String endpoint) {
+        int comma = endpoint.indexOf(',');
+        try {
+            if (comma < 0) {
+                throw new IllegalArgumentException("no comma");
+            }
+            return new int[] {parse(endpoint.substring(0, comma)),
+                parse(PREFIX + endpoint.substring(comma + 1))};
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("a load endpoint over sysv-mq must be "
+                    + "sysv:0xKEY,0xKEY (request queue, reply queue), got '" + endpoint + "'", e);
+        }
     }
 
     /** @throws IllegalArgumentException unless the endpoint is sysv:0x followed by 8 hex digits */

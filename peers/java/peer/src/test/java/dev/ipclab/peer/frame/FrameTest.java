@@ -157,6 +157,31 @@ class FrameTest {
         assertNull(Frame.requestProblem(buf));
     }
 
+    /**
+     * A reply address (0x8000 … 0x83FF) is a REQUEST's or END's flags in load over a message
+     * queue only (11.5.5), where it is also the only flags a request may have.
+     */
+    @Test
+    void replyAddressesAreFlagsOfQueueLoadOnly() {
+        ByteBuffer buf = Frame.allocate(Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
+        for (byte kind : new byte[] {Frame.REQUEST, Frame.END}) {
+            Frame.writeHeader(buf, kind, 0, 0, 0);
+            for (int flags : new int[] {0x8000, 0x83FF}) {
+                Frame.setFlags(buf, (short) flags);
+                assertNull(Frame.requestProblem(buf, 0, Frame.Accepts.QUEUE_LOAD));
+                assertEquals("bad flags", Frame.requestProblem(buf, 0, Frame.Accepts.ALL));
+                assertEquals("bad flags", Frame.requestProblem(buf, 0, Frame.Accepts.EXCHANGE));
+            }
+            for (int flags : new int[] {0, Frame.NO_REPLY, 0x7FFF, 0x8400, 0xFFFF}) {
+                Frame.setFlags(buf, (short) flags);
+                assertEquals("bad flags", Frame.requestProblem(buf, 0, Frame.Accepts.QUEUE_LOAD));
+            }
+        }
+        Frame.writeMark(buf, 0, 16, 1);
+        Frame.setFlags(buf, (short) 0x8000);
+        assertEquals("unexpected kind", Frame.requestProblem(buf, 0, Frame.Accepts.QUEUE_LOAD));
+    }
+
     private static void assertProtocolError(String message, org.junit.jupiter.api.function.Executable call) {
         PeerException e = assertThrows(PeerException.class, call);
         assertEquals(ErrorKind.PROTOCOL, e.kind());
