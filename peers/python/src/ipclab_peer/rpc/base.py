@@ -4,10 +4,19 @@ calls over a stub whose methods carry the IDL's names."""
 import contextlib
 
 from .. import structs
+from ..errors import IoError, ProtocolError
 
 MASK = (1 << 64) - 1
 ECHOES = {"small": "echoSmall", "medium": "echoMedium", "large": "echoLarge"}
 PUTS = {"small": "putSmall", "medium": "putMedium", "large": "putLarge"}
+
+
+def unknown_error(framework, err):
+    """What a framework error no mapping of its own knows becomes: a socket's is io, anything
+    else the framework's protocol."""
+    if isinstance(err, OSError):
+        return IoError(f"{framework}: {err}")
+    return ProtocolError(f"{framework}: {type(err).__name__}: {err}")
 
 
 @contextlib.contextmanager

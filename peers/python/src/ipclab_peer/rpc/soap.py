@@ -12,7 +12,6 @@ import requests
 import zeep
 from requests.adapters import HTTPAdapter
 from urllib3.connection import HTTPConnection
-from zeep.exceptions import Error as ZeepError
 from zeep.exceptions import Fault, TransportError
 
 from ..errors import IoError, ProtocolError, ReceiveTimeout
@@ -111,8 +110,4 @@ def error(err):
         return IoError(f"soap: {type(err).__name__}: {err}")
     if isinstance(err, TransportError):
         return ProtocolError(f"soap: HTTP {err.status_code}: {err.message}")
-    if isinstance(err, ZeepError):
-        return ProtocolError(f"soap: {type(err).__name__}: {err}")
-    if isinstance(err, OSError):
-        return IoError(f"soap: {err}")
-    return ProtocolError(f"soap: {type(err).__name__}: {err}")
+    return base.unknown_error("soap", err)  # zeep.exceptions.Error: the protocol

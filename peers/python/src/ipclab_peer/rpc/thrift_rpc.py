@@ -18,7 +18,7 @@ from thrift.protocol.TBinaryProtocol import (TBinaryProtocolAccelerated,
                                              TBinaryProtocolAcceleratedFactory)
 from thrift.protocol.TCompactProtocol import TCompactProtocol, TCompactProtocolFactory
 from thrift.server import TServer
-from thrift.Thrift import TApplicationException, TException
+from thrift.Thrift import TApplicationException
 from thrift.transport import TSocket, TTransport
 
 from ..errors import IoError, ProtocolError, ReceiveTimeout
@@ -133,8 +133,4 @@ def error(err):
         return IoError(f"thrift: {err}" + (f" ({inner})" if inner else ""))
     if isinstance(err, TApplicationException):
         return ProtocolError(f"thrift application exception {err.type}: {err.message}")
-    if isinstance(err, TException):
-        return ProtocolError(f"thrift: {type(err).__name__}: {err}")
-    if isinstance(err, OSError):
-        return IoError(f"thrift: {err}")
-    return ProtocolError(f"thrift: {type(err).__name__}: {err}")
+    return base.unknown_error("thrift", err)  # another TException: the protocol
