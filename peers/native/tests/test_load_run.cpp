@@ -13,58 +13,14 @@
 
 #include "burst/server_models.hpp"
 #include "frame.hpp"
+#include "load_runs.hpp"
 #include "payload.hpp"
 #include "support.hpp"
 
 namespace ipclab::load {
 namespace {
 
-struct Row {
-  std::uint64_t request, connection;
-  bool measured;
-  std::int64_t intended, sent, received;  // -1: empty
-  std::string error;
-};
-
-std::vector<Row> read_records(const std::string& path) {
-  std::istringstream in(test::read_file(path));
-  std::string line;
-  std::getline(in, line);
-  EXPECT_EQ(line, "request,connection,measured,intended_ns,sent_ns,received_ns,error");
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    std::vector<std::string> f;
-    std::istringstream fields(line);
-    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
-    if (f.size() == 6) f.emplace_back();  // an empty error
-    const auto num = [](const std::string& s) { return s.empty() ? -1 : std::stoll(s); };
-    rows.push_back({std::stoull(f[0]), std::stoull(f[1]), f[2] == "1", num(f[3]), num(f[4]),
-                    num(f[5]), f[6]});
-  }
-  return rows;
-}
-
-struct LoadRun {
-  test::ChildResult child;
-  nlohmann::json result;
-  std::vector<Row> rows;
-  std::vector<std::int64_t> samples;
-};
-
-LoadRun drive_load(const std::string& endpoint, const test::TempDir& dir,
-                   std::vector<std::string> extra, const std::string& mechanism = "tcp") {
-  std::vector<std::string> a = {"drive", "--pattern", "load", "--mechanism", mechanism,
-                                "--endpoint", endpoint, "--samples-file", dir.file("s.bin"),
-                                "--records-file", dir.file("r.csv"), "--result-file",
-                                dir.file("j.json"), "--io-timeout", "10"};
-  a.insert(a.end(), extra.begin(), extra.end());
-  LoadRun run;
-  run.child = test::run_peer(a);
-  run.result = nlohmann::json::parse(test::read_file(dir.file("j.json")));
-  if (test::exists(dir.file("r.csv"))) run.rows = read_records(dir.file("r.csv"));
-  run.samples = test::read_samples(dir.file("s.bin"));
-  return run;
-}
+using namespace load_test;
 
 test::Server load_server(const std::string& model, const std::string& fault = "none",
                          const std::string& mechanism = "tcp",
@@ -79,7 +35,7 @@ LoadRun load_against(const std::string& model, const std::string& fault,
   test::TempDir dir;
   test::Server server = load_server(model, fault);
   EXPECT_TRUE(server.ready());
-  LoadRun run = drive_load(server.endpoint(), dir, std::move(extra));
+  LoadRun run = drive_load("tcp", server.endpoint(), dir, std::move(extra));
   server.close_stdin();
   EXPECT_EQ(server.wait().exit_code, 0);
   return run;
@@ -103,11 +59,10 @@ TEST_P(LoadModels, ServesTheScheduleAndTheFilesAgree) {
   if (uds) {
     EXPECT_EQ(server.endpoint(), endpoint);
   }
-  const LoadRun run = drive_load(server.endpoint(), dir,
+  const LoadRun run = drive_load(mechanism(), server.endpoint(), dir,
                                  {"--clients", "2", "--rate", "2000", "--duration-ms", "200",
                                   "--warmup-ms", "50", "--request-size", "100",
-                                  "--response-size", "300"},
-                                 mechanism());
+                                  "--response-size", "300"});
   ASSERT_EQ(run.child.exit_code, 0) << run.child.err;
   const auto& j = run.result;
   EXPECT_EQ(j["status"], "ok");
@@ -179,10 +134,9 @@ TEST_P(RpcLoad, ServesTheScheduleOverTheFrameworksOwnServer) {
   ASSERT_TRUE(server.ready());
   EXPECT_EQ(server.ready_json()["server_model"], model);
   // 3 sessions, 500 req/s: 20 ms of warm-up (10 requests) and 200 ms measured (100).
-  const LoadRun run = drive_load(server.endpoint(), dir,
+  const LoadRun run = drive_load(mechanism, server.endpoint(), dir,
                                  {"--clients", "3", "--rate", "500", "--duration-ms", "200",
-                                  "--warmup-ms", "20", "--response-size", "100"},
-                                 mechanism);
+                                  "--warmup-ms", "20", "--response-size", "100"});
   ASSERT_EQ(run.child.exit_code, 0) << run.child.err;
   EXPECT_EQ(run.result["requests_ok"], 100);
   ASSERT_EQ(run.rows.size(), 110u);
@@ -213,9 +167,8 @@ TEST(RpcLoad, AFlippedResponseIsAPayloadMismatchAfterEveryFile) {
   test::TempDir dir;
   test::Server server = load_server("sync", "flip-response-byte", "grpc");
   ASSERT_TRUE(server.ready());
-  const LoadRun run = drive_load(server.endpoint(), dir,
-                                 {"--clients", "2", "--rate", "1000", "--duration-ms", "20"},
-                                 "grpc");
+  const LoadRun run = drive_load("grpc", server.endpoint(), dir,
+                                 {"--clients", "2", "--rate", "1000", "--duration-ms", "20"});
   EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
   EXPECT_EQ(run.result["error_kind"], "payload-mismatch");
   ASSERT_EQ(run.rows.size(), 20u);
@@ -245,7 +198,7 @@ TEST(LoadFaults, AFlippedResponseIsAPayloadMismatchAfterEveryFile) {
   test::TempDir dir;
   test::Server server = load_server("thread", "flip-response-byte");
   ASSERT_TRUE(server.ready());
-  const LoadRun run = drive_load(server.endpoint(), dir,
+  const LoadRun run = drive_load("tcp", server.endpoint(), dir,
                                  {"--clients", "2", "--rate", "1000", "--duration-ms", "20"});
   EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
   EXPECT_EQ(run.result["status"], "error");
