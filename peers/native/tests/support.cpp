@@ -283,6 +283,41 @@ std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
   return name;
 }
 
+std::vector<std::string> rpc_mechanisms() {
+  std::vector<std::string> names = {"grpc", "thrift-binary", "thrift-compact", "rest", "ice",
+                                    "corba"};
+#ifdef IPCLAB_EXPECT_SOAP
+  names.push_back("soap");
+#endif
+  return names;
+}
+
+std::set<unsigned> connections_with(const std::string& endpoint) {
+  const unsigned port = std::stoul(endpoint.substr(endpoint.rfind(':') + 1));
+  std::istringstream table(read_file("/proc/net/tcp"));
+  std::string line;
+  std::getline(table, line);  // the heading
+  std::set<unsigned> clients;
+  while (std::getline(table, line)) {
+    std::istringstream fields(line);
+    std::string slot, local, remote, state;
+    fields >> slot >> local >> remote >> state;
+    const unsigned lport = std::stoul(local.substr(local.find(':') + 1), nullptr, 16);
+    const unsigned rport = std::stoul(remote.substr(remote.find(':') + 1), nullptr, 16);
+    if (state == "0A") continue;  // LISTEN
+    if (lport == port) clients.insert(rport);
+    else if (rport == port) clients.insert(lport);
+  }
+  return clients;
+}
+
+std::size_t new_connections(const std::set<unsigned>& before,
+                            const std::set<unsigned>& after) {
+  std::size_t n = 0;
+  for (const unsigned p : after) n += before.count(p) == 0 ? 1 : 0;
+  return n;
+}
+
 Loopback bind_loopback(int type) {
   Loopback out;
   out.fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,19 @@ DriveRun drive_bytes(const std::string& mech, const std::string& endpoint, const
 
 // A test name from a mechanism parameter ("sysv-mq" -> "sysv_mq").
 std::string param_name(const ::testing::TestParamInfo<std::string>& info);
+
+// The RPC mechanisms (section 10) this build serves and drives: soap only where gSOAP was built in
+// (IPCLAB_EXPECT_SOAP, CMakeLists.txt).
+std::vector<std::string> rpc_mechanisms();
+
+// The distinct client ports of the TCP sockets to or from 127.0.0.1:port in /proc/net/tcp
+// (TIME_WAIT included; either side may hold it, or both). The port came from the ephemeral range,
+// so an older connection that used it as its own client port may still be in TIME_WAIT: callers
+// take the difference from a snapshot made before their connections.
+std::set<unsigned> connections_with(const std::string& endpoint);
+// How many ports of after are not in before.
+std::size_t new_connections(const std::set<unsigned>& before,
+                            const std::set<unsigned>& after);
 
 // A loopback socket of this type (SOCK_STREAM, SOCK_DGRAM) bound to 127.0.0.1 on a port the
 // kernel chose, and that endpoint ("127.0.0.1:PORT").

@@ -7,14 +7,13 @@
 
 #include <gtest/gtest.h>
 
-#include <set>
-#include <sstream>
-
 #include "support.hpp"
 
 namespace ipclab {
 namespace {
 
+using test::connections_with;
+using test::new_connections;
 using test::Server;
 using test::TempDir;
 
@@ -143,39 +142,8 @@ TEST_P(EveryRpc, SilentServerIsATimeout) {
   EXPECT_EQ(run.result["error_kind"], "timeout");
 }
 
-INSTANTIATE_TEST_SUITE_P(Peer, EveryRpc,
-                         ::testing::Values("grpc", "thrift-binary", "thrift-compact", "rest", "ice",
-                                           "corba"),
+INSTANTIATE_TEST_SUITE_P(Peer, EveryRpc, ::testing::ValuesIn(test::rpc_mechanisms()),
                          test::param_name);
-
-// The distinct client ports of the TCP sockets to or from 127.0.0.1:port in /proc/net/tcp
-// (TIME_WAIT included; either side may hold it, or both). The port came from the ephemeral range,
-// so an older connection that used it as its own client port may still be in TIME_WAIT: callers
-// take the difference from a snapshot made before their connections.
-std::set<unsigned> connections_with(const std::string& endpoint) {
-  const unsigned port = std::stoul(endpoint.substr(endpoint.rfind(':') + 1));
-  std::istringstream table(test::read_file("/proc/net/tcp"));
-  std::string line;
-  std::getline(table, line);  // the heading
-  std::set<unsigned> clients;
-  while (std::getline(table, line)) {
-    std::istringstream fields(line);
-    std::string slot, local, remote, state;
-    fields >> slot >> local >> remote >> state;
-    const unsigned lport = std::stoul(local.substr(local.find(':') + 1), nullptr, 16);
-    const unsigned rport = std::stoul(remote.substr(remote.find(':') + 1), nullptr, 16);
-    if (state == "0A") continue;  // LISTEN
-    if (lport == port) clients.insert(rport);
-    else if (rport == port) clients.insert(lport);
-  }
-  return clients;
-}
-
-std::size_t new_connections(const std::set<unsigned>& before, const std::set<unsigned>& after) {
-  std::size_t n = 0;
-  for (const unsigned p : after) n += before.count(p) == 0 ? 1 : 0;
-  return n;
-}
 
 // short over rest (11.3): one HTTP connection per call (Connection: close), finish over one
 // more; the corrupted count is the server's across connections.

@@ -53,9 +53,7 @@ TEST_P(EveryRpcVoid, PutCallsAreSamplesAndCorruptedPutsAreCounted) {
   EXPECT_EQ(server.wait().exit_code, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Peer, EveryRpcVoid,
-                         ::testing::Values("grpc", "thrift-binary", "thrift-compact", "rest", "ice",
-                                           "corba"),
+INSTANTIATE_TEST_SUITE_P(Peer, EveryRpcVoid, ::testing::ValuesIn(test::rpc_mechanisms()),
                          test::param_name);
 
 TEST(Studies, VoidOnAFrameMechanismIsUnsupportedAndOtherPatternsAUsageError) {
