@@ -115,7 +115,7 @@ constexpr Mechanism kMechanisms[] = {
      /*needs_native_library=*/true},
     // Section 10: the frameworks' own protocols (rpc/).
     // rest: also short (a new connection per call); grpc: also stream (a streaming call), 11.3;
-    // all: load over their own server configurations (11.5.4, rpc/rpc.cpp).
+    // all but soap: load over their own server configurations (11.5.4, rpc/rpc.cpp).
     {"rest", rpc, Kind::inet, Kind::inet, kRestPatterns, any_size, drive_rpc, serve_rpc},
     {"grpc", rpc, Kind::inet, Kind::inet, kGrpcPatterns, any_size, drive_rpc, serve_rpc},
     {"thrift-binary", rpc, Kind::inet, Kind::inet, kRpcLoadPatterns, any_size, drive_rpc,
@@ -125,6 +125,8 @@ constexpr Mechanism kMechanisms[] = {
     {"ice", rpc, Kind::inet, Kind::inet, kRpcLoadPatterns, any_size, drive_rpc, serve_rpc},
     // The server listens on HOST:PORT; the client takes the server's stringified IOR.
     {"corba", rpc, Kind::inet, Kind::ior, kRpcLoadPatterns, any_size, drive_rpc, serve_rpc},
+    // gSOAP, where the build found it (CMakeLists.txt); without it the row is not implemented.
+    {"soap", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
 };
 
 bool implemented(const Mechanism& m) {

@@ -113,6 +113,10 @@ const Framework kFrameworks[] = {
 #ifdef IPCLAB_WITH_CORBA
     {"corba", open_corba, serve_corba, kCorbaModels},
 #endif
+#ifdef IPCLAB_WITH_SOAP
+    // rr only: no load server configurations (yet).
+    {"soap", open_soap, serve_soap, {}},
+#endif
 };
 
 const Framework* find_framework(std::string_view mechanism) {

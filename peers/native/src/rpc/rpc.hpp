@@ -93,6 +93,8 @@ std::unique_ptr<Session> open_ice(const DriveOptions& o);
 [[noreturn]] void serve_ice(const ServeOptions& o, Service& service);
 std::unique_ptr<Session> open_corba(const DriveOptions& o);
 [[noreturn]] void serve_corba(const ServeOptions& o, Service& service);
+std::unique_ptr<Session> open_soap(const DriveOptions& o);
+[[noreturn]] void serve_soap(const ServeOptions& o, Service& service);
 
 // load (11.5.4): the schedule over C sessions that `open` makes, a thread each (rpc/load.cpp).
 void drive_load(std::unique_ptr<Session> (*open)(const DriveOptions&), const DriveOptions& o,
