@@ -7,7 +7,7 @@ import pytest
 from test_e2e import LANGS, ROTATION, cases_csv, ipclab, seed  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
-RPC = "rest,grpc,thrift-binary,thrift-compact,ice,corba"
+RPC = "rest,grpc,thrift-binary,thrift-compact,ice,corba,soap"
 
 
 def run(tmp_path, seed, *args):
