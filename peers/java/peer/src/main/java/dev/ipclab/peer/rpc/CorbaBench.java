@@ -3,7 +3,8 @@ package dev.ipclab.peer.rpc;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.rpc.corba.Bench;
 import dev.ipclab.rpc.corba.BenchHelper;
-import dev.ipclab.rpc.corba.BenchPOA;
+import dev.ipclab.rpc.corba.BenchOperations;
+import dev.ipclab.rpc.corba.BenchPOATie;
 import dev.ipclab.rpc.corba.Large;
 import dev.ipclab.rpc.corba.Medium;
 import dev.ipclab.rpc.corba.Small;
@@ -61,7 +62,8 @@ public final class CorbaBench {
         try {
             POA root = POAHelper.narrow(orb.resolve_initial_references("RootPOA"));
             root.the_POAManager().activate();
-            String ior = orb.object_to_string(root.servant_to_reference(new Servant(bench)));
+            String ior = orb.object_to_string(root.servant_to_reference(
+                    new BenchPOATie(new Servant(bench))));
             // Waits for calls in progress; never called from a servant's thread.
             return new RpcServer(ior, () -> {
                 orb.shutdown(true);
@@ -76,57 +78,21 @@ public final class CorbaBench {
         }
     }
 
-    private static final class Servant extends BenchPOA {
-        private final BenchState bench;
-
+    /**
+     * The bench behind the generated operations; the POA reaches it through the generated tie,
+     * since the servant's one superclass is the shared {@link BenchServant}. A RuntimeException
+     * reaches the client as CORBA::UNKNOWN: a protocol error there.
+     */
+    private static final class Servant extends BenchServant<Small, Medium, Large>
+            implements BenchOperations {
         Servant(BenchState bench) {
-            this.bench = bench;
-        }
-
-        @Override
-        public byte[] call(long seq, int wanted, byte[] request) {
-            // A RuntimeException reaches the client as CORBA::UNKNOWN: a protocol error there.
-            return bench.call(seq, Integer.toUnsignedLong(wanted), request);
-        }
-
-        @Override
-        public Small echoSmall(Small value) {
-            return bench.echoed(value);
-        }
-
-        @Override
-        public Medium echoMedium(Medium value) {
-            return bench.echoed(value);
-        }
-
-        @Override
-        public Large echoLarge(Large value) {
-            return bench.echoed(value);
-        }
-
-        @Override
-        public long finish() {
-            return bench.finish();
+            super(bench);
         }
 
         @Override
         public String callString(long seq, int wanted, String request) {
             return bench.callString(seq, Integer.toUnsignedLong(wanted), request);
         }
-
-        @Override
-        public void put(long seq, byte[] request) {
-            bench.put(seq, request);
-        }
-
-        @Override
-        public void putSmall(Small value) {}
-
-        @Override
-        public void putMedium(Medium value) {}
-
-        @Override
-        public void putLarge(Large value) {}
     }
 
     /** The endpoint is the server's IOR. */

@@ -101,10 +101,11 @@ public final class RmiServer {
     }
 
     /** The exported object: the bench behind the interface RMI calls. */
-    private record Impl(BenchState bench) implements RmiBench {
-        @Override
-        public byte[] call(long seq, int wanted, byte[] request) {
-            return bench.call(seq, Integer.toUnsignedLong(wanted), request);
+    private static final class Impl
+            extends BenchServant<RmiRecords.Small, RmiRecords.Medium, RmiRecords.Large>
+            implements RmiBench {
+        Impl(BenchState bench) {
+            super(bench);
         }
 
         @Override
@@ -128,25 +129,6 @@ public final class RmiServer {
             record.put("n2", (Integer) record.get("n2") ^ 1);
             return Structs.toObject(type, record);
         }
-
-        @Override
-        public long finish() {
-            return bench.finish();
-        }
-
-        @Override
-        public void put(long seq, byte[] request) {
-            bench.put(seq, request);
-        }
-
-        @Override
-        public void putSmall(RmiRecords.Small value) {}
-
-        @Override
-        public void putMedium(RmiRecords.Medium value) {}
-
-        @Override
-        public void putLarge(RmiRecords.Large value) {}
     }
 
     public static RpcClient connect(RpcDrive.Options options) throws IOException {

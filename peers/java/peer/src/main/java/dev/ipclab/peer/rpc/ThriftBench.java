@@ -102,11 +102,11 @@ public final class ThriftBench {
         }
     }
 
-    private static final class Handler implements Bench.Iface {
-        private final BenchState bench;
-
+    /** Thrift's call and put carry a ByteBuffer; the rest is the shared servant's. */
+    private static final class Handler extends BenchServant<Small, Medium, Large>
+            implements Bench.Iface {
         Handler(BenchState bench) {
-            this.bench = bench;
+            super(bench);
         }
 
         @Override
@@ -115,38 +115,9 @@ public final class ThriftBench {
         }
 
         @Override
-        public Small echoSmall(Small value) {
-            return bench.echoed(value);
-        }
-
-        @Override
-        public Medium echoMedium(Medium value) {
-            return bench.echoed(value);
-        }
-
-        @Override
-        public Large echoLarge(Large value) {
-            return bench.echoed(value);
-        }
-
-        @Override
-        public long finish() {
-            return bench.finish();
-        }
-
-        @Override
         public void put(long seq, ByteBuffer request) {
             bench.put(seq, request);
         }
-
-        @Override
-        public void putSmall(Small value) {}
-
-        @Override
-        public void putMedium(Medium value) {}
-
-        @Override
-        public void putLarge(Large value) {}
     }
 
     private static RpcClient connect(TProtocolFactory protocol, RpcDrive.Options options)

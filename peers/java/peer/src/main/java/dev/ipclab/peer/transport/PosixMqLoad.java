@@ -24,14 +24,13 @@ public final class PosixMqLoad implements LoadQueue {
     private static final long CONTINUATION_WAIT_NANOS = 1_000_000_000L;
     private static final long RETRY_NANOS = 20_000L;
 
-    private final String name;
+    /** {@code <prefix>-1}; the prefix, READY's endpoint, is the reply queues' too. */
     private final PosixMessageQueue requests;
     private final ReplyQueues replies;
 
-    private PosixMqLoad(String name, PosixMessageQueue requests) {
-        this.name = name;
+    private PosixMqLoad(String prefix, PosixMessageQueue requests) {
         this.requests = requests;
-        this.replies = new ReplyQueues(name);
+        this.replies = new ReplyQueues(prefix);
     }
 
     public static LoadQueue listen(String endpoint) throws IOException {
@@ -79,7 +78,7 @@ public final class PosixMqLoad implements LoadQueue {
 
     @Override
     public String endpoint() {
-        return PosixMq.PREFIX + name;
+        return PosixMq.PREFIX + replies.prefix();
     }
 
     @Override
@@ -90,7 +89,7 @@ public final class PosixMqLoad implements LoadQueue {
     /** Empty messages through a non-blocking descriptor: a full queue has no one asleep on it. */
     @Override
     public void wake(int n) {
-        try (PosixMessageQueue waker = PosixMessageQueue.open(name + "-1",
+        try (PosixMessageQueue waker = PosixMessageQueue.open(requests.name(),
                 PosixMessageQueue.O_WRONLY | PosixMessageQueue.O_NONBLOCK);
                 Arena a = Arena.ofConfined()) {
             for (int i = 0; i < n; i++) {
@@ -107,7 +106,7 @@ public final class PosixMqLoad implements LoadQueue {
         try {
             ChannelConnection.closeAll(requests::close, replies::close);
         } finally {
-            MessageChannel.removeAll(() -> PosixMessageQueue.unlink(name + "-1"));
+            MessageChannel.removeAll(() -> PosixMessageQueue.unlink(requests.name()));
         }
     }
 

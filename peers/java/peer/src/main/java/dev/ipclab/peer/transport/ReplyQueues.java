@@ -29,6 +29,11 @@ final class ReplyQueues implements Closeable {
         this.prefix = prefix;
     }
 
+    /** The server's name prefix, which READY's endpoint carries. */
+    String prefix() {
+        return prefix;
+    }
+
     /**
      * Connection c's queue, opened now if it is not yet.
      *

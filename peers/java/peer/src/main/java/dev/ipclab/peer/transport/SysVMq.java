@@ -14,18 +14,29 @@ public final class SysVMq extends QueueChannel {
     private static final long TO_SERVER = 1;
     private static final long TO_CLIENT = 2;
 
-    /** Final but for a short client, which opens the queue again per round trip. */
-    private SysVMessageQueue queue;
-    private final boolean server;
+    /**
+     * The same queue but for load's client; final but for a short client, which opens the queue
+     * again per round trip.
+     */
+    private SysVMessageQueue out;
+    private SysVMessageQueue in;
     private final long sendType;
     private final long receiveType;
+    private final boolean server;
 
+    /** rr's: one queue both ways, the direction in mtype. */
     private SysVMq(SysVMessageQueue queue, boolean server) {
+        this(queue, server ? TO_CLIENT : TO_SERVER, queue, server ? TO_SERVER : TO_CLIENT, server);
+    }
+
+    private SysVMq(SysVMessageQueue out, long sendType, SysVMessageQueue in, long receiveType,
+            boolean server) {
         super(SysVMessageQueue::allocateMessage, SysVMessageQueue.TEXT_OFFSET);
-        this.queue = queue;
+        this.out = out;
+        this.sendType = sendType;
+        this.in = in;
+        this.receiveType = receiveType;
         this.server = server;
-        this.sendType = server ? TO_CLIENT : TO_SERVER;
-        this.receiveType = server ? TO_SERVER : TO_CLIENT;
     }
 
     public static StreamListener listen(String endpoint) throws IOException {
@@ -36,7 +47,17 @@ public final class SysVMq extends QueueChannel {
 
     public static ClientLink connect(String endpoint) throws IOException {
         SysVMessageQueue queue = SysVMessageQueue.open(SysVKeys.parse(endpoint));
-        return new StreamLink(new MessageStream(new SysVMq(queue, false), true));
+        return connect(queue, TO_SERVER, queue, TO_CLIENT);
+    }
+
+    /**
+     * A client link sending messages of sendType to out and receiving those of receiveType from
+     * in: rr's one queue, or load's request and reply queues (11.5.5). The buffers go with it.
+     */
+    static ClientLink connect(SysVMessageQueue out, long sendType, SysVMessageQueue in,
+            long receiveType) {
+        return new StreamLink(new MessageStream(
+                new SysVMq(out, sendType, in, receiveType, false), true));
     }
 
     /**
@@ -49,7 +70,8 @@ public final class SysVMq extends QueueChannel {
         return new Dial() {
             @Override
             public ClientLink dial() throws IOException {
-                channel.queue = SysVMessageQueue.open(key);
+                channel.out = SysVMessageQueue.open(key);
+                channel.in = channel.out;
                 return new StreamLink(new MessageStream(channel, (Closeable) null));
             }
 
@@ -62,19 +84,19 @@ public final class SysVMq extends QueueChannel {
 
     @Override
     void send(int length) throws IOException {
-        queue.send(sendBuffer, sendType, length);
+        out.send(sendBuffer, sendType, length);
     }
 
     @Override
     public int receive() throws IOException {
-        return (int) queue.receive(receiveBuffer, receiveType);
+        return (int) in.receive(receiveBuffer, receiveType);
     }
 
     /** An empty message of the server's own receiving type ends its blocked msgrcv. */
     @Override
     public void wake() throws IOException {
         try (Arena a = Arena.ofConfined()) {
-            queue.send(SysVMessageQueue.allocateMessage(a, 0), TO_SERVER, 0, 04000);
+            in.send(SysVMessageQueue.allocateMessage(a, 0), receiveType, 0, 04000);
         } catch (LinuxIpcException e) {
             // Full or gone: the receiver is awake anyway, or the process is ending.
         }
@@ -88,7 +110,7 @@ public final class SysVMq extends QueueChannel {
     @Override
     public void close() throws IOException {
         if (server) {
-            MessageChannel.removeAll(queue::remove);
+            MessageChannel.removeAll(in::remove);
         } else {
             arena.close();
         }

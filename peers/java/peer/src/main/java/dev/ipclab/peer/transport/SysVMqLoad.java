@@ -57,8 +57,7 @@ public final class SysVMqLoad implements LoadQueue {
         int[] keys = SysVKeys.parsePair(endpoint);
         SysVMessageQueue requests = SysVMessageQueue.open(keys[0]);
         SysVMessageQueue replies = SysVMessageQueue.open(keys[1]);
-        return new StreamLink(new MessageStream(
-                new ClientChannel(requests, replies, FIRST_REPLY_TYPE + connection), true));
+        return SysVMq.connect(requests, REQUEST_TYPE, replies, FIRST_REPLY_TYPE + connection);
     }
 
     @Override
@@ -114,34 +113,5 @@ public final class SysVMqLoad implements LoadQueue {
 
         @Override
         public void close() {}
-    }
-
-    /** A client connection's buffers, released with its link. */
-    private static final class ClientChannel extends QueueChannel {
-        private final SysVMessageQueue requests;
-        private final SysVMessageQueue replies;
-        private final long replyType;
-
-        ClientChannel(SysVMessageQueue requests, SysVMessageQueue replies, long replyType) {
-            super(SysVMessageQueue::allocateMessage, SysVMessageQueue.TEXT_OFFSET);
-            this.requests = requests;
-            this.replies = replies;
-            this.replyType = replyType;
-        }
-
-        @Override
-        void send(int length) throws IOException {
-            requests.send(sendBuffer, REQUEST_TYPE, length);
-        }
-
-        @Override
-        public int receive() throws IOException {
-            return (int) replies.receive(receiveBuffer, replyType);
-        }
-
-        @Override
-        public void close() {
-            arena.close();
-        }
     }
 }

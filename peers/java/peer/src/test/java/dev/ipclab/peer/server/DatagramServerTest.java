@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.Payload;
 import dev.ipclab.peer.frame.StreamAck;
-import dev.ipclab.peer.transport.DatagramPort;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -70,14 +69,13 @@ class DatagramServerTest {
     }
 
     /** Hands the queued datagrams to the server, records its replies, stops it when empty. */
-    private static final class FakePort implements DatagramPort {
-        private final boolean lossy;
+    private static final class FakePort extends MemoryPort {
         private final ArrayDeque<ByteBuffer> datagrams = new ArrayDeque<>();
         final List<ByteBuffer> replies = new ArrayList<>();
-        private DatagramServer server;
 
+        /** A receive buffer one byte over the largest datagram for both, as udp's. */
         FakePort(boolean lossy) {
-            this.lossy = lossy;
+            super(LIMIT - Frame.HEADER_SIZE, lossy, LIMIT + 1);
         }
 
         void queue(ByteBuffer... sent) {
@@ -86,17 +84,18 @@ class DatagramServerTest {
 
         Loopback.Diagnostics serve() {
             Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
-            server = new DatagramServer(this, new Responder(SEED, Fault.NONE), diagnostics.stream);
+            DatagramServer server = new DatagramServer(this, new Responder(SEED, Fault.NONE),
+                    diagnostics.stream);
+            serving(server);
             assertEquals(0, server.serve());
             return diagnostics;
         }
 
         @Override
-        public int receive(ByteBuffer dst) {
+        int next(ByteBuffer dst) {
             ByteBuffer next = datagrams.poll();
             if (next == null) {
-                server.stop();
-                return 0;
+                return -1;
             }
             dst.put(next.clear());
             return next.limit();
@@ -108,46 +107,5 @@ class DatagramServerTest {
             copy.put(frame.duplicate()).clear();
             replies.add(copy);
         }
-
-        @Override
-        public String endpoint() {
-            return "fake";
-        }
-
-        @Override
-        public int maxPayload() {
-            return LIMIT - Frame.HEADER_SIZE;
-        }
-
-        @Override
-        public int maxMessage() {
-            return LIMIT;
-        }
-
-        @Override
-        public boolean lossy() {
-            return lossy;
-        }
-
-        @Override
-        public int receiveCapacity() {
-            return LIMIT + 1;
-        }
-
-        @Override
-        public Object source() {
-            return "client";
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void wake() {}
-
-        @Override
-        public void close() {}
     }
 }

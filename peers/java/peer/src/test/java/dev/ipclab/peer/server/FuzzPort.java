@@ -1,7 +1,6 @@
 package dev.ipclab.peer.server;
 
 import dev.ipclab.peer.frame.Frame;
-import dev.ipclab.peer.transport.DatagramPort;
 import java.nio.ByteBuffer;
 
 /**
@@ -10,32 +9,27 @@ import java.nio.ByteBuffer;
  * than the receive buffer is cut to it and reports its real size, as MSG_TRUNC does. At the
  * input's end the server is stopped, the way a signal stops it. Answers are counted and dropped.
  */
-final class FuzzPort implements DatagramPort {
+final class FuzzPort extends MemoryPort {
     /** Small, so that a fuzz input can exceed the receive buffer; fits the vectors' 1 KiB MARKs. */
     static final int MAX_PAYLOAD = 2000;
 
     private final byte[] data;
-    private final boolean lossy;
     private int next = 1;
-    private Server server;
     private long replies;
 
-    /** @param lossy udp (a stream's messages may be lost), else uds-dgram */
+    /**
+     * @param lossy udp, whose receive buffer is one byte more than the largest datagram, else
+     *     uds-dgram, exactly it (section 4.5)
+     */
     FuzzPort(byte[] data, boolean lossy) {
+        super(MAX_PAYLOAD, lossy, Frame.HEADER_SIZE + MAX_PAYLOAD + (lossy ? 1 : 0));
         this.data = data;
-        this.lossy = lossy;
-    }
-
-    /** The server to stop once the input is used up. */
-    void serving(Server server) {
-        this.server = server;
     }
 
     @Override
-    public int receive(ByteBuffer dst) {
+    int next(ByteBuffer dst) {
         if (next + 2 > data.length) {
-            server.stop();
-            return 0;
+            return -1;
         }
         int size = Byte.toUnsignedInt(data[next]) | Byte.toUnsignedInt(data[next + 1]) << 8;
         int start = next + 2;
@@ -46,51 +40,8 @@ final class FuzzPort implements DatagramPort {
     }
 
     @Override
-    public String endpoint() {
-        return "fuzz";
-    }
-
-    @Override
-    public int maxPayload() {
-        return MAX_PAYLOAD;
-    }
-
-    /** udp's and uds-dgram's: the whole datagram. */
-    @Override
-    public int maxMessage() {
-        return Frame.HEADER_SIZE + MAX_PAYLOAD;
-    }
-
-    @Override
-    public boolean lossy() {
-        return lossy;
-    }
-
-    /** udp: one byte more than the largest datagram; uds-dgram: exactly it (section 4.5). */
-    @Override
-    public int receiveCapacity() {
-        return Frame.HEADER_SIZE + MAX_PAYLOAD + (lossy ? 1 : 0);
-    }
-
-    @Override
-    public Object source() {
-        return "client";
-    }
-
-    @Override
     public void reply(ByteBuffer frame) {
         replies++;
         frame.position(frame.limit());
     }
-
-    @Override
-    public boolean isOpen() {
-        return true;
-    }
-
-    @Override
-    public void wake() {}
-
-    @Override
-    public void close() {}
 }
