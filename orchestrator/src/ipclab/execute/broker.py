@@ -10,6 +10,7 @@ base directory on the class path: the AMQP transport, which Debian does not pack
 """
 import os
 import shutil
+import signal
 import socket
 import sys
 import time
@@ -20,6 +21,8 @@ from ipclab.execute.peers import Peer, PeerError
 ACTIVEMQ_HOME = Path("/usr/share/activemq")
 LAUNCHER = ACTIVEMQ_HOME / "bin" / "activemq.jar"
 START_TIMEOUT = 90.0   # a JVM and Spring on a busy 2-vCPU machine: 5-20 s
+# tcpNoDelay: with Nagle on, the broker holds each answer behind its own settlement frame until
+# the client's delayed ACK, 40 ms a round trip (seen with strace), which would be measured.
 CONFIG = """<beans xmlns="http://www.springframework.org/schema/beans"
   xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
   xsi:schemaLocation="http://www.springframework.org/schema/beans
@@ -30,7 +33,7 @@ CONFIG = """<beans xmlns="http://www.springframework.org/schema/beans"
           advisorySupport="false" schedulerSupport="false" dataDirectory="{data}">
     <persistenceAdapter><kahaDB directory="{data}/kahadb"/></persistenceAdapter>
     <transportConnectors>
-      <transportConnector name="amqp" uri="amqp://127.0.0.1:{port}"/>
+      <transportConnector name="amqp" uri="amqp://127.0.0.1:{port}?transport.tcpNoDelay=true"/>
     </transportConnectors>
   </broker>
 </beans>
@@ -76,11 +79,12 @@ class Broker:
 
     def _argv(self, config):
         # setpriv: the broker dies with this process even if it is SIGKILLed (no stdin lifeline
-        # reaches a JVM). -Xmx bounds it on a shared machine; the directory is the broker's base,
+        # reaches a JVM). -Xmx bounds it on a shared machine (2 GiB: two 128 MiB messages in flight
+        # and their copies; 512 MiB dropped them); the directory is the broker's base,
         # conf and data, so nothing outside it is read or written.
         base = str(self.dir)
         return ["setpriv", "--pdeathsig", "KILL", "--", shutil.which("java") or "java",
-                "-Xmx512m", "-Djava.awt.headless=true", f"-Dactivemq.home={ACTIVEMQ_HOME}",
+                "-Xmx2g", "-Djava.awt.headless=true", f"-Dactivemq.home={ACTIVEMQ_HOME}",
                 f"-Dactivemq.base={base}", f"-Dactivemq.conf={base}",
                 f"-Dactivemq.data={base}/data", "-jar", str(LAUNCHER), "start",
                 f"xbean:file:{config}"]
@@ -157,6 +161,10 @@ def main(argv):
         print("usage: python -m ipclab.execute.broker DIR", file=sys.stderr)
         return 2
     broker = Broker(argv[0], repo_root())
+    # Started in the background by a shell, SIGINT arrives ignored; SIGTERM must stop the broker
+    # and remove its directory too, not leave it to die by its death signal.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # raises KeyboardInterrupt too
     try:
         print(broker.start(), flush=True)
         while not broker.process.exited():
@@ -168,6 +176,8 @@ def main(argv):
     except KeyboardInterrupt:
         return 0
     finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal must not cut the stop short
+            signal.signal(sig, signal.SIG_IGN)
         broker.stop()
 
 
