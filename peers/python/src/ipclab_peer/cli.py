@@ -27,6 +27,7 @@ SPIN_MAX = 2**32 - 1
 PAYLOADS = ("bytes", "small", "medium", "large")
 REST_BODIES = ("octet", "json")
 CORBA_PAYLOADS = ("octets", "string")
+DELIVERIES = ("non-persistent", "persistent")
 SEQUENCE_LENGTH_MAX = 1_000_000
 REQUIRED = object()
 
@@ -65,6 +66,9 @@ class _MechanismConfig:
     poll_interval_us: int
     spin_us: int
     nodelay: str  # "on" or "off": TCP_NODELAY on the peer's sockets (tcp, rest, grpc)
+    # activemq (PROTOCOL.md 4.7): "non-persistent" or "persistent"; None when not given (then
+    # non-persistent; given for another mechanism, unsupported: variants.py).
+    delivery: Any
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,7 @@ COMMON_FLAGS = (
     # shm (hybrid): microseconds to spin before sleeping on the futex; 0 sleeps at once.
     Flag("--spin-us", "spin_us", unsigned(SPIN_MAX), 50),
     Flag("--nodelay", "nodelay", one_of("on", "off"), "on"),
+    Flag("--delivery", "delivery", one_of(*DELIVERIES), None),
 )
 
 
@@ -149,7 +154,8 @@ class Command:
 COMMANDS = {command.name: command for command in (
     Command("capabilities", "capabilities", (), CapabilitiesConfig),
     Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
-                     "[--poll-interval-us N] [--spin-us N] [--nodelay on|off]; or serve --mechanism M --endpoint E "
+                     "[--poll-interval-us N] [--spin-us N] [--nodelay on|off] "
+                     "[--delivery non-persistent|persistent]; or serve --mechanism M --endpoint E "
                      "--server-model NAME --connections N --phases-file PATH [--backlog N] "
                      "[--workers N] [--seed S]; or serve --pattern load --mechanism M "
                      "--endpoint E --server-model NAME [--workers N] [--fault F] [--seed S] "
@@ -162,13 +168,15 @@ COMMANDS = {command.name: command for command in (
                      "[--warmup-samples-file PATH] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
                      "[--spin-us N] [--http-client NAME] [--native-library PATH] [--void] "
                      "[--nodelay on|off] [--rest-body octet|json] "
-                     "[--corba-payload octets|string] [--one-way]; or "
+                     "[--corba-payload octets|string] [--one-way] "
+                     "[--delivery non-persistent|persistent]; or "
                      "drive --pattern stream --mechanism M --endpoint E --message-size N "
                      "--messages N --samples-file PATH --result-file PATH [--windows N] "
                      "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
-                     "[--spin-us N]; or drive --pattern load --mechanism M --endpoint E "
-                     "--clients C --rate R --duration-ms D --samples-file PATH "
-                     "--records-file PATH --result-file PATH [--arrival fixed|poisson] "
+                     "[--spin-us N] [--delivery non-persistent|persistent]; or "
+                     "drive --pattern load --mechanism M --endpoint E --clients C --rate R "
+                     "--duration-ms D --samples-file PATH --records-file PATH "
+                     "--result-file PATH [--arrival fixed|poisson] "
                      "[--warmup-ms W] [--request-size N] [--response-size N] "
                      "[--io-timeout SECONDS] [--seed S] [--nodelay on|off]",
             COMMON_FLAGS + (

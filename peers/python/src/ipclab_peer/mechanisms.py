@@ -44,6 +44,7 @@ FRAMES = "frames"        # section 2 frames over a stream-like link, one client 
 DATAGRAMS = "datagrams"  # section 2 frames, one per datagram, answered per source address
 INPROC = "inproc"        # section 4.4: no server, a function call
 RPC = "rpc"              # section 10: the framework's own protocol, structured payloads too
+BROKER = "broker"        # section 4.7: section 2 frames as messages through a broker's queues
 
 
 def _everything():
@@ -73,7 +74,8 @@ class Mechanism:
     server_models: tuple = ()
     load_models: tuple = ()
     # Contract version 3's variants it implements (variants.py: "nodelay-off", "rest-json",
-    # "corba-string"), and why `--nodelay off` is unsupported where the contract allows it.
+    # "corba-string"; "delivery": --delivery at all), and why `--nodelay off` is unsupported
+    # where the contract allows it.
     variants: tuple = ()
     nodelay_off_unsupported: str = ""
 
@@ -81,6 +83,15 @@ class Mechanism:
     def roles(self):
         return tuple(role for role, how in (("serve", self.listen), ("drive", self.connect))
                      if how is not None)
+
+
+def _amqp(role):
+    """activemq's connect or listen (transport/amqp.py), imported on first use: proton is
+    loaded only by a peer that speaks to a broker."""
+    def start(endpoint, config, *cleanup):
+        from .transport import amqp
+        return getattr(amqp, role)(endpoint, config, *cleanup)
+    return start
 
 
 # Pattern sets (PROTOCOL.md section 11's table).
@@ -175,4 +186,7 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
     _rpc("corba", "corba", CORBA_MODELS, endpoints.CORBA, variants=("corba-string",)),
     # No load: protocol/mechanisms.toml gives soap no many_clients (rr only, PROTOCOL.md 10.3).
     _rpc("soap", "soap", ()),
+    # --delivery (PROTOCOL.md 1, 4.7) is this mechanism's only.
+    Mechanism("activemq", BROKER, endpoints.BROKER, _amqp("connect"), _amqp("listen"),
+              patterns=STREAM, variants=("delivery",)),
 )}

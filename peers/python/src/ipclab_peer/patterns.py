@@ -5,7 +5,8 @@ A pattern names, per mechanism family (mechanisms.py), the function that drives 
 and hands each validated sample to `recorder.add(index, nanoseconds)` (result.Recorder).
 `samples(config)` says how many warm-up and measured samples it makes. A mechanism drives the
 patterns its table entry lists (`Mechanism.patterns`) for which its family has a driver.
-Adding a pattern is one entry here and its driver function(s).
+Adding a pattern is one entry here and its driver function(s). A broker's link
+(transport/amqp.py) behaves as a datagram link, so rr and stream drive it unchanged.
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -14,7 +15,7 @@ from . import inproc, rr, short, stream
 from .load import frames as load_frames
 from .load import rpc as load_rpc
 from .load import schedule
-from .mechanisms import DATAGRAMS, FRAMES, INPROC, RPC
+from .mechanisms import BROKER, DATAGRAMS, FRAMES, INPROC, RPC
 from .rpc import drive as rpc_drive
 
 
@@ -41,9 +42,11 @@ class Pattern:
 
 PATTERNS = {pattern.name: pattern for pattern in (
     Pattern("rr", "one request-response round trip",
-            {FRAMES: rr.run, DATAGRAMS: rr.run, INPROC: inproc.rr, RPC: rpc_drive.rr}),
+            {FRAMES: rr.run, DATAGRAMS: rr.run, INPROC: inproc.rr, RPC: rpc_drive.rr,
+             BROKER: rr.run}),
     Pattern("stream", "the time of one window of a one-way stream",
-            {FRAMES: stream.run, DATAGRAMS: stream.run, RPC: rpc_drive.stream}, _windows),
+            {FRAMES: stream.run, DATAGRAMS: stream.run, RPC: rpc_drive.stream,
+             BROKER: stream.run}, _windows),
     # RPC: the client opens a connection per call itself (rest: Connection: close).
     Pattern("short", "one whole connection: open, request, response, close",
             {FRAMES: short.run, RPC: rpc_drive.rr}),

@@ -15,7 +15,7 @@ from .datagram_stream import Clients, stream_datagram
 from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST,
                     REQUEST_NO_REPLY, Rejected, check_incoming)
 from .load.queue_server import serve as queue_load_serve
-from .mechanisms import DATAGRAMS, FRAMES, MECHANISMS, RPC
+from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, RPC
 from .messages import receive_stream
 from .reader import FrameReader
 from .responder import Responder
@@ -258,5 +258,13 @@ def serve_rpc(listener, config):
     return 0
 
 
+def serve_broker(listener, config):
+    """activemq: the responder's loop over its request queue (broker_server.py, which needs
+    proton: imported here, once the listener has connected)."""
+    from .broker_server import serve as serve_messages
+    return serve_messages(listener, config)
+
+
 # How each family of mechanisms (mechanisms.py) is served.
-LOOPS = {FRAMES: serve_streams, DATAGRAMS: serve_datagrams, RPC: serve_rpc}
+LOOPS = {FRAMES: serve_streams, DATAGRAMS: serve_datagrams, RPC: serve_rpc,
+         BROKER: serve_broker}

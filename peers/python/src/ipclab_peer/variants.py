@@ -2,7 +2,8 @@
 `--rest-body json`, `--corba-payload string`, `--one-way`. What a mechanism implements is in
 its table entry (mechanisms.Mechanism.variants); a variant it lacks is unsupported (exit 7).
 Default values (`--nodelay on`, `--rest-body octet`, `--corba-payload octets`) are today's
-behaviour and accepted everywhere."""
+behaviour and accepted everywhere. activemq's `--delivery` is the exception: no other
+mechanism takes it, whatever its value (PROTOCOL.md 1: unsupported for another mechanism)."""
 from .errors import Unsupported
 from .mechanisms import FRAMES, RPC
 
@@ -10,14 +11,17 @@ from .mechanisms import FRAMES, RPC
 NODELAY_OFF = "nodelay-off"
 REST_JSON = "rest-json"
 CORBA_STRING = "corba-string"
+DELIVERY = "delivery"
 
 
 def check_serve(config, mechanism):
     _check_nodelay(config, mechanism)
+    _check_delivery(config, mechanism)
 
 
 def check_drive(config, mechanism):
     _check_nodelay(config, mechanism)
+    _check_delivery(config, mechanism)
     name = mechanism.name
     if config.void and mechanism.family != RPC:
         raise Unsupported(f"--void needs an RPC mechanism, not {name!r}")
@@ -39,3 +43,10 @@ def _check_nodelay(config, mechanism):
         return
     reason = mechanism.nodelay_off_unsupported or "it is only for tcp, rest and grpc"
     raise Unsupported(f"--nodelay off is not supported for {mechanism.name!r}: {reason}")
+
+
+def _check_delivery(config, mechanism):
+    """--delivery given (None: absent) for a mechanism without a broker."""
+    if config.delivery is not None and DELIVERY not in mechanism.variants:
+        raise Unsupported(f"--delivery {config.delivery} is for activemq, not "
+                          f"{mechanism.name!r}")

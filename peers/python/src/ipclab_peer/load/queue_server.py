@@ -19,7 +19,7 @@ request queue that vanishes ends it with an io error.
 import struct
 import threading
 
-from .. import shutdown
+from .. import shutdown, variants
 from ..errors import IoError, PeerError, Unsupported, describe_os_error, report
 from ..frame import (END, HEADER, HEADER_SIZE, MAGIC, MAX_PAYLOAD, REQUEST, VERSION, Rejected,
                      end_ack)
@@ -65,6 +65,7 @@ def _check_supported(config, mechanism):
         if flag in config.given:
             raise Unsupported(f"{flag} is not supported by a load server over "
                               f"{config.mechanism!r} (PROTOCOL.md 11.5.5)")
+    variants.check_serve(config, mechanism)  # --nodelay off, --delivery: not a queue's
 
 
 def _listen(mechanism, cleanup):

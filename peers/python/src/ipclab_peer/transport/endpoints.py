@@ -18,6 +18,9 @@ _FD_PAIR = re.compile(r"fd:([0-9]+),([0-9]+)")
 _SYSV_KEY = re.compile(r"sysv:0[xX]([0-9a-fA-F]{1,8})")
 _SYSV_KEYS = re.compile(r"sysv:0[xX]([0-9a-fA-F]{1,8})(?:,0[xX]([0-9a-fA-F]{1,8}))?")
 _POSIX_NAME = re.compile(r"posix:(/[^/\0]{1,200})")
+# activemq (PROTOCOL.md 4.7): the broker `amqp://HOST:PORT`, a queue on it `amqp://HOST:PORT/Q`.
+_BROKER = re.compile(r"amqp://([^/\s]+)")
+_BROKER_QUEUE = re.compile(r"amqp://([^/\s]+)/([^/\s]+)")
 MAX_PORT = 65535
 MAX_FD = 2**31 - 1
 
@@ -97,6 +100,20 @@ class Ior:
         return self.text
 
 
+@dataclass(frozen=True)
+class Broker:
+    """A message broker (PROTOCOL.md 4.7) and, on the client, the queue it sends to."""
+    address: HostPort
+    queue: Optional[str] = None
+
+    @property
+    def url(self):
+        return f"amqp://{self.address}"
+
+    def __str__(self):
+        return self.url if self.queue is None else f"{self.url}/{self.queue}"
+
+
 def parse_host_port(text):
     """`HOST:PORT` or `[IPv6]:PORT`; raises ValueError."""
     host, sep, port = text.rpartition(":")
@@ -167,6 +184,22 @@ def parse_ior(text):
     return Ior(text)
 
 
+def parse_broker(text):
+    """`amqp://HOST:PORT`: the broker a responder consumes from."""
+    match = _BROKER.fullmatch(text)
+    if not match:
+        raise ValueError(f"expected amqp://HOST:PORT, got {text!r}")
+    return Broker(parse_host_port(match.group(1)))
+
+
+def parse_broker_queue(text):
+    """`amqp://HOST:PORT/QUEUE`: a responder's READY endpoint, the queue a client sends to."""
+    match = _BROKER_QUEUE.fullmatch(text)
+    if not match:
+        raise ValueError(f"expected amqp://HOST:PORT/QUEUE, got {text!r}")
+    return Broker(parse_host_port(match.group(1)), match.group(2))
+
+
 @dataclass(frozen=True)
 class Grammar:
     """What `--endpoint` holds in each role. `kind` is the orchestrator's name for how it
@@ -189,3 +222,5 @@ POSIX = Grammar("auto", parse_auto, parse_posix_prefix)
 INPROC = Grammar("inproc", None, parse_inproc)
 # corba: the server listens on HOST:PORT, READY gives the IOR the client connects with.
 CORBA = Grammar("inet", parse_host_port, parse_ior)
+# activemq: the responder is given the broker, READY names its request queue on it.
+BROKER = Grammar("broker", parse_broker, parse_broker_queue)
