@@ -1,0 +1,90 @@
+"""End to end for the activemq mechanism (PROTOCOL.md 4.7) through the CLI: a broker ipclab starts
+for each round and removes after it, both delivery modes, the languages' responders and clients
+around the rotation, a killed broker failing its case with the reason, and Ctrl-C leaving no
+broker. Each round starts a JVM broker (5-20 s here): the cases are few and short."""
+import os
+import random
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from test_e2e import cases_csv, client_running, offered, rotation, start_run
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
+    not Path("/usr/share/activemq/bin/activemq.jar").is_file(),
+    reason="no ActiveMQ: make setup installs the Debian package activemq")]
+
+
+def brokers_of(run_pid):
+    """PIDs of the brokers a run started (their base directory is in the run's workspace)."""
+    mark = f"/ipclab-{run_pid}-".encode()
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            args = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"activemq.jar" in args and mark in args:
+            found.append(int(proc.name))
+    return found
+
+
+def finished(proc, seed, out, timeout):
+    code = proc.wait(timeout=timeout)
+    assert brokers_of(proc.pid) == [], "a broker outlived its run"
+    return code, cases_csv(out) if (out / "cases.csv").exists() else []
+
+
+def test_both_delivery_modes_around_the_rotation_and_no_broker_left(tmp_path):
+    langs = offered("activemq")
+    assert "python" in langs
+    seed, out = random.randrange(2, 2**63), tmp_path / "run"
+    clients, servers = zip(*rotation(langs))
+    proc = start_run(seed, out, "--mechanism", "activemq", "--client", ",".join(langs),
+                     "--server", ",".join(langs), "--delivery", "non-persistent,persistent",
+                     "--request-size", "1KiB", "--response-size", "16", "--iterations", "20")
+    code, cases = finished(proc, seed, out, timeout=600)
+    ran = [c for c in cases if (c["client"], c["server"]) in set(zip(clients, servers))]
+    assert code == 0 and ran and all(c["status"] == "ok" for c in ran), [
+        (c["id"], c["reason"]) for c in ran if c["status"] != "ok"]
+    assert {c["delivery"] for c in ran} == {"non-persistent", "persistent"}
+
+
+def start_endless(tmp_path):
+    seed, out = random.randrange(2, 2**63), tmp_path / "run"
+    proc = start_run(seed, out, "--mechanism", "activemq", "--client", "python", "--server",
+                     "python", "--request-size", "16", "--response-size", "16",
+                     "--iterations", "10000000000", "--warmup", "0")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if brokers_of(proc.pid) and client_running(seed):
+            return seed, out, proc
+        time.sleep(0.1)  # polling a process table we do not own
+    proc.kill()
+    raise AssertionError("no broker and client appeared")
+
+
+def test_a_killed_broker_fails_its_case_with_the_reason(tmp_path):
+    seed, out, proc = start_endless(tmp_path)
+    try:
+        for pid in brokers_of(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        code, cases = finished(proc, seed, out, timeout=120)
+    finally:
+        proc.kill()
+    assert code == 1
+    (case,) = cases
+    assert case["status"] == "failed" and "the ActiveMQ broker was killed by SIGKILL" in \
+        case["reason"], case["reason"]
+
+
+def test_ctrl_c_mid_case_leaves_no_broker(tmp_path):
+    seed, out, proc = start_endless(tmp_path)
+    try:
+        proc.send_signal(signal.SIGINT)
+        code, _ = finished(proc, seed, out, timeout=120)
+    finally:
+        proc.kill()
+    assert code == 130
