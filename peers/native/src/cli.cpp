@@ -81,6 +81,8 @@ void parse_common(const std::map<std::string, std::string>& flags, PeerOptions& 
   if (auto it = flags.find("--spin-us"); it != flags.end())
     o.spin_us = parse_unsigned("--spin-us", it->second, 1'000'000'000);
   o.nodelay = choice(flags, "--nodelay", "on", "off");
+  o.persistent = !choice(flags, "--delivery", "non-persistent", "persistent");
+  o.delivery_given = flags.count("--delivery") != 0;
 }
 
 // The flags of contract 3's studies (section 1); what a mechanism cannot do with them is
@@ -142,7 +144,8 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
   const auto flags = collect_flags(args, {"--mechanism", "--endpoint", "--seed", "--fault",
                                           "--poll-interval-us", "--spin-us", "--server-model",
                                           "--connections", "--phases-file", "--backlog",
-                                          "--workers", "--nodelay", "--pattern"});
+                                          "--workers", "--nodelay", "--pattern",
+                                          "--delivery"});
   ServeOptions o;
   parse_common(flags, o);
   o.nodelay_given = flags.count("--nodelay") != 0;
@@ -324,7 +327,7 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
              "--payload", "--sequence-length", "--message-size", "--messages", "--windows",
              "--connections", "--connectors", "--processes", "--records-file", "--void",
              "--nodelay", "--rest-body", "--corba-payload", "--one-way", "--clients", "--rate",
-             "--arrival", "--duration-ms", "--warmup-ms"});
+             "--arrival", "--duration-ms", "--warmup-ms", "--delivery"});
   DriveOptions o;
   parse_common(flags, o);
   if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;

@@ -245,6 +245,7 @@ void check_studies(const DriveOptions& o) {
     throw PeerError(ErrorKind::unsupported, why);
   };
   if (const std::string why = nodelay_unsupported(o); !why.empty()) unsupported(why);
+  if (const std::string why = delivery_unsupported(o); !why.empty()) unsupported(why);
   if (o.void_call && o.mechanism->family != Family::rpc)
     unsupported("--void needs an RPC mechanism, not " + o.mechanism_name);
   if (o.rest_json && (o.mechanism_name != "rest" || o.payload != PayloadKind::bytes))

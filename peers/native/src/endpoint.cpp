@@ -98,6 +98,25 @@ PosixNameEndpoint parse_posix_name(const std::string& text) {
   return {std::move(name)};
 }
 
+AmqpEndpoint parse_amqp(const std::string& text, bool with_queue) {
+  const char* form = with_queue ? "is not amqp://HOST:PORT/QUEUE" : "is not amqp://HOST:PORT";
+  if (text.rfind("amqp://", 0) != 0) throw bad(text, form);
+  const std::string rest = text.substr(7);
+  const auto slash = rest.find('/');
+  if ((slash != std::string::npos) != with_queue) throw bad(text, form);
+  AmqpEndpoint e;
+  try {
+    e.url = "amqp://" + to_string(parse_inet(rest.substr(0, slash)));
+  } catch (const UsageError&) {
+    throw bad(text, form);
+  }
+  if (with_queue) {
+    e.queue = rest.substr(slash + 1);
+    if (e.queue.empty() || e.queue.find('/') != std::string::npos) throw bad(text, form);
+  }
+  return e;
+}
+
 Endpoint parse_endpoint(EndpointKind kind, const std::string& text) {
   switch (kind) {
     case EndpointKind::inet: return parse_inet(text);
@@ -111,6 +130,8 @@ Endpoint parse_endpoint(EndpointKind kind, const std::string& text) {
     case EndpointKind::ior:
       if (text.rfind("IOR:", 0) != 0) throw bad(text, "is not IOR:...");
       return IorEndpoint{text};
+    case EndpointKind::amqp_broker: return parse_amqp(text, false);
+    case EndpointKind::amqp_queue: return parse_amqp(text, true);
   }
   throw bad(text, "has an unknown kind");
 }

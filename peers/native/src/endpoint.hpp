@@ -19,6 +19,8 @@ enum class EndpointKind {
   posix_name,  // posix:/<name prefix>: posix-mq and shm clients
   inproc,      // the word inproc: in-process calls (section 4.4)
   ior,         // IOR:...: the corba client (10.3)
+  amqp_broker,  // amqp://HOST:PORT: the activemq responder (4.7)
+  amqp_queue,   // amqp://HOST:PORT/QUEUE: the activemq client (4.7)
 };
 
 struct InetEndpoint {
@@ -49,10 +51,14 @@ struct InprocEndpoint {};
 struct IorEndpoint {
   std::string ior;
 };
+struct AmqpEndpoint {
+  std::string url;    // amqp://HOST:PORT, as Proton connects to it
+  std::string queue;  // the client's request queue; empty for the responder
+};
 
 using Endpoint = std::variant<std::monostate, InetEndpoint, PathEndpoint, FdEndpoint, DirEndpoint,
                               AutoEndpoint, KeyEndpoint, PosixNameEndpoint, InprocEndpoint,
-                              IorEndpoint>;
+                              IorEndpoint, AmqpEndpoint>;
 
 // Parses text as an endpoint of this kind; a mistake is a UsageError ("bad value for
 // --endpoint: ...").
@@ -63,6 +69,8 @@ InetEndpoint parse_inet(const std::string& text);
 FdEndpoint parse_fds(const std::string& text);
 KeyEndpoint parse_sysv_key(const std::string& text);
 PosixNameEndpoint parse_posix_name(const std::string& text);
+// amqp://HOST:PORT, and /QUEUE after it when with_queue (a non-empty name without a slash).
+AmqpEndpoint parse_amqp(const std::string& text, bool with_queue);
 
 // The endpoint of a parsed option, as the kind its mechanism's table row promises.
 template <class E>

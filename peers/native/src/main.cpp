@@ -16,6 +16,8 @@
 //   structs.cpp       structured payloads (10.2)        rpc/         RPC middleware (10): rpc.cpp the
 //                                                       shared client loop and service, one file
 //                                                       per framework
+//   broker/           activemq (4.7) over Qpid Proton C++: amqp_session.cpp (the connection and
+//                     its thread), amqp_client.cpp, amqp_server.cpp
 //   burst/            pattern burst (11.4): client.cpp, serving.cpp (what every server model
 //                     shares), server_models.cpp (their table), per_connection.cpp, pools.cpp,
 //                     event_loop.cpp, io_uring.cpp (the models), exchange.cpp (burst's or
@@ -36,6 +38,9 @@
 #include "error.hpp"
 #include "result.hpp"
 #include "rpc/rpc.hpp"
+#ifdef IPCLAB_WITH_PROTON
+#include "broker/amqp.hpp"
+#endif
 #include "server.hpp"
 
 namespace {
@@ -56,6 +61,9 @@ int run(const ipclab::Command& command) {
 int main(int argc, char** argv) {
   using namespace ipclab;
   rpc::install();
+#ifdef IPCLAB_WITH_PROTON
+  broker::install();  // activemq (4.7), where the build found Qpid Proton C++
+#endif
   const std::vector<std::string> args(argv + 1, argv + argc);
   Command command;
   try {

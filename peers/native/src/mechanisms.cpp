@@ -4,6 +4,7 @@
 // serves it). A kernel mechanism is a transport (transport/) plus one row here.
 #include "mechanisms.hpp"
 
+#include "broker_hooks.hpp"
 #include "burst/sockets.hpp"
 #include "client.hpp"
 #include "frame.hpp"
@@ -45,6 +46,9 @@ void serve_shm(Serve o) {
 // RPC rows go through the hooks main() installs (rpc_hooks.hpp).
 void drive_rpc(Drive o, Recorder& r) { rpc_hooks().drive(o, r); }
 void serve_rpc(Serve o) { rpc_hooks().serve(o); }
+// The broker's row likewise (broker_hooks.hpp).
+void drive_broker(Drive o, Recorder& r) { broker_hooks().drive(o, r); }
+void serve_broker(Serve o) { broker_hooks().serve(o); }
 
 constexpr Family frames = Family::frames;
 constexpr Family rpc = Family::rpc;
@@ -127,9 +131,14 @@ constexpr Mechanism kMechanisms[] = {
     {"corba", rpc, Kind::inet, Kind::ior, kRpcLoadPatterns, any_size, drive_rpc, serve_rpc},
     // gSOAP, where the build found it (CMakeLists.txt); without it the row is not implemented.
     {"soap", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
+    // Section 4.7: an ActiveMQ broker over AMQP 1.0 (Qpid Proton C++, broker/), where the build
+    // found Proton; the responder takes the broker, the client the responder's queue on it.
+    {"activemq", Family::broker, Kind::amqp_broker, Kind::amqp_queue, kStreamPatterns, any_size,
+     drive_broker, serve_broker},
 };
 
 bool implemented(const Mechanism& m) {
+  if (m.family == Family::broker) return broker_hooks().drive != nullptr;
   if (m.family != Family::rpc) return true;
   const RpcHooks& hooks = rpc_hooks();
   return hooks.supports != nullptr && hooks.supports(m.name);

@@ -28,6 +28,7 @@ enum class Family {
   frames,  // section 2 frames over a kernel transport (section 4)
   inproc,  // in-process calls, drive only (4.4)
   rpc,     // RPC middleware with its own protocol; structured payloads allowed (10)
+  broker,  // section 2 frames as a message broker's messages (4.7), where Proton is built in
 };
 
 struct Mechanism {

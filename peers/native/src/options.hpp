@@ -26,7 +26,17 @@ struct PeerOptions {
   std::uint64_t poll_interval_us = 2000;
   std::uint64_t spin_us = 50;
   bool nodelay = true;  // --nodelay: TCP_NODELAY on the peer's sockets (tcp, rest, grpc)
+  // --delivery (activemq, 4.7): the durable header of every message sent; given at all, it is
+  // unsupported for another mechanism (section 1).
+  bool persistent = false;
+  bool delivery_given = false;
 };
+
+// --delivery for a mechanism other than activemq: why it is unsupported, or an empty string.
+inline std::string delivery_unsupported(const PeerOptions& o) {
+  if (!o.delivery_given || o.mechanism_name == "activemq") return {};
+  return "--delivery applies to activemq only, not " + o.mechanism_name;
+}
 
 // --nodelay off: tcp, rest and grpc keep Nagle's algorithm on; elsewhere it is unsupported
 // (section 1). Returns why, or an empty string.

@@ -140,6 +140,26 @@ void serve_datagrams(DatagramSocket socket, const ServeOptions& o) {
   }
 }
 
+WholeFrameServer::WholeFrameServer(const ServeOptions& o) : responder_(config_of(o)) {}
+
+Responder::Answer WholeFrameServer::take(const std::uint8_t* unit, std::size_t n) {
+  payload_ = nullptr;
+  if (take_stream_datagram(responder_, false, unit, n)) return {nullptr, 0};
+  const char* reason = check_datagram(unit, n, SIZE_MAX, kMaxPayload, header_);
+  if (reason == nullptr) reason = responder_.check(header_, unit + kHeaderSize);
+  if (reason != nullptr) {
+    report_rejected(reason);
+    return {nullptr, 0};
+  }
+  payload_ = unit + kHeaderSize;
+  return responder_.answer(header_, payload_, corrupted_);
+}
+
+void WholeFrameServer::done() {
+  if (payload_ != nullptr && responder_.after_send(header_, payload_)) ++corrupted_;
+  payload_ = nullptr;
+}
+
 void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o) {
   announce_ready(server->endpoint(), o.mechanism_name);
   StreamConnectionHandler handler(config_of(o));
@@ -339,7 +359,8 @@ std::string rpc_load_unsupported(const ServeOptions& o) {
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
-  if (const std::string why = nodelay_unsupported(o); !why.empty()) {
+  for (const std::string& why : {nodelay_unsupported(o), delivery_unsupported(o)}) {
+    if (why.empty()) continue;
     print_line("unsupported: " + why);
     return exit_code(ErrorKind::unsupported);
   }

@@ -57,6 +57,25 @@ class StreamConnectionHandler {
 void ensure_capacity(std::unique_ptr<std::uint8_t[]>& buf, std::size_t& capacity,
                      std::size_t need, std::size_t keep);
 
+// Frames that arrive whole, one per unit (a broker's message, 4.7), from any client: the
+// stream messages a MARK announces (another size where one is due: rejected, the rest given up,
+// as on uds-dgram), section 2's checks (a malformed frame: the stderr line, dropped), the answer,
+// and the corrupted count since the previous END of any client.
+class WholeFrameServer {
+ public:
+  explicit WholeFrameServer(const ServeOptions& o);
+  // The answer to one unit of n bytes (size 0: nothing to send), valid until the next call;
+  // then done() once it went out (the request's payload is checked only then).
+  Responder::Answer take(const std::uint8_t* unit, std::size_t n);
+  void done();
+
+ private:
+  Responder responder_;
+  std::uint64_t corrupted_ = 0;
+  Header header_{};
+  const std::uint8_t* payload_ = nullptr;  // of the frame take() answered, until done()
+};
+
 // Runs `serve`: returns the exit code (or exits through the lifecycle on signals/stdin EOF).
 int run_serve(const ServeOptions& options);
 
