@@ -143,7 +143,6 @@ void serve_datagrams(DatagramSocket socket, const ServeOptions& o) {
 WholeFrameServer::WholeFrameServer(const ServeOptions& o) : responder_(config_of(o)) {}
 
 Responder::Answer WholeFrameServer::take(const std::uint8_t* unit, std::size_t n) {
-  payload_ = nullptr;
   if (take_stream_datagram(responder_, false, unit, n)) return {nullptr, 0};
   const char* reason = check_datagram(unit, n, SIZE_MAX, kMaxPayload, header_);
   if (reason == nullptr) reason = responder_.check(header_, unit + kHeaderSize);
@@ -153,11 +152,6 @@ Responder::Answer WholeFrameServer::take(const std::uint8_t* unit, std::size_t n
   }
   payload_ = unit + kHeaderSize;
   return responder_.answer(header_, payload_, corrupted_);
-}
-
-void WholeFrameServer::done() {
-  if (payload_ != nullptr && responder_.after_send(header_, payload_)) ++corrupted_;
-  payload_ = nullptr;
 }
 
 void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o) {

@@ -67,13 +67,16 @@ class WholeFrameServer {
   // The answer to one unit of n bytes (size 0: nothing to send), valid until the next call;
   // then done() once it went out (the request's payload is checked only then).
   Responder::Answer take(const std::uint8_t* unit, std::size_t n);
-  void done();
+  void done() {
+    if (payload_ != nullptr && responder_.after_send(header_, payload_)) ++corrupted_;
+    payload_ = nullptr;
+  }
 
  private:
   Responder responder_;
   std::uint64_t corrupted_ = 0;
   Header header_{};
-  const std::uint8_t* payload_ = nullptr;  // of the frame take() answered, until done()
+  const std::uint8_t* payload_ = nullptr;  // set by take() for a frame it answered, until done()
 };
 
 // Runs `serve`: returns the exit code (or exits through the lifecycle on signals/stdin EOF).
