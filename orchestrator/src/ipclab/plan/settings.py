@@ -66,6 +66,11 @@ def _only(mechanisms, what, payload_bytes=False):
     return why_not
 
 
+def _flag(flag, *roles):
+    """A setting's peer flag: `flag VALUE` on the command line of each of `roles`."""
+    return lambda v: {role: [flag, str(v)] for role in roles}
+
+
 REPLY = Setting(
     "reply", "echo", ("echo", "void", "one-way"),
     applies=_reply,
@@ -76,25 +81,25 @@ REPLY = Setting(
 NODELAY = Setting(
     "nodelay", "on", ("on", "off"),
     applies=_only(("tcp", "rest", "grpc"), "nodelay"),
-    flags=lambda v: {"serve": ["--nodelay", v], "drive": ["--nodelay", v]},
+    flags=_flag("--nodelay", "serve", "drive"),
     label=lambda v: f"nodelay {v}",
     help="TCP_NODELAY on (default) or off (Nagle's algorithm on): tcp, rest, grpc")
 REST_BODY = Setting(
     "rest_body", "octet", ("octet", "json"),
     applies=_only(("rest",), "rest_body", payload_bytes=True),
-    flags=lambda v: {"drive": ["--rest-body", v]},
+    flags=_flag("--rest-body", "drive"),
     label=lambda v: f"{v} body",
     help="rest: octet-stream bodies (default) or {\"data\": base64} JSON, as the thesis sent them")
 CORBA_PAYLOAD = Setting(
     "corba_payload", "octets", ("octets", "string"),
     applies=_only(("corba",), "corba_payload", payload_bytes=True),
-    flags=lambda v: {"drive": ["--corba-payload", v]},
+    flags=_flag("--corba-payload", "drive"),
     label=lambda v: f"as {v}",
     help="corba: the payload as sequence<octet> (default) or string, as the thesis's IDL had it")
 DELIVERY = Setting(
     "delivery", "non-persistent", ("non-persistent", "persistent"),
     applies=_only(("activemq",), "delivery"),
-    flags=lambda v: {"serve": ["--delivery", v], "drive": ["--delivery", v]},
+    flags=_flag("--delivery", "serve", "drive"),
     label=lambda v: v,
     help="activemq: messages sent non-persistent (default) or persistent (the broker's store on "
          "disk before it settles each send), recorded per case",
@@ -102,15 +107,14 @@ DELIVERY = Setting(
 POLL_INTERVAL = Setting(
     "poll_interval_us", 2000, None,
     applies=_only(("file-poll",), "poll_interval_us"),
-    flags=lambda v: {"serve": ["--poll-interval-us", str(v)],
-                     "drive": ["--poll-interval-us", str(v)]},
+    flags=_flag("--poll-interval-us", "serve", "drive"),
     label=lambda v: f"poll {v} µs",
     help="file-poll: microseconds between checks for a file (default 2000, the thesis's 2 ms)")
 
 JAVA_BINDING = Setting(
     "java_binding", "ffm", ("ffm", "jni"),
     applies=lambda v, mech, pattern, payload: None,   # where: the peers' [settings]
-    flags=lambda v: {"serve": ["--java-binding", v], "drive": ["--java-binding", v]},
+    flags=_flag("--java-binding", "serve", "drive"),
     label=lambda v: v.upper(),
     help="the Java IPC library's binding to C: ffm (java.lang.foreign, default) or jni, as the "
          "published library was (Java peer: sysv-mq, posix-mq, sysv-shm, fifo)",
