@@ -11,6 +11,7 @@ import dev.ipclab.peer.rpc.RpcLoad;
 import dev.ipclab.peer.rpc.RpcModel;
 import dev.ipclab.peer.server.QueueLoadServer;
 import dev.ipclab.peer.transport.QueueLoad;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -71,11 +72,15 @@ record Behaviour(Mechanism.Serve serve, Mechanism.Open open, Mechanism.Open shor
     /**
      * load over RPC (11.5.4): the framework's own server configurations, and a client
      * object of the framework per connection (the rr client's factory, called C times).
+     *
+     * @param rr the configuration the rr server runs, first; more: the framework's others
      */
-    Behaviour rpcLoading(RpcClient.Factory connect, RpcModel... models) {
+    Behaviour rpcLoading(RpcClient.Factory connect, RpcModel rr, RpcModel... more) {
+        List<RpcModel> models = new ArrayList<>(List.of(more));
+        models.addFirst(rr);
         return new Behaviour(serve, open, shortLived, stream, records, nativeLibrary, link,
                 serverModels, loadModels, (options, c) -> RpcLoad.connect(connect, options.rpc()),
-                sockets, List.of(models), queue);
+                sockets, List.copyOf(models), queue);
     }
 
     /**

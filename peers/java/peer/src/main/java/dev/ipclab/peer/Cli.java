@@ -25,7 +25,7 @@ final class Cli {
 
     private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
             "poll-interval-us", "spin-us", "server-model", "connections", "phases-file", "backlog",
-            "workers", "nodelay", "java-binding", "pattern");
+            "workers", "nodelay", "java-binding", "pattern", "delivery");
     /** serve flags of pattern burst (section 11.4): each needs --server-model. */
     private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
             "backlog", "workers");
@@ -35,7 +35,8 @@ final class Cli {
             "io-timeout", "poll-interval-us", "spin-us", "native-library", "payload",
             "sequence-length", "http-client", "warmup-samples-file", "message-size", "messages",
             "windows", "void", "nodelay", "rest-body", "corba-payload", "one-way", "java-binding",
-            "records-file", "clients", "rate", "arrival", "duration-ms", "warmup-ms");
+            "records-file", "clients", "rate", "arrival", "duration-ms", "warmup-ms",
+            "delivery");
     /** Flags without a value (section 1's usage lines: {@code [--void]}, {@code [--one-way]}). */
     private static final Set<String> SWITCHES = Set.of("void", "one-way");
     /**
@@ -93,7 +94,8 @@ final class Cli {
                 "--fault must be none, flip-response-byte, drop-stream-message, flip-stream-byte, "
                 + "stall or capacity:N (N >= 1), got '" + name + "'"));
         return new ServeOptions(mechanism, endpoint, seed(flags), fault, pollInterval(flags),
-                spin(flags), burst(flags), nodelay(flags), jniBinding(flags));
+                spin(flags), burst(flags), nodelay(flags), jniBinding(flags),
+                Delivery.parse(flags));
     }
 
     /** A burst or load server's flags (sections 11.4, 11.5), or null without --server-model. */
@@ -155,7 +157,7 @@ final class Cli {
                     + "object, got '" + payload + "'");
         }
         boolean structured = !payload.equals(DriveOptions.BYTES) && !payload.equals(DriveOptions.OBJECT);
-        Study study = study(flags, pattern, structured);
+        Study study = Study.of(flags, pattern, structured);
         String httpClient = httpClient(flags);
         return checkObjectSizes(new DriveOptions(
                 mechanism,
@@ -180,35 +182,8 @@ final class Cli {
                 warmupSamplesFile(flags), null, study));
     }
 
-    /**
-     * The study flags of a round-trip drive (section 1): --void with rr only, --one-way with
-     * short only; --rest-body json and --corba-payload string with bytes payloads only. Whether
-     * the mechanism has them is the client's question (unsupported, exit 7).
-     */
-    static Study study(Map<String, String> flags, String pattern, boolean structured) {
-        boolean voidCalls = flags.containsKey("void");
-        boolean oneWay = flags.containsKey("one-way");
-        if (voidCalls && !pattern.equals(Pattern.RR.label())) {
-            throw new IllegalArgumentException("--void is a flag of --pattern rr only");
-        }
-        if (oneWay && !pattern.equals(Pattern.SHORT.label())) {
-            throw new IllegalArgumentException("--one-way is a flag of --pattern short only");
-        }
-        boolean restJson = choice(flags, "rest-body", "octet", "json");
-        boolean corbaString = choice(flags, "corba-payload", "octets", "string");
-        if (structured && (restJson || corbaString)) {
-            throw new IllegalArgumentException("--rest-body json and --corba-payload string carry "
-                    + "bytes payloads only");
-        }
-        if (voidCalls && corbaString) {
-            throw new IllegalArgumentException("--corba-payload string has no void operation "
-                    + "(--void calls put)");
-        }
-        return new Study(voidCalls, nodelay(flags), restJson, corbaString, oneWay, jniBinding(flags));
-    }
-
     /** --java-binding ffm (default) or jni (4.6). */
-    private static boolean jniBinding(Map<String, String> flags) {
+    static boolean jniBinding(Map<String, String> flags) {
         return choice(flags, "java-binding", "ffm", "jni");
     }
 
@@ -254,7 +229,7 @@ final class Cli {
     }
 
     /** A two-valued flag: false for its default, true for the other value; else a usage error. */
-    private static boolean choice(Map<String, String> flags, String name, String standard,
+    static boolean choice(Map<String, String> flags, String name, String standard,
             String other) {
         String value = flags.getOrDefault(name, standard);
         if (!value.equals(standard) && !value.equals(other)) {
@@ -289,7 +264,8 @@ final class Cli {
                 DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, warmupSamplesFile(flags),
                 new StreamShape((int) Numbers.inRange(flags.get("message-size"), "--message-size",
                         1, Frame.MAX_PAYLOAD), messages, windows),
-                new Study(false, nodelay(flags), false, false, false, jniBinding(flags)));
+                new Study(false, nodelay(flags), false, false, false, jniBinding(flags),
+                        Delivery.parse(flags)));
     }
 
     private static Path warmupSamplesFile(Map<String, String> flags) {

@@ -6,6 +6,7 @@ import dev.ipclab.peer.objects.ObjectDrive;
 import dev.ipclab.peer.pattern.Report;
 import dev.ipclab.peer.pattern.Samples;
 import dev.ipclab.peer.transport.ReceiveTimeoutException;
+import dev.ipclab.peer.transport.WrongAnswerException;
 import java.io.IOException;
 import java.io.PrintStream;
 
@@ -80,6 +81,8 @@ final class Client {
             return e;
         } catch (ReceiveTimeoutException e) {
             return PeerException.timeout(e.getMessage(), e);
+        } catch (WrongAnswerException e) {
+            return PeerException.protocol(e.getMessage(), e);
         } catch (IOException e) {
             return PeerException.io("exchange with " + options.endpoint() + " failed: "
                     + PeerException.describe(e), e);
@@ -130,6 +133,7 @@ final class Client {
                     + " is not an RPC mechanism");
         }
         checkNoDelay(mechanism, study.nodelay());
+        Delivery.check(mechanism, study.delivery());
         if (study.restJson() && mechanism != Mechanism.REST) {
             throw PeerException.unsupported("--rest-body json is for rest only, not " + name);
         }

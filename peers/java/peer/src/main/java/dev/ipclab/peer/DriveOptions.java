@@ -75,7 +75,8 @@ record DriveOptions(
 
     /** What a link may read. */
     Mechanism.Settings settings() {
-        return new Mechanism.Settings(ioTimeoutNanos, pollIntervalNanos, spinNanos, study.nodelay());
+        return new Mechanism.Settings(ioTimeoutNanos, pollIntervalNanos, spinNanos, study.nodelay(),
+                Delivery.persistent(study.delivery()));
     }
 
     /** What an RPC client needs (section 10). */

@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.transport.Amqp;
 import dev.ipclab.peer.transport.Endpoints;
 import dev.ipclab.peer.transport.PosixMq;
 import dev.ipclab.peer.transport.SysVKeys;
@@ -39,7 +40,9 @@ enum EndpointKind {
             throw new IllegalArgumentException("a corba endpoint is the server's IOR:..., got '"
                     + endpoint + "'");
         }
-    });
+    }),
+    /** activemq (4.7): the broker's {@code amqp://HOST:PORT}; a client adds {@code /QUEUE}. */
+    BROKER(Amqp::parse);
 
     static final String AUTO = "auto";
 

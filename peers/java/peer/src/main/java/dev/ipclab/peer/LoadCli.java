@@ -68,7 +68,7 @@ final class LoadCli {
                         "--io-timeout"),
                 Cli.pollInterval(flags), Cli.spin(flags), null, DriveOptions.BYTES,
                 DriveOptions.DEFAULT_SEQUENCE_LENGTH, Cli.httpClient(flags), null, null,
-                Cli.study(flags, LOAD, false), shape);
+                Study.of(flags, LOAD, false), shape);
     }
 
     /**

@@ -28,6 +28,8 @@ import dev.ipclab.peer.server.DatagramServer;
 import dev.ipclab.peer.server.Responder;
 import dev.ipclab.peer.server.Server;
 import dev.ipclab.peer.server.StreamServer;
+import dev.ipclab.peer.transport.AmqpLink;
+import dev.ipclab.peer.transport.AmqpPort;
 import dev.ipclab.peer.transport.ClientLink;
 import dev.ipclab.peer.transport.Dial;
 import dev.ipclab.peer.transport.DatagramPort;
@@ -46,6 +48,7 @@ import dev.ipclab.peer.transport.Uds;
 import dev.ipclab.peer.transport.UdsDgram;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
@@ -66,13 +69,13 @@ enum Mechanism {
             .bursting(EnumSet.allOf(ServerModel.class), Listening::tcp)
             .loading(EnumSet.allOf(ServerModel.class), Listening::tcp,
                     (e, s) -> Tcp.connect(e, s.nodelay(), s.ioTimeoutNanos()))),
-    UDP("udp", EndpointKind.INET, datagrams(Udp::bind, (e, s) -> Udp.connect(e, s.ioTimeoutNanos())),
-            () -> Udp.MAX_PAYLOAD),
+    UDP("udp", EndpointKind.INET, datagrams((e, s) -> Udp.bind(e),
+            (e, s) -> Udp.connect(e, s.ioTimeoutNanos())), () -> Udp.MAX_PAYLOAD),
     /** load's models take a UNIX listening socket as they are; burst stays tcp's (11.4). */
     UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))
             .dialing((e, s) -> Uds.dialer(e)).loading(EnumSet.allOf(ServerModel.class),
                     Listening::uds, (e, s) -> Uds.connect(e, s.ioTimeoutNanos()))),
-    UDS_DGRAM("uds-dgram", EndpointKind.PATH, datagrams(UdsDgram::bind,
+    UDS_DGRAM("uds-dgram", EndpointKind.PATH, datagrams((e, s) -> UdsDgram.bind(e),
             (e, s) -> UdsDgram.connect(e, s.ioTimeoutNanos())), UdsDgram::maxPayload),
     PIPE("pipe", EndpointKind.FDS, stream((e, s) -> Pipe.listen(e), (e, s) -> Pipe.connect(e))),
     FIFO("fifo", EndpointKind.DIR, stream((e, s) -> Fifo.listen(e), (e, s) -> Fifo.connect(e))),
@@ -116,7 +119,10 @@ enum Mechanism {
     CORBA("corba", EndpointKind.IOR, rpc(CorbaBench::connect,
             new RpcModel("poa-thread-pool", CorbaBench::serve))),
     /** SOAP 1.1 over HTTP (JAX-WS RI): rr only, no load configuration yet. */
-    SOAP("soap", EndpointKind.INET, rpc(SoapBench::serve, SoapBench::connect));
+    SOAP("soap", EndpointKind.INET, rpc(SoapBench::serve, SoapBench::connect)),
+    /** A broker (4.7): one AMQP message per frame, answered to its reply-to as a datagram is. */
+    ACTIVEMQ("activemq", EndpointKind.BROKER, datagrams((e, s) -> AmqpPort.bind(e, s.persistent()),
+            (e, s) -> AmqpLink.connect(e, s.ioTimeoutNanos(), s.persistent())));
 
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */
@@ -128,15 +134,17 @@ enum Mechanism {
      * The transport tuning flags a listener or link may read.
      *
      * @param nodelay --nodelay on (true) or off; only tcp, rest and grpc take off
+     * @param persistent --delivery persistent (activemq only, 4.7)
      */
-    record Settings(long ioTimeoutNanos, long pollIntervalNanos, long spinNanos, boolean nodelay) {}
+    record Settings(long ioTimeoutNanos, long pollIntervalNanos, long spinNanos, boolean nodelay,
+            boolean persistent) {}
 
     interface Listen {
         StreamListener listen(String endpoint, Settings settings) throws IOException;
     }
 
     interface Bind {
-        DatagramPort bind(String endpoint) throws IOException;
+        DatagramPort bind(String endpoint, Settings settings) throws IOException;
     }
 
     interface Connect {
@@ -207,8 +215,8 @@ enum Mechanism {
 
     /** One frame per datagram: {@link DatagramServer}; the same clients. */
     private static Behaviour datagrams(Bind bind, Connect connect) {
-        return frames((options, diagnostics) -> new DatagramServer(
-                bind.bind(options.endpoint()), responder(options), diagnostics), connect);
+        return frames((options, diagnostics) -> new DatagramServer(bind.bind(options.endpoint(),
+                options.settings()), responder(options), diagnostics), connect);
     }
 
     private static Behaviour frames(Serve serve, Connect connect) {
@@ -250,10 +258,7 @@ enum Mechanism {
      * served under load too; {@code more} are the framework's other configurations.
      */
     private static Behaviour rpc(RpcClient.Factory connect, RpcModel rr, RpcModel... more) {
-        RpcModel[] models = new RpcModel[more.length + 1];
-        models[0] = rr;
-        System.arraycopy(more, 0, models, 1, more.length);
-        return rpc(rr.factory(), connect).rpcLoading(connect, models);
+        return rpc(rr.factory(), connect).rpcLoading(connect, rr, more);
     }
 
     private static Responder responder(ServeOptions options) {
@@ -261,12 +266,7 @@ enum Mechanism {
     }
 
     static Optional<Mechanism> byName(String name) {
-        for (Mechanism m : values()) {
-            if (m.label.equals(name)) {
-                return Optional.of(m);
-            }
-        }
-        return Optional.empty();
+        return Arrays.stream(values()).filter(m -> m.label.equals(name)).findFirst();
     }
 
     String label() {
@@ -394,6 +394,6 @@ enum Mechanism {
     /** For tests: the bare link of a frame mechanism. */
     ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
         return behaviour.link().connect(endpoint, new Settings(ioTimeoutNanos,
-                DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS, true));
+                DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS, true, false));
     }
 }

@@ -10,13 +10,22 @@ import dev.ipclab.peer.server.Fault;
  * @param burst with --server-model, a burst server's options (section 11.4); else null
  * @param nodelay --nodelay on (true, the default) or off (section 1)
  * @param jniBinding --java-binding jni (4.6); false for ffm, the default
+ * @param delivery --delivery (activemq, 4.7); null when absent
  */
 record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
         long pollIntervalNanos, long spinNanos, BurstOptions burst, boolean nodelay,
-        boolean jniBinding) implements Command {
+        boolean jniBinding, Delivery delivery) implements Command {
     /** What a listener may read; a server's waits have no timeout. */
     Mechanism.Settings settings() {
-        return new Mechanism.Settings(0, pollIntervalNanos, spinNanos, nodelay);
+        return new Mechanism.Settings(0, pollIntervalNanos, spinNanos, nodelay,
+                Delivery.persistent(delivery));
+    }
+
+    /** Without --delivery. */
+    ServeOptions(String mechanism, String endpoint, long seed, Fault fault, long pollIntervalNanos,
+            long spinNanos, BurstOptions burst, boolean nodelay, boolean jniBinding) {
+        this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, burst, nodelay,
+                jniBinding, null);
     }
 
     boolean flipResponseByte() {

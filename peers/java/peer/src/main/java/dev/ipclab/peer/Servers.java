@@ -31,6 +31,7 @@ final class Servers {
                     + " is an in-process call: there is no server (drive only)");
         }
         Client.checkNoDelay(mechanism, options.nodelay());
+        Delivery.check(mechanism, options.delivery());
         checkFault(mechanism, options);
         JavaBinding.apply(options.jniBinding());
         try {

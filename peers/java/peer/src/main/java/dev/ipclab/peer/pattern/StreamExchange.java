@@ -55,7 +55,7 @@ public final class StreamExchange implements OneWay {
     @Override
     public void data(long sequence) throws IOException {
         Payload.stamp(message, 0, messageSize, head, sequence);
-        link.send(message.clear());
+        link.sendMessage(message.clear());
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.ipclab.peer.frame.ErrorKind;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.transport.DatagramPort;
+import dev.ipclab.peer.transport.FrameRejectedException;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -11,8 +12,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * udp, uds-dgram: answers each datagram to its source address; a stream's messages are bare
- * datagrams after a MARK (section 11.1). A malformed datagram is dropped with a rejection line;
+ * udp, uds-dgram, and a broker's messages (activemq, 4.7): answers each datagram to its source
+ * address (a message: to its reply-to); a stream's messages are bare datagrams after a MARK
+ * (section 11.1). A malformed datagram is dropped with a rejection line;
  * the server goes on. Corrupted-request counts are kept per client address;
  * a stream's counters are the responder's (one client streams at a time).
  */
@@ -20,7 +22,8 @@ public final class DatagramServer implements Server {
     private final DatagramPort port;
     private final Responder responder;
     private final PrintStream diagnostics;
-    private final ByteBuffer in;
+    /** Grows (a broker's message, 4.7) up to the port's receive capacity, never shrinks. */
+    private ByteBuffer in;
     private final Map<Object, Long> corrupted = new HashMap<>();
     private final Responder.Reply reply;
     /** udp: between a MARK and END, where every datagram but a control frame is a message. */
@@ -33,7 +36,7 @@ public final class DatagramServer implements Server {
         this.port = port;
         this.responder = responder;
         this.diagnostics = diagnostics;
-        this.in = Frame.allocate(port.receiveCapacity());
+        this.in = Frame.allocate(port.firstCapacity());
         this.reply = port::reply;
     }
 
@@ -48,10 +51,20 @@ public final class DatagramServer implements Server {
             try {
                 in.clear();
                 int size = port.receive(in);
+                if (size > in.capacity() && size <= port.receiveCapacity()) {
+                    in = null; // lets the smaller buffer go before the larger one is made
+                    in = Frame.allocate(size);
+                    size = port.receiveAgain(in);
+                }
                 if (stopping) {
                     return 0;
                 }
                 handle(size);
+            } catch (FrameRejectedException e) {
+                // The port saw it first (a broker's message that is not bytes): a stream's
+                // messages still announced are given up, as after a message of the wrong size.
+                announced = 0;
+                diagnostics.println("ipclab-peer: rejected frame: " + e.reason());
             } catch (IOException e) {
                 if (stopping) {
                     return 0;
@@ -74,6 +87,9 @@ public final class DatagramServer implements Server {
         String problem = problem(in, size, port.maxPayload());
         if (problem == null && Frame.kind(in) == Frame.MARK) {
             problem = Frame.markProblem(in, 0, port.maxMessage());
+        }
+        if (problem == null) {
+            problem = port.answerProblem();
         }
         if (problem != null) {
             diagnostics.println("ipclab-peer: rejected frame: " + problem);

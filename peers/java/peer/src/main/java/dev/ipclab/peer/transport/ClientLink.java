@@ -10,6 +10,14 @@ public interface ClientLink extends Closeable {
     void send(ByteBuffer frame) throws IOException;
 
     /**
+     * Sends a stream's bare message (section 11.1), which nothing answers: as a frame, except
+     * over a broker, where only a frame carries a reply-to and a correlation-id (4.7).
+     */
+    default void sendMessage(ByteBuffer message) throws IOException {
+        send(message);
+    }
+
+    /**
      * Receives one frame into dst from offset 0. A stream reads exactly frameSize bytes (fails at
      * end of stream); a datagram link takes whatever one datagram holds, so a wrong size shows.
      *

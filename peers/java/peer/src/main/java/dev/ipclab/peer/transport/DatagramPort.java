@@ -27,11 +27,39 @@ public interface DatagramPort extends Closeable {
     int receiveCapacity();
 
     /**
+     * The server's first buffer: {@link #receiveCapacity()}, except where a message waits whole
+     * until it is copied (a broker's, 4.7): there the buffer starts small and grows to fit.
+     */
+    default int firstCapacity() {
+        return receiveCapacity();
+    }
+
+    /**
      * Receives one datagram into dst from 0 and remembers its source.
      *
      * @return the datagram's real size, which may exceed what dst holds
+     * @throws FrameRejectedException a message the port itself rejects (a broker's whose body is
+     *     not bytes); the server goes on
      */
     int receive(ByteBuffer dst) throws IOException;
+
+    /**
+     * Copies the message just received, which did not fit, into the larger dst; only a port
+     * whose {@link #firstCapacity()} is below its {@link #receiveCapacity()} is asked.
+     *
+     * @return its size
+     */
+    default int receiveAgain(ByteBuffer dst) throws IOException {
+        throw new UnsupportedOperationException("a datagram is gone once received");
+    }
+
+    /**
+     * Why the last datagram, a well-formed frame, cannot be answered: a broker's message without
+     * reply-to (4.7), rejected as a malformed frame is. Null: it can be.
+     */
+    default String answerProblem() {
+        return null;
+    }
 
     /** The last datagram's source, as a key for its END count (may allocate: not per request). */
     Object source();
