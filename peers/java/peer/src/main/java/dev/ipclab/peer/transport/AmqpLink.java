@@ -127,11 +127,6 @@ public final class AmqpLink implements ClientLink {
     }
 
     @Override
-    public int receiveCapacity(int frameSize) {
-        return frameSize;
-    }
-
-    @Override
     public void close() throws IOException {
         try {
             connection.close();

@@ -25,8 +25,13 @@ public interface ClientLink extends Closeable {
      */
     int receive(ByteBuffer dst, int frameSize) throws IOException;
 
-    /** How large a receive buffer for frames of frameSize must be. */
-    int receiveCapacity(int frameSize);
+    /**
+     * How large a receive buffer for frames of frameSize must be: the frame itself, unless the
+     * link could deliver more in one receive (a datagram) and must see that it did.
+     */
+    default int receiveCapacity(int frameSize) {
+        return frameSize;
+    }
 
     /** Whether frames may be lost on the way (udp): a stream then counts them (section 11.1). */
     default boolean lossy() {

@@ -246,11 +246,6 @@ public final class FileFrames {
         }
 
         @Override
-        public int receiveCapacity(int frameSize) {
-            return frameSize;
-        }
-
-        @Override
         public void close() throws IOException {
             try {
                 waiter.close();
