@@ -11,12 +11,12 @@ from ipclab.execute import endpoints
 from ipclab.execute import explain
 from ipclab.execute import ipcobjects
 from ipclab.execute import network
-from ipclab.plan import link
 from ipclab.plan import patterns
 from ipclab.execute import noise
 from ipclab.plan import placement
 from ipclab.plan import settings as setting_table
 from ipclab.execute import wire
+from ipclab.execute.budget import case_timeout, effective_warmup, expected_samples  # noqa: F401 (tests import them here)
 from ipclab.execute.places import LOCAL, server_endpoint
 from ipclab.execute.parts import PARTS, part_of
 from ipclab.execute.peers import UNSUPPORTED, Peer, PeerError, Unsupported, wait_any
@@ -165,17 +165,7 @@ class Runner:
         finally:
             self._stop(client, server)
             endpoint.close()
-        if endpoint.broker_died and outcome.status == "failed":
-            outcome.reason = f"{endpoint.broker_died}: {outcome.reason}"
-        left = ipcobjects.remove_named(ready["endpoint"]) if ready else 0
-        if left and outcome.status == "ok":
-            outcome.notes.append(f"the server left {left} IPC object(s) behind; removed")
-        outcome.cpus = cpus.as_dict()
-        outcome.usage = {p.role: explain.usage(p.rusage) for p in (client, server) if p and p.rusage}
-        if outcome.status == "failed":
-            outcome.logs = {p.role: p.stderr_path.read_text(errors="replace")
-                            for p in (client, server) if p and p.stderr_path.exists()}
-        return outcome
+        return _after(outcome, endpoint, ready, cpus, (client, server))
 
     def _start(self, case, role, cpus, case_dir, fds, flags, place=LOCAL, counted=False):
         lang = self.catalog.languages[case.client if role == "client" else case.server]
@@ -253,52 +243,6 @@ def _drive_flags(case, run, case_dir):
                    if warmup and pattern.keeps_warmup else [])
     return ["--pattern", case.pattern, *what,
             "--warmup", str(warmup), "--iterations", str(run.iterations), *keep_warmup, *files]
-
-
-def effective_warmup(case, run):
-    """The scenario's warm-up (round trips, or a stream's messages), capped so that it moves at
-    most run.warmup_max_bytes."""
-    pattern = patterns.of(case.pattern)
-    if pattern.warmup == patterns.MESSAGES:
-        per_unit = case.message_size + pattern.frame_bytes
-    else:
-        per_unit = case.request_size + case.response_size + pattern.frame_bytes
-    most = min(run.warmup_max_bytes, link.warmup_bytes(run))  # a slow link moves less
-    return min(run.warmup, max(1, most // per_unit)) if run.warmup else 0
-
-
-def expected_samples(case, run):
-    """Samples a client writes: a stream's windows (at most one per message), else iterations."""
-    return min(run.windows, run.messages) if patterns.of(case.pattern).per_window else run.iterations
-
-
-# A long stream or many short connections take longer than case_timeout's usual few minutes:
-# each message or connection adds this much to the case's deadline (the slowest, a file per
-# message, moves about 3 000 messages/s on a 2-CPU VM; at 1 MiB, 200 MB/s): a safety net against
-# a hang, not a limit on a slow mechanism.
-PER_MESSAGE_S = 500e-6
-PER_BYTE_S = 5e-9
-
-
-def case_timeout(case, run):
-    """Seconds the case may take: case_timeout, plus the pattern's allowance (its row's
-    `timeout`): per message for stream and per connection for short, their warm-ups included; per
-    connection of a burst plus a connect that may wait --io-timeout for its SYN; a load's
-    schedule, its warm-up and one io timeout for its last answers; rr none."""
-    pattern = patterns.of(case.pattern)
-    if pattern.timeout == patterns.NO_ALLOWANCE:
-        return run.case_timeout
-    if pattern.timeout == patterns.SCHEDULE:
-        return run.case_timeout + run.load_warmup + run.duration + run.io_timeout
-    if pattern.shape == patterns.MESSAGE:
-        size = case.message_size
-    else:
-        size = case.request_size + case.response_size
-    if pattern.timeout == patterns.PER_CONNECTION:
-        return run.case_timeout + run.io_timeout + run.connections * (
-            PER_MESSAGE_S + size * PER_BYTE_S)
-    count = wire.units(case, run) + effective_warmup(case, run)
-    return run.case_timeout + count * (PER_MESSAGE_S + size * PER_BYTE_S)
 
 
 def _time_wait(case, mech, ready, place=LOCAL):
@@ -398,3 +342,20 @@ def _read_samples(path):
         return np.fromfile(path, dtype="<i8")
     except (OSError, ValueError):
         return np.empty(0, dtype="<i8")
+
+
+def _after(outcome, endpoint, ready, cpus, peers):
+    """What a pair leaves its outcome once it has stopped: a dead broker's part in a failure, the
+    server's IPC objects removed, the CPUs, each peer's resource usage and, on failure, its
+    stderr."""
+    if endpoint.broker_died and outcome.status == "failed":
+        outcome.reason = f"{endpoint.broker_died}: {outcome.reason}"
+    left = ipcobjects.remove_named(ready["endpoint"]) if ready else 0
+    if left and outcome.status == "ok":
+        outcome.notes.append(f"the server left {left} IPC object(s) behind; removed")
+    outcome.cpus = cpus.as_dict()
+    outcome.usage = {p.role: explain.usage(p.rusage) for p in peers if p and p.rusage}
+    if outcome.status == "failed":
+        outcome.logs = {p.role: p.stderr_path.read_text(errors="replace")
+                        for p in peers if p and p.stderr_path.exists()}
+    return outcome
