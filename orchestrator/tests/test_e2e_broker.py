@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from test_e2e import cases_csv, client_running, offered, rotation, start_run
+from ipclab.plan.catalog import load_catalog
+from test_e2e import cases_csv, client_running, offered, rotation, run_cases, start_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
     not Path("/usr/share/activemq/bin/activemq.jar").is_file(),
@@ -37,19 +38,23 @@ def finished(proc, seed, out, timeout):
     return code, cases_csv(out) if (out / "cases.csv").exists() else []
 
 
-def test_both_delivery_modes_around_the_rotation_and_no_broker_left(tmp_path):
+def test_both_delivery_modes_around_the_rotation_and_no_broker_left():
+    # A broker per round costs 5-20 s here: each language once as client and once as server,
+    # non-persistent, and one pair persistent (every pair and mode would be 18 brokers, 7 min).
     langs = offered("activemq")
     assert "python" in langs
-    seed, out = random.randrange(2, 2**63), tmp_path / "run"
-    clients, servers = zip(*rotation(langs))
-    proc = start_run(seed, out, "--mechanism", "activemq", "--client", ",".join(langs),
-                     "--server", ",".join(langs), "--delivery", "non-persistent,persistent",
-                     "--request-size", "1KiB", "--response-size", "16", "--iterations", "20")
-    code, cases = finished(proc, seed, out, timeout=600)
-    ran = [c for c in cases if (c["client"], c["server"]) in set(zip(clients, servers))]
-    assert code == 0 and ran and all(c["status"] == "ok" for c in ran), [
-        (c["id"], c["reason"]) for c in ran if c["status"] != "ok"]
-    assert {c["delivery"] for c in ran} == {"non-persistent", "persistent"}
+    pairs = rotation(langs)
+    wanted = {(*pair, "non-persistent") for pair in pairs} | {(langs[1], langs[0], "persistent")}
+    _, outcomes = run_cases(load_catalog(), {
+        "matrix": {"mechanism": ["activemq"], "client": langs, "server": langs,
+                   "delivery": ["non-persistent", "persistent"], "request_size": ["1KiB"],
+                   "response_size": ["16"], "placement": ["unpinned"]},
+        "run": {"iterations": 20, "warmup": 2}},
+        keep=lambda c: (c.client, c.server, dict(c.settings)["delivery"]) in wanted)
+    assert [(o.case.label, o.status, o.reason) for o in outcomes if o.status != "ok"] == []
+    assert {(o.case.client, o.case.server, dict(o.case.settings)["delivery"])
+            for o in outcomes} == wanted
+    assert brokers_of(os.getpid()) == [], "a broker outlived its round"
 
 
 def start_endless(tmp_path):
