@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.broker import Broker
+from ipclab.plan.catalog import load_catalog, repo_root
 from test_e2e import cases_csv, client_running, offered, rotation, run_cases, start_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
@@ -55,6 +56,27 @@ def test_both_delivery_modes_around_the_rotation_and_no_broker_left():
     assert {(o.case.client, o.case.server, dict(o.case.settings)["delivery"])
             for o in outcomes} == wanted
     assert brokers_of(os.getpid()) == [], "a broker outlived its round"
+
+
+def test_an_existing_broker_is_used_and_neither_started_nor_stopped(tmp_path):
+    # [hosts] broker: the rounds go through a broker the scenario names; the run starts none
+    # (brokers_of finds a broker in the run's workspace) and leaves this one running.
+    existing = Broker(tmp_path / "existing", repo_root())
+    try:
+        url = existing.start()
+        langs = offered("activemq")
+        _, outcomes = run_cases(load_catalog(), {
+            "matrix": {"mechanism": ["activemq"], "client": langs[:2], "server": langs[:2],
+                       "request_size": ["64KiB"], "response_size": ["16"],
+                       "placement": ["unpinned"]},
+            "run": {"iterations": 20, "warmup": 2}, "hosts": {"broker": url}},
+            pairs={(langs[0], langs[1]), (langs[1], langs[0])})
+        assert [(o.case.label, o.status, o.reason) for o in outcomes] == [
+            (o.case.label, "ok", None) for o in outcomes] and len(outcomes) == 2
+        assert brokers_of(os.getpid()) == [], "the run started a broker of its own"
+        assert not existing.process.exited(), "the run stopped the scenario's broker"
+    finally:
+        assert existing.stop() is None
 
 
 def start_endless(tmp_path):

@@ -141,6 +141,7 @@ def test_bad_schedule_values_are_one_line_naming_the_flag(catalog, flag, value, 
 class FakeRun:
     def __init__(self, sweep_from=500, slo=None):
         self.sweep_from, self.slo = sweep_from, slo
+        self.load_warmup, self.duration = 0.0, 100e-6   # fake_step's 100 requests, 1 µs apart
 
 
 def fake_step(capacity, calls):
@@ -160,7 +161,8 @@ def fake_step(capacity, calls):
         calls.append(rate)
         delay = 100_000 if rate <= capacity else 10_000_000
         rows = [(k, 0, 1, k * 1000, k * 1000, k * 1000 + delay, None) for k in range(100)]
-        return Outcome(case, client={"achieved_per_s": float(min(rate, capacity))},
+        return Outcome(case, client={"achieved_per_s": float(min(rate, capacity)),
+                                     "requests_failed": 0},
                        part={"records_text": records(rows)})
     return step
 
@@ -191,6 +193,18 @@ def test_a_sweep_whose_first_rate_fails_halves_until_one_passes(catalog):
                                                                            slo=0.001))
     assert calls[:4] == [2000, 1000, 500, 250]
     assert 250 <= got.part["knee_per_s"] <= 300
+
+
+@pytest.mark.parametrize("failed, overrun_ns, kept", [
+    (0, -1_000, True), (0, 19_000_000, True),   # 19 ms late at the end: under 1% short, still kept
+    (0, 21_000_000, False), (1, 0, False), (0, None, False)])
+def test_a_step_keeps_its_rate_when_all_is_answered_by_the_schedules_end_plus_the_slo(
+        failed, overrun_ns, kept):
+    step = {"rate": 500, "achieved_per_s": 494.6, "requests_failed": failed,
+            "overrun_ns": overrun_ns, "response_p99": 5_000_000}
+    assert load.rate_kept(step, 20_000_000) is kept
+    assert load.within_slo(step, 20_000_000) is kept
+    assert not load.within_slo({**step, "response_p99": 21_000_000}, 20_000_000)
 
 
 def test_a_sweep_in_a_list_of_rates_is_refused(catalog):

@@ -40,6 +40,16 @@ def test_hosts_table_is_validated_naming_the_key(tmp_path):
             hosts.parse_hosts(raw, "s.toml")
 
 
+def test_an_existing_broker_is_an_amqp_url_with_a_port():
+    assert hosts.parse_broker({"broker": "amqp://mq.lab:5672"}, "s.toml") == "amqp://mq.lab:5672"
+    assert hosts.parse_broker({"broker": "amqp://[::1]:5672"}, "s.toml") == "amqp://[::1]:5672"
+    assert hosts.parse_broker({"server": "local"}, "s.toml") is None
+    assert hosts.parse_hosts({"broker": "amqp://mq.lab:5672"}, "s.toml") == {}
+    for url in ("amqp://mq.lab", "amqps://mq.lab:5671", "amqp://mq.lab:0", "amqp://a b:1", 5672):
+        with pytest.raises(UserError, match=r"^s.toml: hosts.broker: .* is not \"amqp://HOST:PORT\""):
+            hosts.parse_broker({"broker": url}, "s.toml")
+
+
 def test_a_remote_command_is_quoted_and_rooted_there():
     place = places.SshPlace(address="10.0.0.2", target="u@h", ssh_options=("-o", "BatchMode=yes"),
                            local_root="/here/ipclab", remote_root="/there/ipc lab")

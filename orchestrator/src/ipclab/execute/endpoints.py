@@ -43,17 +43,17 @@ class Endpoint:
             self.broker = None
 
 
-def _inet(case_dir):
+def _inet(case_dir, broker):
     # Port 0: the kernel picks a free port; the server reports it in READY.
     return Endpoint(server_arg="127.0.0.1:0")
 
 
-def _path(case_dir):
+def _path(case_dir, broker):
     path = str(case_dir / "peer.sock")
     return Endpoint(server_arg=path, client_arg=path)
 
 
-def _fds(case_dir):
+def _fds(case_dir, broker):
     req_r, req_w = os.pipe()
     resp_r, resp_w = os.pipe()
     return Endpoint(server_arg=f"fd:{req_r},{resp_w}", client_arg=f"fd:{resp_r},{req_w}",
@@ -61,24 +61,27 @@ def _fds(case_dir):
                     _open=[req_r, req_w, resp_r, resp_w])
 
 
-def _dir(case_dir):
+def _dir(case_dir, broker):
     fifo_dir = case_dir / "fifo"
     fifo_dir.mkdir(mode=0o700)
     return Endpoint(server_arg=str(fifo_dir), client_arg=str(fifo_dir))
 
 
-def _auto(case_dir):
+def _auto(case_dir, broker):
     # The server creates tagged kernel objects and names them in READY (PROTOCOL.md 4.1).
     return Endpoint(server_arg="auto")
 
 
-def _inproc(case_dir):
+def _inproc(case_dir, broker):
     # No server process: the client calls a function (PROTOCOL.md 4.4).
     return Endpoint(server_arg="", client_arg="inproc")
 
 
-def _broker(case_dir):
-    # The orchestrator's broker for this round; its URL is the responder's endpoint (4.7).
+def _broker(case_dir, broker):
+    # The orchestrator's broker for this round, or the scenario's existing one ([hosts] broker,
+    # neither started nor stopped here); its URL is the responder's endpoint (4.7).
+    if broker:
+        return Endpoint(server_arg=broker)
     return Endpoint(server_arg="", broker=Broker(case_dir / "broker", repo_root()))
 
 
@@ -86,9 +89,10 @@ PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _au
              "inproc": _inproc, "broker": _broker}
 
 
-def prepare(mechanism, case_dir):
+def prepare(mechanism, case_dir, broker=None):
+    """The endpoint of one pair; `broker`: an existing broker's URL ([hosts] broker) or None."""
     try:
-        return PREPARERS[mechanism.endpoint](case_dir)
+        return PREPARERS[mechanism.endpoint](case_dir, broker)
     except KeyError:
         raise UserError(f"protocol/mechanisms.toml: [{mechanism.name}] endpoint: "
                         f"unknown kind {mechanism.endpoint!r}") from None

@@ -13,10 +13,12 @@ Methods, stated once (docs/load.md says why):
 - Achieved rate: the client's `achieved_per_s` (ok measured requests over the time from the
   measured part's start to its last response).
 - A rate sweep (`--rate sweep`) is one round made of steps, each a fresh pair of peers at one
-  rate: a step passes when it achieved at least 99% of its rate and its response p99 kept the
-  SLO (--slo; by default 3 × the first step's p99). From --sweep-from the rate doubles until a
-  step fails (or halves until one passes), then bisects between the highest pass and the lowest
-  failure until they are within SWEEP_RESOLUTION of each other or SWEEP_STEPS steps were run.
+  rate: a step passes when its response p99 kept the SLO (--slo; by default 3 × the first
+  step's p99) and it kept its rate: every measured request answered without error, the last no
+  later than the SLO after the schedule's end (rate_kept says why not 99% of the achieved rate).
+  From --sweep-from the rate doubles until a step fails (or halves until one passes), then
+  bisects between the highest pass and the lowest failure until they are within
+  SWEEP_RESOLUTION of each other or SWEEP_STEPS steps were run.
   The knee is the highest rate that passed; the round keeps that step's samples and files.
 """
 import csv
@@ -182,7 +184,7 @@ def write_hdr_log(path, intended, values):
 
 # --- rate sweep -------------------------------------------------------------------------------------
 
-SWEEP_STEPS, SWEEP_RESOLUTION, SLO_FACTOR, ACHIEVED_SHARE = 14, 0.05, 3, 0.99
+SWEEP_STEPS, SWEEP_RESOLUTION, SLO_FACTOR = 14, 0.05, 3
 
 
 def searches(case):
@@ -219,9 +221,18 @@ def search(run_step, case, run, passes=None):
 
 
 def within_slo(step, slo):
-    """A sweep step passes when its response p99 kept the SLO and it achieved its rate."""
-    return (step["response_p99"] is not None and step["response_p99"] <= slo
-            and step["achieved_per_s"] >= ACHIEVED_SHARE * step["rate"])
+    """A sweep step passes when its response p99 kept the SLO and it kept its rate."""
+    return step["response_p99"] is not None and step["response_p99"] <= slo and rate_kept(step, slo)
+
+
+def rate_kept(step, slo):
+    """Every measured request answered without error, the last by the schedule's end plus the SLO.
+    Why not `achieved_per_s` ≥ 99% of the rate: in a step of 400 ms that fails whenever the very
+    last answer takes over ~6 ms (the client's figure runs to the last answer), and a Poisson
+    schedule's count of arrivals alone misses 99% one step in five. A server past its capacity
+    still fails: its backlog grows for the whole step, so its last answer comes later and later."""
+    return (step.get("requests_failed") == 0 and step.get("overrun_ns") is not None
+            and step["overrun_ns"] <= slo)
 
 
 class Sweep:
@@ -230,6 +241,7 @@ class Sweep:
     def __init__(self, run_step, case, run, passes):
         self.run_step, self.case, self.passes = run_step, case, passes
         self.slo = run.slo and int(run.slo * 1e9)
+        self.warmup, self.duration = run.load_warmup, run.duration
         self.steps, self.low, self.high, self.best, self.first, self.broken = [], None, None, None, None, None
 
     def step(self, rate):
@@ -240,11 +252,14 @@ class Sweep:
             self.broken = outcome
             self.steps.append({"rate": rate, "status": outcome.status})
             return None
-        found = reductions(request_times((outcome.part or {}).get("records_text") or ""))
+        times = request_times((outcome.part or {}).get("records_text") or "")
+        found = reductions(times)
         p99 = found.get("response", {}).get("p99")
         self.slo = self.slo or (p99 and SLO_FACTOR * p99)
-        step = {"rate": rate, "status": "ok",
-                "achieved_per_s": (outcome.client or {}).get("achieved_per_s") or 0,
+        client = outcome.client or {}
+        step = {"rate": rate, "status": "ok", "achieved_per_s": client.get("achieved_per_s") or 0,
+                "requests_failed": client.get("requests_failed", 0),
+                "overrun_ns": self._overrun(times),
                 "response_p99": p99, "client_late_p99": found.get("client_lateness", {}).get("p99")}
         passed = step["passed"] = bool(self.passes(step, self.slo))
         self.steps.append(step)
@@ -253,6 +268,14 @@ class Sweep:
         if not passed and (self.high is None or rate < self.high):
             self.high = rate
         return passed
+
+    def _overrun(self, times):
+        """How long after the schedule's end (warm-up + duration) the last answer came (ns; ≤ 0
+        when it came in time), None without answers."""
+        if not times or not times["intended"].size:
+            return None
+        last = int((times["intended"] + times["response"]).max())
+        return last - round((self.warmup + self.duration) * 1e9)
 
     def result(self):
         outcome = self.broken or self.best or self.first

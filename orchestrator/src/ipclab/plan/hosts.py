@@ -1,17 +1,34 @@
 """A scenario's [hosts] table, validated: where the server runs (here, or on another host reached
-with OpenSSH) and where its checkout is. execute/places.py starts peers there."""
+with OpenSSH) and where its checkout is (execute/places.py starts peers there), and an existing
+message broker to use instead of one per round (PROTOCOL.md 4.7)."""
 import ipaddress
 import re
 from pathlib import Path
 
 from ipclab.common.errors import UserError
 
-HOST_KEYS = ("server", "client", "path", "server_address", "ssh_config")
-_SSH_URL = re.compile(r"^ssh://(?:([A-Za-z0-9._-]+)@)?([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::(\d+))?$")
+HOST_KEYS = ("server", "client", "path", "server_address", "ssh_config", "broker")
+_HOST = r"([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])"
+_SSH_URL = re.compile(rf"^ssh://(?:([A-Za-z0-9._-]+)@)?{_HOST}(?::(\d+))?$")
+_AMQP_URL = re.compile(rf"^amqp://{_HOST}:(\d+)$")
+
+
+def parse_broker(raw, source):
+    """hosts.broker: the amqp://HOST:PORT of an existing broker, which the orchestrator neither
+    starts nor stops; None when absent (a private broker per round)."""
+    url = (raw or {}).get("broker") if isinstance(raw, dict) else None
+    if url is None:
+        return None
+    match = _AMQP_URL.match(str(url))
+    if not match or not 0 < int(match.group(2)) < 65536:
+        raise UserError(f"{source}: hosts.broker: {url!r} is not \"amqp://HOST:PORT\" (the AMQP "
+                        f"connector of an existing broker)")
+    return str(url)
 
 
 def parse_hosts(raw, source):
-    """The scenario's [hosts] table, validated: {} when absent (everything local)."""
+    """The scenario's [hosts] table, validated: {} when absent or when the server is local
+    (`broker` is parse_broker's)."""
     if not raw:
         return {}
     if not isinstance(raw, dict):

@@ -99,11 +99,12 @@ class Scenario:
     report: ReportSettings = field(default_factory=ReportSettings)
     hosts: dict = field(default_factory=dict)  # [hosts]: the server on another host (hosts.py)
     claims: list = field(default_factory=list)  # [[claim]]: the study's conclusions (claims.py)
+    broker: str | None = None  # [hosts] broker: an existing broker's amqp:// URL (hosts.py)
 
     def as_dict(self):
         return {"name": self.name, "description": self.description, "source": self.source,
                 "matrix": self.matrix, "run": vars(self.run), "statistics": vars(self.statistics),
-                "report": vars(self.report), "hosts": self.hosts,
+                "report": vars(self.report), "hosts": self.hosts, "broker": self.broker,
                 "claims": [c.as_dict() for c in self.claims]}
 
 
@@ -181,7 +182,8 @@ def build_scenario(raw, source, catalog, overrides, name):
     claims = claim_table.parse(raw.get("claim"), source, v.selector_value, patterns.BURST_PHASES)
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
                     matrix=matrix, run=run, statistics=stat, report=report,
-                    hosts=hosts.parse_hosts(raw.get("hosts"), source), claims=claims)
+                    hosts=hosts.parse_hosts(raw.get("hosts"), source), claims=claims,
+                    broker=hosts.parse_broker(raw.get("hosts"), source))
 
 
 def _load_times(v, run, run_raw, overrides):
