@@ -19,9 +19,10 @@ public final class PosixMqLoad implements LoadQueue {
     private static final int END_ACK_PAYLOAD = 8;
     /**
      * An answer longer than its reply queue (more than mq_maxmsg messages) is read while it is
-     * sent; a continuation message waits this long for room before the rest is dropped.
+     * sent; a continuation message waits this long for room before the rest is dropped
+     * (PROTOCOL.md 11.5.5: up to 10 s, as the C++ and Python servers wait).
      */
-    private static final long CONTINUATION_WAIT_NANOS = 1_000_000_000L;
+    private static final long CONTINUATION_WAIT_NANOS = 10_000_000_000L;
     private static final long RETRY_NANOS = 20_000L;
 
     /** {@code <prefix>-1}; the prefix, READY's endpoint, is the reply queues' too. */
