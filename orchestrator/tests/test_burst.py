@@ -33,6 +33,18 @@ def test_counters_are_read_by_name_from_header_and_value_lines():
         "listen_overflows": 17, "listen_drops": 19, "syn_retrans": 4}
 
 
+def test_counters_and_somaxconn_are_read_where_the_server_listens():
+    class Namespace:  # a places.Place whose files are another namespace's
+        def read_text(self, path):
+            texts = {"/proc/net/netstat": NETSTAT, "/proc/sys/net/core/somaxconn": "512\n"}
+            if path not in texts:
+                raise OSError(path)
+            return texts[path]
+    assert burst_round.read_counters(Namespace()) == {
+        "listen_overflows": 17, "listen_drops": 19, "syn_retrans": 4}
+    assert burst_round.somaxconn(Namespace()) == 512
+
+
 def test_a_round_gives_each_phase_the_connections_that_have_it():
     values = burst_round.phase_values(SERVER, CLIENT)
     assert values[("server", "accept")] == [100, 200, 300]

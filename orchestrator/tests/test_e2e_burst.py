@@ -70,19 +70,24 @@ def test_every_cpp_model_serves_every_connection_with_its_phases(tmp_path, seed)
     assert all(r["backlog"] == 512 for r in doc["results"])
 
 
-def test_a_backlog_of_one_overflows_without_failing_the_run(tmp_path, seed):
+@pytest.mark.parametrize("link", ["loopback", "veth"])
+def test_a_backlog_of_one_overflows_without_failing_the_run(tmp_path, seed, link):
     # 40 connectors released at once overflow a queue of one, unless a busy machine (the other
     # suites of `make test`) schedules them too far apart: then the burst is tried again.
+    # Over veth the server listens in a namespace of its own: its counters are read there, and
+    # this namespace's (where the test runs) would show no overflow at all.
     for attempt in range(3):
         out, done = burst_run(tmp_path / str(attempt), seed, "--server-model", "iterative",
-                              "--backlog", "1", "--connections", "40", "--connectors", "40")
+                              "--backlog", "1", "--connections", "40", "--connectors", "40",
+                              "--link", link)
         assert done.returncode == 0, done.stdout + done.stderr
         (case,) = cases_csv(out)
         assert case["status"] == "ok", case["reason"]
         assert int(case["connections_ok"]) + int(case["connections_failed"]) == 40
-        # Machine-wide counters, so at least what this burst caused: a full accept queue drops
-        # SYNs (ListenOverflows) and their connects wait for the retransmission (slow connects).
-        if int(case["listen_overflows"]) > 0 or int(case["slow_connects"]) > 0:
+        # Counters of the whole namespace, so at least what this burst caused: a full accept
+        # queue drops SYNs (ListenOverflows) and their connects wait for the retransmission.
+        if int(case["listen_overflows"]) > 0 or (link == "loopback" and
+                                                 int(case["slow_connects"]) > 0):
             break
     else:
         raise AssertionError(f"no overflow in 3 bursts: {case}")

@@ -17,7 +17,7 @@ from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
 from ipclab.plan.catalog import load_catalog
 from ipclab.plan.scenario import build_scenario
-from test_e2e import cases_csv, ipclab, seed  # noqa: F401,F811 (seed: a fixture)
+from test_e2e import cases_csv, ipclab, rotation, run_cases, seed  # noqa: F401,F811 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
 SHORT = ["--duration", "300ms", "--load-warmup", "100ms"]
@@ -76,41 +76,43 @@ def test_every_language_loads_every_languages_uds_server(tmp_path, seed):
     assert all(int(c["requests_ok"]) == 300 for c in cases)  # 300 ms at 1000/s, every one
 
 
-def test_every_language_loads_every_languages_message_queue_servers(tmp_path, seed):
+def around_the_rotation(seed, mechanisms, models, keep=None, **matrix_keys):
+    """One round of each rotation pair (every language once as client, once as server) per
+    mechanism and model, through the runner: the outcomes, skipped cases included."""
+    langs = ["cpp", "java", "python"]
+    _, outcomes = run_cases(load_catalog(), {
+        "matrix": {"mechanism": mechanisms, "client": langs, "server": langs, "pattern": ["load"],
+                   "server_model": models, "rate": [500], "clients": [4],
+                   "placement": ["unpinned"], **matrix_keys},
+        "run": {"seed": seed, "duration": "300ms", "load_warmup": "100ms"}},
+        pairs=set(rotation(langs)), keep=keep)
+    return outcomes
+
+
+def test_every_language_loads_a_message_queue_server_around_the_rotation(seed):
     # One request queue shared by every client, replies by connection (11.5.5): 4 clients'
     # requests interleave in it, each answer (3 messages of 20000 B) must reach its own
     # connection. The peers' own suites cover the iterative model; the leak audit, the queues.
-    out, done = load_run(tmp_path, seed, "--client", "cpp,java,python",
-                         "--mechanism", "sysv-mq,posix-mq", "--server", "cpp,java,python",
-                         "--rate", "500", "--server-model", "thread-pool",
-                         "--request-size", "64", "--response-size", "20000")
-    assert done.returncode == 0, done.stdout + done.stderr
-    cases = cases_csv(out)
-    assert len(cases) == 18 and all(c["status"] == "ok" for c in cases), [
-        (c["id"], c["reason"]) for c in cases if c["status"] != "ok"]
-    assert all(int(c["requests_ok"]) == 150 for c in cases)  # 300 ms at 500/s, every one
+    outcomes = around_the_rotation(seed, ["sysv-mq", "posix-mq"], ["thread-pool"],
+                                   request_size=[64], response_size=[20000])
+    assert len(outcomes) == 6 and [(o.case.label, o.reason) for o in outcomes
+                                   if o.status != "ok"] == []
+    assert all(o.client["requests_ok"] == 150 for o in outcomes)  # 300 ms at 500/s, every one
 
 
-def test_every_language_loads_the_rpc_frameworks_servers(tmp_path, seed):
+def test_every_language_loads_the_rpc_frameworks_servers_around_the_rotation(seed):
     # Over grpc and rest (11.5.4) each server is the framework's own, in the configuration its
-    # rr server uses (the first of its load_models); a pair one side lacks is not applicable.
+    # rr server uses (the first of its load_models); a model the server lacks is not applicable.
     catalog = load_catalog()
-    langs = ["cpp", "java", "python"]
     first = {(lang, mech): catalog.languages[lang].load_models.get(mech, [None])[0]
-             for lang in langs for mech in ("grpc", "rest")}
+             for lang in catalog.languages for mech in ("grpc", "rest")}
     models = sorted({m for m in first.values() if m})
-    out, done = load_run(tmp_path, seed, "--client", ",".join(langs), "--mechanism", "grpc,rest",
-                         "--server", ",".join(langs), "--rate", "500",
-                         "--server-model", ",".join(models))
-    assert done.returncode == 0, done.stdout + done.stderr
-    cases = cases_csv(out)
-    ran = [c for c in cases if c["server_model"] == first[(c["server"], c["mechanism"])]
-           and "load" in catalog.languages[c["client"]].patterns.get(c["mechanism"], [])]
-    assert {("cpp", "cpp", "grpc"), ("cpp", "cpp", "rest")} <= {
-        (c["client"], c["server"], c["mechanism"]) for c in ran}
-    assert all(c["status"] == "ok" for c in ran), [(c["id"], c["reason"]) for c in ran]
-    assert all(int(c["requests_ok"]) == 150 for c in ran)  # 300 ms at 500/s, every one
-    assert all(c["status"] == "not-applicable" for c in cases if c not in ran)
+    outcomes = around_the_rotation(seed, ["grpc", "rest"], models)
+    ran = [o for o in outcomes if o.case.server_model == first[(o.case.server, o.case.mechanism)]
+           and "load" in catalog.languages[o.case.client].patterns.get(o.case.mechanism, [])]
+    assert len(ran) == 6 and [(o.case.label, o.reason) for o in ran if o.status != "ok"] == []
+    assert all(o.client["requests_ok"] == 150 for o in ran)  # 300 ms at 500/s, every one
+    assert all(o.status == "not-applicable" for o in outcomes if o not in ran)
 
 
 def faulty_cpp(catalog, fault):

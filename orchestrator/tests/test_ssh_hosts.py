@@ -50,6 +50,34 @@ def test_an_existing_broker_is_an_amqp_url_with_a_port():
             hosts.parse_broker({"broker": url}, "s.toml")
 
 
+def test_a_file_on_another_host_is_read_over_ssh(tmp_path, monkeypatch):
+    # A stand-in ssh that runs the remote command line here: read_text must go through ssh
+    # (a Place with no namespace would open the file itself, and read this host's).
+    (tmp_path / "ssh").write_text('#!/bin/sh\nfor a; do last=$a; done\nexec sh -c "$last"\n')
+    (tmp_path / "ssh").chmod(0o700)
+    (tmp_path / "there").write_text("1234\n")
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    place = places.SshPlace(address="10.0.0.2", target="u@h", local_root="/x", remote_root="/y")
+    assert not place.here and place.read_text(str(tmp_path / "there")) == "1234\n"
+    with pytest.raises(OSError, match=r"^cannot read /no/such in ssh u@h \(10.0.0.2\): cat: "):
+        place.read_text("/no/such")
+
+
+def test_a_burst_with_the_server_on_another_host_is_not_applicable(tmp_path):
+    from ipclab.plan import link, matrix
+    from ipclab.plan.catalog import load_catalog
+    from ipclab.plan.scenario import build_scenario
+    catalog = load_catalog()
+    plan = build_scenario({"matrix": {"mechanism": ["tcp"], "client": ["cpp"], "server": ["cpp"],
+                                      "pattern": ["rr", "burst"], "server_model": ["iterative"]},
+                           "hosts": {"server": "ssh://lab", "path": "/srv/ipclab",
+                                     "server_address": "10.0.0.2"}}, "t", catalog, {}, "t")
+    marked = link.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
+    assert [(c.pattern, c.skip_status) for c in marked] == [("rr", None),
+                                                            ("burst", "not-applicable")]
+    assert "writes its per-connection phases there" in marked[1].skip_reason
+
+
 def test_a_remote_command_is_quoted_and_rooted_there():
     place = places.SshPlace(address="10.0.0.2", target="u@h", ssh_options=("-o", "BatchMode=yes"),
                            local_root="/here/ipclab", remote_root="/there/ipc lab")

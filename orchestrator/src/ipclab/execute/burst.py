@@ -12,8 +12,10 @@ Methods, stated once:
   connections put mean − t·s/√n below zero, which no duration can be.
 - Kernel counters (TcpExt ListenOverflows, ListenDrops, TCPSynRetrans from /proc/net/netstat;
   TIME_WAIT sockets from /proc/net/tcp{,6}) are read just before the server starts and after it
-  has ended; the case reports after − before, summed over rounds (TIME_WAIT: the last round's
-  count at the end). They are machine-wide: anything else on the machine adds to them.
+  has ended, where the server listens: in its network namespace under --link, on its host over
+  ssh under [hosts] (somaxconn too: it is per namespace). The case reports after − before,
+  summed over rounds (TIME_WAIT: the last round's count at the end). They count the whole
+  namespace or host: anything else there adds to them.
 - conns/s is the client's connections_ok × 10^9 / burst_ns (release to last close), the median
   over rounds.
 """
@@ -52,9 +54,10 @@ def exchange_flags(case, run, case_dir):
             "--result-file", str(case_dir / "result.json")]
 
 
-def before():
-    """What the runner keeps from before the server starts: the kernel's counters."""
-    return read_counters()
+def before(place):
+    """What the runner keeps from before the server starts: the kernel's counters where the
+    server will listen (places.Place)."""
+    return read_counters(place)
 
 
 def finish(server, case_dir):
@@ -98,15 +101,15 @@ def server_wait(case_dir):
     return SERVER_WAIT if result.get("connections_failed") == 0 else FAILED_WAIT
 
 
-def read_counters():
-    """The kernel's TCP counters now (machine-wide), None where a file is missing."""
+def read_counters(place):
+    """The kernel's TCP counters now in `place`'s network namespace or host, None where a file
+    cannot be read."""
     found = dict.fromkeys(COUNTERS)
     names = {"ListenOverflows": "listen_overflows", "ListenDrops": "listen_drops",
              "TCPSynRetrans": "syn_retrans"}
     for path in ("/proc/net/netstat", "/proc/net/snmp"):
         try:
-            with open(path) as f:
-                found.update(parse_counters(f.read(), names))
+            found.update(parse_counters(place.read_text(path), names))
         except OSError:
             continue
     return found
@@ -124,18 +127,19 @@ def parse_counters(text, names):
     return out
 
 
-def somaxconn():
+def somaxconn(place):
+    """The kernel's cap on a listen backlog where the server listens (per network namespace)."""
     try:
-        with open("/proc/sys/net/core/somaxconn") as f:
-            return int(f.read().strip())
+        return int(place.read_text("/proc/sys/net/core/somaxconn").strip())
     except (OSError, ValueError):
         return None
 
 
-def collect(case_dir, before, run, time_wait):
-    """The round's burst part: counters' differences, the backlog asked and the kernel's cap, the
-    two per-connection files' text (kept in the run directory for plots)."""
-    after = read_counters()
+def collect(case_dir, before, run, time_wait, place):
+    """The round's burst part: counters' differences where the server listened (`place`), the
+    backlog asked and the kernel's cap there, the two per-connection files' text (kept in the run
+    directory for plots)."""
+    after = read_counters(place)
     def text(name):
         try:
             return (case_dir / name).read_text()
@@ -143,7 +147,7 @@ def collect(case_dir, before, run, time_wait):
             return None
     delta = {k: (after[k] - before[k] if after.get(k) is not None and before.get(k) is not None
                  else None) for k in COUNTERS}
-    return {**delta, "backlog": run.backlog, "somaxconn": somaxconn(), "time_wait": time_wait,
+    return {**delta, "backlog": run.backlog, "somaxconn": somaxconn(place), "time_wait": time_wait,
             "phases_text": text("phases.csv"), "records_text": text("records.csv")}
 
 

@@ -54,7 +54,7 @@ def drive_flags(case, run, case_dir):
             *burst.exchange_flags(case, run, case_dir)]
 
 
-def before():
+def before(place):
     return None
 
 
@@ -78,7 +78,7 @@ def ok_samples(result):
     return result.get("requests_ok")
 
 
-def collect(case_dir, before, run, time_wait):
+def collect(case_dir, before, run, time_wait, place):
     try:
         return {"records_text": (case_dir / "records.csv").read_text()}
     except OSError:

@@ -18,6 +18,7 @@ from pathlib import Path
 from ipclab.common.errors import UserError
 
 LOOPBACK = "127.0.0.1"
+READ_TIMEOUT = 30.0  # seconds a file read in a namespace or over ssh may take
 
 
 @dataclass(frozen=True)
@@ -33,15 +34,25 @@ class Place:
         return ["ip", "netns", "exec", self.netns, *argv]
 
     def read_text(self, path):
-        """A file as seen from here (/proc/net/* differs per network namespace); OSError if it
-        cannot be read."""
-        if self.netns is None:
+        """A file as seen from here (/proc/net/* differs per network namespace and per host);
+        OSError if it cannot be read."""
+        if self.here:
             with open(path) as f:
                 return f.read()
-        done = subprocess.run(self.command(["cat", path]), capture_output=True, text=True)
+        try:
+            done = subprocess.run(self.command(["cat", path]), capture_output=True, text=True,
+                                  timeout=READ_TIMEOUT, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise OSError(f"cannot read {path} in {self.describe()}: no answer in "
+                          f"{READ_TIMEOUT:g} s") from None
         if done.returncode != 0:
             raise OSError(f"cannot read {path} in {self.describe()}: {done.stderr.strip()}")
         return done.stdout
+
+    @property
+    def here(self):
+        """Whether this place's files are the orchestrator's own (no namespace, no other host)."""
+        return self.netns is None
 
     def describe(self):
         return f"netns {self.netns} ({self.address})" if self.netns else "local"
@@ -75,6 +86,10 @@ class SshPlace(Place):
 
     def describe(self):
         return f"ssh {self.target} ({self.address})"
+
+    @property
+    def here(self):
+        return False
 
 
 class Remote:

@@ -123,7 +123,7 @@ class Runner:
             endpoint.server_arg = server_endpoint(net.server)  # where the link puts the server
         server = client = ready = None
         part = part_of(case)
-        before = part.before() if part else None
+        before = part.before(net.server) if part else None
         try:
             endpoint.open()
             if mech.inprocess:
@@ -154,7 +154,7 @@ class Runner:
             if time_wait_note:
                 outcome.notes.append(time_wait_note)
             if part:
-                outcome.part = part.collect(case_dir, before, run, time_wait)
+                outcome.part = part.collect(case_dir, before, run, time_wait, net.server)
                 if part.SERVER_ENDS_ITSELF and server_died and server.returncode != 0 \
                         and outcome.status == "ok":
                     outcome.status, outcome.reason = "failed", server_died

@@ -153,7 +153,8 @@ def server_models(records, versus=None):
                "Table 1 (which gave Student's t); "
                "— : the model has no such phase; conns/s: connections served / the burst's "
                f"duration (median of rounds); {n} connections per case over all rounds; "
-               "ListenOverflows: the kernel's counter over the case (machine-wide)")
+               "ListenOverflows: the kernel's counter over the case (of the server's whole "
+               "network namespace or host)")
     return [Study(title="server models: phases per connection", headers=tuple(headers),
                   right=tuple([False] + [True] * len(cases)), rows=rows, caption=caption,
                   failed=[f"case {r['index']}: {r['reason']}" for r in cases
