@@ -141,6 +141,7 @@ ssh_config = "{config}"
         _assert_settled(names, sshd.pid, "the run")
         _interrupt_mid_case(names, sshd.pid, scenario, tmp_path, scratch)
         _drop_connection_mid_case(names, sshd.pid, scenario, tmp_path, scratch)
+        _hosts_check(names, scenario, scratch, sshd)
     finally:
         if sshd is not None:
             sshd.terminate()
@@ -148,6 +149,27 @@ ssh_config = "{config}"
         for name in names:
             subprocess.run(["ip", "netns", "del", name], capture_output=True)
     assert not any(Path("/run/netns", n).exists() for n in names)
+
+
+def _hosts_check(names, scenario, scratch, sshd):
+    """`ipclab hosts check`: both hosts ready (same checkout, built, a clock offset measured);
+    with the server host's sshd stopped, one line naming that host and what to do, exit 1."""
+    def check():
+        return subprocess.run(["ip", "netns", "exec", names[0], *IPCLAB, "hosts", "check",
+                               str(scenario)], cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "TMPDIR": str(scratch), "COLUMNS": "250"},
+                              timeout=120)
+    done = check()
+    assert done.returncode == 0, done.stdout + done.stderr
+    server_row = next(line for line in done.stdout.splitlines() if f"{SERVER_IP}:{PORT}" in line)
+    assert "│ yes" in server_row and "cpp" in server_row and " ± " in server_row, done.stdout
+    sshd.terminate()
+    sshd.wait(10)
+    done = check()
+    assert done.returncode == 1, done.stdout + done.stderr
+    (problem,) = [line for line in done.stdout.splitlines()
+                  if line.startswith(f"ssh://root@{SERVER_IP}:{PORT}: ")]
+    assert "cannot reach" in problem and "without a password" in problem, done.stdout
 
 
 def _slow_run(names, scenario, tmp_path, scratch, label):

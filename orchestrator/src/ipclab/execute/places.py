@@ -151,8 +151,12 @@ class Remote:
 
     def run(self, argv):
         """`ssh … target ARGV` over the master (ARGV quoted for the remote shell)."""
-        return subprocess.run(["ssh", *self.options, self.hosts["target"], "--", shlex.join(argv)],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        return subprocess.run(self.command(argv), capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL)
+
+    def command(self, argv):
+        """The local argv that runs ARGV on the host over the master."""
+        return ["ssh", *self.options, self.hosts["target"], "--", shlex.join(argv)]
 
     def _control(self, operation):
         return subprocess.run(["ssh", *self.options, "-O", operation, self.hosts["target"]],

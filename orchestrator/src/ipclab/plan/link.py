@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ipclab.common.errors import UserError
+from ipclab.plan import patterns
 
 KINDS = ("loopback", "veth")
 _RATE = re.compile(r"^(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit|tbit)$", re.IGNORECASE)
@@ -82,18 +83,14 @@ def why_not(mech, run, hosts=None):
             f"udp and the RPC mechanisms do)")
 
 
-# Patterns whose server writes a file the orchestrator reads (burst: its per-connection phases):
-# on another host that file is there, and nothing fetches it yet.
-SERVER_WRITES_FILES = ("burst",)
-
-
 def mark(cases, run, catalog, hosts=None):
     """The cases with those that cannot cross the run's link (or hosts) marked not applicable."""
     out = []
     for case in cases:
         reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run,
                                                          hosts)
-        if not reason and not case.skip_status and hosts and case.pattern in SERVER_WRITES_FILES:
+        if not reason and not case.skip_status and hosts and patterns.of(case.pattern).phases:
+            # Its server writes the per-connection phases file there, and nothing fetches it yet.
             reason = (f"{case.pattern} with the server on another host ({hosts['server']}): its "
                       f"server writes its per-connection phases there, which ipclab does not "
                       f"fetch yet")
