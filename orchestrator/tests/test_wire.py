@@ -161,3 +161,13 @@ def test_the_wire_table_groups_by_shape_leanest_first_and_ranks():
     assert markdown.startswith("## bytes on the wire per call")
     assert "| 6 | small ×300 | ice | python→java | 1200 | 80 | 1280 | 2 | - |" in markdown
     assert view.to_markdown([records[-1]]) == "" and view.terminal([]) == []
+
+
+def test_a_cases_settings_name_its_row_and_keep_it_out_of_the_others_group():
+    from ipclab.output import wire as view
+    persistent = {**_counted(2, "activemq", None, 0, 310, 244), "settings": {"delivery": "persistent"}}
+    plain = {**_counted(1, "activemq", None, 0, 290, 224),
+             "settings": {"delivery": "non-persistent"}}
+    table = view.rows([persistent, plain])
+    assert [row[2] for row in table] == ["activemq non-persistent", "activemq persistent"]
+    assert view.ranking([persistent, plain]) == []  # two groups of one: nothing compared

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from ipclab.execute.peers import Peer, PeerError
+from ipclab.execute.places import LOCAL
 
 ACTIVEMQ_HOME = Path("/usr/share/activemq")
 LAUNCHER = ACTIVEMQ_HOME / "bin" / "activemq.jar"
@@ -33,7 +34,7 @@ CONFIG = """<beans xmlns="http://www.springframework.org/schema/beans"
           advisorySupport="false" schedulerSupport="false" dataDirectory="{data}">
     <persistenceAdapter><kahaDB directory="{data}/kahadb"/></persistenceAdapter>
     <transportConnectors>
-      <transportConnector name="amqp" uri="amqp://127.0.0.1:{port}?transport.tcpNoDelay=true"/>
+      <transportConnector name="amqp" uri="amqp://{address}:{port}?transport.tcpNoDelay=true"/>
     </transportConnectors>
   </broker>
 </beans>
@@ -60,7 +61,8 @@ class Broker:
         self.process = None
         self.url = None
 
-    def start(self):
+    def start(self, place=LOCAL):
+        """Starts the broker where `place` is (its namespace, its address) and returns its URL."""
         jars, why = transport_jars(self.root)
         if why:
             raise PeerError(why)
@@ -70,11 +72,11 @@ class Broker:
             (self.dir / "lib" / jar.name).symlink_to(jar.resolve())
         port = free_port()
         config = self.dir / "activemq.xml"
-        config.write_text(CONFIG.format(data=self.dir / "data", port=port))
+        config.write_text(CONFIG.format(data=self.dir / "data", address=place.address, port=port))
         config.chmod(0o600)
-        self.process = Peer("broker", self._argv(config), self.dir).start()
+        self.process = Peer("broker", place.command(self._argv(config)), self.dir).start()
         self._wait_for(port)
-        self.url = f"amqp://127.0.0.1:{port}"
+        self.url = f"amqp://{place.address}:{port}"
         return self.url
 
     def _argv(self, config):

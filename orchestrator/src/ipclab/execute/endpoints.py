@@ -20,11 +20,12 @@ class Endpoint:
     broker: Broker | None = None    # the round's ActiveMQ broker (PROTOCOL.md 4.7)
     broker_died: str | None = None  # why the broker was gone before the round ended
 
-    def open(self):
-        """Starts what the endpoint needs beyond names and descriptors (a broker: it is slow and
-        can fail, so the runner calls this inside its error handling); raises PeerError."""
+    def open(self, place):
+        """Starts what the endpoint needs beyond names and descriptors (a broker, where the
+        server runs (places.Place): it is slow and can fail, so the runner calls this inside its
+        error handling); raises PeerError."""
         if self.broker is not None:
-            self.server_arg = self.broker.start()
+            self.server_arg = self.broker.start(place)
 
     def for_client(self, ready_endpoint):
         return self.client_arg if self.client_arg is not None else ready_endpoint

@@ -30,6 +30,7 @@ from ipclab.plan.link import LOOPBACK, needs_namespaces, parse
 
 NETNS_DIR = Path("/run/netns")
 PREFIX = "ipclab-"
+IP_ENDPOINTS = ("inet", "broker")  # endpoint kinds whose peers talk IP (a broker: AMQP over TCP)
 _NAME = re.compile(r"^ipclab-(\d+)-")
 DEVICE = "ipclab0"        # each end's name inside its own namespace (no clash across cases)
 TOOLS = {"ip": "iproute2", "tc": "iproute2", "ethtool": "ethtool", "nft": "nftables"}
@@ -100,8 +101,8 @@ def case_network(run, mech, remote=None):
     (also on Ctrl-C or a failure: the namespaces go in `finally`). With `remote` (places.Remote)
     the server runs on the other host and the client here."""
     link = parse(run.link, "run.link")
-    ip = mech.endpoint == "inet"
-    if remote is not None and ip:
+    ip = mech.endpoint in IP_ENDPOINTS
+    if remote is not None and mech.endpoint == "inet":
         yield Network(client=LOCAL, server=remote.server_place)
         return
     if not ip or (link == LOOPBACK and not run.wire_bytes):
@@ -111,7 +112,10 @@ def case_network(run, mech, remote=None):
     base = f"{PREFIX}{os.getpid()}-{serial}"
     net = Network()
     try:
-        if link == LOOPBACK:
+        # A broker's responder talks to the broker too: one loopback would count its traffic
+        # with the client's. On a veth pair the broker and the responder share the server's
+        # namespace and only the client's traffic crosses (and is counted in) the client's.
+        if link == LOOPBACK and mech.endpoint != "broker":
             net = _private_loopback(base)
         else:
             net = _veth_pair(base, link, serial)

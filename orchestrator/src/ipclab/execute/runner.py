@@ -125,7 +125,7 @@ class Runner:
         part = part_of(case)
         before = part.before(net.server) if part else None
         try:
-            endpoint.open()
+            endpoint.open(net.server)
             if mech.inprocess:
                 # No server process: the client calls a function (PROTOCOL.md 4.4).
                 cpus = placement.Cpus(cpus.client, None)

@@ -2,6 +2,7 @@
 counted case, grouped by what travels and leanest first, then which mechanism was leanest and
 heaviest how often. Pure: records in, rows and text out."""
 from ipclab.plan import patterns
+from ipclab.plan import settings as setting_table
 from ipclab.plan.matrix import describe_shape
 
 HEADERS = ("#", "shape", "mechanism", "client→server", "request B", "response B", "total B",
@@ -23,7 +24,8 @@ def _group(r):
     """What travels: cases in one group differ only in mechanism."""
     return (patterns.of_record(r).name, r.get("payload") or "bytes", r.get("sequence_length") or 0,
             r.get("request_size") or 0, r.get("response_size") or 0, r.get("message_size") or 0,
-            r["client"], r["server"], r["placement"])
+            r["client"], r["server"], r["placement"],
+            tuple(sorted((r.get("settings") or {}).items())))
 
 
 def _total(r):
@@ -42,7 +44,9 @@ def rows(records):
         payload = (f"{r['app_req_bytes']} + {r['app_resp_bytes']}"
                    if r.get("app_req_bytes") is not None else "-")
         shape = describe_shape(r) + patterns.label_suffix(r.get("pattern"))
-        out.append((str(r["index"]), shape, r["mechanism"], f"{r['client']}→{r['server']}",
+        mechanism = " ".join(filter(None, (r["mechanism"],
+                                           setting_table.label_words(r.get("settings")))))
+        out.append((str(r["index"]), shape, mechanism, f"{r['client']}→{r['server']}",
                     _bytes(r["wire_req_bytes"]), _bytes(r["wire_resp_bytes"]), _bytes(_total(r)),
                     f"{r['wire_packets_per_call']:.3g}", payload))
     return out

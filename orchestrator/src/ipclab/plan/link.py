@@ -76,11 +76,13 @@ def why_not(mech, run, hosts=None):
     link = parse(run.link, "run.link")
     if mech.endpoint == "inet" or (link == LOOPBACK and not hosts):
         return None
+    if mech.endpoint == "broker" and not hosts:
+        return None  # the broker starts beside the responder, in the server's namespace
     if hosts:
         return (f"{mech.name} does not use IP, so its server cannot run on another host "
                 f"({hosts['server']})")
     return (f"{mech.name} does not use IP, so it cannot run over link {link.text} (only tcp, "
-            f"udp and the RPC mechanisms do)")
+            f"udp, the RPC mechanisms and the broker do)")
 
 
 def mark(cases, run, catalog, hosts=None):
