@@ -71,7 +71,7 @@ def test_only_ip_mechanisms_cross_a_link(catalog):
     reasons = {c.mechanism: c.skip_reason for c in cases}
     assert reasons["tcp"] is None and reasons["grpc"] is None
     assert reasons["uds"] == ("uds does not use IP, so it cannot run over link veth (only tcp, "
-                              "udp and the RPC mechanisms do)")
+                              "udp, the RPC mechanisms and the broker do)")
     assert "does not use IP" in reasons["none"]
     loop = build_scenario({"matrix": {"mechanism": ["uds"]}}, "t.toml", catalog, {}, "t")
     assert all(c.skip_reason is None or "IP" not in c.skip_reason

@@ -36,6 +36,7 @@ class Children:
     def __init__(self, log, ended):
         self._log, self._ended = log, ended
         self._lock = threading.RLock()
+        self._drain_lock = threading.Lock()  # the pipe and the partial report read from it
         self._pidfds = {}   # pidfd -> (pid, key or None)
         self._pending = {}  # key -> the parent's record of that connection
         self._parent = os.getpid()
@@ -87,32 +88,41 @@ class Children:
                 if fd != self.read_fd:
                     self._exited(fd)
 
-    def _drain(self):
-        """Files every whole report waiting in the pipe."""
-        size = records.WIRE.size
+    def _drain(self, count=True):
+        """Files every whole report waiting in the pipe; `count`: tell the server a connection
+        ended (not at end_all: the server is ending already, and counting could end it again).
+        Read and filed under one lock, so end_all's drain waits for what the collector took;
+        counted outside it, since the last count ends the server."""
+        with self._drain_lock:
+            filed = sum(self._file(key, reported) for key, reported in self._read_reports())
+        for _ in range(filed if count else 0):
+            self._ended()
+
+    def _read_reports(self):
+        size, out = records.WIRE.size, []
         while True:
             try:
                 chunk = os.read(self.read_fd, _READ_SIZE)
             except BlockingIOError:
-                return
+                return out
             self._buffer += chunk
             whole = len(self._buffer) - len(self._buffer) % size
-            for at in range(0, whole, size):
-                self._file(*records.decode(self._buffer[at:at + size]))
+            out += [records.decode(self._buffer[at:at + size]) for at in range(0, whole, size)]
             self._buffer = self._buffer[whole:]
 
     def _file(self, key, reported):
+        """Files one report; 1 if a connection ended with it, else 0."""
         if key == records.WHOLE:
             self._log.add(reported)
-        else:
-            with self._lock:
-                record = self._pending.pop(key, None)
-            if record is None:
-                return  # the server is already ending
-            for name in ("start_delay", "transfer", "total", "error"):
-                setattr(record, name, getattr(reported, name))
-            record.done = True
-        self._ended()
+            return 1
+        with self._lock:
+            record = self._pending.pop(key, None)
+        if record is None:
+            return 0  # the server is already ending
+        for name in ("start_delay", "transfer", "total", "error"):
+            setattr(record, name, getattr(reported, name))
+        record.done = True
+        return 1
 
     def _exited(self, pidfd):
         """A child ended: reap it; a `process` child that did not report lost its connection."""
@@ -146,6 +156,10 @@ class Children:
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
+        # What the children wrote before they died may still be in the pipe, the collector
+        # not yet woken for it: a pool worker reports a connection just after serving it, and
+        # a SIGTERM right then must not leave that connection out of the file.
+        self._drain(count=False)
 
 
 def _describe(status):
