@@ -44,17 +44,17 @@ class Endpoint:
             self.broker = None
 
 
-def _inet(case_dir, broker):
+def _inet(case_dir):
     # Port 0: the kernel picks a free port; the server reports it in READY.
     return Endpoint(server_arg="127.0.0.1:0")
 
 
-def _path(case_dir, broker):
+def _path(case_dir):
     path = str(case_dir / "peer.sock")
     return Endpoint(server_arg=path, client_arg=path)
 
 
-def _fds(case_dir, broker):
+def _fds(case_dir):
     req_r, req_w = os.pipe()
     resp_r, resp_w = os.pipe()
     return Endpoint(server_arg=f"fd:{req_r},{resp_w}", client_arg=f"fd:{resp_r},{req_w}",
@@ -62,27 +62,24 @@ def _fds(case_dir, broker):
                     _open=[req_r, req_w, resp_r, resp_w])
 
 
-def _dir(case_dir, broker):
+def _dir(case_dir):
     fifo_dir = case_dir / "fifo"
     fifo_dir.mkdir(mode=0o700)
     return Endpoint(server_arg=str(fifo_dir), client_arg=str(fifo_dir))
 
 
-def _auto(case_dir, broker):
+def _auto(case_dir):
     # The server creates tagged kernel objects and names them in READY (PROTOCOL.md 4.1).
     return Endpoint(server_arg="auto")
 
 
-def _inproc(case_dir, broker):
+def _inproc(case_dir):
     # No server process: the client calls a function (PROTOCOL.md 4.4).
     return Endpoint(server_arg="", client_arg="inproc")
 
 
-def _broker(case_dir, broker):
-    # The orchestrator's broker for this round, or the scenario's existing one ([hosts] broker,
-    # neither started nor stopped here); its URL is the responder's endpoint (4.7).
-    if broker:
-        return Endpoint(server_arg=broker)
+def _broker(case_dir):
+    # The orchestrator's broker for this round; its URL is the responder's endpoint (4.7).
     return Endpoint(server_arg="", broker=Broker(case_dir / "broker", repo_root()))
 
 
@@ -91,9 +88,12 @@ PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _au
 
 
 def prepare(mechanism, case_dir, broker=None):
-    """The endpoint of one pair; `broker`: an existing broker's URL ([hosts] broker) or None."""
+    """The endpoint of one pair; `broker`: an existing broker's URL ([hosts] broker), used as it
+    is (neither started nor stopped here), or None."""
+    if mechanism.endpoint == "broker" and broker:
+        return Endpoint(server_arg=broker)
     try:
-        return PREPARERS[mechanism.endpoint](case_dir, broker)
+        return PREPARERS[mechanism.endpoint](case_dir)
     except KeyError:
         raise UserError(f"protocol/mechanisms.toml: [{mechanism.name}] endpoint: "
                         f"unknown kind {mechanism.endpoint!r}") from None

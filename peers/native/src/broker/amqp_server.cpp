@@ -62,7 +62,7 @@ class Responder : public proton::messaging_handler {
   void settled(proton::tracker& t) {
     unsettled_ = false;
     while (!unsettled_ && !waiting_.empty()) {
-      const proton::message m = std::move(waiting_.front());
+      proton::message m = std::move(waiting_.front());
       waiting_.pop_front();
       answer(t.connection(), m);
     }
