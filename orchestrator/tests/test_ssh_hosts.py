@@ -33,7 +33,7 @@ def test_hosts_table_is_validated_naming_the_key(tmp_path):
         ({"server": "telnet://x"}, "hosts.server: 'telnet://x' is not"),
         ({"server": "ssh://x", "server_address": "10.0.0.1"}, "hosts.path: None must be"),
         ({"server": "ssh://x", "path": "/p", "server_address": "lab"}, "hosts.server_address: 'lab'"),
-        ({"client": "ssh://x"}, "only the server can run on another host"),
+        ({"client": "ssh://x"}, "one client runs here; a burst.s clients are spread"),
         ({"sever": "ssh://x"}, "unknown key 'hosts.sever'"),
     ]:
         with pytest.raises(UserError, match=message):
@@ -63,19 +63,43 @@ def test_a_file_on_another_host_is_read_over_ssh(tmp_path, monkeypatch):
         place.read_text("/no/such")
 
 
-def test_a_burst_with_the_server_on_another_host_is_not_applicable(tmp_path):
+def test_with_client_hosts_only_a_burst_runs_and_it_spreads_over_them(tmp_path):
     from ipclab.plan import link, matrix
     from ipclab.plan.catalog import load_catalog
     from ipclab.plan.scenario import build_scenario
     catalog = load_catalog()
-    plan = build_scenario({"matrix": {"mechanism": ["tcp"], "client": ["cpp"], "server": ["cpp"],
-                                      "pattern": ["rr", "burst"], "server_model": ["iterative"]},
-                           "hosts": {"server": "ssh://lab", "path": "/srv/ipclab",
-                                     "server_address": "10.0.0.2"}}, "t", catalog, {}, "t")
-    marked = link.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
-    assert [(c.pattern, c.skip_status) for c in marked] == [("rr", None),
-                                                            ("burst", "not-applicable")]
-    assert "writes its per-connection phases there" in marked[1].skip_reason
+    table = {"server": "ssh://lab", "path": "/srv/ipclab", "server_address": "10.0.0.2"}
+    def marked(hosts):
+        plan = build_scenario({"matrix": {"mechanism": ["tcp"], "client": ["cpp"],
+                                          "server": ["cpp"], "pattern": ["rr", "burst"],
+                                          "server_model": ["iterative"]}, "hosts": hosts},
+                              "t", catalog, {}, "t")
+        return link.mark(matrix.expand(plan, catalog), plan.run, catalog, plan.hosts)
+    assert [(c.pattern, c.skip_status) for c in marked(table)] == [("rr", None), ("burst", None)]
+    spread = marked({**table, "clients": ["ssh://a", "ssh://b"]})
+    assert [(c.pattern, c.skip_status) for c in spread] == [("rr", "not-applicable"),
+                                                            ("burst", None)]
+    assert "only a burst spreads its clients over hosts" in spread[0].skip_reason
+    parsed = hosts.parse_hosts({**table, "clients": ["ssh://a", "ssh://u@b:2200"]}, "s.toml")
+    assert [(c["target"], c["port"]) for c in parsed["clients"]] == [("a", None), ("u@b", 2200)]
+    for raw, message in [({**table, "clients": "ssh://a"}, "must be a list"),
+                         ({**table, "clients": ["ssh://a", "ssh://a"]}, "named twice"),
+                         ({**table, "clients": ["a"]}, "'a' is not"),
+                         ({"clients": ["ssh://a"]}, "needs hosts.server on another host")]:
+        with pytest.raises(UserError, match=message):
+            hosts.parse_hosts(raw, "s.toml")
+
+
+def test_a_peers_files_go_to_the_hosts_private_directory():
+    place = places.SshPlace(address="10.0.0.2", target="h", local_root="/here/ipclab",
+                            remote_root="/there", local_scratch="/tmp/run",
+                            remote_scratch="/tmp/ipclab-remote-x")
+    argv = place.command(["/here/ipclab/peer", "drive", "--records-file", "/tmp/run/c/h0/r.csv",
+                          "--result-file", "/tmp/run/c/h0/result.json", "/tmp/runner"])
+    assert argv[-1] == ("umask 077 && mkdir -p -- /tmp/ipclab-remote-x/c/h0 && exec /there/peer "
+                        "drive --records-file /tmp/ipclab-remote-x/c/h0/r.csv --result-file "
+                        "/tmp/ipclab-remote-x/c/h0/result.json /tmp/runner")
+    assert place.there("/tmp/run") == "/tmp/ipclab-remote-x" and place.there("/etc/x") == "/etc/x"
 
 
 def test_a_remote_command_is_quoted_and_rooted_there():

@@ -24,6 +24,7 @@ import io
 import json
 from dataclasses import replace
 
+from ipclab.execute.places import LOCAL
 from ipclab.plan import patterns
 
 PHASES, CLIENT_PHASES = patterns.BURST_PHASES, patterns.BURST_CLIENT_PHASES
@@ -138,17 +139,18 @@ def somaxconn(place):
 def collect(case_dir, before, run, time_wait, place):
     """The round's burst part: counters' differences where the server listened (`place`), the
     backlog asked and the kernel's cap there, the two per-connection files' text (kept in the run
-    directory for plots)."""
+    directory for plots): the server's phases from where it ran, the client's records from here
+    (where spread.py merges those of several hosts)."""
     after = read_counters(place)
-    def text(name):
+    def text(name, where):
         try:
-            return (case_dir / name).read_text()
+            return where.case_file(case_dir / name).decode(errors="replace")
         except OSError:
             return None
     delta = {k: (after[k] - before[k] if after.get(k) is not None and before.get(k) is not None
                  else None) for k in COUNTERS}
     return {**delta, "backlog": run.backlog, "somaxconn": somaxconn(place), "time_wait": time_wait,
-            "phases_text": text("phases.csv"), "records_text": text("records.csv")}
+            "phases_text": text("phases.csv", place), "records_text": text("records.csv", LOCAL)}
 
 
 # --- what a round keeps ---------------------------------------------------------------------------
@@ -159,7 +161,7 @@ def round_entry(outcome, key):
     (what the case's summary pools)."""
     b, client = outcome.part or {}, outcome.client or {}
     keep = ("connections", "connections_ok", "connections_failed", "slow_connects", "errors",
-            "burst_ns", "conns_per_s")
+            "burst_ns", "conns_per_s", "hosts")  # hosts: a row per client host (spread.py)
     values = phase_values(b.get("phases_text"), b.get("records_text"))
     return {key: {**{k: client.get(k) for k in keep},
                       **{k: b.get(k) for k in (*COUNTERS, "backlog", "somaxconn", "time_wait",

@@ -1,5 +1,5 @@
-"""`ipclab hosts check`: every host a scenario uses (this one, and the server's over OpenSSH, as
-a run reaches it) described in one row, and what to do where something is missing.
+"""`ipclab hosts check`: every host a scenario uses (this one, the server's and the clients' over
+OpenSSH, as a run reaches them) described in one row, and what to do where something is missing.
 
 A row: reachable in batch mode, kernel, CPUs, checkout revision, which languages' peers are
 built there, the clock's offset to this host with its uncertainty, somaxconn and the ephemeral
@@ -11,9 +11,10 @@ offset = remote − (sent + received) / 2, uncertain by half that round trip."""
 import subprocess
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ipclab.common.errors import UserError
-from ipclab.execute import places
+from ipclab.execute.ssh import Master
 
 PROBES = 8
 FACTS = {"kernel": ["uname", "-rm"], "cpus": ["nproc"],
@@ -36,12 +37,18 @@ class HostRow:
 
 
 def check(hosts, catalog, private_dir, backlog=None):
-    """The rows of this host and of the scenario's server host ([hosts], plan/hosts.py)."""
+    """The rows of this host, of the scenario's server host and of its client hosts ([hosts],
+    plan/hosts.py)."""
     here = _describe(HostRow("local", str(catalog.root), offset_ns=0, uncertainty_ns=0),
                      _local_run, catalog)
     rows = [here]
     if hosts:
-        rows.append(_remote_row(hosts, catalog, private_dir))
+        common = ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"])
+                                           if hosts.get("ssh_config") else ())]
+        for i, (host, role) in enumerate([(hosts, "hosts.server"),
+                                          *((c, "hosts.clients") for c in hosts["clients"])]):
+            master = Master(host, common, Path(private_dir) / f"ssh-check-{i}.log", role)
+            rows.append(_remote_row(master, hosts, catalog))
     for row in rows:
         _judge(row, here.revision, backlog)
     return rows
@@ -51,15 +58,17 @@ def _local_run(argv):
     return subprocess.run(argv, capture_output=True, text=True, stdin=subprocess.DEVNULL)
 
 
-def _remote_row(hosts, catalog, private_dir):
-    row = HostRow(hosts["server"], hosts["path"])
+def _remote_row(master, hosts, catalog):
+    row = HostRow(master.name, hosts["path"])
     try:
-        with places.Remote(hosts, catalog.root, private_dir) as remote:
-            _describe(row, remote.run, catalog)
-            row.offset_ns, row.uncertainty_ns = clock_offset(remote.command(CLOCK))
+        master.start(hosts["source"])
+        _describe(row, master.run, catalog)
+        row.offset_ns, row.uncertainty_ns = clock_offset(master.command(CLOCK))
     except UserError as e:
         row.reachable = False
-        row.problems.append(str(e).split("hosts.server: ", 1)[-1])
+        row.problems.append(str(e).split(f"{master.role}: ", 1)[-1])
+    finally:
+        master.end()
     return row
 
 
@@ -111,7 +120,10 @@ def clock_offset(argv, probes=PROBES):
     except (OSError, ValueError):
         return None, None
     finally:
-        proc.stdin.close()
+        try:
+            proc.stdin.close()   # flushes: the pipe is broken when the process has gone
+        except OSError:
+            pass
         proc.kill()
         proc.wait()
     round_trip, offset = min(exchanges[1:])  # the first one also started the shell

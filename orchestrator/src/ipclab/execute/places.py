@@ -5,17 +5,13 @@ with `ip netns exec`) and knows the IPv4 address the peer has there: a server li
 client connects to the server's. Today's behaviour is LOCAL: the orchestrator's own network
 namespace, loopback. execute/network.py makes the namespaces (per case) and the Places in them; a
 scenario's [hosts] (plan/hosts.py) puts the server on another host, reached with OpenSSH (SshPlace, Remote)."""
-import os
-import shutil
 import shlex
 import subprocess
-import tempfile
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ipclab.common.errors import UserError
+from ipclab.execute.ssh import Master
 
 LOOPBACK = "127.0.0.1"
 READ_TIMEOUT = 30.0  # seconds a file read in a namespace or over ssh may take
@@ -39,15 +35,29 @@ class Place:
         if self.here:
             with open(path) as f:
                 return f.read()
+        return self._cat(path).decode(errors="replace")
+
+    def case_file(self, path):
+        """The bytes of a file a peer here wrote at `path` (a path in the run's private
+        directory: a namespace shares this host's files, another host has its own copy)."""
+        with open(path, "rb") as f:
+            return f.read()
+
+    def _cat(self, path):
         try:
-            done = subprocess.run(self.command(["cat", path]), capture_output=True, text=True,
+            done = subprocess.run(self.plain_command(["cat", str(path)]), capture_output=True,
                                   timeout=READ_TIMEOUT, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
             raise OSError(f"cannot read {path} in {self.describe()}: no answer in "
                           f"{READ_TIMEOUT:g} s") from None
         if done.returncode != 0:
-            raise OSError(f"cannot read {path} in {self.describe()}: {done.stderr.strip()}")
+            raise OSError(f"cannot read {path} in {self.describe()}: "
+                          f"{done.stderr.decode(errors='replace').strip()}")
         return done.stdout
+
+    def plain_command(self, argv):
+        """argv as it must be started to run here, nothing prepared for a peer's files."""
+        return self.command(argv)
 
     @property
     def here(self):
@@ -72,17 +82,41 @@ def server_endpoint(place, port=0):
 @dataclass(frozen=True)
 class SshPlace(Place):
     """A peer started on another host through the run's ssh master connection: its argv with
-    this checkout's root replaced by the remote checkout's, quoted for the remote shell (ssh
-    always passes one command line to it) and exec'd there, so the remote peer's stdin is the
-    channel's: closing it, or losing the connection, is the contract's end of file (section 5)."""
+    this checkout's root replaced by the remote checkout's and the run's private directory by
+    the host's (made there with the directories the peer's files go in), quoted for the remote
+    shell (ssh always passes one command line to it) and exec'd there, so the remote peer's stdin
+    is the channel's: closing it, or losing the connection, is the contract's end of file
+    (section 5)."""
     target: str = ""
     ssh_options: tuple = ()
     local_root: str = ""
     remote_root: str = ""
+    local_scratch: str = "\0"   # never a prefix of an argument unless set
+    remote_scratch: str = ""
+    name: str = ""               # the host as the user named it (ssh://…)
 
     def command(self, argv):
-        remote = [a.replace(self.local_root, self.remote_root) for a in argv]
-        return ["ssh", *self.ssh_options, self.target, "--", "exec " + shlex.join(remote)]
+        remote = [self.there(a).replace(self.local_root, self.remote_root) for a in argv]
+        dirs = sorted({str(Path(self.there(a)).parent) for a in argv
+                       if self.there(a) != a} - {self.remote_scratch})
+        made = f"umask 077 && mkdir -p -- {shlex.join(dirs)} && " if dirs else ""
+        return ["ssh", *self.ssh_options, self.target, "--", made + "exec " + shlex.join(remote)]
+
+    def plain_command(self, argv):
+        return ["ssh", *self.ssh_options, self.target, "--", shlex.join(argv)]
+
+    def there(self, path):
+        """A path in this host's private directory for one in the run's (others unchanged)."""
+        text = str(path)
+        if text == self.local_scratch or text.startswith(self.local_scratch + "/"):
+            return self.remote_scratch + text[len(self.local_scratch):]
+        return text
+
+    def read_text(self, path):
+        return self._cat(self.there(path)).decode(errors="replace")
+
+    def case_file(self, path):
+        return self._cat(self.there(path))
 
     def describe(self):
         return f"ssh {self.target} ({self.address})"
@@ -93,111 +127,79 @@ class SshPlace(Place):
 
 
 class Remote:
-    """The run's connection to the server's host: one OpenSSH master (ControlMaster, its socket
-    in the run's private directory) that every case's ssh reuses, started and ended by PID."""
+    """The run's hosts over OpenSSH: a Master to the server's host and one to each client host
+    (hosts.clients), each with a private directory there; ended by PID, directories removed."""
 
     def __init__(self, hosts, local_root, private_dir):
         self.hosts, self.local_root = hosts, str(local_root)
-        # A Unix socket path has at most 107 bytes and ssh adds 17 while making it: the master's
-        # socket gets a short private (0700) directory of its own, removed at the end.
-        self.socket_dir = tempfile.mkdtemp(prefix=f"ipclab-{os.getpid()}-ssh", dir="/tmp")
-        self.control = str(Path(self.socket_dir) / "master")
-        self.log_path = Path(private_dir) / "ssh-master.log"
-        options = ["-o", "BatchMode=yes", "-o", f"ControlPath={self.control}",
-                   "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"]
-        if hosts.get("ssh_config"):
-            options += ["-F", hosts["ssh_config"]]
-        if hosts.get("port"):
-            options += ["-p", str(hosts["port"])]
-        self.options = tuple(options)
-        self.master = None
+        self.private_dir = str(private_dir)
+        common = ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"])
+                                           if hosts.get("ssh_config") else ())]
+        self.server = Master(hosts, common, Path(private_dir) / "ssh-server.log", "hosts.server")
+        self.clients = [Master(h, common, Path(private_dir) / f"ssh-client-{i}.log",
+                               "hosts.clients") for i, h in enumerate(hosts.get("clients") or [])]
         self.notes, self.environment = [], {}
 
     @property
+    def masters(self):
+        return [self.server, *self.clients]
+
+    def place(self, master, address):
+        return SshPlace(address=address, target=master.target, ssh_options=master.peer_options,
+                        local_root=self.local_root, remote_root=self.hosts["path"],
+                        local_scratch=self.private_dir, remote_scratch=master.scratch or "",
+                        name=master.name)
+
+    @property
     def server_place(self):
-        return SshPlace(address=self.hosts["server_address"], target=self.hosts["target"],
-                        ssh_options=(*self.options, "-o", "ControlMaster=no"),
-                        local_root=self.local_root, remote_root=self.hosts["path"])
+        return self.place(self.server, self.hosts["server_address"])
+
+    @property
+    def client_places(self):
+        """Where a burst's clients run, one per client host (none: here)."""
+        return tuple(self.place(m, m.target.rsplit("@", 1)[-1]) for m in self.clients)
+
+    def run(self, argv):
+        return self.server.run(argv)
+
+    def command(self, argv):
+        return self.server.command(argv)
 
     def __enter__(self):
-        log = open(self.log_path, "wb")
-        self.master = subprocess.Popen(["ssh", *self.options, "-o", "ControlMaster=yes",
-                                        "-o", "ControlPersist=no", "-N", self.hosts["target"]],
-                                       stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                       process_group=0)
-        log.close()
         try:
-            self._wait_for_master()
+            for master in self.masters:
+                master.start(self.hosts["source"])
             self._describe()
         except BaseException:
             self.__exit__()
             raise
         return self
 
-    def _wait_for_master(self, timeout=20.0):
-        """Until `ssh -O check` answers (the master is up) or the master exits (refused)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.master.poll() is not None:
-                break
-            if self._control("check").returncode == 0:
-                return
-            time.sleep(0.1)  # polling a socket that appears, not synchronising peers
-        tail = self.log_path.read_text(errors="replace").strip()
-        raise UserError(f"{self.hosts['source']}: hosts.server: cannot reach "
-                        f"{self.hosts['server']} with ssh in batch "
-                        f"mode ({tail.splitlines()[-1] if tail else 'no message'}): check that "
-                        f"`ssh {self.hosts['target']}` works without a password")
-
-    def run(self, argv):
-        """`ssh … target ARGV` over the master (ARGV quoted for the remote shell)."""
-        return subprocess.run(self.command(argv), capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL)
-
-    def command(self, argv):
-        """The local argv that runs ARGV on the host over the master."""
-        return ["ssh", *self.options, self.hosts["target"], "--", shlex.join(argv)]
-
-    def _control(self, operation):
-        return subprocess.run(["ssh", *self.options, "-O", operation, self.hosts["target"]],
-                              capture_output=True, text=True, stdin=subprocess.DEVNULL)
-
     def _describe(self):
-        """The remote host's environment for run.json, and a note if its checkout's revision
-        differs from ours."""
+        """Each host's environment for run.json, and a note where a checkout's revision differs
+        from ours."""
         path = self.hosts["path"]
-        uname = self.run(["uname", "-srm"]).stdout.strip()
-        cpus = self.run(["nproc"]).stdout.strip()
-        revision = self.run(["git", "-C", path, "rev-parse", "HEAD"])
         local = subprocess.run(["git", "-C", self.local_root, "rev-parse", "HEAD"],
                                capture_output=True, text=True).stdout.strip()
-        remote_rev = revision.stdout.strip() if revision.returncode == 0 else None
-        self.environment = {"server": {"host": self.hosts["server"], "path": path,
-                                       "kernel": uname, "cpus": cpus, "git_revision": remote_rev,
-                                       "address": self.hosts["server_address"]}}
-        if remote_rev != local:
-            self.notes.append(f"the server's checkout ({self.hosts['server']}:{path}) is at "
-                              f"revision {remote_rev or 'unknown'}, this one at {local or 'unknown'}: "
-                              f"the two peers may not run the same code")
+        described = []
+        for master in self.masters:
+            revision = master.run(["git", "-C", path, "rev-parse", "HEAD"])
+            remote_rev = revision.stdout.strip() if revision.returncode == 0 else None
+            described.append({"host": master.name, "path": path,
+                              "kernel": master.run(["uname", "-srm"]).stdout.strip(),
+                              "cpus": master.run(["nproc"]).stdout.strip(),
+                              "git_revision": remote_rev})
+            if remote_rev != local:
+                self.notes.append(f"the checkout of {master.name} ({path}) is at revision "
+                                  f"{remote_rev or 'unknown'}, this one at {local or 'unknown'}: "
+                                  f"the peers may not run the same code")
+        self.environment = {"server": {**described[0], "address": self.hosts["server_address"]}}
+        if self.clients:
+            self.environment["clients"] = described[1:]
 
     def __exit__(self, *exc):
-        try:
-            self._end_master()
-        finally:
-            shutil.rmtree(self.socket_dir, ignore_errors=True)
-
-    def _end_master(self):
-        if self.master is None:
-            return
-        self._control("exit")
-        if self.master.poll() is None:
-            self.master.terminate()
-        try:
-            self.master.wait(5)
-        except subprocess.TimeoutExpired:
-            self.master.kill()
-            self.master.wait()
-        self.master = None
+        for master in self.masters:
+            master.end()
 
 
 @contextmanager

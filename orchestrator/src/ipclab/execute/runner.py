@@ -13,6 +13,7 @@ from ipclab.execute import ipcobjects
 from ipclab.execute import network
 from ipclab.plan import patterns
 from ipclab.execute import noise
+from ipclab.execute import spread
 from ipclab.plan import placement
 from ipclab.plan import settings as setting_table
 from ipclab.execute import wire
@@ -138,15 +139,14 @@ class Runner:
                 endpoint.release(endpoint.server_fds)
                 ready = server.wait_ready(run.ready_timeout)
                 target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
-            client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
-                                 [*target, *_drive_flags(case, run, case_dir)], net.client,
-                                 counted)
-            endpoint.release(endpoint.client_fds)
+            client = self._start_client(case, cpus, case_dir, endpoint, target, run, net, counted)
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
                                       case_timeout(case, run), run.io_timeout)
+            if net.clients:
+                spread.merge(client, case_dir)
             if part and server:
                 part.finish(server, case_dir)
-            time_wait, time_wait_note = _time_wait(case, mech, ready, net.client)
+            time_wait, time_wait_note = _time_wait(case, mech, ready, net.clients or (net.client,))
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
                              expected_samples(case, run))
@@ -166,6 +166,19 @@ class Runner:
             self._stop(client, server)
             endpoint.close()
         return _after(outcome, endpoint, ready, cpus, (client, server))
+
+    def _start_client(self, case, cpus, case_dir, endpoint, target, run, net, counted):
+        """The case's client here (or where the link puts it), or a burst's clients spread over
+        the client hosts (spread.py: unpinned, each writing its files there)."""
+        if net.clients:
+            return spread.start(net.clients, run, case_dir, lambda place, share, folder, extra:
+                                self._start(case, "client", None, folder, (),
+                                            [*target, *_drive_flags(case, share, folder), *extra],
+                                            place))
+        client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
+                             [*target, *_drive_flags(case, run, case_dir)], net.client, counted)
+        endpoint.release(endpoint.client_fds)
+        return client
 
     def _start(self, case, role, cpus, case_dir, fds, flags, place=LOCAL, counted=False):
         lang = self.catalog.languages[case.client if role == "client" else case.server]
@@ -216,8 +229,9 @@ class Runner:
         for peer in (client, server):
             if peer is not None:
                 peer.stop(SERVER_GRACE, settle)
-                if peer in self.live:
-                    self.live.remove(peer)
+                for one in getattr(peer, "peers", [peer]):  # a ClientGroup's, one per host
+                    if one in self.live:
+                        self.live.remove(one)
 
 
 def _drive_flags(case, run, case_dir):
@@ -245,23 +259,27 @@ def _drive_flags(case, run, case_dir):
             "--warmup", str(warmup), "--iterations", str(run.iterations), *keep_warmup, *files]
 
 
-def _time_wait(case, mech, ready, place=LOCAL):
+def _time_wait(case, mech, ready, places=(LOCAL,)):
     """For short and burst over a TCP mechanism: (the sockets in TIME_WAIT on connections to this
-    server's port (/proc/net/tcp and tcp6, state 06, either end), counted when the client has
-    finished; a note when the kernel's TIME_WAIT table was full, else None); else (None, None)."""
+    server's port (/proc/net/tcp and tcp6, state 06, either end) where the clients ran, counted
+    when they have finished; a note when a kernel's TIME_WAIT table was full, else None); else
+    (None, None)."""
     if not patterns.of(case.pattern).counts_time_wait or mech.endpoint != "inet" or not ready:
         return None, None
     port = str(ready.get("endpoint", "")).rsplit(":", 1)[-1]
     if not port.isdigit():
         return None, None
-    tables = []
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            tables.append(place.read_text(table))
-        except OSError:
-            continue
-    count = sum(network.count_time_wait(t, int(port)) for t in tables)
-    return count, network.time_wait_table_full(tables, place.read_text)
+    count, notes = 0, []
+    for place in places:
+        tables = []
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            try:
+                tables.append(place.read_text(table))
+            except OSError:
+                continue
+        count += sum(network.count_time_wait(t, int(port)) for t in tables)
+        notes.append(network.time_wait_table_full(tables, place.read_text))
+    return count, next((note for note in notes if note), None)
 
 
 def _judge(case, client, server, ready, server_died, case_dir, iterations):

@@ -22,7 +22,7 @@ def _escape(text):
 def report_markdown(report):
     """table.md of a Report (output/model.py): the study's shape first with every case below it,
     then the bytes on the wire per call (--wire-bytes)."""
-    from ipclab.output import claims, explained, study, wire
+    from ipclab.output import claims, client_hosts, explained, study, wire
     table = to_markdown(report.records, report.title, report.baseline_label, report.compare,
                         notes=report.table_notes)
     if report.studies:
@@ -34,4 +34,6 @@ def report_markdown(report):
     if report.explained:
         section += ("\n" if section else "") + explained.markdown_of(report.explained.rows,
                                                                      report.explained.findings)
+    spread = client_hosts.markdown_of(report.client_hosts)
+    section += ("\n" if section and spread else "") + spread
     return table + ("\n" + section if section else "")

@@ -15,7 +15,7 @@ from ipclab.analyse import explained as explained_model
 from ipclab.analyse import claims as claim_verdicts
 from ipclab.analyse.stats import ADVICE
 from ipclab.output import phases as export_phases
-from ipclab.output import explained, study
+from ipclab.output import client_hosts, explained, study
 from ipclab.output import wire
 from ipclab.output.columns import ratio_caption
 from ipclab.plan import patterns as pattern_table
@@ -65,6 +65,7 @@ class Report:
     explained: ExplainedSection = None             # None: no case was counted (--explain)
     burst: bool = False                            # the run has burst cases: phases.csv
     phases: list = field(default_factory=list)     # {"case_id", side, phase, ...} rows
+    client_hosts: list = field(default_factory=list)  # client_hosts.py rows: spread bursts
     notes: list = field(default_factory=list)      # the run's notes (environment, sweeps, hosts)
     table_notes: list = field(default_factory=list)  # table.md's: method, notes, case warnings
     warnings: list = field(default_factory=list)   # WarningGroup per kind, in ADVICE order
@@ -114,7 +115,7 @@ def of_records(records, title, baseline_label, compare, notes=(), studies=(), **
         ratio_caption=ratio_caption(baseline_label, compare), studies=list(studies),
         wire=wire_section(records), explained=explained_section(records),
         burst=export_phases.has_phases(records),
-        phases=phase_rows(records), notes=list(notes), warnings=warning_groups(shown),
+        phases=phase_rows(records), client_hosts=client_hosts.rows(shown), notes=list(notes), warnings=warning_groups(shown),
         case_warnings=case_warnings(shown), skipped=skipped_lines(records),
         lost=lost_lines(shown), **more)
 

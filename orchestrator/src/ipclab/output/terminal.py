@@ -9,7 +9,7 @@ from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 
-from ipclab.output import claims, model
+from ipclab.output import claims, client_hosts, model
 from ipclab.plan import patterns
 from ipclab.output import wire
 from ipclab.output.columns import COLUMNS, applicable
@@ -34,6 +34,7 @@ def show(report, width=120, wide=False, verbose=False):
               else [_warning_line(group, width) for group in report.warnings])
     if report.wire:  # --wire-bytes: bytes per call
         lines += wire.terminal_of(report.wire.rows, report.wire.ranking)
+    lines += client_hosts.terminal_of(report.client_hosts)  # bursts spread over hosts
     if report.claims:  # a study's run ends with how its conclusions fared
         lines.append(Text(claims.terminal_line(report.claims), style="bold"))
     return [line if isinstance(line, tuple) else (line, None) for line in lines]

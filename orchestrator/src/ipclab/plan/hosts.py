@@ -1,13 +1,14 @@
 """A scenario's [hosts] table, validated: where the server runs (here, or on another host reached
-with OpenSSH) and where its checkout is (execute/places.py starts peers there), and an existing
-message broker to use instead of one per round (PROTOCOL.md 4.7)."""
+with OpenSSH), the hosts a burst's clients are spread over, where their checkout is
+(execute/places.py starts peers there), and an existing message broker to use instead of one per
+round (PROTOCOL.md 4.7)."""
 import ipaddress
 import re
 from pathlib import Path
 
 from ipclab.common.errors import UserError
 
-HOST_KEYS = ("server", "client", "path", "server_address", "ssh_config", "broker")
+HOST_KEYS = ("server", "client", "clients", "path", "server_address", "ssh_config", "broker")
 _HOST = r"([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])"
 _SSH_URL = re.compile(rf"^ssh://(?:([A-Za-z0-9._-]+)@)?{_HOST}(?::(\d+))?$")
 _AMQP_URL = re.compile(rf"^amqp://{_HOST}:(\d+)$")
@@ -38,10 +39,13 @@ def parse_hosts(raw, source):
             raise UserError(f"{source}: unknown key 'hosts.{key}' (known: {', '.join(HOST_KEYS)})")
     client = raw.get("client", "local")
     if client != "local":
-        raise UserError(f"{source}: hosts.client: {client!r}: only the server can run on another "
-                        f"host (the client's samples and result files are written here)")
+        raise UserError(f"{source}: hosts.client: {client!r}: one client runs here; a burst's "
+                        f"clients are spread over other hosts with hosts.clients = [\"ssh://…\", …]")
     server = raw.get("server", "local")
     if server == "local":
+        if raw.get("clients") is not None:
+            raise UserError(f"{source}: hosts.clients needs hosts.server on another host too "
+                            f"(the clients' hosts reach it at hosts.server_address)")
         return {}
     match = _SSH_URL.match(str(server))
     if not match:
@@ -59,7 +63,32 @@ def parse_hosts(raw, source):
     config = raw.get("ssh_config")
     if config is not None and not Path(str(config)).is_file():
         raise UserError(f"{source}: hosts.ssh_config: {config!r}: no such file")
+    return {"source": source, **_destination(server, match), "path": path,
+            "server_address": address, "ssh_config": str(config) if config else None,
+            "clients": _clients(raw.get("clients"), source)}
+
+
+def _destination(url, match):
+    """A host as the run reaches it: its URL (how the user named it), ssh's target and port."""
     user, host, port = match.groups()
-    return {"source": source, "server": str(server), "target": f"{user}@{host}" if user else host,
-            "port": int(port) if port else None, "path": path, "server_address": address,
-            "ssh_config": str(config) if config else None}
+    return {"server": str(url), "target": f"{user}@{host}" if user else host,
+            "port": int(port) if port else None}
+
+
+def _clients(raw, source):
+    """hosts.clients: the ssh destinations a burst's clients are spread over ([] when absent),
+    each {"server": URL, "target", "port"} like the server's (one checkout path for all)."""
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or not raw:
+        raise UserError(f"{source}: hosts.clients: {raw!r} must be a list of "
+                        f"\"ssh://[user@]host[:port]\" (the hosts a burst's clients run on)")
+    out = []
+    for url in raw:
+        match = _SSH_URL.match(str(url))
+        if not match:
+            raise UserError(f"{source}: hosts.clients: {url!r} is not \"ssh://[user@]host[:port]\"")
+        if str(url) in [c["server"] for c in out]:
+            raise UserError(f"{source}: hosts.clients: {url!r} is named twice")
+        out.append(_destination(url, match))
+    return out

@@ -91,11 +91,11 @@ def mark(cases, run, catalog, hosts=None):
     for case in cases:
         reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run,
                                                          hosts)
-        if not reason and not case.skip_status and hosts and patterns.of(case.pattern).phases:
-            # Its server writes the per-connection phases file there, and nothing fetches it yet.
-            reason = (f"{case.pattern} with the server on another host ({hosts['server']}): its "
-                      f"server writes its per-connection phases there, which ipclab does not "
-                      f"fetch yet")
+        if not reason and not case.skip_status and (hosts or {}).get("clients") \
+                and not patterns.of(case.pattern).spreads:
+            reason = (f"{case.pattern} with hosts.clients: only a burst spreads its clients over "
+                      f"hosts yet (run the {case.pattern} cases from a scenario without "
+                      f"hosts.clients: one client, here)")
         out.append(replace(case, skip_status="not-applicable", skip_reason=reason)
                    if reason else case)
     return out

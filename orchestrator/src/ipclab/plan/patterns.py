@@ -48,6 +48,7 @@ class Pattern:
     many_clients: bool = False  # its server serves several clients at once (mechanisms.toml)
     keeps_tail: bool = False    # no outlier trimming: its tail is the result (load's stalls)
     phases: bool = False        # the server times each connection's phases (PROTOCOL.md 11.4.3)
+    spreads: bool = False       # its clients can be spread over hosts (hosts.clients, spread.py)
     execute: str = ""           # the execute/ module with its own peer flags and files (burst:
     #                             the server ends by itself, counters, phases; load: records)
     warmup: str = ROUND_TRIPS   # what its warm-up counts
@@ -94,7 +95,8 @@ BURST = Pattern("burst", "11.4", "connections", server_models=True, warmup=NO_WA
                 timeout=PER_CONNECTION, counts_time_wait=True, default_sizes=(1000, 8),
                 run_limits=BURST_RUN_LIMITS, run_keys=("connections", *BURST_RUN_LIMITS),
                 axes=("server_model",), whole_times=True, rate_column="conns_per_s",
-                entry_key="burst", columns=("conns_per_s",), phases=True, execute="burst")
+                entry_key="burst", columns=("conns_per_s",), phases=True, spreads=True,
+                execute="burst")
 LOAD = Pattern("load", "11.5", "requests' response times from their intended start",
                server_models=True, models_key="load_models", execute="load", warmup=NO_WARMUP,
                keeps_tail=True, many_clients=True,
