@@ -103,6 +103,9 @@ def cli_inputs(_):
         "--iterations 5 --samples-file s.bin --result-file r.json --void --rest-body json",
         "drive --mechanism tcp --endpoint 127.0.0.1:9 --pattern burst --connections 100 "
         "--connectors 4 --processes 2 --records-file c.csv --result-file r.json",
+        "drive --mechanism tcp --endpoint 127.0.0.1:9 --pattern burst --connections 10 "
+        "--connectors 2 --release-at 1767225600000000000 --records-file c.csv "
+        "--samples-file s.bin --result-file r.json",
         "drive --mechanism uds --endpoint /tmp/s --pattern load --clients 4 --rate 1000 "
         "--arrival poisson --duration-ms 100 --warmup-ms 10 --samples-file s.bin "
         "--result-file r.json",

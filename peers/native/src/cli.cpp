@@ -276,7 +276,7 @@ void parse_load(const std::map<std::string, std::string>& flags, DriveOptions& o
 // A pattern's own flags given with another pattern: a usage error.
 void check_pattern_flags(const std::map<std::string, std::string>& flags, const DriveOptions& o) {
   if (o.pattern != "burst")
-    for (const char* flag : {"--connections", "--connectors", "--processes"})
+    for (const char* flag : {"--connections", "--connectors", "--processes", "--release-at"})
       if (flags.count(flag) != 0)
         throw UsageError(std::string("flag ") + flag + " needs --pattern burst");
   if (o.pattern != "load")
@@ -317,6 +317,13 @@ void parse_burst(const std::map<std::string, std::string>& flags, DriveOptions& 
     o.processes = static_cast<std::uint32_t>(parse_unsigned("--processes", it->second, 64));
   if (o.processes == 0) throw UsageError("bad value for --processes: 1 ... 64");
   o.records_file = nonempty_path(flags, "--records-file");
+  // The wall clock's ns since the epoch; at most INT64_MAX (year 2262): a signed timespec.
+  if (auto it = flags.find("--release-at"); it != flags.end()) {
+    o.release_at_ns =
+        static_cast<std::int64_t>(parse_unsigned("--release-at", it->second, INT64_MAX));
+    if (o.release_at_ns == 0)
+      throw UsageError("bad value for --release-at: '0' (CLOCK_REALTIME ns, at least 1)");
+  }
 }
 
 DriveOptions parse_drive(const std::vector<std::string>& args) {
@@ -327,7 +334,7 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
              "--payload", "--sequence-length", "--message-size", "--messages", "--windows",
              "--connections", "--connectors", "--processes", "--records-file", "--void",
              "--nodelay", "--rest-body", "--corba-payload", "--one-way", "--clients", "--rate",
-             "--arrival", "--duration-ms", "--warmup-ms", "--delivery"});
+             "--arrival", "--duration-ms", "--warmup-ms", "--delivery", "--release-at"});
   DriveOptions o;
   parse_common(flags, o);
   if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;

@@ -148,6 +148,8 @@ std::string result_json(const ClientResult& r) {
     j += ", \"errors\": " + counts_json(b.errors);
     j += ", \"slow_connects\": " + std::to_string(b.slow_connects);
     j += ", \"burst_ns\": " + std::to_string(b.burst_ns);
+    j += ", \"release_ns\": " + std::to_string(b.release_ns);
+    if (b.release_late_ns) j += ", \"release_late_ns\": " + std::to_string(*b.release_late_ns);
     char rate[32];
     std::snprintf(rate, sizeof rate, "%.1f", b.burst_ns ? b.ok * 1e9 / b.burst_ns : 0.0);
     j += ", \"conns_per_s\": " + std::string(rate);

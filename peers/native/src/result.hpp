@@ -47,6 +47,8 @@ struct BurstReport {
   std::uint64_t connections = 0, connectors = 0, processes = 0;
   std::uint64_t ok = 0, failed = 0, slow_connects = 0;
   std::uint64_t burst_ns = 0;  // the release to the end of the last connection
+  std::int64_t release_ns = 0;  // the release, CLOCK_MONOTONIC (as the records' connect_start_ns)
+  std::optional<std::int64_t> release_late_ns;  // --release-at: the wall clock's delay past it
   std::vector<std::pair<std::string, std::uint64_t>> errors;  // kind -> count, counts > 0
 };
 

@@ -1,6 +1,11 @@
-// burst (PROTOCOL.md 11.4): the phase bookkeeping, the two CSV files and the burst flags.
+// burst (PROTOCOL.md 11.4): the phase bookkeeping, the two CSV files, the burst flags and the
+// release (--release-at).
 #include <gtest/gtest.h>
 
+#include <time.h>
+
+#include <algorithm>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -119,45 +124,159 @@ TEST(BurstCli, ServeFlagsNeedAServerModel) {
                UsageError);
 }
 
+// What parse_command_line refuses args with ("" when it accepts them).
+std::string usage_error(const std::vector<std::string>& args) {
+  try {
+    parse_command_line(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(BurstCli, ReleaseAtIsAPositiveWallClockTimeForBurstOnly) {
+  EXPECT_EQ(std::get<DriveOptions>(parse_command_line(burst_drive())).release_at_ns, 0);
+  const auto o = std::get<DriveOptions>(
+      parse_command_line(burst_drive({"--release-at", "1767225600000000000"})));
+  EXPECT_EQ(o.release_at_ns, 1'767'225'600'000'000'000);
+  EXPECT_EQ(std::get<DriveOptions>(parse_command_line(burst_drive({"--release-at", "1"})))
+                .release_at_ns, 1);
+  for (const std::string bad : {"0", "-1", "-1767225600000000000", "17e17", "1.5", "now", "",
+                                " 1", "9223372036854775808"}) {
+    const std::string why = usage_error(burst_drive({"--release-at", bad}));
+    EXPECT_NE(why.find("bad value for --release-at"), std::string::npos) << bad << ": " << why;
+    EXPECT_NE(why.find(bad), std::string::npos) << "names the value: " << why;
+  }
+  const std::vector<std::string> rr = {
+      "drive", "--mechanism", "tcp", "--endpoint", "127.0.0.1:1", "--request-size", "1",
+      "--response-size", "1", "--iterations", "1", "--samples-file", "s", "--result-file", "j",
+      "--release-at", "1767225600000000000"};
+  EXPECT_EQ(usage_error(rr), "flag --release-at needs --pattern burst");
+  std::vector<std::string> load = {
+      "drive", "--pattern", "load", "--mechanism", "tcp", "--endpoint", "127.0.0.1:1",
+      "--clients", "1", "--rate", "1", "--duration-ms", "1", "--samples-file", "s",
+      "--records-file", "r", "--result-file", "j", "--release-at", "1"};
+  EXPECT_EQ(usage_error(load), "flag --release-at needs --pattern burst");
+  EXPECT_NE(usage_error({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                         "--server-model", "thread", "--connections", "9", "--phases-file", "p",
+                         "--release-at", "1"}),
+            "");
+}
+
+// The peer's usage-error path: exit code 2, one line naming the flag and the value.
+TEST(BurstCli, ReleaseAtUsageErrorExitsTwo) {
+  const test::ChildResult run = test::run_peer(burst_drive({"--release-at", "-5"}));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find("--release-at"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("-5"), std::string::npos) << run.err;
+}
+
+// A burst of `connections` from extra's connectors against an iterative server: the client's
+// exit, its result file and its records (each row's fields, header left out).
+struct BurstOutcome {
+  test::ChildResult child;
+  nlohmann::json result;
+  std::vector<std::vector<std::string>> records;
+};
+
+BurstOutcome run_burst(std::uint64_t connections, const std::vector<std::string>& extra) {
+  test::TempDir dir;
+  const std::string n = std::to_string(connections);
+  test::Server server({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+                       "--server-model", "iterative", "--connections", n, "--phases-file",
+                       dir.file("phases.csv")});
+  EXPECT_TRUE(server.ready());
+  if (!server.ready()) return {};
+  std::vector<std::string> args = {
+      "drive", "--pattern", "burst", "--mechanism", "tcp", "--endpoint", server.endpoint(),
+      "--connections", n, "--samples-file", dir.file("s.bin"), "--records-file",
+      dir.file("records.csv"), "--result-file", dir.file("result.json")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  BurstOutcome out{test::run_peer(args), {}, {}};
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
+  if (out.child.exit_code != 0) return out;
+  out.result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
+  std::istringstream records(test::read_file(dir.file("records.csv")));
+  std::string line;
+  std::getline(records, line);  // the header
+  while (std::getline(records, line)) {
+    std::vector<std::string>& f = out.records.emplace_back();
+    std::istringstream fields(line);
+    for (std::string field; std::getline(fields, field, ',');) f.push_back(field);
+  }
+  return out;
+}
+
+constexpr std::size_t kConnectStart = 3, kTotal = 6;  // records.csv columns
+
+std::int64_t clock_ns(clockid_t clock) {
+  timespec ts{};
+  ::clock_gettime(clock, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 // The burst's start is the release, before any connector's first connection: burst_ns covers
 // every connection's span from the earliest start to the last end (it was stamped by the
 // barrier's serial thread after the barrier, which can run when most connections are done).
 TEST(BurstRun, DurationSpansEveryConnection) {
-  test::TempDir dir;
-  test::Server server({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
-                       "--server-model", "iterative", "--connections", "400", "--phases-file",
-                       dir.file("phases.csv")});
-  ASSERT_TRUE(server.ready());
-  const test::ChildResult run = test::run_peer(
-      {"drive", "--pattern", "burst", "--mechanism", "tcp", "--endpoint", server.endpoint(),
-       "--connections", "400", "--connectors", "100", "--samples-file", dir.file("s.bin"),
-       "--records-file", dir.file("records.csv"), "--result-file", dir.file("result.json")});
-  ASSERT_EQ(run.exit_code, 0) << run.err;
-  const auto result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
+  const BurstOutcome run = run_burst(400, {"--connectors", "100"});
+  ASSERT_EQ(run.child.exit_code, 0) << run.child.err;
   std::int64_t first = INT64_MAX, last = 0;
-  const std::string records = test::read_file(dir.file("records.csv"));
-  std::size_t pos = records.find('\n') + 1;
-  while (pos < records.size()) {
-    const std::size_t eol = records.find('\n', pos);
-    std::vector<std::string> f;
-    for (std::size_t b = pos;;) {
-      const std::size_t comma = records.find(',', b);
-      if (comma == std::string::npos || comma > eol) {
-        f.push_back(records.substr(b, eol - b));
-        break;
-      }
-      f.push_back(records.substr(b, comma - b));
-      b = comma + 1;
-    }
-    const std::int64_t start = std::stoll(f[3]), total = std::stoll(f[6]);
+  for (const auto& f : run.records) {
+    const std::int64_t start = std::stoll(f[kConnectStart]), total = std::stoll(f[kTotal]);
     first = std::min(first, start);
     last = std::max(last, start + total);
-    pos = eol + 1;
   }
-  EXPECT_EQ(result["connections_ok"], 400);
-  EXPECT_GE(result["burst_ns"].get<std::int64_t>(), last - first);
-  server.close_stdin();
-  EXPECT_EQ(server.wait().exit_code, 0);
+  EXPECT_EQ(run.result["connections_ok"], 400);
+  EXPECT_GE(run.result["burst_ns"].get<std::int64_t>(), last - first);
+  EXPECT_LE(run.result["release_ns"].get<std::int64_t>(), first);
+  EXPECT_FALSE(run.result.contains("release_late_ns"));  // only with --release-at
+}
+
+// --release-at: every connector of both processes waits for the wall clock, and the release
+// (monotonic) maps to a wall-clock time at or after the agreed instant. Behaviour only: the
+// bounds on the lateness are loose (a shared machine), or brackets of this test's own reads.
+TEST(BurstRun, ReleaseAtWaitsForTheWallClock) {
+  // Monotonic first, then the wall clock: wall0 + (release - mono0) is then no earlier than
+  // the wall clock at the release (both clocks advance at one rate; only a step differs).
+  const std::int64_t mono0 = clock_ns(CLOCK_MONOTONIC), wall0 = clock_ns(CLOCK_REALTIME);
+  const std::int64_t at = wall0 + 300'000'000;
+  const BurstOutcome run = run_burst(
+      40, {"--connectors", "5", "--processes", "2", "--release-at", std::to_string(at)});
+  const std::int64_t wall1 = clock_ns(CLOCK_REALTIME);
+  ASSERT_EQ(run.child.exit_code, 0) << run.child.err;
+  EXPECT_EQ(run.result["connections_ok"], 40);
+  EXPECT_GE(wall1, at);
+  const std::int64_t release = run.result["release_ns"].get<std::int64_t>();
+  const std::int64_t late = run.result["release_late_ns"].get<std::int64_t>();
+  EXPECT_GE(wall0 + (release - mono0), at + late);  // the peer reads its wall clock first
+  EXPECT_GE(late, 0);
+  EXPECT_LE(late, wall1 - at);
+  EXPECT_LT(late, 5'000'000'000);  // small-ish: the wake-up, or a slow set-up past 300 ms
+  ASSERT_EQ(run.records.size(), 40u);
+  std::int64_t last = 0;
+  for (const auto& f : run.records) {
+    const std::int64_t start = std::stoll(f[kConnectStart]), total = std::stoll(f[kTotal]);
+    EXPECT_GE(start, release) << "connection " << f[0];
+    last = std::max(last, start + total);
+  }
+  EXPECT_GE(run.result["burst_ns"].get<std::int64_t>(), last - release);
+}
+
+// An instant already past releases as soon as all have arrived, late by at least its age.
+TEST(BurstRun, ReleaseAtInThePastReleasesAtOnce) {
+  const std::int64_t wall0 = clock_ns(CLOCK_REALTIME), at = wall0 - 1'000'000'000;
+  const BurstOutcome run = run_burst(
+      20, {"--connectors", "4", "--processes", "2", "--release-at", std::to_string(at)});
+  const std::int64_t wall1 = clock_ns(CLOCK_REALTIME);
+  ASSERT_EQ(run.child.exit_code, 0) << run.child.err;
+  EXPECT_EQ(run.result["connections_ok"], 20);
+  const std::int64_t late = run.result["release_late_ns"].get<std::int64_t>();
+  EXPECT_GT(late, 0);
+  EXPECT_GE(late, wall0 - at);  // released after this test's first read ...
+  EXPECT_LE(late, wall1 - at);  // ... and before its last
 }
 
 }  // namespace

@@ -169,6 +169,13 @@ def _write_merged(case_dir, members, hosts, rows):
               "samples": ok, "iterations": len(rows), "hosts": hosts}
     for key in ("release_ns", "release_late_ns"):
         merged.pop(key, None)  # one host's clock: meaningless for the merged burst
+    _write_records(case_dir, rows)
+    (case_dir / "result.json").write_text(json.dumps(merged))
+
+
+def _write_records(case_dir, rows):
+    """records.csv, renumbered in the order of the starts, and the samples of those that went
+    well (the contract's order: by conn_index)."""
     for index, row in enumerate(rows):
         row["conn_index"] = str(index)
     with open(case_dir / "records.csv", "w", newline="") as f:
@@ -178,7 +185,6 @@ def _write_merged(case_dir, members, hosts, rows):
         writer.writerows(rows)
     samples = [int(r["total_ns"]) for r in rows if not r["error"]]
     np.asarray(samples, dtype="<i8").tofile(case_dir / "samples.i64")
-    (case_dir / "result.json").write_text(json.dumps(merged))
 
 
 def _write_error(case_dir, message, kind=None):

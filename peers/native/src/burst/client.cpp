@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -30,9 +31,14 @@ constexpr std::size_t kStackBytes = 256 * 1024;  // a connector needs little; 10
 // What all connectors of all processes share (one MAP_SHARED mapping).
 struct Shared {
   pthread_barrier_t barrier;
+  // --release-at only: where all wait while the barrier's serial thread sleeps until the agreed
+  // instant; it opens once that thread has stamped the release and arrives.
+  pthread_barrier_t gate;
   // The release: the latest arrival at the barrier, stamped by each connector before it waits,
-  // so it precedes every connection (the barrier opens only after the last arrival's stamp).
+  // so it precedes every connection (the barrier opens only after the last arrival's stamp);
+  // with --release-at, stamped after the sleep, before the gate opens.
   std::atomic<std::int64_t> release;
+  std::int64_t release_late;  // --release-at: CLOCK_REALTIME at the release - the agreed instant
   std::atomic<int> invalid;  // 0 until the first RESPONSE that fails validation
   std::int32_t invalid_kind;
   char invalid_text[240];
@@ -165,17 +171,48 @@ struct ConnectorArgs {
   std::uint32_t process, connector;  // connector: g = process × T + thread
 };
 
+// The release is the latest arrival: each connector raises the shared maximum to its own.
+void stamp_arrival(Shared& shared) {
+  const std::int64_t arrival = now_ns();
+  std::int64_t latest = shared.release.load(std::memory_order_relaxed);
+  while (arrival > latest &&
+         !shared.release.compare_exchange_weak(latest, arrival, std::memory_order_relaxed)) {
+  }
+}
+
+// --release-at (11.4.4 step 2), in one thread once every connector has arrived: sleeps until
+// the wall clock reads at_ns (hosts agree on the wall clock, not on the monotonic one), then
+// stamps the release on both clocks, read back to back so the orchestrator can place the
+// monotonic records on the agreed wall-clock line.
+void release_at(Shared& shared, std::int64_t at_ns) {
+  const timespec at{static_cast<time_t>(at_ns / 1'000'000'000),
+                    static_cast<long>(at_ns % 1'000'000'000)};
+  ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // the default 50 µs would all be lateness
+  // Returns at once when at_ns is past; a signal's handler must not cut the wait short.
+  while (::clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr) == EINTR) {
+  }
+  timespec wall{};
+  ::clock_gettime(CLOCK_REALTIME, &wall);
+  shared.release.store(now_ns(), std::memory_order_relaxed);
+  const std::int64_t late =
+      static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec - at_ns;
+  shared.release_late = late > 0 ? late : 0;  // < 0 only if the wall clock stepped back since
+}
+
 void* connector_main(void* arg) {
   const ConnectorArgs& a = *static_cast<const ConnectorArgs*>(arg);
   Burst& b = *a.burst;
   std::vector<std::uint8_t> request = b.request;
   std::vector<std::uint8_t> reply(kHeaderSize + b.o.response_size);
-  const std::int64_t arrival = now_ns();
-  std::int64_t latest = b.shared->release.load(std::memory_order_relaxed);
-  while (arrival > latest &&
-         !b.shared->release.compare_exchange_weak(latest, arrival, std::memory_order_relaxed)) {
+  if (b.o.release_at_ns == 0) {
+    stamp_arrival(*b.shared);
+    ::pthread_barrier_wait(&b.shared->barrier);
+  } else {
+    // The sleep starts only once all have arrived, so set-up past the instant shows as lateness.
+    if (::pthread_barrier_wait(&b.shared->barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
+      release_at(*b.shared, b.o.release_at_ns);
+    ::pthread_barrier_wait(&b.shared->gate);
   }
-  ::pthread_barrier_wait(&b.shared->barrier);
   for (std::uint64_t i = a.connector; i < b.o.connections; i += b.all_connectors) {
     ConnRecord& rec = b.shared->records[i];
     rec.process = static_cast<std::int32_t>(a.process);
@@ -207,6 +244,15 @@ void run_connectors(Burst& b, std::uint32_t process) {
   for (const pthread_t thread : threads) ::pthread_join(thread, nullptr);
 }
 
+void init_barrier(pthread_barrier_t* barrier, std::uint32_t count) {
+  pthread_barrierattr_t attr;
+  ::pthread_barrierattr_init(&attr);
+  ::pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+  if (::pthread_barrier_init(barrier, &attr, count) != 0)
+    throw PeerError(ErrorKind::internal, "pthread_barrier_init");
+  ::pthread_barrierattr_destroy(&attr);
+}
+
 Shared* map_shared(const DriveOptions& o, std::uint32_t all_connectors) {
   const std::size_t bytes = sizeof(Shared) + o.connections * sizeof(ConnRecord);
   void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -214,12 +260,8 @@ Shared* map_shared(const DriveOptions& o, std::uint32_t all_connectors) {
   auto* shared = static_cast<Shared*>(p);
   static_assert(std::atomic<std::int64_t>::is_always_lock_free);  // shared between processes
   new (&shared->release) std::atomic<std::int64_t>(0);
-  pthread_barrierattr_t attr;
-  ::pthread_barrierattr_init(&attr);
-  ::pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-  if (::pthread_barrier_init(&shared->barrier, &attr, all_connectors) != 0)
-    throw PeerError(ErrorKind::internal, "pthread_barrier_init");
-  ::pthread_barrierattr_destroy(&attr);
+  init_barrier(&shared->barrier, all_connectors);
+  if (o.release_at_ns != 0) init_barrier(&shared->gate, all_connectors);
   return shared;
 }
 
@@ -259,6 +301,8 @@ BurstReport summarise(const Burst& b) {
   }
   r.failed = o.connections - r.ok;
   r.burst_ns = static_cast<std::uint64_t>(last - release);
+  r.release_ns = release;
+  if (o.release_at_ns != 0) r.release_late_ns = b.shared->release_late;
   r.errors.assign(errors.begin(), errors.end());
   return r;
 }

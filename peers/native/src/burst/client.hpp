@@ -1,6 +1,8 @@
 // burst (PROTOCOL.md 11.4): the burst generator. P processes × T connector threads, released
-// together by one barrier in shared memory, each making its share of the N connections one
-// after another and recording each; the first process writes the records file and the samples.
+// together by one barrier in shared memory (with --release-at, once all have arrived and the
+// wall clock reads the agreed instant, so clients on several hosts release together), each
+// making its share of the N connections one after another and recording each; the first
+// process writes the records file and the samples.
 #pragma once
 
 #include "burst/sockets.hpp"
