@@ -79,7 +79,7 @@ def test_with_client_hosts_only_a_burst_runs_and_it_spreads_over_them(tmp_path):
     spread = marked({**table, "clients": ["ssh://a", "ssh://b"]})
     assert [(c.pattern, c.skip_status) for c in spread] == [("rr", "not-applicable"),
                                                             ("burst", None)]
-    assert "only a burst spreads its clients over hosts" in spread[0].skip_reason
+    assert "only a burst or a load spreads its clients over hosts" in spread[0].skip_reason
     parsed = hosts.parse_hosts({**table, "clients": ["ssh://a", "ssh://u@b:2200"]}, "s.toml")
     assert [(c["target"], c["port"]) for c in parsed["clients"]] == [("a", None), ("u@b", 2200)]
     for raw, message in [({**table, "clients": "ssh://a"}, "must be a list"),

@@ -36,6 +36,7 @@ def test_a_burst_from_five_client_hosts(tmp_path):
         assert done.returncode == 0, done.stdout + done.stderr
         _every_connection_accounted_for(out, done.stdout)
         _settled(lab, "the run")
+        _load_from_three_client_hosts(lab, scratch, scenario, tmp_path)
         _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path)
         _settled(lab, "the dropped connection")
         _hosts_check(lab, scratch, scenario)
@@ -56,13 +57,35 @@ def _every_connection_accounted_for(out, stdout):
     for record in ok:
         hosts = record["client_hosts"]
         assert {h["host"] for h in hosts} == CLIENTS and len(hosts) == 5
-        assert sum(h["connections_ok"] + h["connections_failed"] for h in hosts) == 1000
+        assert sum(h["ok"] + h["failed"] for h in hosts) == 1000
         (entry,) = [e["burst"] for e in record["rounds"] if e["status"] == "ok"]
         phases = list(csv.DictReader(open(out / entry["phases_file"])))
         records = list(csv.DictReader(open(out / entry["records_file"])))
         assert len(records) == 1000 and {r["host"] for r in records} == CLIENTS
         assert len(phases) == record["connections_ok"], "the server's phases, fetched"
     assert "client hosts" in stdout and stdout.count("ssh://client-3") >= len(ok), stdout
+
+
+def _load_from_three_client_hosts(lab, scratch, scenario, tmp_path):
+    """A load of 3000 requests/s over 6 connections from three client hosts (2 and 1000/s
+    each): every host keeps its share, and the case's achieved rate is the sum of theirs."""
+    three = tmp_path / "three.toml"
+    text = scenario.read_text()
+    start = text.index("clients = [")
+    three.write_text(text[:start] + 'clients = ["ssh://client-1", "ssh://client-2", '
+                     '"ssh://client-3"]' + text[text.index("]", start) + 1:])
+    out = tmp_path / "load"
+    done = lab.ipclab(scratch, "run", str(three), "--pattern", "load", "--server-model", "epoll",
+                      "--clients", "6", "--rate", "3000", "--duration", "1s", "--out", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    (record,) = json.loads((out / "run.json").read_text())["results"]
+    assert record["status"] == "ok", record["reason"]
+    hosts = record["client_hosts"]
+    assert sorted(h["host"] for h in hosts) == [f"ssh://client-{i}" for i in (1, 2, 3)]
+    assert all(h["ok"] > 0 and h["failed"] == 0 for h in hosts), hosts
+    assert record["achieved_per_s"] == pytest.approx(sum(h["rate_per_s"] for h in hosts))
+    assert record["achieved_per_s"] > 0.9 * 3000, record["achieved_per_s"]
+    assert record["requests_ok"] == sum(h["ok"] for h in hosts)
 
 
 def _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path):

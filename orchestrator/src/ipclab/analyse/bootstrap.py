@@ -1,5 +1,6 @@
 """The bootstrap intervals of ipclab: the hierarchical bootstrap of a case's median over its rounds
-(drawn exactly, without materialising a resample), the paired ratio to a baseline, two runs'
+(drawn exactly, without materialising a resample; over hosts first where its clients ran on
+several), the paired ratio to a baseline, two runs'
 ratio, the percentile bootstrap of a mean, and the few-rounds widening. Pure functions, seeded by
 the caller. The methods are stated in stats.py's docstring (written into run.json)."""
 import numpy as np
@@ -84,6 +85,23 @@ def hierarchical_median_ci(rounds, rng, resamples=BOOTSTRAP_RESAMPLES, level=0.9
     low, high = np.percentile(medians, [tail, 100 - tail])
     point = float(np.median(np.concatenate([np.asarray(x, dtype=np.float64) for x in rounds])))
     return widen(point, float(low), float(high), few_rounds_factor(r, level))
+
+
+def host_median_ci(cells, rng, resamples=BOOTSTRAP_RESAMPLES, level=0.95):
+    """(low, high): the interval of the median of every sample of a case whose clients ran on
+    several hosts, by a three-level bootstrap: hosts with replacement, then each drawn host's
+    rounds with replacement, then samples within each drawn round; widened for few hosts (the
+    top level's clusters) as a round-level interval is for few rounds. `cells[h][r]`: host h's
+    samples in round r, every host with the same rounds, none empty."""
+    h, r = len(cells), len(cells[0])
+    pool = _Pool([c for host in cells for c in host])
+    hosts = rng.integers(0, h, size=(resamples, h))
+    rounds = rng.integers(0, r, size=(resamples, h, r))
+    medians = pool.medians((hosts[:, :, None] * r + rounds).reshape(resamples, h * r), rng)
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(medians, [tail, 100 - tail])
+    point = float(np.median(np.concatenate([c for host in cells for c in host])))
+    return widen(point, float(low), float(high), few_rounds_factor(h, level))
 
 
 def median_ratio(a_rounds, b_rounds, rng, resamples=BOOTSTRAP_RESAMPLES, level=0.95):

@@ -4,7 +4,7 @@ import statistics
 
 import numpy as np
 
-from ipclab.analyse import stats
+from ipclab.analyse import hosts, stats
 from ipclab.execute.burst import CLIENT_PHASES, COUNTERS, PHASES
 from ipclab.plan import patterns
 
@@ -37,33 +37,7 @@ def figures(record):
     rates = [r["conns_per_s"] for r in rounds if r.get("conns_per_s") is not None]
     out["conns_per_s"] = float(statistics.median(rates)) if rates else None
     out["phases"] = summarise(rounds)
-    if any(r.get("hosts") for r in rounds):
-        out["client_hosts"] = client_hosts(rounds)
-    return out
-
-
-def client_hosts(rounds):
-    """A row per client host a burst was spread over (execute/spread.py), over the ok rounds:
-    connections ok and failed (sums), conns/s, the first connection's start after the agreed
-    release and the spread of its starts (medians), how late its release came (the most), and
-    its clock's offset with the uncertainty (the last round's)."""
-    by_host = {}
-    for r in rounds:
-        for row in r.get("hosts") or []:
-            by_host.setdefault(row["host"], []).append(row)
-    out = []
-    for host, rows in by_host.items():
-        def median(key):
-            values = [x[key] for x in rows if x.get(key) is not None]
-            return float(statistics.median(values)) if values else None
-        out.append({"host": host, "rounds": len(rows),
-                    "connections_ok": sum(x.get("connections_ok") or 0 for x in rows),
-                    "connections_failed": sum(x.get("connections_failed") or 0 for x in rows),
-                    "conns_per_s": median("conns_per_s"), "first_start_ns": median("first_start_ns"),
-                    "start_spread_ns": median("start_spread_ns"),
-                    "release_late_ns": max((x.get("release_late_ns") or 0 for x in rows)),
-                    "clock_offset_ns": rows[-1].get("clock_offset_ns"),
-                    "clock_uncertainty_ns": rows[-1].get("clock_uncertainty_ns")})
+    out.update(hosts.figures(rounds))
     return out
 
 

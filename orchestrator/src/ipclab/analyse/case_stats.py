@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 
 from ipclab.analyse import burst
+from ipclab.analyse import hosts
 from ipclab.analyse import load
 from ipclab.execute import noise
 from ipclab.analyse import stats
@@ -53,7 +54,10 @@ def analyse(record, rounds, settings, seed=1):
     record.update(throughput.figures(record))
     record.update(burst.figures(record))
     record.update(load.figures(record))
-    record["warnings"] = (record["warnings"] or []) + [w.as_dict() for w in load.warnings(record)]
+    found = load.warnings(record)
+    if rounds:  # clients on several hosts: the host as the top level of the interval
+        found += hosts.analyse(record, rounds, settings, case_seed(seed, "hosts", record["id"]))
+    record["warnings"] = (record["warnings"] or []) + [w.as_dict() for w in found]
     return kept
 
 

@@ -11,7 +11,7 @@ median over rounds of the round's nearest-rank percentile), the errors, and two 
 """
 import statistics
 
-from ipclab.analyse import stats
+from ipclab.analyse import hosts, stats
 from ipclab.common.units import format_ns
 from ipclab.plan import patterns
 
@@ -55,6 +55,7 @@ def figures(record):
         out["knee_per_s"] = _median(knees)
         out["knee_low"], out["knee_high"] = (min(knees), max(knees)) if knees else (None, None)
         out["slo_ns"] = _median(r.get("slo_ns") for r in rounds)
+    out.update(hosts.figures(rounds))
     return out
 
 

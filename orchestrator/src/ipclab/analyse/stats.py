@@ -34,6 +34,11 @@ Methods, stated once:
   binomial(n, 1/2) distribution, coverage at least 95%.
 - round_spread: largest round median / smallest. A case is unstable when round_spread > 1.25 and
   the slowest round's median interval lies wholly above the fastest round's.
+- Clients on several hosts (a burst's or a load's, [hosts] clients): the median's interval is a
+  three-level bootstrap, hosts with replacement, then each drawn host's rounds, then samples,
+  widened by f(H) for H hosts; each host's median (its samples of every round pooled) is kept,
+  and a host differs when the host medians spread more than 1.25 and the slowest host's median
+  interval lies wholly above the fastest's (the rule for rounds).
 - Ratio to the baseline: formed per round against the baseline case measured in the same round;
   the figure is the median of the rounds' ratios, its 95% interval a paired hierarchical bootstrap
   (the same rounds drawn for the case and its baseline; within a round each side's statistic from
@@ -60,7 +65,7 @@ from scipy import special
 # this module's vocabulary, so its callers find every statistic here.
 from ipclab.analyse.bootstrap import (BOOTSTRAP_RESAMPLES, bootstrap_mean_ci,  # noqa: F401
                                       few_rounds_factor, hierarchical_mean_ci,
-                                      hierarchical_median_ci,
+                                      hierarchical_median_ci, host_median_ci,
                                       hierarchical_medians, median_ratio, paired_ratio,
                                       resampled_round_medians, round_statistic, widen)
 
@@ -166,6 +171,8 @@ ADVICE = {
     "wide-spread": ("wide spread", "a busy machine? close programs, raise --warmup"),
     "many-outliers": ("many outliers", "a long tail or modes: see the raw columns"),
     "unstable": ("rounds disagree", "the machine changed; rerun with more --rounds"),
+    "host-differs": ("a client host differs from the others", "see the client hosts table: "
+                                                              "that host's machine or network"),
     "drift": ("warm-up within rounds", "the first samples are slow: raise --warmup"),
     "shift": ("a shift within rounds", "the machine or the program changed speed mid-round, "
                                        "not warm-up: see the case's distribution by round"),

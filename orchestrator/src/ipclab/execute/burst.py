@@ -24,6 +24,8 @@ import io
 import json
 from dataclasses import replace
 
+import numpy as np
+
 from ipclab.execute.places import LOCAL
 from ipclab.plan import patterns
 
@@ -151,6 +153,75 @@ def collect(case_dir, before, run, time_wait, place):
                  else None) for k in COUNTERS}
     return {**delta, "backlog": run.backlog, "somaxconn": somaxconn(place), "time_wait": time_wait,
             "phases_text": text("phases.csv", place), "records_text": text("records.csv", LOCAL)}
+
+
+# --- spread over client hosts (spread.py) -----------------------------------------------------
+
+def shares(case, run, hosts):
+    """(case, run) per client host: the connections split as evenly as can be, each host with
+    the scenario's connectors and processes (as the study ran 200 threads on each host)."""
+    counts = [run.connections // hosts + (1 if i < run.connections % hosts else 0)
+              for i in range(hosts)]
+    return [(case, replace(run, connections=n, connectors=min(run.connectors, n)))
+            for n in counts]
+
+
+def merge_hosts(hosts, case_dir):
+    """One client's files from the hosts' (spread.HostFiles): records.csv with `host` and
+    `start_ns` (the start in ns since the agreed release on our time line: its host's offset
+    from its own release plus how late that release came), renumbered in the order of those
+    starts; the samples of those that went well, host by host; a result with the sums, `burst_ns` from the
+    agreed release to the last end, and a row per host."""
+    rows, lines, samples = [], [], []
+    for host in hosts:
+        mine = _on_agreed_line(host)
+        rows += mine
+        samples += [int(r["total_ns"]) for r in mine if not r["error"]]
+        starts = [int(r["start_ns"]) for r in mine] or [0]
+        lines.append(host.row(ok=host.result.get("connections_ok"),
+                              failed=host.result.get("connections_failed"),
+                              rate_per_s=host.result.get("conns_per_s"),
+                              first_start_ns=min(starts), start_spread_ns=max(starts) - min(starts),
+                              end_ns=(host.result.get("burst_ns") or 0)
+                              + (host.result.get("release_late_ns") or 0)))
+    rows.sort(key=lambda r: int(r["start_ns"]))
+    for index, row in enumerate(rows):
+        row["conn_index"] = str(index)
+    _write_csv(case_dir / "records.csv", rows)
+    ok_rows = [r for r in rows if not r["error"]]
+    # the hosts' samples one host after the other, as its `ok` says (analyse/hosts.py splits them)
+    np.asarray(samples, dtype="<i8").tofile(case_dir / "samples.i64")
+    errors = {}
+    for row in rows:
+        if row["error"]:
+            errors[row["error"]] = errors.get(row["error"], 0) + 1
+    burst_ns = max(line.pop("end_ns") for line in lines)
+    merged = {key: value for key, value in hosts[0].result.items()
+              if key not in ("release_ns", "release_late_ns")}  # one host's clock
+    merged.update(connections=len(rows), connections_ok=len(ok_rows),
+                  connections_failed=len(rows) - len(ok_rows), errors=errors,
+                  slow_connects=sum(int(r["slow_connect"] or 0) for r in rows), burst_ns=burst_ns,
+                  conns_per_s=len(ok_rows) * 1e9 / burst_ns if burst_ns else 0.0,
+                  samples=len(ok_rows), iterations=len(rows), hosts=lines)
+    (case_dir / "result.json").write_text(json.dumps(merged))
+
+
+def _on_agreed_line(host):
+    release = int(host.result.get("release_ns") or 0)
+    late = int(host.result.get("release_late_ns") or 0)
+    rows = list(csv.DictReader(io.StringIO(host.records)))
+    for row in rows:
+        row["host"] = host.name
+        row["start_ns"] = str(int(row["connect_start_ns"]) - release + late)
+    return rows
+
+
+def _write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=[*rows[0].keys()] if rows else ["conn_index"],
+                                lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
 
 
 # --- what a round keeps ---------------------------------------------------------------------------

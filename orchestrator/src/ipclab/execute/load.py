@@ -24,6 +24,7 @@ Methods, stated once (docs/load.md says why):
 import csv
 import dataclasses
 import io
+import json
 import math
 
 import numpy as np
@@ -34,7 +35,8 @@ from ipclab.plan import settings as setting_table
 COLUMNS = ("request", "connection", "measured", "intended_ns", "sent_ns", "received_ns", "error")
 PERCENTILES = (50, 90, 99, 99.9, 100)
 KEEP = ("clients", "rate", "arrival", "duration_ms", "warmup_ms", "requests_ok",
-        "requests_failed", "errors", "achieved_per_s", "lateness_p99_ns")
+        "requests_failed", "errors", "achieved_per_s", "lateness_p99_ns",
+        "hosts")  # hosts: a row per client host (spread.py)
 SERVER_ENDS_ITSELF = False
 HDR_RANGE = (1, 3600 * 10**9, 3)  # lowest and highest trackable ns, significant digits
 HDR_INTERVAL_NS = 10**9           # one interval histogram per second of intended starts
@@ -100,23 +102,29 @@ def round_entry(outcome, key):
 
 def request_times(text):
     """{name: int64 array} of the measured requests without error: response, service, lateness
-    and the client's own lateness (see the module's methods), and intended (ns from T0)."""
+    and the client's own lateness (see the module's methods), and intended (ns from T0). The
+    records may carry more columns after the contract's (merge_hosts adds the host)."""
     rows = list(csv.reader(io.StringIO(text)))
-    if not rows or tuple(rows[0]) != COLUMNS:
+    if not rows or tuple(rows[0][:len(COLUMNS)]) != COLUMNS:
         return {}
     body = rows[1:]
-    received_by = {}  # (connection, request) -> received, for the previous request's answer
-    for row in body:
-        if row[5]:
-            received_by[int(row[0])] = int(row[5])
-    clients = len({row[1] for row in body}) or 1
+    before = _previous_answers(body)
     picked = [row for row in body if row[2] == "1" and not row[6] and row[4] and row[5]]
     intended = np.array([int(r[3]) for r in picked], dtype=np.int64)
     sent = np.array([int(r[4]) for r in picked], dtype=np.int64)
     received = np.array([int(r[5]) for r in picked], dtype=np.int64)
-    previous = np.array([received_by.get(int(r[0]) - clients, 0) for r in picked], dtype=np.int64)
+    previous = np.array([before[int(r[0])] for r in picked], dtype=np.int64)
     return {"intended": intended, "response": received - intended, "service": received - sent,
             "lateness": sent - intended, "client_lateness": sent - np.maximum(intended, previous)}
+
+
+def _previous_answers(body):
+    """{request: when the previous request on its connection was answered (0: none, or never)}."""
+    out, last = {}, {}
+    for row in sorted(body, key=lambda r: (int(r[1]), int(r[0]))):
+        out[int(row[0])] = last.get(row[1], 0)
+        last[row[1]] = int(row[5]) if row[5] else 0
+    return out
 
 
 def reductions(times):
@@ -180,6 +188,60 @@ def write_hdr_log(path, intended, values):
                 histogram.record_value(int(min(max(value, HDR_RANGE[0]), HDR_RANGE[1])))
             writer.output_interval_histogram(histogram, second, second + 1,
                                              max_value_unit_ratio=1e6)
+
+
+# --- spread over client hosts (spread.py) -----------------------------------------------------
+
+def shares(case, run, hosts):
+    """(case, run) per client host: the clients split as evenly as can be, the rate in
+    proportion (largest remainders, so the shares add up to it)."""
+    settings = dict(case.settings)
+    clients, rate = settings[setting_table.CLIENTS.name], settings[setting_table.RATE.name]
+    counts = [clients // hosts + (1 if i < clients % hosts else 0) for i in range(hosts)]
+    exact = [rate * n / clients for n in counts]
+    rates = [int(x) for x in exact]
+    for i in sorted(range(hosts), key=lambda i: int(exact[i]) - exact[i])[:rate - sum(rates)]:
+        rates[i] += 1
+    return [(dataclasses.replace(case, settings=tuple(
+        (n, {setting_table.CLIENTS.name: c, setting_table.RATE.name: r}.get(n, v))
+        for n, v in case.settings)), run) for c, r in zip(counts, rates)]
+
+
+def merge_hosts(hosts, case_dir):
+    """One client's files from the hosts' (spread.HostFiles): the records of each host after
+    the other's, requests and connections renumbered to stay apart, times moved onto the agreed
+    release (each host's T0 came its release_late_ns after it), with its `host`; the samples
+    (response times) of all; a result with the sums, the achieved rate the sum of the hosts'."""
+    out, rows, lines = io.StringIO(), [], []
+    request_base = connection_base = 0
+    for host in hosts:
+        body = list(csv.reader(io.StringIO(host.records)))[1:]
+        late = int(host.result.get("release_late_ns") or 0)
+        for r in body:
+            rows.append([str(int(r[0]) + request_base), str(int(r[1]) + connection_base), r[2],
+                         *(str(int(t) + late) if t else "" for t in r[3:6]), r[6], host.name])
+        request_base += len(body)
+        connection_base += int(host.result.get("clients") or 0)
+        lines.append(host.row(ok=host.result.get("requests_ok"),
+                              failed=host.result.get("requests_failed"),
+                              rate_per_s=host.result.get("achieved_per_s")))
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerows([[*COLUMNS, "host"], *rows])
+    (case_dir / "records.csv").write_text(out.getvalue())
+    (case_dir / "samples.i64").write_bytes(b"".join(host.samples for host in hosts))
+    merged = {k: v for k, v in hosts[0].result.items() if k != "release_late_ns"}
+    for key in ("iterations", "warmup", "samples", "clients", "rate", "requests_ok",
+                "requests_failed"):
+        merged[key] = sum(int(h.result.get(key) or 0) for h in hosts)
+    merged["errors"] = {}
+    for host in hosts:
+        for kind, n in (host.result.get("errors") or {}).items():
+            merged["errors"][kind] = merged["errors"].get(kind, 0) + n
+    merged["achieved_per_s"] = sum(float(h.result.get("achieved_per_s") or 0) for h in hosts)
+    merged["lateness_p99_ns"] = max((h.result.get("lateness_p99_ns") for h in hosts
+                                     if h.result.get("lateness_p99_ns") is not None), default=None)
+    merged["hosts"] = lines
+    (case_dir / "result.json").write_text(json.dumps(merged))
 
 
 # --- rate sweep -------------------------------------------------------------------------------------

@@ -4,8 +4,9 @@ drive_flags (the peers' flags), before (what to keep from before the server star
 (after the client), collect (the round's own figures and files), ok_samples (samples an ok
 client writes), units (what a pair measured: connections, requests) and calibration_run (the
 settings of --explain's calibration pair: one connection, a millisecond's load), round_entry (what run.json keeps), save_files (the files kept in the run
-directory), searches and search (a case run as steps: load's rate sweep), and
-SERVER_ENDS_ITSELF."""
+directory), searches and search (a case run as steps: load's rate sweep), shares and
+merge_hosts (a case spread over client hosts, execute/spread.py: each host's share, the hosts'
+files made one client's), and SERVER_ENDS_ITSELF."""
 from ipclab.execute import burst, load
 from ipclab.plan import patterns
 

@@ -143,7 +143,7 @@ class Runner:
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
                                       case_timeout(case, run), run.io_timeout)
             if net.clients:
-                spread.merge(client, case_dir)
+                spread.merge(client, case_dir, part)
             if part and server:
                 part.finish(server, case_dir)
             time_wait, time_wait_note = _time_wait(case, mech, ready, net.clients or (net.client,))
@@ -168,13 +168,14 @@ class Runner:
         return _after(outcome, endpoint, ready, cpus, (client, server))
 
     def _start_client(self, case, cpus, case_dir, endpoint, target, run, net, counted):
-        """The case's client here (or where the link puts it), or a burst's clients spread over
-        the client hosts (spread.py: unpinned, each writing its files there)."""
+        """The case's client here (or where the link puts it), or its clients spread over the
+        client hosts (spread.py: unpinned, each writing its files there)."""
         if net.clients:
-            return spread.start(net.clients, run, case_dir, lambda place, share, folder, extra:
-                                self._start(case, "client", None, folder, (),
-                                            [*target, *_drive_flags(case, share, folder), *extra],
-                                            place))
+            def start_one(place, share_case, share_run, folder, extra):
+                return self._start(share_case, "client", None, folder, (),
+                                   [*target, *_drive_flags(share_case, share_run, folder), *extra],
+                                   place)
+            return spread.start(net.clients, case, run, case_dir, start_one, part_of(case))
         client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
                              [*target, *_drive_flags(case, run, case_dir)], net.client, counted)
         endpoint.release(endpoint.client_fds)

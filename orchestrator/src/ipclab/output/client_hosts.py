@@ -3,14 +3,16 @@ case and host, for the terminal and table.md. Pure functions of the case records
 (analyse/burst.py's `client_hosts`)."""
 from ipclab.common.units import format_ns
 
-HEADERS = ("#", "host", "ok", "failed", "conns/s", "first start", "start spread", "late release",
-           "clock offset")
-RIGHT = (0, 2, 3, 4, 5, 6, 7, 8)
-CAPTION = ("each host's connections over the ok rounds; first start: its first connection's "
-           "start after the agreed release, start spread: its first to its last start (medians "
-           "over rounds, on this machine's clock with the host's offset applied); late release: "
-           "the most its release came after the agreed instant; clock offset: its clock minus "
-           "this one's, ± half the probe's round trip")
+HEADERS = ("#", "host", "ok", "failed", "rate", "median", "first start", "start spread",
+           "late release", "clock offset")
+RIGHT = (0, 2, 3, 4, 5, 6, 7, 8, 9)
+CAPTION = ("each host's connections (burst) or requests (load) over the ok rounds; rate: its "
+           "conns/s or achieved requests/s (median over rounds); median: of its connections' or "
+           "requests' times, every round pooled; first start: a burst's first "
+           "connection's start after the agreed release, start spread: its first to its last "
+           "start (medians, on this machine's clock with the host's offset applied); late "
+           "release: the most its release came after the agreed instant; clock offset: its "
+           "clock minus this one's, ± half the probe's round trip")
 
 
 def rows(records):
@@ -18,9 +20,10 @@ def rows(records):
     out = []
     for number, record in enumerate(records, 1):
         for host in record.get("client_hosts") or []:
-            rate = host.get("conns_per_s")
-            out.append([str(record.get("index", number)), host["host"], str(host["connections_ok"]),
-                        str(host["connections_failed"]), f"{rate:,.0f}" if rate else "-",
+            rate = host.get("rate_per_s")
+            out.append([str(record.get("index", number)), host["host"], str(host["ok"]),
+                        str(host["failed"]), f"{rate:,.0f}/s" if rate else "-",
+                        format_ns(host.get("median_ns")),
                         format_ns(host.get("first_start_ns")),
                         format_ns(host.get("start_spread_ns")),
                         format_ns(host.get("release_late_ns")), _offset(host)])

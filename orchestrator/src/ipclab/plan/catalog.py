@@ -105,6 +105,9 @@ class Language:
     load_models: dict = field(default_factory=dict)    # mechanism -> load server models (11.5)
     # model -> why it may be missing: listed by the peer only where the machine allows it
     optional_server_models: dict = field(default_factory=dict)
+    # patterns whose client takes --release-at (PROTOCOL.md 11.4.4, 11.5.3): it can be one of
+    # several clients on several hosts released together (execute/spread.py)
+    release_at: tuple = ()
     root: Path | None = None
     runtime: str | None = None      # what the built peer says it runs on (its capabilities)
     # setting -> mechanisms: the settings only this peer takes (peer.toml [settings]; PROTOCOL.md
@@ -275,6 +278,7 @@ def _load_language(path, mechanisms, root):
         fingerprint=list(data.get("fingerprint", [])), version=list(data.get("version", [])),
         build_hint=data.get("build_hint", "make build"), max_payload=limits, root=root,
         own_settings={name: list(mechs) for name, mechs in own.items()},
+        release_at=tuple(data.get("release_at", ())),
     )
 
 

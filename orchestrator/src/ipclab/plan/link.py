@@ -91,11 +91,29 @@ def mark(cases, run, catalog, hosts=None):
     for case in cases:
         reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run,
                                                          hosts)
-        if not reason and not case.skip_status and (hosts or {}).get("clients") \
-                and not patterns.of(case.pattern).spreads:
-            reason = (f"{case.pattern} with hosts.clients: only a burst spreads its clients over "
-                      f"hosts yet (run the {case.pattern} cases from a scenario without "
-                      f"hosts.clients: one client, here)")
+        if not reason and not case.skip_status and (hosts or {}).get("clients"):
+            reason = why_not_spread(case, catalog, len(hosts["clients"]))
         out.append(replace(case, skip_status="not-applicable", skip_reason=reason)
                    if reason else case)
     return out
+
+
+def why_not_spread(case, catalog, hosts):
+    """Why `case` cannot spread its clients over `hosts` client hosts ([hosts] clients), or
+    None: only a burst or a load can, with a client that takes --release-at, and a load needs a
+    client and a request per second for each host."""
+    if not patterns.of(case.pattern).spreads:
+        return (f"{case.pattern} with hosts.clients: only a burst or a load spreads its clients "
+                f"over hosts (run the {case.pattern} cases from a scenario without "
+                f"hosts.clients: one client, here)")
+    lang = catalog.languages[case.client]
+    if case.pattern not in lang.release_at:
+        return (f"the {lang.display} {case.pattern} client cannot be released at an agreed "
+                f"instant (--release-at), so it cannot run on several hosts at once")
+    settings = dict(case.settings)
+    for name in ("clients", "rate"):
+        value = settings.get(name)
+        if isinstance(value, int) and value < hosts:
+            return (f"{name} {value} cannot be shared out over {hosts} client hosts "
+                    f"(at least one each)")
+    return None

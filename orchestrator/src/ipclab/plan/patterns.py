@@ -99,6 +99,7 @@ BURST = Pattern("burst", "11.4", "connections", server_models=True, warmup=NO_WA
                 execute="burst")
 LOAD = Pattern("load", "11.5", "requests' response times from their intended start",
                server_models=True, models_key="load_models", execute="load", warmup=NO_WARMUP,
+               spreads=True,
                keeps_tail=True, many_clients=True,
                timeout=SCHEDULE, default_sizes=(16, 16),
                run_keys=("duration", "load_warmup", "sweep_from", "slo"),
