@@ -64,6 +64,7 @@ def _every_connection_accounted_for(out, stdout):
         assert len(records) == 1000 and {r["host"] for r in records} == CLIENTS
         assert len(phases) == record["connections_ok"], "the server's phases, fetched"
     assert "client hosts" in stdout and stdout.count("ssh://client-3") >= len(ok), stdout
+    assert "round 1 ssh://client-3" in (out / "report.html").read_text()  # a series per host
 
 
 def _load_from_three_client_hosts(lab, scratch, scenario, tmp_path):

@@ -153,7 +153,7 @@ def burst_connections(data):
     """Each phase against the connection's index, one panel per burst case (its server model):
     the socket-server paper's figures, from the round's per-connection files (PROTOCOL.md 11.4:
     the server's phases, the client's records), one point per connection without error, one
-    marker per round."""
+    marker per round (and per client host where the clients ran on several)."""
     out = []
     for side, phases, source in (("server", PHASES, data.connections),
                                  ("client", CLIENT_PHASES, data.client_connections)):
@@ -169,13 +169,17 @@ def _phase_chart(side, phase, cases, source):
     series, groups = [], []
     for r in cases:
         group = " ".join(x for x in (f"#{r['index']}", r.get("server_model"), case_label(r)) if x)
-        points = {k: [(row["conn_index"], row[f"{phase}_ns"]) for row in rows
-                      if row.get(f"{phase}_ns") is not None and not row.get("error")]
-                  for k, rows in sorted(source[r["id"]].items())}
+        points = {}  # (round, client host or None) -> points: a spread case's hosts apart
+        for k, rows in sorted(source[r["id"]].items()):
+            for row in rows:
+                if row.get(f"{phase}_ns") is not None and not row.get("error"):
+                    points.setdefault((k, row.get("host")), []).append(
+                        (row["conn_index"], row[f"{phase}_ns"]))
         if any(points.values()):
             groups.append(group)
-            series += [Series(f"round {k}", [i for i, _ in p], [us(v) for _, v in p],
-                              style="points", group=group) for k, p in points.items() if p]
+            series += [Series(f"round {k}" + (f" {host}" if host else ""), [i for i, _ in p],
+                              [us(v) for _, v in p], style="points", group=group)
+                       for (k, host), p in points.items() if p]
     if not series:
         return None
     name = phase.replace("_", " ")
