@@ -39,6 +39,7 @@ def test_a_burst_from_five_client_hosts(tmp_path):
         _load_from_three_client_hosts(lab, scratch, scenario, tmp_path)
         _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path)
         _settled(lab, "the dropped connection")
+        _sync(lab, scratch, scenario, tmp_path)
         _hosts_check(lab, scratch, scenario)
     assert not any(Path("/run/netns", n).exists() for n in lab.namespaces)
 
@@ -118,6 +119,24 @@ def _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path):
     (failed,) = [r for r in rows if r["status"] == "failed"]  # was the first
     assert sorted(r["status"] for r in rows) == ["failed", "ok"], rows
     assert "ssh://client-2" in failed["reason"], failed["reason"]
+
+
+def _sync(lab, scratch, scenario, tmp_path):
+    """`ipclab hosts sync --no-build` to a path with no checkout yet: each host says where it
+    is, and the checkout there is at this commit (the hosts share this file system: the first
+    clones it, the others fetch into it)."""
+    synced = tmp_path / "synced"
+    moved = tmp_path / "synced.toml"
+    moved.write_text(scenario.read_text().replace(f'path = "{ROOT}"', f'path = "{synced}"'))
+    done = lab.ipclab(scratch, "hosts", "sync", str(moved), "--no-build")
+    assert done.returncode == 0, done.stdout + done.stderr
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    for name in NAMES:
+        assert f"ssh://{name}: {synced} is at {head[:12]}" in done.stdout, done.stdout
+    there = subprocess.run(["git", "-C", str(synced), "rev-parse", "HEAD"], capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert there == head
 
 
 def _hosts_check(lab, scratch, scenario):

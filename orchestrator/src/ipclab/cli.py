@@ -7,7 +7,7 @@ import click
 from ipclab import __version__
 from ipclab.plan.capabilities import CONTRACT
 from ipclab.execute import environment, explain, network, places, rounds, rundir
-from ipclab.plan import claims, link, matrix, patterns
+from ipclab.plan import claims, link, matrix
 from ipclab.plan import settings as setting_table
 from ipclab.output import report as ipclab_report
 from ipclab.plan.catalog import load_catalog
@@ -15,14 +15,13 @@ from ipclab.common.errors import UserError
 from ipclab.output import model
 from ipclab.output import terminal
 from ipclab.execute.runner import Runner
-from ipclab.plan.scenario import StatSettings, load_scenario
+from ipclab.plan.scenario import DEFAULT_SCENARIO, StatSettings, load_scenario
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
 from ipclab.output import publish
-from ipclab import bench_commands
+from ipclab import bench_commands, hosts_commands
 from ipclab.terminal_console import console
 
-DEFAULT_SCENARIO = "scenarios/quick.toml"
 
 
 
@@ -168,35 +167,6 @@ def leaks_cmd(tag):
     if found:
         sys.exit(1)
     console.print("nothing left behind")
-
-
-@cli.group()
-def hosts():
-    """The hosts a scenario uses ([hosts]): what each has, and what to do where it lacks."""
-
-
-@hosts.command("check")
-@click.argument("scenario", required=False)
-def hosts_check(scenario):
-    """SCENARIO's hosts (default scenarios/quick.toml: this one alone), a row each: reachable in
-    batch mode, kernel, CPUs, revision, peers built, clock offset, somaxconn, ports. Exit 1 when
-    one lacks something, with a line naming it and what to do."""
-    import os
-    import tempfile
-    from ipclab.execute import hostcheck
-    from ipclab.output.hosts import host_table, problem_lines
-    catalog = load_catalog()
-    plan = load_scenario(scenario or catalog.root / DEFAULT_SCENARIO, catalog)
-    backlog = plan.run.backlog if any("backlog" in patterns.of(p).run_keys
-                                      for p in plan.matrix.get("pattern", [])) else None
-    # Not a Workspace: that is a run's, and takes the machine's run lock; this measures nothing.
-    with tempfile.TemporaryDirectory(prefix=f"ipclab-{os.getpid()}-hosts-") as private:
-        rows = hostcheck.check(plan.hosts, catalog, private, backlog)
-    console.print(host_table(rows))
-    problems = problem_lines(rows)
-    for line in problems:
-        console.print(line, markup=False, highlight=False)
-    sys.exit(1 if problems else 0)
 
 
 @cli.command()
@@ -364,6 +334,7 @@ def _print_at(renderable, width):
 
 
 cli.add_command(bench_commands.bench)
+cli.add_command(hosts_commands.hosts)
 
 
 def main():

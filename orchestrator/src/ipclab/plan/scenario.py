@@ -14,6 +14,8 @@ from ipclab.plan.validator import (  # noqa: F401 (the scenario's vocabulary, re
     MAX_PAYLOAD, PLACEMENTS, DEFAULT_PLACEMENT, PATTERNS, OUTLIER_RULES,
     PAYLOADS, MAX_SEQUENCE_LENGTH, MATRIX_AXES, VOID, BASELINE_KEYS, Validator)
 
+DEFAULT_SCENARIO = "scenarios/quick.toml"  # what `ipclab run` and `hosts check` run without one
+
 @dataclass
 class RunSettings:
     iterations: int = 1000
