@@ -109,6 +109,9 @@ def cli_inputs(_):
         "drive --mechanism uds --endpoint /tmp/s --pattern load --clients 4 --rate 1000 "
         "--arrival poisson --duration-ms 100 --warmup-ms 10 --samples-file s.bin "
         "--result-file r.json",
+        "drive --mechanism tcp --endpoint 127.0.0.1:9 --pattern load --clients 2 --rate 100 "
+        "--duration-ms 50 --release-at 1767225600000000000 --records-file c.csv "
+        "--samples-file s.bin --result-file r.json",
         "drive --mechanism udp --endpoint 127.0.0.1:9 --pattern short --one-way --request-size 8 "
         "--response-size 0 --iterations 3 --samples-file s.bin --result-file r.json",
     ]

@@ -258,6 +258,17 @@ std::uint64_t ranged(const std::map<std::string, std::string>& flags, const std:
   return v;
 }
 
+// burst's release, load's T0 (11.4.4, 11.5.3): the wall clock's ns since the epoch; at most
+// INT64_MAX (year 2262): a signed timespec.
+void parse_release_at(const std::map<std::string, std::string>& flags, DriveOptions& o) {
+  const auto it = flags.find("--release-at");
+  if (it == flags.end()) return;
+  o.release_at_ns =
+      static_cast<std::int64_t>(parse_unsigned("--release-at", it->second, INT64_MAX));
+  if (o.release_at_ns == 0)
+    throw UsageError("bad value for --release-at: '0' (CLOCK_REALTIME ns, at least 1)");
+}
+
 // load (11.5.2): the schedule's flags; the round-trip and stream counts are a usage error.
 void parse_load(const std::map<std::string, std::string>& flags, DriveOptions& o) {
   for (const char* flag : {"--iterations", "--warmup", "--warmup-samples-file", "--payload",
@@ -271,20 +282,23 @@ void parse_load(const std::map<std::string, std::string>& flags, DriveOptions& o
   if (flags.count("--warmup-ms") != 0) o.warmup_ms = ranged(flags, "--warmup-ms", 0, 3'600'000);
   o.poisson = !choice(flags, "--arrival", "fixed", "poisson");
   o.records_file = nonempty_path(flags, "--records-file");
+  parse_release_at(flags, o);
 }
 
 // A pattern's own flags given with another pattern: a usage error.
 void check_pattern_flags(const std::map<std::string, std::string>& flags, const DriveOptions& o) {
   if (o.pattern != "burst")
-    for (const char* flag : {"--connections", "--connectors", "--processes", "--release-at"})
+    for (const char* flag : {"--connections", "--connectors", "--processes"})
       if (flags.count(flag) != 0)
         throw UsageError(std::string("flag ") + flag + " needs --pattern burst");
   if (o.pattern != "load")
     for (const char* flag : {"--clients", "--rate", "--arrival", "--duration-ms", "--warmup-ms"})
       if (flags.count(flag) != 0)
         throw UsageError(std::string("flag ") + flag + " needs --pattern load");
-  if (o.pattern != "burst" && o.pattern != "load" && flags.count("--records-file") != 0)
-    throw UsageError("flag --records-file needs --pattern burst or load");
+  if (o.pattern != "burst" && o.pattern != "load")
+    for (const char* flag : {"--records-file", "--release-at"})
+      if (flags.count(flag) != 0)
+        throw UsageError(std::string("flag ") + flag + " needs --pattern burst or load");
 }
 
 // Load over sysv-mq names both its queues, request queue first (11.5.5); every other use of a
@@ -317,13 +331,7 @@ void parse_burst(const std::map<std::string, std::string>& flags, DriveOptions& 
     o.processes = static_cast<std::uint32_t>(parse_unsigned("--processes", it->second, 64));
   if (o.processes == 0) throw UsageError("bad value for --processes: 1 ... 64");
   o.records_file = nonempty_path(flags, "--records-file");
-  // The wall clock's ns since the epoch; at most INT64_MAX (year 2262): a signed timespec.
-  if (auto it = flags.find("--release-at"); it != flags.end()) {
-    o.release_at_ns =
-        static_cast<std::int64_t>(parse_unsigned("--release-at", it->second, INT64_MAX));
-    if (o.release_at_ns == 0)
-      throw UsageError("bad value for --release-at: '0' (CLOCK_REALTIME ns, at least 1)");
-  }
+  parse_release_at(flags, o);
 }
 
 DriveOptions parse_drive(const std::vector<std::string>& args) {

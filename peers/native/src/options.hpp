@@ -85,7 +85,8 @@ struct DriveOptions : PeerOptions {
   std::uint32_t connectors = 0;
   std::uint32_t processes = 1;
   std::string records_file;
-  std::int64_t release_at_ns = 0;  // --release-at: CLOCK_REALTIME ns; 0: the barrier releases
+  // --release-at (burst, load): CLOCK_REALTIME ns; 0: the barrier releases, load reads T0 at once
+  std::int64_t release_at_ns = 0;
   // load (11.5): C connections, R requests/s on a fixed or poisson schedule of W + D ms.
   std::uint32_t clients = 0;
   std::uint64_t rate = 0;

@@ -81,7 +81,9 @@ std::string load_json(const LoadReport& l) {
   char rate[32];
   std::snprintf(rate, sizeof rate, "%.1f", l.achieved_per_s);
   j += ", \"achieved_per_s\": " + std::string(rate);
-  return j + ", \"lateness_p99_ns\": " + std::to_string(l.lateness_p99_ns);
+  j += ", \"lateness_p99_ns\": " + std::to_string(l.lateness_p99_ns);
+  if (l.release_late_ns) j += ", \"release_late_ns\": " + std::to_string(*l.release_late_ns);
+  return j;
 }
 
 }  // namespace

@@ -62,6 +62,7 @@ struct LoadReport {
   std::vector<std::pair<std::string, std::uint64_t>> errors;  // kind -> count, counts > 0
   double achieved_per_s = 0;
   std::int64_t lateness_p99_ns = 0;
+  std::optional<std::int64_t> release_late_ns;  // --release-at: T0's wall clock minus NS
 };
 
 struct ClientResult {

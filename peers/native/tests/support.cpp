@@ -18,6 +18,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli.hpp"
+#include "error.hpp"
 #include "payload.hpp"
 
 namespace ipclab::test {
@@ -386,6 +388,15 @@ void expect_payload_vector(const nlohmann::json& v, const std::vector<std::uint8
   std::snprintf(hex, sizeof hex, "0x%016llx",
                 static_cast<unsigned long long>(fnv1a64(got.data(), got.size())));
   EXPECT_EQ(std::string(hex), v.at("fnv1a64").get<std::string>());
+}
+
+std::string usage_error(const std::vector<std::string>& args) {
+  try {
+    parse_command_line(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace ipclab::test

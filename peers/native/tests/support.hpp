@@ -18,6 +18,8 @@ namespace ipclab::test {
 const nlohmann::json& vectors();  // protocol/vectors/vectors.json
 std::vector<std::uint8_t> from_hex(const std::string& hex);
 std::string to_hex(const std::uint8_t* p, std::size_t n);
+// What the peer's parse_command_line refuses `args` with ("" when it accepts them).
+std::string usage_error(const std::vector<std::string>& args);
 
 // A fresh mode-0700 directory, removed (with its files) when destroyed.
 class TempDir {

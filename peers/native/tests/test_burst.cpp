@@ -124,17 +124,8 @@ TEST(BurstCli, ServeFlagsNeedAServerModel) {
                UsageError);
 }
 
-// What parse_command_line refuses args with ("" when it accepts them).
-std::string usage_error(const std::vector<std::string>& args) {
-  try {
-    parse_command_line(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-TEST(BurstCli, ReleaseAtIsAPositiveWallClockTimeForBurstOnly) {
+// Burst's and load's (test_load.cpp has load's); a usage error with another pattern.
+TEST(BurstCli, ReleaseAtIsAPositiveWallClockTime) {
   EXPECT_EQ(std::get<DriveOptions>(parse_command_line(burst_drive())).release_at_ns, 0);
   const auto o = std::get<DriveOptions>(
       parse_command_line(burst_drive({"--release-at", "1767225600000000000"})));
@@ -143,7 +134,7 @@ TEST(BurstCli, ReleaseAtIsAPositiveWallClockTimeForBurstOnly) {
                 .release_at_ns, 1);
   for (const std::string bad : {"0", "-1", "-1767225600000000000", "17e17", "1.5", "now", "",
                                 " 1", "9223372036854775808"}) {
-    const std::string why = usage_error(burst_drive({"--release-at", bad}));
+    const std::string why = test::usage_error(burst_drive({"--release-at", bad}));
     EXPECT_NE(why.find("bad value for --release-at"), std::string::npos) << bad << ": " << why;
     EXPECT_NE(why.find(bad), std::string::npos) << "names the value: " << why;
   }
@@ -151,13 +142,8 @@ TEST(BurstCli, ReleaseAtIsAPositiveWallClockTimeForBurstOnly) {
       "drive", "--mechanism", "tcp", "--endpoint", "127.0.0.1:1", "--request-size", "1",
       "--response-size", "1", "--iterations", "1", "--samples-file", "s", "--result-file", "j",
       "--release-at", "1767225600000000000"};
-  EXPECT_EQ(usage_error(rr), "flag --release-at needs --pattern burst");
-  std::vector<std::string> load = {
-      "drive", "--pattern", "load", "--mechanism", "tcp", "--endpoint", "127.0.0.1:1",
-      "--clients", "1", "--rate", "1", "--duration-ms", "1", "--samples-file", "s",
-      "--records-file", "r", "--result-file", "j", "--release-at", "1"};
-  EXPECT_EQ(usage_error(load), "flag --release-at needs --pattern burst");
-  EXPECT_NE(usage_error({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+  EXPECT_EQ(test::usage_error(rr), "flag --release-at needs --pattern burst or load");
+  EXPECT_NE(test::usage_error({"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
                          "--server-model", "thread", "--connections", "9", "--phases-file", "p",
                          "--release-at", "1"}),
             "");

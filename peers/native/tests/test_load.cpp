@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -123,6 +124,37 @@ TEST(LoadCli, DriveDefaultsAndRefusals) {
                                    "--iterations", "1", "--samples-file", "s", "--result-file",
                                    "j", "--rate", "3"}),
                UsageError);
+}
+
+// --release-at (11.5.3 step 1): load's as burst's, the same values; rr and stream refuse it.
+TEST(LoadCli, ReleaseAtWithLoadAndBurstOnly) {
+  EXPECT_EQ(std::get<DriveOptions>(parse_command_line(load_drive())).release_at_ns, 0);
+  EXPECT_EQ(std::get<DriveOptions>(
+                parse_command_line(load_drive({"--release-at", "1767225600000000000"})))
+                .release_at_ns,
+            1'767'225'600'000'000'000);
+  EXPECT_EQ(std::get<DriveOptions>(
+                parse_command_line(load_drive({"--release-at", "9223372036854775807"})))
+                .release_at_ns,
+            INT64_MAX);
+  for (const std::string bad : {"0", "-1", "1.5", "now", "9223372036854775808"}) {
+    const std::string why = test::usage_error(load_drive({"--release-at", bad}));
+    EXPECT_NE(why.find("bad value for --release-at"), std::string::npos) << bad << ": " << why;
+    EXPECT_NE(why.find(bad), std::string::npos) << "names the value: " << why;
+  }
+  const std::vector<std::string> common = {"drive", "--mechanism", "tcp", "--endpoint",
+                                           "127.0.0.1:1", "--samples-file", "s",
+                                           "--result-file", "j", "--release-at", "1"};
+  for (const std::vector<std::string>& pattern :
+       {std::vector<std::string>{"--request-size", "1", "--response-size", "1", "--iterations",
+                                 "1"},
+        {"--pattern", "rr", "--request-size", "1", "--response-size", "1", "--iterations", "1"},
+        {"--pattern", "stream", "--message-size", "16", "--messages", "4"}}) {
+    auto a = common;
+    a.insert(a.end(), pattern.begin(), pattern.end());
+    EXPECT_EQ(test::usage_error(a), "flag --release-at needs --pattern burst or load")
+        << pattern[0] << " " << pattern[1];
+  }
 }
 
 TEST(LoadCli, ServeTakesOnlyLoadAndItsModelFlags) {

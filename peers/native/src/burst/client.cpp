@@ -6,7 +6,6 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,6 +20,7 @@
 #include "frame.hpp"
 #include "patterns.hpp"  // now_ns
 #include "payload.hpp"
+#include "release_at.hpp"
 
 namespace ipclab::burst {
 
@@ -185,18 +185,9 @@ void stamp_arrival(Shared& shared) {
 // stamps the release on both clocks, read back to back so the orchestrator can place the
 // monotonic records on the agreed wall-clock line.
 void release_at(Shared& shared, std::int64_t at_ns) {
-  const timespec at{static_cast<time_t>(at_ns / 1'000'000'000),
-                    static_cast<long>(at_ns % 1'000'000'000)};
-  ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);  // the default 50 µs would all be lateness
-  // Returns at once when at_ns is past; a signal's handler must not cut the wait short.
-  while (::clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, nullptr) == EINTR) {
-  }
-  timespec wall{};
-  ::clock_gettime(CLOCK_REALTIME, &wall);
-  shared.release.store(now_ns(), std::memory_order_relaxed);
-  const std::int64_t late =
-      static_cast<std::int64_t>(wall.tv_sec) * 1'000'000'000 + wall.tv_nsec - at_ns;
-  shared.release_late = late > 0 ? late : 0;  // < 0 only if the wall clock stepped back since
+  const WallRelease r = sleep_until_wall_clock(at_ns);
+  shared.release.store(r.monotonic_ns, std::memory_order_relaxed);
+  shared.release_late = r.late_ns;
 }
 
 void* connector_main(void* arg) {

@@ -139,10 +139,11 @@ void Client::connect_all(const detail::ResolvedAddress& to) {
   open_ = conns_.size();
 }
 
-// T0, then until every connection has had its END_ACK or died.
+// T0 (with --release-at, once the wall clock reads it), then until every connection has had its
+// END_ACK or died.
 void Client::run() {
   ::prctl(PR_SET_TIMERSLACK, 1UL);  // sleeps end when asked, not up to 50 µs later
-  t0_ = now_ns();
+  t0_ = read_t0(o_, run_);
   for (Conn& c : conns_)
     if (c.next >= total()) send_end(c);  // a connection the schedule gives no request
   std::int64_t next_check = t0_ + kCheckNs;

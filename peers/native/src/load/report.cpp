@@ -4,6 +4,8 @@
 #include <map>
 
 #include "load/schedule.hpp"
+#include "patterns.hpp"  // now_ns
+#include "release_at.hpp"
 
 namespace ipclab::load {
 
@@ -17,6 +19,15 @@ Run plan_run(const DriveOptions& o) {
   run.records.resize(run.offsets.size());
   run.clients = o.clients;
   return run;
+}
+
+std::int64_t read_t0(const DriveOptions& o, Run& run) noexcept {
+  if (o.release_at_ns == 0) return now_ns();
+  // Hosts spreading one case's connections start their schedules together (each schedule's
+  // offsets count from its own T0); a host whose set-up ran past the instant shows it as lateness.
+  const WallRelease release = sleep_until_wall_clock(o.release_at_ns);
+  run.release_late_ns = release.late_ns;
+  return release.monotonic_ns;
 }
 
 void publish(const Run& run, const DriveOptions& o, Recorder& recorder) {
@@ -86,6 +97,7 @@ LoadReport summarise(const Run& run, const DriveOptions& o) {
   const std::int64_t span = last - run.warmup_ns;
   r.achieved_per_s = last != kEmpty && span > 0 ? static_cast<double>(r.ok) * 1e9 / span : 0.0;
   r.lateness_p99_ns = lateness_p99(run);
+  r.release_late_ns = run.release_late_ns;
   return r;
 }
 

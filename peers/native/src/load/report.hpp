@@ -1,8 +1,10 @@
 // load (PROTOCOL.md 11.5.3, "Files"): what the client keeps per request, and what it becomes:
-// the records CSV, the samples and the result's figures. Internal to load/.
+// the records CSV, the samples and the result's figures; and T0, which every load client reads
+// alike (step 1). Internal to load/.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +30,7 @@ struct Run {
   std::vector<RequestRecord> records;
   std::int64_t warmup_ns = 0;  // requests with an offset below it are the warm-up
   std::uint32_t clients = 1;
+  std::optional<std::int64_t> release_late_ns;  // --release-at: T0's wall clock minus NS
   bool measured(std::size_t k) const noexcept { return offsets[k] >= warmup_ns; }
 };
 
@@ -36,6 +39,9 @@ inline constexpr std::string_view kLoadRecordsHeader =
 
 // The schedule of these options (warm-up and duration) with a record per request, not taken.
 Run plan_run(const DriveOptions& o);
+// T0 (11.5.3 step 1), once set-up is done: now, or with --release-at once the wall clock reads
+// it (its lateness kept in run for the result file).
+std::int64_t read_t0(const DriveOptions& o, Run& run) noexcept;
 // After the schedule ran: the records file, the samples and the result's figures.
 void publish(const Run& run, const DriveOptions& o, Recorder& recorder);
 

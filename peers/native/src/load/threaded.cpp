@@ -83,7 +83,8 @@ void run_threaded(Run& run, std::vector<std::unique_ptr<Connection>>& conns,
     threads.emplace_back([&, i, t0] {
       corrupted[i] = drive_connection(*conns[i], i, run, t0.get(), verdict, end_call);
     });
-  start.set_value(now_ns());  // T0: every connection made, every payload prepared
+  // T0: every connection made, every payload prepared, every thread waiting for it.
+  start.set_value(read_t0(o, run));
   for (std::thread& t : threads) t.join();
   publish(run, o, recorder);
   std::uint64_t sum = 0;

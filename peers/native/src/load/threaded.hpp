@@ -54,9 +54,10 @@ class Connection {
   virtual std::uint64_t finish() = 0;
 };
 
-// Runs run's schedule over conns (made already: T0 is read here), one thread per connection;
-// then writes the records file, the samples and the result's figures, and throws the first
-// failure (a non-zero corrupted sum included). end_call names the closing call in errors.
+// Runs run's schedule over conns (made already: T0 is read here, with --release-at once the wall
+// clock reads it), one thread per connection; then writes the records file, the samples and the
+// result's figures, and throws the first failure (a non-zero corrupted sum included). end_call
+// names the closing call in errors.
 void run_threaded(Run& run, std::vector<std::unique_ptr<Connection>>& conns,
                   const DriveOptions& o, Recorder& recorder, std::string_view end_call);
 
