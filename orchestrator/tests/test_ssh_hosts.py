@@ -33,7 +33,9 @@ def test_hosts_table_is_validated_naming_the_key(tmp_path):
         ({"server": "telnet://x"}, "hosts.server: 'telnet://x' is not"),
         ({"server": "ssh://x", "server_address": "10.0.0.1"}, "hosts.path: None must be"),
         ({"server": "ssh://x", "path": "/p", "server_address": "lab"}, "hosts.server_address: 'lab'"),
-        ({"client": "ssh://x"}, "one client runs here; a burst.s clients are spread"),
+        ({"client": "ssh://x"}, "hosts.client needs hosts.server on another host too"),
+        ({"server": "ssh://x", "path": "/p", "server_address": "10.0.0.1", "client": "x"},
+         "hosts.client: 'x' is not"),
         ({"sever": "ssh://x"}, "unknown key 'hosts.sever'"),
     ]:
         with pytest.raises(UserError, match=message):
@@ -80,6 +82,8 @@ def test_with_client_hosts_only_a_burst_runs_and_it_spreads_over_them(tmp_path):
     assert [(c.pattern, c.skip_status) for c in spread] == [("rr", "not-applicable"),
                                                             ("burst", None)]
     assert "only a burst or a load spreads its clients over hosts" in spread[0].skip_reason
+    named = marked({**table, "clients": ["ssh://a"], "client": "ssh://c"})
+    assert [(c.pattern, c.skip_status) for c in named] == [("rr", None), ("burst", None)]
     parsed = hosts.parse_hosts({**table, "clients": ["ssh://a", "ssh://u@b:2200"]}, "s.toml")
     assert [(c["target"], c["port"]) for c in parsed["clients"]] == [("a", None), ("u@b", 2200)]
     for raw, message in [({**table, "clients": "ssh://a"}, "must be a list"),

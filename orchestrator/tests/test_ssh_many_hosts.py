@@ -37,6 +37,7 @@ def test_a_burst_from_five_client_hosts(tmp_path):
         _every_connection_accounted_for(out, done.stdout)
         _settled(lab, "the run")
         _load_from_three_client_hosts(lab, scratch, scenario, tmp_path)
+        _round_trips_from_a_client_host(lab, scratch, scenario, tmp_path)
         _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path)
         _settled(lab, "the dropped connection")
         _sync(lab, scratch, scenario, tmp_path)
@@ -88,6 +89,20 @@ def _load_from_three_client_hosts(lab, scratch, scenario, tmp_path):
     assert record["achieved_per_s"] == pytest.approx(sum(h["rate_per_s"] for h in hosts))
     assert record["achieved_per_s"] > 0.9 * 3000, record["achieved_per_s"]
     assert record["requests_ok"] == sum(h["ok"] for h in hosts)
+
+
+def _round_trips_from_a_client_host(lab, scratch, scenario, tmp_path):
+    """hosts.client: an rr and a short case's one client runs on client-5 (its files fetched
+    from there), the server on the server host."""
+    named = tmp_path / "named.toml"
+    named.write_text(scenario.read_text().replace("clients = [", 'client = "ssh://client-5"\nclients = ['))
+    out = tmp_path / "rr"
+    done = lab.ipclab(scratch, "run", str(named), "--pattern", "rr,short", "--iterations", "200",
+                      "--request-size", "64", "--response-size", "64", "--out", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads((out / "run.json").read_text())
+    assert [r["status"] for r in document["results"]] == ["ok", "ok"], document["results"]
+    assert document["environment"]["hosts"]["client"]["host"] == "ssh://client-5"
 
 
 def _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path):

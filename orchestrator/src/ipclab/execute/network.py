@@ -100,12 +100,13 @@ class Network:
 def case_network(run, mech, remote=None):
     """The case's Network for `mech`, made before the server starts and removed after the case
     (also on Ctrl-C or a failure: the namespaces go in `finally`). With `remote` (places.Remote)
-    the server runs on the other host and the client here, or a burst's clients on the client
-    hosts."""
+    the server runs on the other host and the client here or on hosts.client, or a burst's or a
+    load's clients on the client hosts."""
     link = parse(run.link, "run.link")
     ip = mech.endpoint in IP_ENDPOINTS
     if remote is not None and mech.endpoint == "inet":
-        yield Network(client=LOCAL, server=remote.server_place, clients=remote.client_places)
+        yield Network(client=remote.client_place, server=remote.server_place,
+                      clients=remote.client_places)
         return
     if not ip or (link == LOOPBACK and not run.wire_bytes):
         yield Network()

@@ -64,6 +64,9 @@ class Place:
         """Whether this place's files are the orchestrator's own (no namespace, no other host)."""
         return self.netns is None
 
+    # Whether a peer here writes its files into this host's file system (a namespace shares it).
+    own_files = True
+
     def describe(self):
         return f"netns {self.netns} ({self.address})" if self.netns else "local"
 
@@ -118,6 +121,8 @@ class SshPlace(Place):
     def case_file(self, path):
         return self._cat(self.there(path))
 
+    own_files = False
+
     def describe(self):
         return f"ssh {self.target} ({self.address})"
 
@@ -136,13 +141,15 @@ class Remote:
         common = ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"])
                                            if hosts.get("ssh_config") else ())]
         self.server = Master(hosts, common, Path(private_dir) / "ssh-server.log", "hosts.server")
+        self.client = Master(hosts["client"], common, Path(private_dir) / "ssh-client.log",
+                             "hosts.client") if hosts.get("client") else None
         self.clients = [Master(h, common, Path(private_dir) / f"ssh-client-{i}.log",
                                "hosts.clients") for i, h in enumerate(hosts.get("clients") or [])]
         self.notes, self.environment = [], {}
 
     @property
     def masters(self):
-        return [self.server, *self.clients]
+        return [self.server, *([self.client] if self.client else []), *self.clients]
 
     def place(self, master, address):
         return SshPlace(address=address, target=master.target, ssh_options=master.peer_options,
@@ -155,9 +162,18 @@ class Remote:
         return self.place(self.server, self.hosts["server_address"])
 
     @property
+    def client_place(self):
+        """Where a case's one client runs: hosts.client, else here."""
+        return self.place(self.client, self._host_of(self.client)) if self.client else LOCAL
+
+    @staticmethod
+    def _host_of(master):
+        return master.target.rsplit("@", 1)[-1]
+
+    @property
     def client_places(self):
         """Where a burst's clients run, one per client host (none: here)."""
-        return tuple(self.place(m, m.target.rsplit("@", 1)[-1]) for m in self.clients)
+        return tuple(self.place(m, self._host_of(m)) for m in self.clients)
 
     def run(self, argv):
         return self.server.run(argv)
@@ -194,8 +210,10 @@ class Remote:
                                   f"{remote_rev or 'unknown'}, this one at {local or 'unknown'}: "
                                   f"the peers may not run the same code")
         self.environment = {"server": {**described[0], "address": self.hosts["server_address"]}}
+        if self.client:
+            self.environment["client"] = described[1]
         if self.clients:
-            self.environment["clients"] = described[1:]
+            self.environment["clients"] = described[-len(self.clients):]
 
     def __exit__(self, *exc):
         for master in self.masters:

@@ -142,11 +142,13 @@ class Runner:
             client = self._start_client(case, cpus, case_dir, endpoint, target, run, net, counted)
             server_died = self._watch(client, server, ready["endpoint"] if ready else "",
                                       case_timeout(case, run), run.io_timeout)
-            if net.clients:
+            if isinstance(client, spread.ClientGroup):
                 spread.merge(client, case_dir, part)
+            elif not net.client.own_files:  # hosts.client: its files come back over ssh
+                spread.fetch_back(net.client, case_dir)
             if part and server:
                 part.finish(server, case_dir)
-            time_wait, time_wait_note = _time_wait(case, mech, ready, net.clients or (net.client,))
+            time_wait, time_wait_note = _time_wait(case, mech, ready, spread.places_of(client, net))
             self._stop(client, server)
             outcome = _judge(case, client, server, ready, server_died, case_dir,
                              expected_samples(case, run))
@@ -170,7 +172,8 @@ class Runner:
     def _start_client(self, case, cpus, case_dir, endpoint, target, run, net, counted):
         """The case's client here (or where the link puts it), or its clients spread over the
         client hosts (spread.py: unpinned, each writing its files there)."""
-        if net.clients:
+        part = part_of(case)
+        if net.clients and part and patterns.of(case.pattern).spreads:
             def start_one(place, share_case, share_run, folder, extra):
                 return self._start(share_case, "client", None, folder, (),
                                    [*target, *_drive_flags(share_case, share_run, folder), *extra],

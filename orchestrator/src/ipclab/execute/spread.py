@@ -145,3 +145,23 @@ def merge(group, case_dir, part):
 def _write_error(case_dir, message, kind=None):
     (case_dir / "result.json").write_text(json.dumps(
         {"status": "error", "error_kind": kind or "io", "error": message}))
+
+
+def places_of(client, net):
+    """Where a case's clients ran: each host of a ClientGroup, else the network's client."""
+    return [place for place, _, _, _ in client.members] if isinstance(client, ClientGroup) \
+        else [net.client]
+
+
+CLIENT_FILES = ("result.json", "samples.i64", "warmup.i64", "records.csv")
+
+
+def fetch_back(place, case_dir):
+    """The files a case's one client on another host (hosts.client) wrote, brought into case_dir
+    where the runner reads them; one it did not write stays missing (its absence is judged
+    there, as for a client here)."""
+    for name in CLIENT_FILES:
+        try:
+            (case_dir / name).write_bytes(place.case_file(case_dir / name))
+        except OSError:
+            continue

@@ -1,5 +1,6 @@
 """A scenario's [hosts] table, validated: where the server runs (here, or on another host reached
-with OpenSSH), the hosts a burst's clients are spread over, where their checkout is
+with OpenSSH), where a case's one client runs, the hosts a burst's or a load's clients are
+spread over, where their checkout is
 (execute/places.py starts peers there), and an existing message broker to use instead of one per
 round (PROTOCOL.md 4.7)."""
 import ipaddress
@@ -37,15 +38,12 @@ def parse_hosts(raw, source):
     for key in raw:
         if key not in HOST_KEYS:
             raise UserError(f"{source}: unknown key 'hosts.{key}' (known: {', '.join(HOST_KEYS)})")
-    client = raw.get("client", "local")
-    if client != "local":
-        raise UserError(f"{source}: hosts.client: {client!r}: one client runs here; a burst's "
-                        f"clients are spread over other hosts with hosts.clients = [\"ssh://…\", …]")
     server = raw.get("server", "local")
     if server == "local":
-        if raw.get("clients") is not None:
-            raise UserError(f"{source}: hosts.clients needs hosts.server on another host too "
-                            f"(the clients' hosts reach it at hosts.server_address)")
+        for key in ("client", "clients"):
+            if raw.get(key) not in (None, "local"):
+                raise UserError(f"{source}: hosts.{key} needs hosts.server on another host too "
+                                f"(the client hosts reach it at hosts.server_address)")
         return {}
     match = _SSH_URL.match(str(server))
     if not match:
@@ -65,7 +63,19 @@ def parse_hosts(raw, source):
         raise UserError(f"{source}: hosts.ssh_config: {config!r}: no such file")
     return {"source": source, **_destination(server, match), "path": path,
             "server_address": address, "ssh_config": str(config) if config else None,
+            "client": _client(raw.get("client", "local"), source),
             "clients": _clients(raw.get("clients"), source)}
+
+
+def _client(url, source):
+    """hosts.client: the host a case's one client runs on (None: here)."""
+    if url == "local":
+        return None
+    match = _SSH_URL.match(str(url))
+    if not match:
+        raise UserError(f"{source}: hosts.client: {url!r} is not \"local\" or "
+                        f"\"ssh://[user@]host[:port]\"")
+    return _destination(url, match)
 
 
 def _destination(url, match):

@@ -91,7 +91,9 @@ def mark(cases, run, catalog, hosts=None):
     for case in cases:
         reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run,
                                                          hosts)
-        if not reason and not case.skip_status and (hosts or {}).get("clients"):
+        spreads = patterns.of(case.pattern).spreads
+        if not reason and not case.skip_status and (hosts or {}).get("clients") \
+                and (spreads or not hosts.get("client")):
             reason = why_not_spread(case, catalog, len(hosts["clients"]))
         out.append(replace(case, skip_status="not-applicable", skip_reason=reason)
                    if reason else case)
@@ -104,8 +106,8 @@ def why_not_spread(case, catalog, hosts):
     client and a request per second for each host."""
     if not patterns.of(case.pattern).spreads:
         return (f"{case.pattern} with hosts.clients: only a burst or a load spreads its clients "
-                f"over hosts (run the {case.pattern} cases from a scenario without "
-                f"hosts.clients: one client, here)")
+                f"over hosts; the one client of the other patterns runs on hosts.client, none "
+                f"is named (or here, from a scenario without hosts.clients)")
     lang = catalog.languages[case.client]
     if case.pattern not in lang.release_at:
         return (f"the {lang.display} {case.pattern} client cannot be released at an agreed "
