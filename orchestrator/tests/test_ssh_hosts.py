@@ -336,3 +336,19 @@ def _wait_listening(netns, sshd, timeout=10.0):
 def _pids(netns):
     out = subprocess.run(["ip", "netns", "pids", netns], capture_output=True, text=True).stdout
     return [int(p) for p in out.split()]
+
+
+def test_wire_bytes_between_hosts_are_counted_where_the_client_runs():
+    from ipclab.execute import network, wire
+    from ipclab.plan.scenario import RunSettings
+    rules = wire.ruleset("10.0.0.2", ssh_port=2222)
+    assert "ip daddr 10.0.0.2 tcp dport 2222 return" in rules
+    assert rules.index("tcp sport 2222 return") < rules.index("counter name resp_conn")
+    assert "return" not in wire.ruleset("10.0.0.2")
+    table = {"server": "ssh://s", "path": "/p", "server_address": "10.0.0.2", "source": "s.toml"}
+    shaped = RunSettings(link="veth:100mbit")
+    with pytest.raises(UserError, match="a link with the server on another host"):
+        network.check_machine(shaped, hosts=table)
+    with pytest.raises(UserError, match="--wire-bytes with hosts.clients is not supported"):
+        network.check_machine(RunSettings(wire_bytes=True), hosts={**table, "clients": [{}]})
+    network.check_machine(RunSettings(wire_bytes=True), hosts={**table, "client": {}})

@@ -103,6 +103,23 @@ def _round_trips_from_a_client_host(lab, scratch, scenario, tmp_path):
     document = json.loads((out / "run.json").read_text())
     assert [r["status"] for r in document["results"]] == ["ok", "ok"], document["results"]
     assert document["environment"]["hosts"]["client"]["host"] == "ssh://client-5"
+    # Bytes on the wire between hosts: counted on client-5, then here (the ops namespace, whose
+    # ssh connection to the server host is not counted): 16 B a call is 92 B each way over tcp.
+    text = scenario.read_text()
+    start = text.index("clients = [")
+    alone = text[:start] + text[text.index("]", start) + 1:]  # no hosts.clients: one client
+    for label, text in (("there", alone.replace("[hosts]", '[hosts]\nclient = "ssh://client-5"')),
+                        ("here", alone)):
+        counted = tmp_path / f"wire-{label}.toml"
+        counted.write_text(text)
+        out = tmp_path / f"wire-{label}"
+        done = lab.ipclab(scratch, "run", str(counted), "--pattern", "rr", "--iterations", "300",
+                          "--request-size", "16", "--response-size", "16", "--wire-bytes",
+                          "--out", str(out))
+        assert done.returncode == 0, done.stdout + done.stderr
+        (row,) = csv.DictReader(open(out / "cases.csv"))
+        assert (float(row["wire_req_bytes"]), float(row["wire_resp_bytes"])) == \
+            pytest.approx((92, 92), abs=2), (label, row["wire_req_bytes"], row["wire_resp_bytes"])
 
 
 def _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path):

@@ -72,7 +72,7 @@ def test_counters_equal_a_tcpdump_capture(catalog, monkeypatch, tmp_path, link, 
 
     def captured(counters, run_pair):
         pcap = tmp_path / f"pair{len(captures)}.pcap"
-        dump = subprocess.Popen(["ip", "netns", "exec", counters.netns, "tcpdump", "-i", device,
+        dump = subprocess.Popen(["ip", "netns", "exec", counters.place.netns, "tcpdump", "-i", device,
                                  "-n", "--immediate-mode", "-U", "-s", "96", "-w", str(pcap), "ip"],
                                 stderr=subprocess.PIPE, text=True)
         assert "listening on" in dump.stderr.readline()
@@ -81,7 +81,7 @@ def test_counters_equal_a_tcpdump_capture(catalog, monkeypatch, tmp_path, link, 
         finally:
             dump.terminate()
             dump.wait(10)
-        server = _server_address(counters.netns)
+        server = _server_address(counters.place.netns)
         captures.append((_sums(pcap, server), outcome.wire_total))
         return outcome
 

@@ -44,9 +44,14 @@ class LinkError(Exception):
 def check_machine(run, where="--link", hosts=None):
     """Before anything runs: a run that needs namespaces must be root and have the tools; a delay
     needs netem. Each problem is one UserError saying what to do."""
-    if hosts and needs_namespaces(run):
-        raise UserError(f"{where}: a link or wire bytes with the server on another host "
+    if hosts and parse(run.link, "run.link") != LOOPBACK:
+        raise UserError(f"{where}: a link with the server on another host "
                         f"({hosts['server']}) is not supported: the link between hosts is real")
+    if hosts and run.wire_bytes and hosts.get("clients"):
+        raise UserError("--wire-bytes with hosts.clients is not supported: a case's bytes are "
+                        "counted where its one client runs")
+    if hosts and run.wire_bytes and hosts.get("client"):
+        return  # counted on the client's host, as root there (a failure fails the case)
     if not needs_namespaces(run):
         return
     link = parse(run.link, "run.link")
@@ -89,6 +94,8 @@ class Network:
     counting_netns: str | None = None   # where wire.py installs its counters; None: not counted
     names: tuple = ()                   # namespaces to delete at the end
     clients: tuple = ()                 # client hosts a burst is spread over (spread.py), or none
+    counting_host: Place | None = None  # wire bytes between hosts: where the client runs
+    ssh_port: int | None = None         # ... and the server host's ssh port, not counted
 
     def describe(self):
         if not self.names:
@@ -105,8 +112,11 @@ def case_network(run, mech, remote=None):
     link = parse(run.link, "run.link")
     ip = mech.endpoint in IP_ENDPOINTS
     if remote is not None and mech.endpoint == "inet":
+        counted = run.wire_bytes and not remote.client_places
         yield Network(client=remote.client_place, server=remote.server_place,
-                      clients=remote.client_places)
+                      clients=remote.client_places,
+                      counting_host=remote.client_place if counted else None,
+                      ssh_port=remote.server_ssh_port if counted else None)
         return
     if not ip or (link == LOOPBACK and not run.wire_bytes):
         yield Network()

@@ -146,6 +146,7 @@ class Remote:
         self.clients = [Master(h, common, Path(private_dir) / f"ssh-client-{i}.log",
                                "hosts.clients") for i, h in enumerate(hosts.get("clients") or [])]
         self.notes, self.environment = [], {}
+        self.server_ssh_port = None
 
     @property
     def masters(self):
@@ -185,6 +186,7 @@ class Remote:
         try:
             for master in self.masters:
                 master.start(self.hosts["source"])
+            self.server_ssh_port = self.server.ssh_port()  # not counted as the peers' bytes
             self._describe()
         except BaseException:
             self.__exit__()

@@ -88,22 +88,27 @@ class Runner:
             mech = self.catalog.mechanism(case.mechanism)
             with network.case_network(self.scenario.run, mech, self.remote) as net:
                 counters = wire.Counters(net)
-                run = self.scenario.run
-                outcome = counters.around(lambda: self._run_in(case, case_dir, run, net))
-                explaining = self._explains(case)
-                if (counters.active or explaining) and outcome.status == "ok":
-                    one = explain.calibration_run(case, run)
-                    calibration = counters.around(lambda: self._pair(
-                        case, case_dir / "calibration", one, net, counted=False))
-                    if counters.active:
-                        wire.attach(outcome, calibration, case, self.scenario.run)
-                    if explaining:
-                        explain.count(case, case_dir, (outcome, calibration), (run, one),
-                                      lambda d, r: self._pair(case, case_dir / d, r, net),
-                                      mech.copies)
-                return outcome
+                try:
+                    return self._counted(case, case_dir, mech, net, counters)
+                finally:
+                    counters.close()
         except network.LinkError as e:
             return Outcome(case, "failed", f"link {self.scenario.run.link}: {e}")
+
+    def _counted(self, case, case_dir, mech, net, counters):
+        run = self.scenario.run
+        outcome = counters.around(lambda: self._run_in(case, case_dir, run, net))
+        explaining = self._explains(case)
+        if (counters.active or explaining) and outcome.status == "ok":
+            one = explain.calibration_run(case, run)
+            calibration = counters.around(lambda: self._pair(
+                case, case_dir / "calibration", one, net, counted=False))
+            if counters.active:
+                wire.attach(outcome, calibration, case, run)
+            if explaining:
+                explain.count(case, case_dir, (outcome, calibration), (run, one),
+                              lambda d, r: self._pair(case, case_dir / d, r, net), mech.copies)
+        return outcome
 
     def _explains(self, case):
         """Whether this case is counted (--explain, where it applies: explain.py)."""

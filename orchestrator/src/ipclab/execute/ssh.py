@@ -79,6 +79,16 @@ class Master:
         """The local argv that runs ARGV on the host over the master."""
         return ["ssh", *self.options, self.target, "--", shlex.join(argv)]
 
+    def ssh_port(self):
+        """The TCP port ssh reaches the host on, as its config resolves it (`ssh -G`)."""
+        done = subprocess.run(["ssh", "-G", *self.options, self.target], capture_output=True,
+                              text=True, stdin=subprocess.DEVNULL)
+        for line in done.stdout.splitlines():
+            key, _, value = line.partition(" ")
+            if key == "port" and value.isdigit():
+                return int(value)
+        return 22
+
     @property
     def peer_options(self):
         """Options of a peer's own ssh: over the master, never a master itself."""

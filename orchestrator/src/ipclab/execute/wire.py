@@ -1,7 +1,9 @@
 """Bytes on the wire per call (`--wire-bytes`), counted by the kernel, never estimated.
 
-The pair runs in private network namespaces (network.py); an nftables table in the client's
-namespace counts every IPv4 packet to the server's address (output hook: requests) and from it
+The pair runs in private network namespaces (network.py), or on two hosts (the server's over
+ssh, the client here or on its own host: the table then sits in that host's namespace, skips the
+ssh connection to the server's host, and is deleted after the case); an nftables table in the
+client's namespace counts every IPv4 packet to the server's address (output hook: requests) and from it
 (input hook: responses), bytes as the IP layer sees them (L3: IP header and all), and separately
 those with SYN, FIN or RST set (connection set-up and tear-down).
 
@@ -21,6 +23,7 @@ import subprocess
 from dataclasses import replace
 
 from ipclab.execute.network import LinkError
+from ipclab.execute.places import Place
 from ipclab.plan import patterns
 
 COUNTERS = ("req", "resp", "req_conn", "resp_conn")
@@ -28,8 +31,11 @@ FIELDS = ("wire_req_bytes", "wire_resp_bytes", "wire_packets_per_call", "wire_co
           "app_req_bytes", "app_resp_bytes")
 
 
-def ruleset(server_address):
-    """The nftables table (counters named in COUNTERS) for traffic with `server_address`."""
+def ruleset(server_address, ssh_port=None):
+    """The nftables table (counters named in COUNTERS) for traffic with `server_address`; with
+    `ssh_port`, the ssh connection to the server's host (its peer's channel) is not counted."""
+    skip_out = f"ip daddr {server_address} tcp dport {ssh_port} return\n    " if ssh_port else ""
+    skip_in = f"ip saddr {server_address} tcp sport {ssh_port} return\n    " if ssh_port else ""
     return f"""table ip ipclab {{
   counter req {{ }}
   counter resp {{ }}
@@ -37,12 +43,12 @@ def ruleset(server_address):
   counter resp_conn {{ }}
   chain out {{
     type filter hook output priority 0;
-    ip daddr {server_address} tcp flags & (syn | fin | rst) != 0 counter name req_conn
+    {skip_out}ip daddr {server_address} tcp flags & (syn | fin | rst) != 0 counter name req_conn
     ip daddr {server_address} counter name req
   }}
   chain in {{
     type filter hook input priority 0;
-    ip saddr {server_address} tcp flags & (syn | fin | rst) != 0 counter name resp_conn
+    {skip_in}ip saddr {server_address} tcp flags & (syn | fin | rst) != 0 counter name resp_conn
     ip saddr {server_address} counter name resp
   }}
 }}
@@ -50,20 +56,30 @@ def ruleset(server_address):
 
 
 class Counters:
-    """The counters of one case's network (a no-op when the case is not counted)."""
+    """The counters of one case's network (a no-op when the case is not counted): in the
+    client's private namespace (removed with it), or on the client's host when the server is on
+    another one (network.Network.counting_host: this host or the client's over ssh, the table
+    deleted at `close`)."""
 
     def __init__(self, net):
-        self.netns = net.counting_netns
-        if self.netns:
-            _nft(self.netns, ["-f", "-"], ruleset(net.server.address))
+        self.place = Place(netns=net.counting_netns) if net.counting_netns else net.counting_host
+        self.shared = net.counting_netns is None  # a host's own tables: ours to delete
+        if self.place is not None:
+            if self.shared:
+                _nft(self.place, ["delete", "table", "ip", "ipclab"], check=False)  # a leftover
+            _nft(self.place, ["-f", "-"], ruleset(net.server.address, net.ssh_port))
 
     @property
     def active(self):
-        return self.netns is not None
+        return self.place is not None
+
+    def close(self):
+        if self.active and self.shared:
+            _nft(self.place, ["delete", "table", "ip", "ipclab"], check=False)
 
     def read(self):
         """{counter: [packets, bytes]} now."""
-        data = json.loads(_nft(self.netns, ["-j", "list", "counters", "table", "ip", "ipclab"]))
+        data = json.loads(_nft(self.place, ["-j", "list", "counters", "table", "ip", "ipclab"]))
         found = {item["counter"]["name"]: [item["counter"]["packets"], item["counter"]["bytes"]]
                  for item in data.get("nftables", []) if "counter" in item}
         return {name: found.get(name, [0, 0]) for name in COUNTERS}
@@ -147,9 +163,9 @@ def _median(values):
     return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
 
 
-def _nft(netns, args, stdin=None):
-    done = subprocess.run(["ip", "netns", "exec", netns, "nft", *args], input=stdin,
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise LinkError(f"nft {' '.join(args)} in {netns}: {done.stderr.strip()[:200]}")
+def _nft(place, args, stdin=None, check=True):
+    done = subprocess.run(place.plain_command(["nft", *args]), input=stdin, capture_output=True,
+                          text=True)
+    if done.returncode != 0 and check:
+        raise LinkError(f"nft {' '.join(args)} in {place.describe()}: {done.stderr.strip()[:200]}")
     return done.stdout
