@@ -84,11 +84,19 @@ def test_with_client_hosts_only_a_burst_runs_and_it_spreads_over_them(tmp_path):
     assert "only a burst or a load spreads its clients over hosts" in spread[0].skip_reason
     named = marked({**table, "clients": ["ssh://a"], "client": "ssh://c"})
     assert [(c.pattern, c.skip_status) for c in named] == [("rr", None), ("burst", None)]
-    parsed = hosts.parse_hosts({**table, "clients": ["ssh://a", "ssh://u@b:2200"]}, "s.toml")
-    assert [(c["target"], c["port"]) for c in parsed["clients"]] == [("a", None), ("u@b", 2200)]
+    parsed = hosts.parse_hosts({**table, "clients": ["ssh://a", {"host": "ssh://u@b:2200",
+                                                                 "path": "/opt/ipclab"}]}, "s.toml")
+    assert [(c["target"], c["port"], c["path"]) for c in parsed["clients"]] == [
+        ("a", None, "/srv/ipclab"), ("u@b", 2200, "/opt/ipclab")]
+    assert [role for _, role in hosts.every_host({**parsed, "client": parsed["clients"][0]})] == [
+        "hosts.server", "hosts.client", "hosts.clients", "hosts.clients"]
     for raw, message in [({**table, "clients": "ssh://a"}, "must be a list"),
                          ({**table, "clients": ["ssh://a", "ssh://a"]}, "named twice"),
                          ({**table, "clients": ["a"]}, "'a' is not"),
+                         ({**table, "clients": [{"host": "ssh://a", "path": "rel"}]},
+                          "path 'rel' must be the absolute path"),
+                         ({**table, "clients": [{"host": "ssh://a", "dir": "/x"}]},
+                          "unknown key 'dir'"),
                          ({"clients": ["ssh://a"]}, "needs hosts.server on another host")]:
         with pytest.raises(UserError, match=message):
             hosts.parse_hosts(raw, "s.toml")

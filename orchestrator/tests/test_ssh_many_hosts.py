@@ -157,18 +157,21 @@ def _sync(lab, scratch, scenario, tmp_path):
     """`ipclab hosts sync --no-build` to a path with no checkout yet: each host says where it
     is, and the checkout there is at this commit (the hosts share this file system: the first
     clones it, the others fetch into it)."""
-    synced = tmp_path / "synced"
+    synced, own = tmp_path / "synced", tmp_path / "own"  # client-1's checkout is elsewhere
     moved = tmp_path / "synced.toml"
-    moved.write_text(scenario.read_text().replace(f'path = "{ROOT}"', f'path = "{synced}"'))
+    moved.write_text(scenario.read_text().replace(f'path = "{ROOT}"', f'path = "{synced}"')
+                     .replace('"ssh://client-1"', f'{{ host = "ssh://client-1", path = "{own}" }}'))
     done = lab.ipclab(scratch, "hosts", "sync", str(moved), "--no-build")
     assert done.returncode == 0, done.stdout + done.stderr
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
                           text=True, check=True).stdout.strip()
     for name in NAMES:
-        assert f"ssh://{name}: {synced} is at {head[:12]}" in done.stdout, done.stdout
-    there = subprocess.run(["git", "-C", str(synced), "rev-parse", "HEAD"], capture_output=True,
-                           text=True, check=True).stdout.strip()
-    assert there == head
+        path = own if name == "client-1" else synced
+        assert f"ssh://{name}: {path} is at {head[:12]}" in done.stdout, done.stdout
+    for path in (synced, own):
+        there = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], check=True,
+                               capture_output=True, text=True).stdout.strip()
+        assert there == head
 
 
 def _hosts_check(lab, scratch, scenario):

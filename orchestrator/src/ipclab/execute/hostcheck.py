@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ipclab.common.errors import UserError
 from ipclab.execute.ssh import Master
+from ipclab.plan.hosts import every_host
 
 PROBES = 8
 FACTS = {"kernel": ["uname", "-rm"], "cpus": ["nproc"],
@@ -45,8 +46,7 @@ def check(hosts, catalog, private_dir, backlog=None):
     if hosts:
         common = ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"])
                                            if hosts.get("ssh_config") else ())]
-        for i, (host, role) in enumerate([(hosts, "hosts.server"),
-                                          *((c, "hosts.clients") for c in hosts["clients"])]):
+        for i, (host, role) in enumerate(every_host(hosts)):
             master = Master(host, common, Path(private_dir) / f"ssh-check-{i}.log", role)
             rows.append(_remote_row(master, hosts, catalog))
     for row in rows:
@@ -59,7 +59,7 @@ def _local_run(argv):
 
 
 def _remote_row(master, hosts, catalog):
-    row = HostRow(master.name, hosts["path"])
+    row = HostRow(master.name, master.host["path"])
     try:
         master.start(hosts["source"])
         _describe(row, master.run, catalog)

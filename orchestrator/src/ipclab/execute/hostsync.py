@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ipclab.common.errors import UserError
 from ipclab.execute.ssh import Master
+from ipclab.plan.hosts import every_host
 
 BUILD_TIMEOUT = 3600  # seconds `make build` may take on a host (a fresh host installs packages)
 
@@ -29,12 +30,11 @@ def sync(hosts, root, private_dir, build, say):
     common = ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"])
                                        if hosts.get("ssh_config") else ())]
     problems = []
-    for i, (host, role) in enumerate([(hosts, "hosts.server"),
-                                      *((c, "hosts.clients") for c in hosts["clients"])]):
+    for i, (host, role) in enumerate(every_host(hosts)):
         master = Master(host, common, Path(private_dir) / f"ssh-sync-{i}.log", role)
         try:
             master.start(hosts["source"])
-            _one(master, hosts["path"], bundle, revision, build, say)
+            _one(master, host["path"], bundle, revision, build, say)
         except subprocess.TimeoutExpired:
             problems.append(f"{master.name}: make build took over {BUILD_TIMEOUT} s")
             say(problems[-1])

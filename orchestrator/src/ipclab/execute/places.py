@@ -154,7 +154,7 @@ class Remote:
 
     def place(self, master, address):
         return SshPlace(address=address, target=master.target, ssh_options=master.peer_options,
-                        local_root=self.local_root, remote_root=self.hosts["path"],
+                        local_root=self.local_root, remote_root=master.host["path"],
                         local_scratch=self.private_dir, remote_scratch=master.scratch or "",
                         name=master.name)
 
@@ -196,11 +196,11 @@ class Remote:
     def _describe(self):
         """Each host's environment for run.json, and a note where a checkout's revision differs
         from ours."""
-        path = self.hosts["path"]
         local = subprocess.run(["git", "-C", self.local_root, "rev-parse", "HEAD"],
                                capture_output=True, text=True).stdout.strip()
         described = []
         for master in self.masters:
+            path = master.host["path"]
             revision = master.run(["git", "-C", path, "rev-parse", "HEAD"])
             remote_rev = revision.stdout.strip() if revision.returncode == 0 else None
             described.append({"host": master.name, "path": path,

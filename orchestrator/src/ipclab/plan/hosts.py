@@ -63,19 +63,41 @@ def parse_hosts(raw, source):
         raise UserError(f"{source}: hosts.ssh_config: {config!r}: no such file")
     return {"source": source, **_destination(server, match), "path": path,
             "server_address": address, "ssh_config": str(config) if config else None,
-            "client": _client(raw.get("client", "local"), source),
-            "clients": _clients(raw.get("clients"), source)}
+            "client": _client(raw.get("client", "local"), path, source),
+            "clients": _clients(raw.get("clients"), path, source)}
 
 
-def _client(url, source):
+def every_host(hosts):
+    """[(host, its key)] of every other host a run uses: the server's, the client's, the
+    clients'."""
+    return [(hosts, "hosts.server"), *([(hosts["client"], "hosts.client")] if hosts.get("client")
+                                       else []),
+            *((c, "hosts.clients") for c in hosts.get("clients") or [])]
+
+
+def _client(entry, path, source):
     """hosts.client: the host a case's one client runs on (None: here)."""
-    if url == "local":
-        return None
-    match = _SSH_URL.match(str(url))
+    return None if entry == "local" else _entry(entry, path, source, "hosts.client")
+
+
+def _entry(entry, path, source, key):
+    """A client host: "ssh://[user@]host[:port]", or a table {host = that, path = its
+    checkout} where its checkout is not at hosts.path."""
+    if isinstance(entry, dict):
+        unknown = set(entry) - {"host", "path"}
+        if unknown:
+            raise UserError(f"{source}: {key}: unknown key {sorted(unknown)[0]!r} (known: host, "
+                            f"path)")
+        path = entry.get("path", path)
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise UserError(f"{source}: {key}: path {path!r} must be the absolute path of an "
+                            f"ipclab checkout there")
+        entry = entry.get("host")
+    match = _SSH_URL.match(str(entry))
     if not match:
-        raise UserError(f"{source}: hosts.client: {url!r} is not \"local\" or "
-                        f"\"ssh://[user@]host[:port]\"")
-    return _destination(url, match)
+        raise UserError(f"{source}: {key}: {entry!r} is not \"ssh://[user@]host[:port]\" "
+                        f"(or {{ host = \"ssh://…\", path = \"/…\" }})")
+    return {**_destination(entry, match), "path": path}
 
 
 def _destination(url, match):
@@ -85,20 +107,18 @@ def _destination(url, match):
             "port": int(port) if port else None}
 
 
-def _clients(raw, source):
-    """hosts.clients: the ssh destinations a burst's clients are spread over ([] when absent),
-    each {"server": URL, "target", "port"} like the server's (one checkout path for all)."""
+def _clients(raw, path, source):
+    """hosts.clients: the hosts a burst's or a load's clients are spread over ([] when absent),
+    each {"server": URL, "target", "port", "path"} like the server's."""
     if raw is None:
         return []
     if not isinstance(raw, list) or not raw:
         raise UserError(f"{source}: hosts.clients: {raw!r} must be a list of "
                         f"\"ssh://[user@]host[:port]\" (the hosts a burst's clients run on)")
     out = []
-    for url in raw:
-        match = _SSH_URL.match(str(url))
-        if not match:
-            raise UserError(f"{source}: hosts.clients: {url!r} is not \"ssh://[user@]host[:port]\"")
-        if str(url) in [c["server"] for c in out]:
-            raise UserError(f"{source}: hosts.clients: {url!r} is named twice")
-        out.append(_destination(url, match))
+    for entry in raw:
+        host = _entry(entry, path, source, "hosts.clients")
+        if host["server"] in [c["server"] for c in out]:
+            raise UserError(f"{source}: hosts.clients: {host['server']!r} is named twice")
+        out.append(host)
     return out
