@@ -172,7 +172,8 @@ ADVICE = {
     "many-outliers": ("many outliers", "a long tail or modes: see the raw columns"),
     "unstable": ("rounds disagree", "the machine changed; rerun with more --rounds"),
     "host-differs": ("a client host differs from the others", "see the client hosts table: "
-                                                              "that host's machine or network"),
+                                                              "its machine, its network, or (a "
+                                                              "burst) its place in the queue"),
     "drift": ("warm-up within rounds", "the first samples are slow: raise --warmup"),
     "shift": ("a shift within rounds", "the machine or the program changed speed mid-round, "
                                        "not warm-up: see the case's distribution by round"),
