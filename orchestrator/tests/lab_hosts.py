@@ -23,6 +23,7 @@ class Lab:
         self.address = {name: f"10.81.0.{10 + i}" for i, name in enumerate(self.names)}
         self.sshds = {}
         self.config = self.private / "ssh_config"
+        self.started = time.time()  # what the lab's hosts made in the shared /tmp is newer
 
     def __enter__(self):
         try:

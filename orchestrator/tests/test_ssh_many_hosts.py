@@ -40,6 +40,9 @@ def test_a_burst_from_five_client_hosts(tmp_path):
         _round_trips_from_a_client_host(lab, scratch, scenario, tmp_path)
         _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path)
         _settled(lab, "the dropped connection")
+        _interrupt_mid_case(lab, scratch, scenario, tmp_path)
+        _settled(lab, "Ctrl-C")
+        assert _ours_gone(lab), "a private directory left on a host"
         _sync(lab, scratch, scenario, tmp_path)
         _hosts_check(lab, scratch, scenario)
     assert not any(Path("/run/netns", n).exists() for n in lab.namespaces)
@@ -172,6 +175,32 @@ def _sync(lab, scratch, scenario, tmp_path):
         there = subprocess.run(["git", "-C", str(path), "rev-parse", "HEAD"], check=True,
                                capture_output=True, text=True).stdout.strip()
         assert there == head
+
+
+def _interrupt_mid_case(lab, scratch, scenario, tmp_path):
+    """Ctrl-C while client-3's client waits for the release: exit 130 (then _settled: nothing
+    left on any host)."""
+    run = subprocess.Popen(lab.ipclab_argv("run", str(scenario), "--out", str(tmp_path / "int")),
+                           cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           env=lab.env(scratch))
+    try:
+        deadline = time.monotonic() + 60
+        while not any("drive" in _argv(p) for p in lab.pids("client-3")):
+            assert time.monotonic() < deadline and run.poll() is None, "no client on client-3"
+            time.sleep(0.02)  # polling for the remote client to appear
+        run.send_signal(2)
+        assert run.wait(60) == 130, run.stderr.read()
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+
+
+def _ours_gone(lab):
+    """No private directory of this test's runs is left (the hosts share /tmp with this one:
+    another run's may be there)."""
+    return not [d for d in Path("/tmp").glob("ipclab-remote-*") if d.stat().st_mtime
+                > lab.started]
 
 
 def _hosts_check(lab, scratch, scenario):
