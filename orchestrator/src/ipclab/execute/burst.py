@@ -160,10 +160,13 @@ def collect(case_dir, before, run, time_wait, place):
 def shares(case, run, hosts):
     """(case, run) per client host: the connections split as evenly as can be, each host with
     the scenario's connectors and processes (as the study ran 200 threads on each host)."""
-    counts = [run.connections // hosts + (1 if i < run.connections % hosts else 0)
-              for i in range(hosts)]
     return [(case, replace(run, connections=n, connectors=min(run.connectors, n)))
-            for n in counts]
+            for n in even_split(run.connections, hosts)]
+
+
+def even_split(total, parts):
+    """`total` over `parts` hosts, as even as can be (the first ones get one more)."""
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
 def merge_hosts(hosts, case_dir):

@@ -197,7 +197,7 @@ def shares(case, run, hosts):
     proportion (largest remainders, so the shares add up to it)."""
     settings = dict(case.settings)
     clients, rate = settings[setting_table.CLIENTS.name], settings[setting_table.RATE.name]
-    counts = [clients // hosts + (1 if i < clients % hosts else 0) for i in range(hosts)]
+    counts = burst.even_split(clients, hosts)
     exact = [rate * n / clients for n in counts]
     rates = [int(x) for x in exact]
     for i in sorted(range(hosts), key=lambda i: int(exact[i]) - exact[i])[:rate - sum(rates)]:

@@ -21,13 +21,8 @@ LEAD_NS = 1_000_000_000        # from the agreement to the release: every client
 LEAD_PER_HOST_NS = 250_000_000  # ... plus the start of one more client over ssh
 
 
-def split(total, parts):
-    """`total` connections over `parts` hosts, as even as can be (the first get one more)."""
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
-
-
 class ClientGroup:
-    """The clients of one burst, one per host, watched and stopped as one client (the runner's
+    """The clients of one case, one per host, watched and stopped as one client (the runner's
     Peer interface: exited, returncode, pidfd, wait, stop, describe_exit, stderr_tail)."""
     role = "client"
     rusage = None
