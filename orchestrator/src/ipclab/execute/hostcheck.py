@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ipclab.common.errors import UserError
-from ipclab.execute.ssh import Master
+from ipclab.execute.ssh import Master, common_options
 from ipclab.plan.hosts import every_host
 
 PROBES = 8
@@ -44,8 +44,7 @@ def check(hosts, catalog, private_dir, backlog=None):
                      _local_run, catalog)
     rows = [here]
     if hosts:
-        common = ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"])
-                                           if hosts.get("ssh_config") else ())]
+        common = common_options(hosts)
         for i, (host, role) in enumerate(every_host(hosts)):
             master = Master(host, common, Path(private_dir) / f"ssh-check-{i}.log", role)
             rows.append(_remote_row(master, hosts, catalog))

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ipclab.common.errors import UserError
-from ipclab.execute.ssh import Master
+from ipclab.execute.ssh import Master, common_options
 from ipclab.plan.hosts import every_host
 
 BUILD_TIMEOUT = 3600  # seconds `make build` may take on a host (a fresh host installs packages)
@@ -27,8 +27,7 @@ def sync(hosts, root, private_dir, build, say):
     bundle = Path(private_dir) / "head.bundle"
     subprocess.run(["git", "-C", str(root), "bundle", "create", "-q", str(bundle), "HEAD"],
                    check=True, capture_output=True)
-    common = ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"])
-                                       if hosts.get("ssh_config") else ())]
+    common = common_options(hosts)
     problems = []
     for i, (host, role) in enumerate(every_host(hosts)):
         master = Master(host, common, Path(private_dir) / f"ssh-sync-{i}.log", role)

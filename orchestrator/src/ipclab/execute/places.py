@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ipclab.execute.ssh import Master
+from ipclab.execute.ssh import Master, common_options
 
 LOOPBACK = "127.0.0.1"
 READ_TIMEOUT = 30.0  # seconds a file read in a namespace or over ssh may take
@@ -132,14 +132,14 @@ class SshPlace(Place):
 
 
 class Remote:
-    """The run's hosts over OpenSSH: a Master to the server's host and one to each client host
-    (hosts.clients), each with a private directory there; ended by PID, directories removed."""
+    """The run's hosts over OpenSSH: a Master to the server's host, to the client's (hosts.client)
+    and to each client host (hosts.clients), each with a private directory there; ended by PID,
+    directories removed."""
 
     def __init__(self, hosts, local_root, private_dir):
         self.hosts, self.local_root = hosts, str(local_root)
         self.private_dir = str(private_dir)
-        common = ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"])
-                                           if hosts.get("ssh_config") else ())]
+        common = common_options(hosts)
         self.server = Master(hosts, common, Path(private_dir) / "ssh-server.log", "hosts.server")
         self.client = Master(hosts["client"], common, Path(private_dir) / "ssh-client.log",
                              "hosts.client") if hosts.get("client") else None

@@ -15,6 +15,13 @@ from ipclab.common.errors import UserError
 MASTER_WAIT = 20.0  # seconds a master gets to connect
 
 
+def common_options(hosts):
+    """The ssh options of every connection a run makes ([hosts], plan/hosts.py): batch mode (a
+    prompt is an error, never a hang) and the scenario's ssh config, if it names one."""
+    return ["-o", "BatchMode=yes", *(("-F", hosts["ssh_config"]) if hosts.get("ssh_config")
+                                     else ())]
+
+
 class Master:
     """ssh to `host` ({"server": the URL as the user wrote it, "target", "port"}) over one
     master connection; `options`: the run's common ssh options (BatchMode, -F CONFIG)."""
