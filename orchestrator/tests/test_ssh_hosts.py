@@ -112,6 +112,10 @@ def test_a_peers_files_go_to_the_hosts_private_directory():
                         "drive --records-file /tmp/ipclab-remote-x/c/h0/r.csv --result-file "
                         "/tmp/ipclab-remote-x/c/h0/result.json /tmp/runner")
     assert place.there("/tmp/run") == "/tmp/ipclab-remote-x" and place.there("/etc/x") == "/etc/x"
+    # A client's lifeline is the channel's stdin: a watcher kills it when that ends.
+    watched = place.command(["/here/ipclab/peer", "drive"], client=True)[-1]
+    assert watched == ("exec 3<&0; /there/peer drive </dev/null & p=$!; { cat <&3 >/dev/null "
+                       "2>&1; kill $p 2>/dev/null; } >/dev/null 2>&1 & wait $p")
 
 
 def test_a_remote_command_is_quoted_and_rooted_there():

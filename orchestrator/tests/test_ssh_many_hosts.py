@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -134,21 +135,10 @@ def _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path):
     two_models.write_text(text[:start] + 'server_model = ["iterative", "epoll"]'
                           + text[text.index("]", start) + 1:])
     out = tmp_path / "dropped"
-    run = subprocess.Popen(lab.ipclab_argv("run", str(two_models), "--out", str(out)), cwd=ROOT,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                           env=lab.env(scratch))
-    try:
-        deadline = time.monotonic() + 60
-        while not any("drive" in _argv(p) for p in lab.pids("client-2")):
-            assert time.monotonic() < deadline and run.poll() is None, "no client on client-2"
-            time.sleep(0.02)  # polling for the remote client to appear
+    with _once_a_client_runs_on(lab, scratch, "client-2", two_models, out) as run:
         for pid in lab.left_running()["client-2"]:  # its sessions and the client: the
             os.kill(pid, 9)                         # connection drops, sshd still listens
         stdout, stderr = run.communicate(timeout=120)
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
     assert run.returncode == 1, stdout + stderr
     rows = list(csv.DictReader(open(out / "cases.csv")))  # run in a shuffled order: either
     (failed,) = [r for r in rows if r["status"] == "failed"]  # was the first
@@ -180,16 +170,24 @@ def _sync(lab, scratch, scenario, tmp_path):
 def _interrupt_mid_case(lab, scratch, scenario, tmp_path):
     """Ctrl-C while client-3's client waits for the release: exit 130 (then _settled: nothing
     left on any host)."""
-    run = subprocess.Popen(lab.ipclab_argv("run", str(scenario), "--out", str(tmp_path / "int")),
-                           cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    with _once_a_client_runs_on(lab, scratch, "client-3", scenario, tmp_path / "int") as run:
+        run.send_signal(2)
+        assert run.wait(60) == 130, run.stderr.read()
+
+
+@contextmanager
+def _once_a_client_runs_on(lab, scratch, host, scenario, out):
+    """`ipclab run SCENARIO` in the ops namespace, handed over once a client runs on `host`
+    (waiting for the release); killed if still running at the end."""
+    run = subprocess.Popen(lab.ipclab_argv("run", str(scenario), "--out", str(out)), cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=lab.env(scratch))
     try:
         deadline = time.monotonic() + 60
-        while not any("drive" in _argv(p) for p in lab.pids("client-3")):
-            assert time.monotonic() < deadline and run.poll() is None, "no client on client-3"
+        while not any("drive" in _argv(p) for p in lab.pids(host)):
+            assert time.monotonic() < deadline and run.poll() is None, f"no client on {host}"
             time.sleep(0.02)  # polling for the remote client to appear
-        run.send_signal(2)
-        assert run.wait(60) == 130, run.stderr.read()
+        yield run
     finally:
         if run.poll() is None:
             run.kill()

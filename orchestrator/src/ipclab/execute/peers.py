@@ -52,11 +52,13 @@ def parse_ready(line):
 
 
 class Peer:
-    def __init__(self, role, argv, log_dir, pass_fds=()):
+    def __init__(self, role, argv, log_dir, pass_fds=(), lifeline=False):
         self.role, self.argv = role, list(argv)
         self.stderr_path = Path(log_dir) / f"{role}.stderr"
         self.stdout_path = Path(log_dir) / f"{role}.stdout"
         self._pass_fds = tuple(pass_fds)
+        # stdin held open (a pipe closed at stop) also for a client: its lifeline over ssh
+        self._lifeline = lifeline
         self.proc = None
         self._pidfd = None
         self.returncode = None
@@ -70,7 +72,8 @@ class Peer:
         is_server = self.role == "server"
         with open(self.stderr_path, "wb") as err, open(self.stdout_path, "wb") as out:
             self.proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE if is_server else subprocess.DEVNULL,
+                self.argv,
+                stdin=subprocess.PIPE if is_server or self._lifeline else subprocess.DEVNULL,
                 stdout=subprocess.PIPE if is_server else out, stderr=err,
                 pass_fds=self._pass_fds, process_group=0)
         self._pidfd = os.pidfd_open(self.proc.pid)

@@ -22,7 +22,10 @@ class Place:
     address: str = LOOPBACK     # the peer's IPv4 address where it runs
     netns: str | None = None    # a named network namespace (/run/netns/NAME), None: ours
 
-    def command(self, argv):
+    # A client started here needs no lifeline on its stdin (SshPlace's does: see there).
+    client_lifeline = False
+
+    def command(self, argv, client=False):
         """argv as it must be started to run here (no shell: `ip netns exec` execs argv in the
         namespace, so the PID we start is the peer's own and signals reach it)."""
         if self.netns is None:
@@ -98,12 +101,23 @@ class SshPlace(Place):
     remote_scratch: str = ""
     name: str = ""               # the host as the user named it (ssh://…)
 
-    def command(self, argv):
+    # A client's stdin is /dev/null by the contract, so a client there would outlive its
+    # channel (a dropped connection, the run stopped or interrupted) and write into a private
+    # directory already removed. So the channel's stdin is its lifeline, as a server's stdin is:
+    # the local ssh keeps it open (peers.Peer, lifeline), and a watcher there kills the client
+    # when it ends. The watcher writes nothing, so the session ends with the client.
+    client_lifeline = True
+    WATCHED = ("exec 3<&0; {peer} </dev/null & p=$!; "
+               "{{ cat <&3 >/dev/null 2>&1; kill $p 2>/dev/null; }} >/dev/null 2>&1 & wait $p")
+
+    def command(self, argv, client=False):
         remote = [self.there(a).replace(self.local_root, self.remote_root) for a in argv]
         dirs = sorted({str(Path(self.there(a)).parent) for a in argv
                        if self.there(a) != a} - {self.remote_scratch})
         made = f"umask 077 && mkdir -p -- {shlex.join(dirs)} && " if dirs else ""
-        return ["ssh", *self.ssh_options, self.target, "--", made + "exec " + shlex.join(remote)]
+        run = self.WATCHED.format(peer=shlex.join(remote)) if client \
+            else "exec " + shlex.join(remote)
+        return ["ssh", *self.ssh_options, self.target, "--", made + run]
 
     def plain_command(self, argv):
         return ["ssh", *self.ssh_options, self.target, "--", shlex.join(argv)]

@@ -183,7 +183,7 @@ class Runner:
                 return self._start(share_case, "client", None, folder, (),
                                    [*target, *_drive_flags(share_case, share_run, folder), *extra],
                                    place)
-            return spread.start(net.clients, case, run, case_dir, start_one, part_of(case))
+            return spread.start(net.clients, case, run, case_dir, start_one, part)
         client = self._start(case, "client", cpus.client, case_dir, endpoint.client_fds,
                              [*target, *_drive_flags(case, run, case_dir)], net.client, counted)
         endpoint.release(endpoint.client_fds)
@@ -197,7 +197,9 @@ class Runner:
                 "--seed", str(self.scenario.run.seed)]
         if counted and explain.unavailable() is None:
             argv = explain.wrap(argv, case_dir / f"{role}.perf")
-        peer = Peer(role, place.command(placement.pin(argv, cpus)), case_dir, fds).start()
+        client = role == "client"
+        peer = Peer(role, place.command(placement.pin(argv, cpus), client=client), case_dir, fds,
+                    lifeline=client and place.client_lifeline).start()
         self.live.append(peer)
         return peer
 
