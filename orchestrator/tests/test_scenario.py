@@ -32,6 +32,14 @@ def test_a_precision_target_and_a_budget_in_their_units(catalog):
     assert build({}, catalog).run.precision is None
 
 
+def test_rounds_asked_on_the_command_line_without_a_target_turn_the_files_target_off(catalog):
+    target = {"run": {"precision": "10%", "budget": "3m"}}
+    assert build(target, catalog, rounds="1").run.precision is None  # one round is one round
+    assert build(target, catalog, rounds="5", precision="3%").run.precision == 0.03
+    assert build(target, catalog, precision="off").run.precision is None
+    assert build(target, catalog).run.precision == 0.10
+
+
 @pytest.mark.parametrize("raw,overrides,expected", [
     ({"matrix": {"mechanism": ["tpc"]}}, {}, "s.toml: matrix.mechanism: unknown mechanism 'tpc'"),
     ({}, {"mechanism": "tcp,carrier-pigeon"}, "--mechanism: unknown mechanism 'carrier-pigeon'"),

@@ -149,6 +149,16 @@ def test_round_spread_and_disagreement():
     assert not stats.rounds_disagree([100, 120], [(99, 101), (119, 121)])  # spread 1.2 ≤ 1.25
 
 
+def test_the_spread_at_which_rounds_disagree_grows_with_their_number_as_a_range_does():
+    assert stats.spread_limit_for(2) == stats.spread_limit_for(3) == 1.25
+    assert stats.spread_limit_for(5) == pytest.approx(1.25 ** (2.326 / 1.693), rel=1e-3)
+    assert stats.spread_limit_for(10) == pytest.approx(1.25 ** (3.078 / 1.693), rel=1e-3)
+    tight = [(m - 1, m + 1) for m in (100, 100, 100, 100, 130)]
+    assert stats.rounds_disagree([100, 100, 130], tight[2:])  # one odd round in three: 1.3 > 1.25
+    assert not stats.rounds_disagree([100, 100, 100, 100, 130], tight)  # in five: 1.3 ≤ 1.36
+    assert stats.rounds_disagree([100, 100, 100, 100, 140], tight[:4] + [(139, 141)])
+
+
 def test_paired_ratio_of_identical_distributions_contains_one():
     case, base = lognormal_rounds([100, 150, 100], seed=1), lognormal_rounds([100, 150, 100], seed=2)
     ratio, low, high = stats.paired_ratio(case, base, rng())

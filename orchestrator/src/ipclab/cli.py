@@ -76,7 +76,8 @@ RUN_FLAGS = (
     ("--warmup", "round trips (stream: messages) before measuring"),
     ("--seed", "payload seed (also orders the rounds and seeds the bootstrap)"),
     ("--rounds", "rounds per case, each a fresh pair of peers (default 3)"),
-    ("--precision", "more rounds where a median's interval is wider than ± this, e.g. 5%"),
+    ("--precision", "more rounds where a median's interval is wider than ± this, e.g. 5%; off: "
+                    "none (a --rounds without it also turns the scenario's off)"),
     ("--budget", "time the run may take when --precision adds rounds, e.g. 90s, 10m"),
     ("--skip-rounds", "rounds left out of the statistics, from the first (a study that "
                       "discarded its first runs; default 0)"),

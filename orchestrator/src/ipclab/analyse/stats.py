@@ -33,7 +33,11 @@ Methods, stated once:
   (Conover, "Practical Nonparametric Statistics", 3rd ed., 1999, section 3.2), ranks from the
   binomial(n, 1/2) distribution, coverage at least 95%.
 - round_spread: largest round median / smallest. A case is unstable when round_spread > 1.25 and
-  the slowest round's median interval lies wholly above the fastest round's.
+  the slowest round's median interval lies wholly above the fastest round's. Past three rounds
+  (a precision target adds them) the limit grows as the expected range of R normal draws does,
+  1.25^(d2(R)/d2(3)): 1.31 for 4 rounds, 1.36 for 5, 1.50 for 10. A fixed limit would flag
+  more cases the more rounds they got, for the same machine: one odd round in ten is likelier
+  than in three, and the interval over ten rounds already holds it.
 - Clients on several hosts (a burst's or a load's, [hosts] clients): the median's interval is a
   three-level bootstrap, hosts with replacement, then each drawn host's rounds, then samples,
   widened by f(H) for H hosts; each host's median (its samples of every round pooled) is kept,
@@ -246,6 +250,25 @@ def binomial_ppf(q, n, p):
     return k
 
 
+def spread_limit_for(rounds, limit=UNSTABLE_SPREAD):
+    """The largest-over-smallest spread at which `rounds` round medians disagree: `limit` up to
+    three rounds; beyond, the limit a spread of the same size shows among that many rounds. The
+    range of R draws grows with R (an odd round in ten is likelier than in three), so a fixed
+    limit would flag more cases the more rounds a precision target added: the log-spread limit
+    grows as the expected range of R normal draws, d2(R) / d2(3)."""
+    if rounds <= 3:
+        return limit
+    return float(limit ** (_expected_range(rounds) / _expected_range(3)))
+
+
+def _expected_range(n):
+    """d2(n): the expected range of n standard normal draws, ∫ 1 − Φ(x)ⁿ − (1 − Φ(x))ⁿ dx
+    (1.128 for 2, 1.693 for 3, 2.326 for 5, 3.078 for 10)."""
+    x = np.linspace(-8.0, 8.0, 4001)
+    p = special.ndtr(x)
+    return float(np.trapezoid(1 - p ** n - (1 - p) ** n, x))
+
+
 def round_spread(medians):
     """Largest over smallest of the rounds' medians; 1.0 for one round; None without rounds."""
     values = [m for m in medians if m is not None]
@@ -255,10 +278,11 @@ def round_spread(medians):
 
 
 def rounds_disagree(medians, intervals, spread_limit=UNSTABLE_SPREAD):
-    """True when the round medians spread more than `spread_limit` and the slowest round's
-    interval lies wholly above the fastest round's."""
+    """True when the round medians spread more than `spread_limit` (scaled for more than three
+    rounds: spread_limit_for) and the slowest round's interval lies wholly above the fastest
+    round's."""
     spread = round_spread(medians)
-    if spread is None or spread <= spread_limit:
+    if spread is None or spread <= spread_limit_for(len(medians), spread_limit):
         return False
     fast, slow = int(np.argmin(medians)), int(np.argmax(medians))
     return intervals[slow][0] > intervals[fast][1]

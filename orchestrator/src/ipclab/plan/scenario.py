@@ -149,7 +149,8 @@ def build_scenario(raw, source, catalog, overrides, name):
     run = RunSettings(**{
         key: v.number(key, *_pick(run_raw, overrides, key, f"run.{key}"), default)
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
-    run.precision = v.percentage(*_pick(run_raw, overrides, "precision", "run.precision"))
+    run.precision = v.percentage(*_pick(_with_rounds_asked(run_raw, overrides), overrides,
+                                        "precision", "run.precision"))
     run.budget = v.duration(*_pick(run_raw, overrides, "budget", "run.budget"))
     _load_times(v, run, run_raw, overrides)
     run.link = v.link(*_pick(run_raw, overrides, "link", "run.link"))
@@ -222,6 +223,15 @@ def _void_reply(matrix_raw, overrides):
     elif overrides.get("response_size") is None and is_void(matrix_raw.get("response_size")):
         matrix_raw = {**matrix_raw, "response_size": [0], "reply": [VOID]}
     return matrix_raw, overrides
+
+
+def _with_rounds_asked(run_raw, overrides):
+    """The [run] table, without its precision target when the command line asks for a number of
+    rounds and no target: `--rounds 1` over a scenario with a target (quick.toml) means one
+    round, not three and then more."""
+    if overrides.get("rounds") is not None and overrides.get("precision") is None:
+        return {k: v for k, v in run_raw.items() if k != "precision"}
+    return run_raw
 
 
 def _pick(section, overrides, key, file_key):

@@ -137,16 +137,18 @@ class Validator:
         return type(default)(value)
 
     def percentage(self, value, where):
-        """A precision target: "5%" or 0.05, above 0 and below 100%; None when not given."""
-        if value is None:
+        """A precision target: "5%" or 0.05, above 0 and below 100%; None when not given or
+        "off" (a scenario's target turned off from the command line)."""
+        text = None if value is None else str(value).strip()
+        if text is None or text.lower() == "off":
             return None
-        text = str(value).strip()
         try:
             fraction = float(text[:-1]) / 100 if text.endswith("%") else float(text)
         except ValueError:
             fraction = None
         if fraction is None or not 0 < fraction < 1:
-            self._fail(where, f"{value!r} is not a precision above 0% and below 100% (e.g. 5%)")
+            self._fail(where, f"{value!r} is not a precision above 0% and below 100% (e.g. 5%) "
+                              f"or off")
         return fraction
 
     def duration(self, value, where, what="time budget", zero=False):
