@@ -50,6 +50,14 @@ def test_skipped_cases_are_one_line_and_warnings_one_line_per_kind():
     assert "note: a note" in lines
 
 
+def test_a_fact_with_nothing_to_do_is_a_note_not_a_warning():
+    shifted = {**records()[0], "index": 70, "warnings": [
+        {"kind": "shift", "text": "slowed from the first tenth to the last in round 1, 2"}]}
+    lines = shown(200, extra=[shifted])
+    assert any(line.startswith("note: a shift within rounds in 1 case (70)") for line in lines)
+    assert not any(line.startswith("warning: a shift") for line in lines)
+
+
 def test_verbose_prints_every_warning_of_every_case():
     rs = records()
     total = sum(len(r["warnings"]) for r in rs if r["status"] not in ("not-applicable",))

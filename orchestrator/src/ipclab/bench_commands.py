@@ -60,14 +60,18 @@ def bench_rest(iterations, seconds, rounds, placement):
 @click.option("--rounds", help="rounds per case in both runs")
 @click.option("--precision", help="both runs with this precision target, e.g. 5%")
 @click.option("--budget", help="each run's budget with --precision, e.g. 4m")
-def bench_honesty(scenario, rounds, precision, budget):
+@click.option("--iterations", help="round trips per round in both runs")
+@click.option("--keep", type=click.Path(file_okay=False), help="keep both runs in this directory "
+              "(run1, run2) instead of a temporary one")
+def bench_honesty(scenario, rounds, precision, budget, iterations, keep):
     """SCENARIO (default: the quick one) run twice: the share of each run's medians inside the
     other's intervals, compare's verdicts, and how wide the intervals are."""
     import sys
     from ipclab.bench_honesty import run_honesty
     flags = [x for flag, value in (("--rounds", rounds), ("--precision", precision),
-                                   ("--budget", budget)) if value for x in (flag, value)]
-    sys.exit(run_honesty(console, load_catalog(check=False).root / scenario, flags))
+                                   ("--budget", budget), ("--iterations", iterations))
+             if value for x in (flag, value)]
+    sys.exit(run_honesty(console, load_catalog(check=False).root / scenario, flags, keep))
 
 
 @bench.command(patterns.LOAD.name)  # `ipclab bench load`

@@ -10,6 +10,7 @@ asserts nothing."""
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -19,14 +20,15 @@ from ipclab.analyse import compare
 from ipclab.execute.rounds import relative_width
 
 
-def run_honesty(console, scenario, flags):
+def run_honesty(console, scenario, flags, keep=None):
     """Runs `scenario` twice with `flags` (the run's own, e.g. --precision 5%) and prints the
-    shares and widths of each run."""
+    shares and widths of each run; `keep`: a directory to keep both runs in."""
     with tempfile.TemporaryDirectory(prefix="ipclab-honesty-") as scratch:
-        runs = []
+        runs, seconds = [], []
         for k in (1, 2):
-            out = Path(scratch) / f"run{k}"
+            out = Path(keep or scratch) / f"run{k}"
             console.print(f"run {k} of 2: ipclab run {scenario} {' '.join(flags)}")
+            started = time.monotonic()
             done = subprocess.run([sys.executable, "-m", "ipclab", "run", str(scenario), *flags,
                                    "--no-html", "--out", str(out)],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -34,8 +36,9 @@ def run_honesty(console, scenario, flags):
                 console.print(f"[red]run {k} stopped (exit {done.returncode}): "
                               f"{done.stderr.strip()[-500:]}[/]")
                 return 1
+            seconds.append(time.monotonic() - started)
             runs.append(compare.load_run(out))
-        console.print(summary(*runs))
+        console.print(summary(*runs, seconds))
     return 0
 
 
@@ -59,8 +62,9 @@ def widths(run):
             if r["status"] == "ok" and (w := relative_width(r)) is not None]
 
 
-def summary(run_1, run_2):
-    """The table: each direction's inside share, compare's verdicts, each run's widths."""
+def summary(run_1, run_2, seconds=(None, None)):
+    """The table: each direction's inside share, compare's verdicts, each run's widths, cases
+    flagged unstable, and time (`seconds`: each run's, start to end)."""
     table = Table(title="honesty: the same scenario run twice")
     table.add_column("figure")
     table.add_column("value", justify="right")
@@ -78,6 +82,8 @@ def summary(run_1, run_2):
                           f"±{100 * np.median(w):.1f}% / ±{100 * np.quantile(w, 0.9):.1f}%")
         unstable = sum(r.get("stable") is False for r in run.document["results"])
         table.add_row(f"run {k}: cases flagged unstable", f"{unstable} of {len(w)}")
+        if seconds[k - 1] is not None:
+            table.add_row(f"run {k}: time, start to end", f"{seconds[k - 1]:.0f} s")
     return table
 
 

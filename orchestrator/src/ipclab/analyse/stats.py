@@ -179,8 +179,9 @@ ADVICE = {
                                                               "its machine, its network, or (a "
                                                               "burst) its place in the queue"),
     "drift": ("warm-up within rounds", "the first samples are slow: raise --warmup"),
-    "shift": ("a shift within rounds", "the machine or the program changed speed mid-round, "
-                                       "not warm-up: see the case's distribution by round"),
+    "shift": ("a shift within rounds", "the machine or the program changed speed mid-round (on "
+                                       "a VM, often a wake-up mode), not warm-up: nothing to "
+                                       "raise, the median's interval holds it"),
     "busy-cpus": ("other work on the peers' CPUs", "stop other programs, then rerun"),
     "steal": ("hypervisor steal time", "the VM's host was busy; rerun later"),
     "client-late": ("client behind its schedule", "the client, not the server, limited this "
@@ -190,6 +191,11 @@ ADVICE = {
     "below-rate": ("rate not achieved", "the server (or the client) gave out below this rate: "
                                         "past the knee"),
 }
+
+
+# Kinds that say what happened but leave the user nothing to do: the terminal shows them as a
+# note, not a warning (issue: flag only what a user can act on).
+FACTS = frozenset({"shift"})
 
 
 def advise(kind, detail):

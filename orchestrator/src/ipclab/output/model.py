@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from ipclab.analyse import case_stats
 from ipclab.analyse import explained as explained_model
 from ipclab.analyse import claims as claim_verdicts
-from ipclab.analyse.stats import ADVICE
+from ipclab.analyse.stats import ADVICE, FACTS
 from ipclab.output import phases as export_phases
 from ipclab.output import client_hosts, explained, study
 from ipclab.output import wire
@@ -49,6 +49,7 @@ class WarningGroup:
     what: str
     todo: str
     cases: list     # case numbers, ascending
+    fact: bool = False  # a fact with nothing to do (stats.FACTS): a note, not a warning
 
 
 @dataclass
@@ -175,7 +176,8 @@ def warning_groups(records):
     for kind in [*ADVICE, *sorted(set(cases) - set(ADVICE))]:
         if kind in cases:
             what, todo = ADVICE.get(kind, (kind, "see the warnings column of cases.csv"))
-            groups.append(WarningGroup(kind, what, todo, sorted(set(cases[kind]))))
+            groups.append(WarningGroup(kind, what, todo, sorted(set(cases[kind])),
+                                       kind in FACTS))
     return groups
 
 

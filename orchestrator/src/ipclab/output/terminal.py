@@ -109,10 +109,11 @@ def _fit(columns, need, width):
 
 def _warning_line(group, width):
     n = len(group.cases)
-    head = f"warning: {group.what} in {n} case{'s' if n != 1 else ''} ("
+    label = "note" if group.fact else "warning"  # a fact (stats.FACTS) has nothing to do
+    head = f"{label}: {group.what} in {n} case{'s' if n != 1 else ''} ("
     tail = f"): {group.todo}"
     return Text(head + _numbers(group.cases, width - cell_len(head) - cell_len(tail)) + tail,
-                style="yellow")
+                style="dim" if group.fact else "yellow")
 
 
 def _numbers(numbers, room):
