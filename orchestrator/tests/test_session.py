@@ -216,8 +216,12 @@ def test_honesty_counts_each_runs_medians_inside_the_others_intervals(fake, tmp_
     inside, compared = bench_honesty.inside_share(run_b, run_a)
     assert compared == 4 and inside <= 3                     # case 3's median moved away
     assert len(bench_honesty.widths(run_a)) == 4
+    assert bench_honesty.machine_shift(run_a, run_a) == 1.0
+    slower = bench_honesty.machine_shift(run_a, run_b)      # only case 3 moved: not the machine
+    assert slower == 1.0 and bench_honesty.inside_share(run_b, run_a, scale=2.0)[0] == 0
     console = Console(file=io.StringIO(), width=120)
     console.print(bench_honesty.summary(run_a, run_b))
     text = console.file.getvalue()
     assert "run 1 medians inside run 2 intervals" in text and "of 4 (" in text
     assert "compare: no significant difference" in text
+    assert "the whole machine: run 2 medians / run 1" in text

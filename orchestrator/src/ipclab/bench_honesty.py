@@ -42,18 +42,38 @@ def run_honesty(console, scenario, flags, keep=None):
     return 0
 
 
-def inside_share(run_a, run_b):
-    """(inside, compared): how many of A's ok case medians lie inside B's interval of the
-    same case, of the cases both ran."""
-    b = {r["id"]: r for r in run_b.document["results"] if r["status"] == "ok"}
+# What is checked against the other run's interval: a case's median, or its ratio to the
+# baseline case of its own run (a change of the whole machine between the runs cancels in it).
+MEDIAN = (lambda r: r["trimmed"]["median"], "median_ci_low", "median_ci_high")
+RATIO = (lambda r: r.get("ratio"), "ratio_ci_low", "ratio_ci_high")
+
+
+def inside_share(run_a, run_b, figure=MEDIAN, scale=1.0):
+    """(inside, compared): how many of A's ok cases' figures (times `scale`) lie inside B's
+    interval of the same case, of the cases both ran with one."""
+    value, low, high = figure
     inside = compared = 0
-    for r in run_a.document["results"]:
-        other = b.get(r["id"])
-        if r["status"] != "ok" or other is None or other.get("median_ci_low") is None:
+    for a, b in _pairs(run_a, run_b):
+        if value(a) is None or b.get(low) is None or b.get(high) is None:
             continue
         compared += 1
-        inside += other["median_ci_low"] <= r["trimmed"]["median"] <= other["median_ci_high"]
+        inside += b[low] <= value(a) * scale <= b[high]
     return inside, compared
+
+
+def machine_shift(run_a, run_b):
+    """The median over cases of B's median over A's: a change of the whole machine between the
+    runs (on a VM, the host's load or clock) that moves every case alike. A run's intervals
+    cannot hold it: they come from its own rounds, all in the same state of the machine."""
+    ratios = [b["trimmed"]["median"] / a["trimmed"]["median"] for a, b in _pairs(run_a, run_b)
+              if a["trimmed"]["median"]]
+    return float(np.median(ratios)) if ratios else None
+
+
+def _pairs(run_a, run_b):
+    b = {r["id"]: r for r in run_b.document["results"] if r["status"] == "ok"}
+    return [(r, b[r["id"]]) for r in run_a.document["results"]
+            if r["status"] == "ok" and r["id"] in b]
 
 
 def widths(run):
@@ -72,6 +92,15 @@ def summary(run_1, run_2, seconds=(None, None)):
                        (run_2, run_1, "run 2 medians inside run 1 intervals")):
         inside, compared = inside_share(a, b)
         table.add_row(name, _share(inside, compared))
+    shift = machine_shift(run_1, run_2)
+    if shift is not None:
+        table.add_row("the whole machine: run 2 medians / run 1, median over cases", f"{shift:.3f}")
+        table.add_row("run 1 medians × that inside run 2 intervals",
+                      _share(*inside_share(run_1, run_2, scale=shift)))
+    ratios = inside_share(run_1, run_2, RATIO)
+    if ratios[1]:
+        table.add_row("run 1 ratios to the baseline inside run 2's ratio intervals",
+                      _share(*ratios))
     pairs = [p for p in compare.compare(run_1, run_2).pairs if p.status == "compared"]
     same = sum(p.verdict == "no significant difference" for p in pairs)
     table.add_row("compare: no significant difference", _share(same, len(pairs)))
