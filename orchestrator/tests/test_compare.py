@@ -168,3 +168,14 @@ def test_real_runs_on_two_placements_are_compared_from_their_saved_samples(tmp_p
     assert pair.ratio == pytest.approx(pair.median_b / pair.median_a, rel=0.05)
     assert pair.low <= pair.ratio <= pair.high and 0 <= pair.p <= 1
     assert pair.verdict == compare.verdict(pair.low, pair.high, pair.p), pair
+
+
+def test_a_moved_floor_between_the_runs_is_a_note():
+    probe = {"placement": "cross-core", "mechanism": "uds", "size": 16}
+    a = {"preflight": [{**probe, "median_ns": 46630.0}]}
+    b = {"preflight": [{**probe, "median_ns": 41942.0}, {**probe, "size": 1, "median_ns": 9.0}]}
+    assert compare.floor_shift(a, b) == pytest.approx(0.899, abs=1e-3)  # the probe both made
+    assert compare.floor_shift(a, {}) is None
+    moved = compare.Comparison("a", "b", {}, [], floor=0.899)
+    assert any("floor (the preflight C ping-pong) is 0.90×" in n for n in moved.notes)
+    assert compare.Comparison("a", "b", {}, [], floor=1.03).notes == []
