@@ -14,8 +14,9 @@ from ipclab.execute import rundir
 CASE = Case(1, "tcp", "cpp", "cpp", 16, 16, "same-core", "rr")
 
 
-def record_of(rounds):
+def record_of(rounds, precision_target=None):
     record = rundir.new_record(CASE, len(rounds))
+    record["precision_target"] = precision_target
     for r, samples in enumerate(rounds, start=1):
         rundir.add_round(record, Outcome(CASE, "ok", samples=samples, round=r))
     case_stats.analyse(record, dict(enumerate(rounds, start=1)), StatSettings())
@@ -88,3 +89,11 @@ def test_skipped_first_rounds_are_left_out_of_every_statistic():
 def test_skipping_every_round_is_refused(catalog):
     with pytest.raises(UserError, match="--skip-rounds: 3 leaves none of the 3 rounds"):
         load_scenario(None, catalog, {"mechanism": "tcp", "rounds": "3", "skip_rounds": "3"})
+
+
+def test_rounds_that_disagree_inside_a_met_precision_target_are_not_unstable():
+    split = [steady(100_000 if r % 2 else 160_000, r) for r in range(1, 9)]  # two modes, 8 rounds
+    assert record_of(split)["stable"] is False                   # 1.60 > 1.46 for 8 rounds
+    wide_target = record_of(split, precision_target=0.5)          # the interval is within ±50%
+    assert wide_target["stable"] is True and "unstable" not in kinds(wide_target)
+    assert record_of(split, precision_target=0.01)["stable"] is False  # missed: still flagged

@@ -37,7 +37,8 @@ Methods, stated once:
   (a precision target adds them) the limit grows as the expected range of R normal draws does,
   1.25^(d2(R)/d2(3)): 1.31 for 4 rounds, 1.36 for 5, 1.50 for 10. A fixed limit would flag
   more cases the more rounds they got, for the same machine: one odd round in ten is likelier
-  than in three, and the interval over ten rounds already holds it.
+  than in three, and the interval over ten rounds already holds it. A case that met its
+  precision target is not unstable: its interval, disagreement and all, is as narrow as asked.
 - Clients on several hosts (a burst's or a load's, [hosts] clients): the median's interval is a
   three-level bootstrap, hosts with replacement, then each drawn host's rounds, then samples,
   widened by f(H) for H hosts; each host's median (its samples of every round pooled) is kept,
