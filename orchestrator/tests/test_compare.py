@@ -170,12 +170,13 @@ def test_real_runs_on_two_placements_are_compared_from_their_saved_samples(tmp_p
     assert pair.verdict == compare.verdict(pair.low, pair.high, pair.p), pair
 
 
-def test_a_moved_floor_between_the_runs_is_a_note():
-    probe = {"placement": "cross-core", "mechanism": "uds", "size": 16}
-    a = {"preflight": [{**probe, "median_ns": 46630.0}]}
-    b = {"preflight": [{**probe, "median_ns": 41942.0}, {**probe, "size": 1, "median_ns": 9.0}]}
-    assert compare.floor_shift(a, b) == pytest.approx(0.899, abs=1e-3)  # the probe both made
-    assert compare.floor_shift(a, {}) is None
-    moved = compare.Comparison("a", "b", {}, [], floor=0.899)
-    assert any("floor (the preflight C ping-pong) is 0.90×" in n for n in moved.notes)
-    assert compare.Comparison("a", "b", {}, [], floor=1.03).notes == []
+def test_every_case_moving_alike_is_a_note():
+    def pairs(ratios):
+        return [compare.Pair(f"case {k}", "compared", ratio=r, rounds_a=3, rounds_b=3)
+                for k, r in enumerate(ratios)]
+    moved = compare.Comparison("a", "b", {}, pairs([0.92, 0.9, 0.93, 0.91, 0.95, 0.9, 0.92, 1.0]))
+    assert moved.common_shift == pytest.approx(0.92)
+    assert any("the median pair's ratio is 0.92: every case moved" in n for n in moved.notes)
+    still = compare.Comparison("a", "b", {}, pairs([0.92, 1.0, 1.03, 0.99, 1.01, 1.0, 0.98, 1.1]))
+    assert still.notes == []
+    assert compare.Comparison("a", "b", {}, pairs([0.5] * 3)).common_shift is None  # too few

@@ -101,9 +101,6 @@ def summary(run_1, run_2, seconds=(None, None)):
     if ratios[1]:
         table.add_row("run 1 ratios to the baseline inside run 2's ratio intervals",
                       _share(*ratios))
-    floor = compare.floor_shift(run_1.document, run_2.document)
-    if floor is not None:
-        table.add_row("its own floor (preflight): run 2 / run 1", f"{floor:.3f}")
     pairs = [p for p in compare.compare(run_1, run_2).pairs if p.status == "compared"]
     same = sum(p.verdict == "no significant difference" for p in pairs)
     table.add_row("compare: no significant difference", _share(same, len(pairs)))

@@ -74,7 +74,6 @@ class Comparison:
     pairs: list
     rule: str = RULE
     claims: list = field(default_factory=list)  # (claim, A's verdict, B's verdict), both judged
-    floor: float | None = None  # B's preflight floor over A's: the machine's own change (floor_shift)
 
     @property
     def notes(self):
@@ -84,17 +83,24 @@ class Comparison:
             notes.append("a run with one round: the intervals cover the sampling within that "
                          "round, not the differences from one run of the peers to the next; run "
                          "both with --rounds 3 or more before trusting a verdict")
-        if self.floor is not None and abs(np.log(self.floor)) > np.log(1 + FLOOR_MOVED):
-            notes.append(f"the machine's own floor (the preflight C ping-pong) is {self.floor:.2f}"
-                         f"× A's in B: a change of about that size in every case is the "
-                         f"machine's, which no run's intervals hold: compare cases within one "
-                         f"run, or rerun both when the machine is quiet")
+        common = self.common_shift
+        if common is not None and abs(np.log(common)) > np.log(1 + SHARED_MOVE):
+            notes.append(f"the median pair's ratio is {common:.2f}: every case moved about "
+                         f"alike, as when the machine itself changed speed between the runs "
+                         f"(on a VM, the host's load), which no run's intervals hold; compare "
+                         f"cases within one run, or rerun both when the machine is quiet")
         return notes
+
+    @property
+    def common_shift(self):
+        """The median over compared pairs of B's median over A's: a move every case shares (the
+        machine between the runs); None for fewer than MIN_PAIRS pairs."""
+        ratios = [p.ratio for p in self.pairs if p.status == "compared" and p.ratio]
+        return float(np.median(ratios)) if len(ratios) >= MIN_PAIRS else None
 
     def as_dict(self):
         """Plain data (JSON-ready) for an HTML report."""
         return {"a": self.a, "b": self.b, "rule": self.rule, "notes": self.notes,
-                "floor": self.floor,
                 "varied": {k: list(v) for k, v in self.varied.items()},
                 "pairs": [asdict(p) for p in self.pairs],
                 "claims": [{"claim": t, "a": a, "b": b} for t, a, b in self.claims]}
@@ -148,25 +154,15 @@ def compare(run_a, run_b, seed=1):
                               case_a=a and a["index"], case_b=b and b["index"]))
             continue
         pairs.append(_pair(name, a, b, run_a, run_b, seed))
-    return Comparison(run_a.name, run_b.name, varied, pairs, claims=_claims(run_a, run_b),
-                      floor=floor_shift(run_a.document, run_b.document))
+    return Comparison(run_a.name, run_b.name, varied, pairs, claims=_claims(run_a, run_b))
 
 
-# The preflight floor moving more than this between two runs is worth a note: on a 2-CPU VM the
+# Every case moving alike by more than this between two runs is worth a note: on a 2-CPU VM the
 # whole machine drifts by several percent over minutes (two quick runs 4 minutes apart: every
-# case 8% faster in the second, the floor 10%).
-FLOOR_MOVED = 0.05
-
-
-def floor_shift(doc_a, doc_b):
-    """The median over the preflight probes both runs made (same placement, mechanism, size)
-    of B's floor median over A's; None without one in common."""
-    def probes(doc):
-        return {(p.get("placement"), p.get("mechanism"), p.get("size")): p["median_ns"]
-                for p in doc.get("preflight") or [] if p.get("median_ns")}
-    a, b = probes(doc_a), probes(doc_b)
-    ratios = [b[k] / a[k] for k in a.keys() & b.keys()]
-    return float(np.median(ratios)) if ratios else None
+# case 8% faster in the second). The preflight floor did not track it (0.90× once, 0.75× when
+# the cases held still), so the cases themselves say it, when there are enough of them.
+SHARED_MOVE = 0.05
+MIN_PAIRS = 8
 
 
 def _claims(run_a, run_b):
