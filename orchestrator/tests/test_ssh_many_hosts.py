@@ -180,7 +180,9 @@ def _interrupt_mid_case(lab, scratch, scenario, tmp_path):
 @contextmanager
 def _once_a_client_runs_on(lab, scratch, host, scenario, out):
     """`ipclab run SCENARIO` in the ops namespace, handed over once a client runs on `host`
-    (waiting for the release); killed if still running at the end."""
+    (waiting for the release); stopped if still running at the end: SIGTERM first, which it
+    cleans up after as after Ctrl-C (a SIGKILL would leave its ssh masters and the hosts'
+    private directories, as a failing check did once), SIGKILL if that takes too long."""
     run = subprocess.Popen(lab.ipclab_argv("run", str(scenario), "--out", str(out)), cwd=ROOT,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=lab.env(scratch))
@@ -192,8 +194,12 @@ def _once_a_client_runs_on(lab, scratch, host, scenario, out):
         yield run
     finally:
         if run.poll() is None:
-            run.kill()
-            run.wait()
+            run.terminate()
+            try:
+                run.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                run.kill()
+                run.communicate()
 
 
 def _ours_gone(lab):
