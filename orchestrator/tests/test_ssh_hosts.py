@@ -126,9 +126,15 @@ def test_a_remote_command_is_quoted_and_rooted_there():
                     "exec taskset --cpu-list 1 '/there/ipc lab/peers/x' serve 'a;b'"]
 
 
-needs_hosts = pytest.mark.skipif(
+_HOSTS = pytest.mark.skipif(
     os.geteuid() != 0 or not os.path.exists(SSHD) or not shutil.which("ssh"),
     reason="needs root (network namespaces) and openssh-server (scripts/setup-system)")
+
+
+def needs_hosts(test):
+    """A test over hosts in network namespaces: end-to-end (marked e2e, so scripts/flakes runs
+    it), skipped without root or sshd."""
+    return pytest.mark.e2e(_HOSTS(test))
 
 
 @needs_hosts
