@@ -108,7 +108,8 @@ def test_a_peers_files_go_to_the_hosts_private_directory():
                             remote_scratch="/tmp/ipclab-remote-x")
     argv = place.command(["/here/ipclab/peer", "drive", "--records-file", "/tmp/run/c/h0/r.csv",
                           "--result-file", "/tmp/run/c/h0/result.json", "/tmp/runner"])
-    assert argv[-1] == ("umask 077 && mkdir -p -- /tmp/ipclab-remote-x/c/h0 && exec /there/peer "
+    assert argv[-1] == ("umask 077 && (cd -- /tmp/ipclab-remote-x && mkdir -p -- c/h0) && "
+                        "exec /there/peer "
                         "drive --records-file /tmp/ipclab-remote-x/c/h0/r.csv --result-file "
                         "/tmp/ipclab-remote-x/c/h0/result.json /tmp/runner")
     assert place.there("/tmp/run") == "/tmp/ipclab-remote-x" and place.there("/etc/x") == "/etc/x"

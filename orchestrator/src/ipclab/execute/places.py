@@ -5,6 +5,7 @@ with `ip netns exec`) and knows the IPv4 address the peer has there: a server li
 client connects to the server's. Today's behaviour is LOCAL: the orchestrator's own network
 namespace, loopback. execute/network.py makes the namespaces (per case) and the Places in them; a
 scenario's [hosts] (plan/hosts.py) puts the server on another host, reached with OpenSSH (SshPlace, Remote)."""
+import os
 import shlex
 import subprocess
 from contextlib import contextmanager
@@ -114,7 +115,11 @@ class SshPlace(Place):
         remote = [self.there(a).replace(self.local_root, self.remote_root) for a in argv]
         dirs = sorted({str(Path(self.there(a)).parent) for a in argv
                        if self.there(a) != a} - {self.remote_scratch})
-        made = f"umask 077 && mkdir -p -- {shlex.join(dirs)} && " if dirs else ""
+        # Made from inside the private directory, by relative paths: a shell that starts late,
+        # after the run removed that directory, fails at the cd instead of making it again.
+        inside = [os.path.relpath(d, self.remote_scratch) for d in dirs]
+        made = (f"umask 077 && (cd -- {shlex.quote(self.remote_scratch)} && mkdir -p -- "
+                f"{shlex.join(inside)}) && ") if dirs else ""
         run = self.WATCHED.format(peer=shlex.join(remote)) if client \
             else "exec " + shlex.join(remote)
         return ["ssh", *self.ssh_options, self.target, "--", made + run]
