@@ -61,6 +61,7 @@ Methods, stated once:
   mid-round (a wake-up mode, a frequency change, a growing heap), which more warm-up would not
   cure. On this VM most drift found is a shift.
 """
+import functools
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -268,6 +269,7 @@ def spread_limit_for(rounds, limit=UNSTABLE_SPREAD):
     return float(limit ** (_expected_range(rounds) / _expected_range(3)))
 
 
+@functools.lru_cache(maxsize=None)  # asked again for every case at every re-analysis
 def _expected_range(n):
     """d2(n): the expected range of n standard normal draws, ∫ 1 − Φ(x)ⁿ − (1 − Φ(x))ⁿ dx
     (1.128 for 2, 1.693 for 3, 2.326 for 5, 3.078 for 10)."""
