@@ -90,18 +90,26 @@ def _analyse(record, rounds, settings, seed):
     record["round_spread"] = stats.round_spread(medians)
     record["median_ci_low"], record["median_ci_high"] = stats.hierarchical_median_ci(
         list(kept.values()), case_seed(seed, record["id"]))
-    if len(kept) > 1:
-        # A case that met its precision target has its rounds' disagreement inside an interval
-        # as narrow as asked: "rerun with more rounds" would be advice already taken.
-        unstable = stats.rounds_disagree(medians, intervals) and not _met_target(record)
-        record["stable"] = not unstable
-        if unstable:
-            figures = ", ".join(format_ns(m) for m in medians)
-            warnings.append(stats.advise("unstable", f"round medians {figures} "
-                                                     f"(spread {record['round_spread']:.2f})"))
     warnings += _round_concerns(record)
     record["warnings"] = [w.as_dict() for w in warnings]
+    judge_stability(record, medians, intervals)
     return kept
+
+
+def judge_stability(record, medians, intervals):
+    """Sets record["stable"] and its "rounds disagree" warning from its round medians and their
+    intervals (again when its median's interval changed: pooled.py). A case that met its
+    precision target has its rounds' disagreement inside an interval as narrow as asked: "rerun
+    with more rounds" would be advice already taken."""
+    record["warnings"] = [w for w in record["warnings"] if w["kind"] != "unstable"]
+    if len(medians) < 2:
+        return
+    unstable = stats.rounds_disagree(medians, intervals) and not _met_target(record)
+    record["stable"] = not unstable
+    if unstable:
+        figures = ", ".join(format_ns(m) for m in medians)
+        record["warnings"].insert(0, stats.advise(
+            "unstable", f"round medians {figures} (spread {record['round_spread']:.2f})").as_dict())
 
 
 def _met_target(record):

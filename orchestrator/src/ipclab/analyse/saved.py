@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ipclab.analyse import case_stats, stats
+from ipclab.analyse import case_stats, pooled, stats
 from ipclab.common.errors import UserError
 from ipclab.execute.rundir import OLD_SCHEMAS, SCHEMA
 
@@ -15,7 +15,8 @@ def statistics_parameters():
             "bootstrap_rng": "numpy default_rng([seed, crc32(case id)]); for ratios "
                              "default_rng([seed, crc32(case id), crc32(baseline id)])",
             "unstable_spread": stats.UNSTABLE_SPREAD, "drift_p": stats.DRIFT_P,
-            "drift_effect": stats.DRIFT_EFFECT}
+            "drift_effect": stats.DRIFT_EFFECT, "pooled_min_cases": pooled.MIN_CASES,
+            "pooled_outlier_p": pooled.OUTLIER_P}
 
 
 def load(run_dir):

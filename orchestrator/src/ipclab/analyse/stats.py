@@ -29,6 +29,19 @@ Methods, stated once:
   f(R) = t(0.975, R − 1) / z(0.975) · √(R / (R − 1)): 2.69 for 3 rounds, 1.58 for 5, 1.27 for 10,
   → 1 as R grows (the Student-t correction of a mean over R clusters). One round: f = 1, and the
   interval covers the within-round sampling only, not run-to-run differences.
+- Pooled between-round variance (pooled.py; empirical Bayes, Smyth 2004, limma's moderated t):
+  when a run has at least 8 cases of one pattern with two rounds or more, their variances s² of
+  the log round medians (R − 1 degrees of freedom each) give a prior, d0 degrees of freedom and
+  variance s0², by Smyth's moment estimator (d0 infinite when the variances spread no more than
+  sampling alone explains). Each such case's median interval is then the pooled median ×
+  exp(∓ t(0.975, d0 + R − 1) · s̃ / √R) with s̃² = (d0·s0² + (R − 1)·s²) / (d0 + R − 1), in
+  place of the widened bootstrap: three rounds no longer carry t(0.975, 2) = 4.30 alone, since
+  the run's other cases say how far rounds usually spread on this machine today. A case whose
+  own variance is beyond the prior's 99th percentile (F(R − 1, d0) test) keeps its bootstrap
+  interval: pulling a bimodal case toward calm ones would narrow it below what its rounds show.
+  The prior of each pattern is in run.json (`round_variance_prior`). Intervals of a case depend
+  on the run's other cases; the differences between runs (the machine's speed from one hour to
+  the next) are in no interval of one run: `ipclab compare` notes a whole machine that moved.
 - A round's own median interval: the distribution-free interval between two order statistics
   (Conover, "Practical Nonparametric Statistics", 3rd ed., 1999, section 3.2), ranks from the
   binomial(n, 1/2) distribution, coverage at least 95%.

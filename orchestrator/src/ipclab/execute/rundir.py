@@ -43,6 +43,9 @@ from ipclab.plan import patterns
 #     the scenario's `hosts` and environment.hosts (the server's host); with wire bytes a round's
 #     entry keeps `wire` (wire.per_call: per-call bytes and packets each way, conn_bytes, the
 #     counters of the measured and calibration pairs) and a record the columns of wire.FIELDS.
+#     `round_variance_prior`: pattern -> {cases, prior_df, prior_sd} of the between-round
+#     variance pooled over the run's cases (analyse/pooled.py), for the patterns whose median
+#     intervals were moderated by it.
 SCHEMA = "ipclab.run/3"
 OLD_SCHEMAS = ("ipclab.run/1", "ipclab.run/2")
 
