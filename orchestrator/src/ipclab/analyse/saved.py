@@ -81,4 +81,5 @@ def reanalyse(run_dir, document, settings):
                 rounds[entry["round"]] = np.fromfile(Path(run_dir) / entry["samples_file"],
                                                      dtype="<i8")
         kept[record["id"]] = case_stats.analyse(record, rounds, settings, seed)
+    document["round_variance_prior"] = pooled.moderate(document["results"], settings)
     return kept

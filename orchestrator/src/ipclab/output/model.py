@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from ipclab.analyse import case_stats
 from ipclab.analyse import explained as explained_model
 from ipclab.analyse import claims as claim_verdicts
-from ipclab.analyse import pooled
 from ipclab.analyse.stats import ADVICE, FACTS
 from ipclab.output import phases as export_phases
 from ipclab.output import client_hosts, explained, study
@@ -95,7 +94,6 @@ def build(document, settings=None, kept=None, ratio_cache=None):
     explained_model.add_model(records, document.get("floors"))
     verdicts = []
     if kept is not None:
-        document["round_variance_prior"] = pooled.moderate(records, settings)
         case_stats.add_ratios(records, settings, kept, seed, ratio_cache)
         verdicts = claim_verdicts.judge(scenario.get("claims") or [], records, kept, seed,
                                         ratio_cache)

@@ -11,7 +11,7 @@ or more; rewriting whole files keeps every file consistent with the others at ev
 import os
 
 from ipclab import output as export
-from ipclab.analyse import case_stats, saved, stats
+from ipclab.analyse import case_stats, pooled, saved, stats
 from ipclab.output import markdown, model
 from ipclab.output import phases as export_phases
 
@@ -41,6 +41,8 @@ class Publisher:
             if record["id"] == changed or "trimmed" not in record:
                 self.kept[record["id"]] = case_stats.analyse(
                     record, store.samples.get(record["id"], {}), settings, seed)
+        # Every case's interval leans on the others' rounds (pooled.py): redone for all.
+        document["round_variance_prior"] = pooled.moderate(document["results"], settings)
         self.report = model.build(document, settings, self.kept, self.ratios)
         write_outputs(store.dir, self.report)
 
