@@ -20,13 +20,14 @@ from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import ReportSettings, RunSettings, Scenario, StatSettings
 
 
-def write_run(path, cases, rounds=3, placement="cross-core"):
+def write_run(path, cases, rounds=3, placement="cross-core", env=None):
     """A run directory: `cases` maps (mechanism, request size) -> per-round sample arrays."""
     scenario = Scenario("synthetic", "", "<test>", {}, RunSettings(rounds=rounds),
                         StatSettings(), ReportSettings())
     made = [Case(i, mech, "cpp", "cpp", size, size, placement, "rr")
             for i, (mech, size) in enumerate(cases, start=1)]
-    store = RunStore(path, scenario, {"host": "test"}, made, publish=Publisher(scenario)).create()
+    store = RunStore(path, scenario, env or {"host": "test"}, made,
+                     publish=Publisher(scenario)).create()
     for case in made:
         for r, samples in enumerate(cases[(case.mechanism, case.request_size)], start=1):
             store.add(Outcome(case, "ok", samples=np.asarray(samples, dtype=np.int64), round=r,

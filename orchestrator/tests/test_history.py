@@ -111,3 +111,22 @@ def test_a_run_with_a_corrupt_history_still_succeeds(tmp_path):
     assert [(r["name"], r["cases_ok"]) for r in listed] == [("run", 1)]
     assert np.isfinite(history.case_history(out.parent / history.FILE,
                                             "tcp cpp→cpp 16 B/16 B")[0]["median"])
+
+
+def _recorded(results, name, scale, host="vm", sizes=range(1, 9)):
+    run = write_run(results / name, {("tcp", 16 * k): [noisy(scale * 1000 * k, seed=s)
+                                                       for s in range(2)] for k in sizes},
+                    rounds=2, env={"hostname": host})
+    history.record_run(run, _document(run), say=lambda _: None)
+    return run
+
+
+def test_a_run_says_how_far_the_whole_machine_moved_since_the_last_run_here(tmp_path):
+    results = tmp_path / "results"
+    first = _recorded(results, "a", 1.0)
+    assert history.machine_move(first) is None  # nothing before it
+    _recorded(results, "elsewhere", 2.0, host="other")  # another host's run is not compared
+    ratio, cases, previous = history.machine_move(_recorded(results, "b", 0.9))
+    assert ratio == pytest.approx(0.9, rel=0.02) and (cases, previous) == (8, "a")
+    few = _recorded(results, "c", 0.9, sizes=range(1, 8))  # 7 cases in common: too few to say
+    assert history.machine_move(few) is None

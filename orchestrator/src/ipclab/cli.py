@@ -1,4 +1,5 @@
 """ipclab: the command line. Parse → build the scenario → run → report."""
+import math
 import sys
 from pathlib import Path
 
@@ -135,6 +136,7 @@ def run(scenario, out, wide, verbose, html, **flags):
     report = publisher.report   # the last one published: the finished run's
     _record_history(out_dir, report)
     _show(report, wide, verbose)
+    _machine_move(out_dir)
     console.print(f"results: {out_dir}")
     if html:
         _write_html(out_dir, report)
@@ -294,6 +296,22 @@ def _record_history(out_dir, report):
     never fails the run: a broken database is reported in one line and rebuilt."""
     from ipclab.output import history
     history.record_run(out_dir, report, say=_say)
+
+
+def _machine_move(out_dir):
+    """A note when every case moved alike since the previous run of the scenario on this host
+    (history.machine_move): the machine changed speed, as `ipclab compare` would note."""
+    from ipclab.analyse.compare import SHARED_MOVE
+    from ipclab.output import history
+    found = history.machine_move(out_dir, say=_say)
+    if found and abs(math.log(found[0])) > math.log(1 + SHARED_MOVE):
+        ratio, cases, previous = found
+        console.print(f"note: this run's medians are {ratio:.2f}× those of {previous}, the "
+                      f"previous run of this scenario here (median over {cases} cases): the "
+                      f"machine itself changed speed between the runs, which no run's intervals "
+                      f"hold; compare cases within one run (the ratios to the baseline), or rerun "
+                      f"both when the machine is quiet", style="dim", markup=False,
+                      highlight=False)
 
 
 def _say(text):

@@ -18,6 +18,7 @@ Recording never stops a run: a database that cannot be opened or read is reporte
 and rebuilt from the run directories (`ipclab history --rebuild` does it on request)."""
 import json
 import sqlite3
+import statistics
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -251,6 +252,47 @@ def list_runs(db, scenario=None, mechanism=None, since=None, say=print):
             + (f" WHERE {' AND '.join(where)}" if where else "")
             + " ORDER BY started DESC, dir DESC", args).fetchall()
         return [dict(r) for r in rows]
+
+
+MIN_COMMON = 8  # cases two runs must share before their medians' ratio says the machine moved
+
+
+def machine_move(run_dir, say=print):
+    """(ratio, cases, previous run's directory name): the median over common ok cases of this
+    run's median over the same case's in the latest earlier complete run of its scenario on the
+    same host (by hostname) in its history; None without one, or with fewer than MIN_COMMON
+    cases in common. A move of the whole machine between runs, which no run's intervals hold."""
+    db = path_for(run_dir)
+    if not db.exists():
+        return None
+    with _reading(db, say) as conn:
+        this = conn.execute("SELECT id, scenario, started FROM runs WHERE dir = ?",
+                            (str(Path(run_dir).resolve()),)).fetchone()
+        if this is None:
+            return None
+        before = conn.execute(
+            "SELECT runs.id, runs.name FROM runs JOIN environment AS e ON e.run_id = runs.id "
+            "AND e.key = 'hostname' WHERE runs.id != ? AND scenario IS ? AND complete = 1 "
+            "AND (ifnull(started, ''), runs.id) < (ifnull(?, ''), ?) AND e.value = (SELECT "
+            "value FROM environment WHERE run_id = ? AND key = 'hostname') "
+            "ORDER BY started DESC, runs.id DESC LIMIT 1",
+            (this["id"], this["scenario"], this["started"], this["id"], this["id"])).fetchone()
+        if before is None:
+            return None
+        now, then = _medians(conn, this["id"]), _medians(conn, before["id"])
+    ratios = [now[k] / then[k] for k in now.keys() & then.keys() if then[k] > 0]
+    if len(ratios) < MIN_COMMON:
+        return None
+    return float(statistics.median(ratios)), len(ratios), before["name"]
+
+
+def _medians(conn, run_id):
+    """Case parameters -> median, for a run's ok cases."""
+    rows = conn.execute(
+        f"SELECT {', '.join(PARAMETERS)}, s.value AS median FROM cases JOIN statistics AS s "
+        f"ON s.case_row = cases.id AND s.name = 'median' WHERE run_id = ? AND status = 'ok'",
+        (run_id,)).fetchall()
+    return {tuple(r[k] for k in PARAMETERS): r["median"] for r in rows}
 
 
 def case_history(db, case_label, say=print):
