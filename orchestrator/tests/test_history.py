@@ -130,3 +130,17 @@ def test_a_run_says_how_far_the_whole_machine_moved_since_the_last_run_here(tmp_
     assert ratio == pytest.approx(0.9, rel=0.02) and (cases, previous) == (8, "a")
     few = _recorded(results, "c", 0.9, sizes=range(1, 8))  # 7 cases in common: too few to say
     assert history.machine_move(few) is None
+
+
+def test_the_run_ends_with_a_note_only_when_the_machine_moved_beyond_five_percent(
+        tmp_path, monkeypatch):
+    from ipclab import cli
+    results = tmp_path / "results"
+    _recorded(results, "a", 1.0)
+    shown = Console(record=True, width=400)
+    monkeypatch.setattr(cli, "console", shown)
+    cli._machine_move(_recorded(results, "b", 0.98))  # 2%: nothing to say
+    assert shown.export_text() == ""
+    cli._machine_move(_recorded(results, "c", 0.9 * 0.98))
+    text = shown.export_text()
+    assert "this run's medians are 0.90× those of b" in text and "over 8 cases" in text
