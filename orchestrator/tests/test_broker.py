@@ -21,6 +21,31 @@ def test_the_listening_ports_of_a_process_are_found_from_proc():
         assert port in listening_ports(os.getpid())
 
 
+class Picks:
+    """A stand-in for random: the ports to try, in order."""
+    def __init__(self, ports):
+        self.ports = ports
+
+    def randrange(self, low, high):
+        return next(self.ports)
+
+
+def test_the_broker_port_is_free_and_below_the_ephemeral_range_no_connect_takes(tmp_path):
+    low = broker_mod.ephemeral_low()
+    ports = {broker_mod.free_port() for _ in range(20)}
+    assert all(1024 <= p < low for p in ports) and len(ports) > 1
+    with socket.socket() as taken, socket.socket() as spare:  # a taken port is passed over
+        taken.bind(("127.0.0.1", 0))
+        spare.bind(("127.0.0.1", 0))
+        free = spare.getsockname()[1]
+        spare.close()
+        picks = iter([taken.getsockname()[1], free])
+        assert broker_mod.free_port(rng=Picks(picks)) == free
+    (tmp_path / "range").write_text("40000\t60999\n")
+    assert broker_mod.ephemeral_low(tmp_path / "range") == 40000
+    assert broker_mod.ephemeral_low(tmp_path / "missing") == 32768
+
+
 def test_without_the_amqp_transport_the_broker_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(broker_mod, "LAUNCHER", tmp_path / "missing.jar")
     with pytest.raises(PeerError, match="no ActiveMQ: install the Debian package activemq"):

@@ -99,13 +99,18 @@ def start_endless(tmp_path):
     proc = start_run(seed, out, "--mechanism", "activemq", "--client", "python", "--server",
                      "python", "--request-size", "16", "--response-size", "16",
                      "--iterations", "10000000000", "--warmup", "0")
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    deadline = time.monotonic() + 180  # the broker may take its START_TIMEOUT (90 s), then peers
+    while time.monotonic() < deadline and proc.poll() is None:
         if brokers_of(proc.pid) and client_running(seed):
             return seed, out, proc
         time.sleep(0.1)  # polling a process table we do not own
+    ended, broker, client = proc.poll(), bool(brokers_of(proc.pid)), client_running(seed)
     proc.kill()
-    raise AssertionError("no broker and client appeared")
+    proc.wait()
+    seen = cases_csv(out) if (out / "cases.csv").exists() else "no cases.csv"
+    raise AssertionError(f"no broker and client appeared (broker {broker}, client {client}, the run "
+                         f"{'ended with ' + str(ended) if ended is not None else 'still going'}): "
+                         f"{seen}")
 
 
 def test_a_killed_broker_fails_its_case_with_the_reason(tmp_path):

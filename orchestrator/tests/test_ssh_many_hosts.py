@@ -143,8 +143,9 @@ def _drop_a_client_host_mid_case(lab, scratch, scenario, tmp_path):
         stdout, stderr = run.communicate(timeout=120)
     assert run.returncode == 1, stdout + stderr
     rows = list(csv.DictReader(open(out / "cases.csv")))  # run in a shuffled order: either
-    (failed,) = [r for r in rows if r["status"] == "failed"]  # was the first
-    assert sorted(r["status"] for r in rows) == ["failed", "ok"], rows
+    failed = [r for r in rows if r["status"] == "failed"]  # was the first
+    assert sorted(r["status"] for r in rows) == ["failed", "ok"], (rows, stdout, stderr)
+    (failed,) = failed
     assert "ssh://client-2" in failed["reason"], failed["reason"]
 
 

@@ -9,6 +9,7 @@ base directory on the class path: the AMQP transport, which Debian does not pack
     python -m ipclab.execute.broker DIR   # a broker in DIR until Ctrl-C (for peers' own tests)
 """
 import os
+import random
 import shutil
 import signal
 import socket
@@ -121,13 +122,33 @@ class Broker:
         return died
 
 
-def free_port():
-    """A port the kernel has free on 127.0.0.1 now. The broker is given it (ActiveMQ binds port 0
-    too, but its JVM listens on another ephemeral port first, so "the port it listens on" is not
-    one answer); another program taking it in the moment between is a start-up error, said."""
-    with socket.socket() as s:
+def free_port(rng=random.SystemRandom()):
+    """A port free on 127.0.0.1 now, below the kernel's ephemeral range. The broker is given it
+    (ActiveMQ binds port 0 too, but its JVM listens on another ephemeral port first, so "the port
+    it listens on" is not one answer). Below the ephemeral range no connect() takes it as its
+    source port in the seconds the broker's JVM takes to start: an ephemeral one did, once, when
+    other tests made thousands of connections beside it. Another program binding it in that
+    moment is a start-up error, said."""
+    low = ephemeral_low()
+    for _ in range(100):
+        port = rng.randrange(max(1024, low // 3), low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    with socket.socket() as s:  # a machine whose low ports are all taken: an ephemeral one
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def ephemeral_low(path="/proc/sys/net/ipv4/ip_local_port_range"):
+    """The first port of the kernel's ephemeral range (32768 by default)."""
+    try:
+        return int(Path(path).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def listening_ports(pid):
