@@ -112,3 +112,14 @@ def test_a_case_far_noisier_than_the_rest_keeps_its_own_interval():
     pooled.moderate([*records, split], StatSettings())
     assert (split["median_ci_low"], split["median_ci_high"]) == own
     assert split["stable"] is False
+
+
+def test_a_case_the_prior_no_longer_moderates_gets_its_own_interval_back():
+    records = a_run(30, spread=0.01)
+    split = analysed(99, [100_000, 101_000, 100_000], 5)
+    own = (split["median_ci_low"], split["median_ci_high"])
+    pooled.moderate([*records, split], StatSettings())
+    assert (split["median_ci_low"], split["median_ci_high"]) != own  # moderated, among peers
+    noisy = analysed(98, [100_000, 180_000, 100_000], 6)
+    pooled.moderate([split, noisy], StatSettings())  # too few cases now: no prior
+    assert (split["median_ci_low"], split["median_ci_high"]) == own

@@ -18,7 +18,7 @@ from ipclab.plan import patterns
 STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
                "ci95_low", "ci95_high")
 ANALYSIS_FIELDS = ("raw", "trimmed", "outliers_removed", "warnings", "round_medians",
-                   "round_spread", "median_ci_low", "median_ci_high", "stable")
+                   "round_spread", "median_ci_low", "median_ci_high", "rounds_ci", "stable")
 
 
 def per_message_rounds(record, rounds):
@@ -90,6 +90,9 @@ def _analyse(record, rounds, settings, seed):
     record["round_spread"] = stats.round_spread(medians)
     record["median_ci_low"], record["median_ci_high"] = stats.hierarchical_median_ci(
         list(kept.values()), case_seed(seed, record["id"]))
+    # The interval its own rounds give, kept: pooled.py may replace the median's, then need it
+    # back when the run's other cases no longer support the replacement.
+    record["rounds_ci"] = [record["median_ci_low"], record["median_ci_high"]]
     warnings += _round_concerns(record)
     record["warnings"] = [w.as_dict() for w in warnings]
     judge_stability(record, medians, intervals)

@@ -69,16 +69,18 @@ def moderate(records, settings):
     for pattern, members in groups.items():
         prior = fit_prior([np.var(logs, ddof=1) for _, logs in members],
                           [len(logs) - 1 for _, logs in members])
-        if prior is None:
-            continue
-        priors[pattern] = {"cases": len(members),
-                           "prior_df": None if np.isinf(prior[0]) else round(prior[0], 3),
-                           "prior_sd": round(float(np.sqrt(prior[1])), 5)}
+        if prior is not None:
+            priors[pattern] = {"cases": len(members),
+                               "prior_df": None if np.isinf(prior[0]) else round(prior[0], 3),
+                               "prior_sd": round(float(np.sqrt(prior[1])), 5)}
+        # Every member is set from its rounds and this prior alone, whatever an earlier pass set
+        # (a live run passes again after each round and re-analyses only the case that changed).
         for record, logs in members:
-            if _far_outside(logs, prior):
-                continue
-            record["median_ci_low"], record["median_ci_high"] = moderated_interval(
-                record["trimmed"]["median"], logs, prior)
+            if prior is None or _far_outside(logs, prior):
+                record["median_ci_low"], record["median_ci_high"] = record["rounds_ci"]
+            else:
+                record["median_ci_low"], record["median_ci_high"] = moderated_interval(
+                    record["trimmed"]["median"], logs, prior)
             _judge_again(record, settings)
     return priors
 
@@ -100,7 +102,7 @@ def _log_medians(record):
     (clients on several hosts: three levels), it has fewer than two, or one is not positive."""
     medians = record.get("round_medians") or []
     if record.get("status") != "ok" or len(medians) < 2 or min(medians) <= 0 \
-            or not (record.get("trimmed") or {}).get("median") \
+            or not (record.get("trimmed") or {}).get("median") or not record.get("rounds_ci") \
             or len(record.get("client_hosts") or []) > 1:
         return None
     return np.log(np.asarray(medians, dtype=np.float64))

@@ -45,7 +45,8 @@ from ipclab.plan import patterns
 #     counters of the measured and calibration pairs) and a record the columns of wire.FIELDS.
 #     `round_variance_prior`: pattern -> {cases, prior_df, prior_sd} of the between-round
 #     variance pooled over the run's cases (analyse/pooled.py), for the patterns whose median
-#     intervals were moderated by it.
+#     intervals were moderated by it; a record's `rounds_ci` is the interval its own rounds give
+#     (the bootstrap), which its median's interval is when no prior replaces it.
 SCHEMA = "ipclab.run/3"
 OLD_SCHEMAS = ("ipclab.run/1", "ipclab.run/2")
 
