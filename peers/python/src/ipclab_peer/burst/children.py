@@ -27,6 +27,10 @@ PR_SET_PDEATHSIG = 1
 _prctl = ctypes.CDLL(None, use_errno=True).prctl
 _prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong)
 _READ_SIZE = records.WIRE.size * 512
+# end_all's second word to a pool worker still serving after the grace: report the connection
+# in hand as `lost` and end (models.PoolStop); then how long it has to do so.
+GIVE_UP = signal.SIGUSR1
+_GIVE_UP_WAIT = 0.2
 
 
 class Children:
@@ -142,15 +146,23 @@ class Children:
             report("io", f"process-pool worker {pid} ended ({_describe(status)}); the pool "
                          f"serves on with the others")
 
-    def end_all(self):
-        """At the server's exit: SIGKILL every child still there and reap it."""
+    def end_all(self, grace=0.0):
+        """At the server's exit: end every child still there and reap it. Pool workers get
+        SIGTERM and `grace` seconds to report the connection in hand, then GIVE_UP to report it
+        `lost` (models.PoolStop); the rest, and those still there after it, get SIGKILL."""
         with self._lock:
             pidfds, self._pidfds = self._pidfds, {}
-        for pidfd, (pid, _) in pidfds.items():
-            try:
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+            for pidfd in pidfds:
+                # Else an exited child's pidfd, level-triggered, spins the collector.
+                self._epoll.unregister(pidfd)
+        workers = [fd for fd, (_, key) in pidfds.items() if key is None]
+        if grace > 0:
+            for sig, within in ((signal.SIGTERM, grace), (GIVE_UP, _GIVE_UP_WAIT)):
+                for pidfd in workers:
+                    _signal(pidfd, sig)
+                workers = _wait_for_exits(workers, within)
+        for pidfd in pidfds:
+            _signal(pidfd, signal.SIGKILL)
         for pidfd, (pid, _) in pidfds.items():
             try:
                 os.waitpid(pid, 0)
@@ -160,6 +172,27 @@ class Children:
         # not yet woken for it: a pool worker reports a connection just after serving it, and
         # a SIGTERM right then must not leave that connection out of the file.
         self._drain(count=False)
+
+
+def _signal(pidfd, sig):
+    try:
+        signal.pidfd_send_signal(pidfd, sig)
+    except ProcessLookupError:
+        pass
+
+
+def _wait_for_exits(pidfds, within):
+    """Waits until every pidfd is readable (its process exited) or `within` seconds passed;
+    returns those still running."""
+    poll, left = select.poll(), set(pidfds)
+    for pidfd in pidfds:
+        poll.register(pidfd, select.POLLIN)
+    deadline = now() + int(within * 1e9)
+    while left and now() < deadline:
+        for pidfd, _ in poll.poll(max(1, (deadline - now()) // 1_000_000)):
+            poll.unregister(pidfd)
+            left.discard(pidfd)
+    return [pidfd for pidfd in pidfds if pidfd in left]
 
 
 def _describe(status):

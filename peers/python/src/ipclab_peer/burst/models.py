@@ -20,10 +20,12 @@ way (accept_loop); the models differ in what they do with an accepted connection
 """
 import errno
 import os
+import signal
 import threading
 from dataclasses import dataclass
 from typing import Callable
 
+from .children import GIVE_UP
 from .record import WHOLE, Record, now
 
 # accept() failures that concern one would-be client, not the listener.
@@ -161,11 +163,59 @@ def prepare_process_pool(burst):
 def _pool_worker(burst, worker):
     """A pool child: its own accept loop, each record reported at the start of the next
     accept call, when its `loop` is known. Never returns."""
+    stopping = PoolStop(burst.children)
+
+    def accepted(accept_start, accepted_at, worker):
+        return stopping.holding(Record(accept_start, accepted_at, worker))
+
+    def looped(record):
+        stopping.report(record)
+        stopping.between_connections()
     try:
-        accept_loop(burst, burst.serve, worker, Record,
-                    lambda record: burst.children.report(WHOLE, record))
+        accept_loop(burst, burst.serve, worker, accepted, looped)
     finally:
         os._exit(1)
+
+
+class PoolStop:
+    """A pool worker's end (children.end_all): on SIGTERM it ends at once while it waits in
+    accept (its last connection reported), else once the connection it serves is reported: a
+    connection answered but not yet reported when the server was stopped is still in the
+    phases file. On GIVE_UP (sent after a grace: a connection the client holds open) it reports
+    the one in hand as `lost` and ends, as the `process` model's parent records it."""
+
+    def __init__(self, children):
+        self._children = children
+        self._held = None     # the record of the connection in hand, not yet reported
+        self._asked = False
+        signal.signal(signal.SIGTERM, self._stop)
+        signal.signal(GIVE_UP, self._give_up)
+
+    # Python runs these handlers in the main thread between bytecodes, an interrupted accept()
+    # or recv() included; the worker has no other thread.
+    def _stop(self, _signum, _frame):
+        if self._held is None:
+            os._exit(0)
+        self._asked = True
+
+    def _give_up(self, _signum, _frame):
+        held, self._held = self._held, None
+        if held is not None:
+            held.error = "lost"
+            self._children.report(WHOLE, held)
+        os._exit(0)
+
+    def holding(self, record):
+        self._held = record
+        return record
+
+    def report(self, record):
+        self._held = None  # first: a handler between the two never reports it twice
+        self._children.report(WHOLE, record)
+
+    def between_connections(self):
+        if self._asked:
+            os._exit(0)
 
 
 def run_process_pool(burst):

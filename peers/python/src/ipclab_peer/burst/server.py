@@ -19,6 +19,9 @@ from .exchange import Frames, serve_async, serve_blocking
 from .models import MODELS
 
 LOAD = "load"
+# How long a stopped server waits for its pool workers to report the connections in hand: one
+# is written within microseconds of its answer; a worker on a held connection waits it out.
+REPORT_GRACE = 0.5
 
 
 class Burst:
@@ -60,7 +63,8 @@ class Burst:
     def finish(self, phases_file):
         """The clean-up's last acts: end the children, then write what was measured."""
         if self.children is not None:
-            self.children.end_all()
+            # Only a burst server keeps records worth waiting for (a load server's are dropped).
+            self.children.end_all(grace=REPORT_GRACE if phases_file is not None else 0.0)
         # A hand-off in progress holds this: wait for it so its `spawn` is in the file.
         self.spawning.acquire(timeout=1.0)
         if phases_file is not None:
