@@ -21,6 +21,13 @@ final class MessageListener extends StoppableListener {
     StreamConnection next() {
         MessageStream stream = new MessageStream(channel, false);
         current = stream;
+        // A stop between accept's check and the line above saw no stream to stop, and its wake
+        // message would be read by this one as an empty message, not as the end: stop it here.
+        // (stop writes `stopped`, then reads `current`; this writes `current`, then reads
+        // `stopped`: with both volatile, one of the two sees the other.)
+        if (stopped) {
+            stream.stop();
+        }
         return stream;
     }
 
