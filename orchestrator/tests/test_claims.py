@@ -99,6 +99,19 @@ def test_a_case_that_did_not_run_leaves_its_claim_undecided():
     assert found.verdict == verdicts.CANNOT_TELL and "not run: failed" in found.advice
 
 
+def test_a_pair_the_peers_cannot_run_is_left_out_of_the_verdict():
+    """server-models' "a process spawns over 20x slower than a thread" names the Java server,
+    which has no `process` model: that pair is not what the claim is about."""
+    records, kept = run_of({"fifo": 63_000, "tcp": 100_000, "uds": 100_500})
+    records[2]["status"] = "not-applicable"
+    found = verdicts.judge([claim(b={"mechanism": ["tcp", "uds"]})], records, kept)[0]
+    assert found.verdict == verdicts.HOLDS and len(found.pairs) == 1
+    records[1]["status"] = "not-applicable"
+    found = verdicts.judge([claim(b={"mechanism": ["tcp", "uds"]})], records, kept)[0]
+    assert found.verdict == verdicts.CANNOT_TELL and not found.pairs
+    assert "2 not applicable" in found.advice
+
+
 def test_the_report_carries_the_verdicts_into_table_md_run_json_and_the_terminal_line():
     records, kept = run_of({"fifo": 63_000, "tcp": 100_000})
     document = {"scenario": {"name": "s", "statistics": {}, "run": {"seed": 1},

@@ -25,7 +25,10 @@ RULE = (
     "holds when the interval overlaps the band v·(1 ± t) and the figure lies in it, fails when "
     "interval and band are apart, and cannot tell otherwise. A claim over several pairs fails "
     "when one pair fails, holds when every pair holds, and cannot tell otherwise; one whose "
-    "cases did not all run cannot tell. Measured: the pair furthest from the claim.")
+    "cases did not all run cannot tell. A pair with a case no peer here can run (not applicable: "
+    "a server without that model) is left out: the claim is not about it. Measured: the pair "
+    "furthest from the claim.")
+NOT_APPLICABLE = "not-applicable"  # a case's status when its peers cannot run it (plan/matrix.py)
 HOLDS, FAILS, CANNOT_TELL = "holds", "fails", "cannot tell"
 VERDICTS = (HOLDS, FAILS, CANNOT_TELL)
 # Axes two cases of a pair may differ in only when a selector names them; "variant" stands for
@@ -97,20 +100,23 @@ def _claim(c):
 
 def _judge(claim, records, kept, seed, cache):
     a_cases, b_cases = claim_table.sides(claim, records)
-    pairs = []
+    pairs, left_out = [], 0
     for a in a_cases:
-        if claim.b is None:
-            pairs.append(_against_number(claim, a, kept, seed, cache))
-            continue
-        for b in (b for b in b_cases if _paired(claim, a, b)):
-            pairs.append(_against_case(claim, a, b, kept, seed, cache))
+        for b in [None] if claim.b is None else [b for b in b_cases if _paired(claim, a, b)]:
+            if any(r is not None and r["status"] == NOT_APPLICABLE for r in (a, b)):
+                left_out += 1
+            elif b is None:
+                pairs.append(_against_number(claim, a, kept, seed, cache))
+            else:
+                pairs.append(_against_case(claim, a, b, kept, seed, cache))
     comparison = claim.b is not None
     base = dict(text=claim.text, source=claim.source, study_value=claim.study_value,
                 statistic=claim.statistic, relation=claim.relation, value=claim.value,
                 tolerance=claim.tolerance, comparison=comparison, pairs=pairs)
     if not pairs:
-        return Verdict(**base, verdict=CANNOT_TELL,
-                       advice="no pair of its cases is in this run")
+        return Verdict(**base, verdict=CANNOT_TELL, advice=(
+            f"no pair of its cases applies to these peers ({left_out} not applicable)"
+            if left_out else "no pair of its cases is in this run"))
     verdict = (FAILS if any(p.verdict == FAILS for p in pairs)
                else HOLDS if all(p.verdict == HOLDS for p in pairs) else CANNOT_TELL)
     return Verdict(**base, verdict=verdict, advice=_advice(verdict, pairs, records))
