@@ -225,3 +225,11 @@ def test_honesty_counts_each_runs_medians_inside_the_others_intervals(fake, tmp_
     assert "run 1 medians inside run 2 intervals" in text and "of 4 (" in text
     assert "compare: no significant difference" in text
     assert "the whole machine: run 2 medians / run 1" in text
+
+
+def test_honesty_says_when_the_whole_machine_moved_between_its_runs():
+    from ipclab import bench_honesty
+    assert bench_honesty.moved_note(None) == [] and bench_honesty.moved_note(1.04) == []
+    [note] = bench_honesty.moved_note(0.919)
+    assert "moved 8% between the runs" in note and "0.919" in note and "quiet" in note
+    assert bench_honesty.moved_note(1.06) != []

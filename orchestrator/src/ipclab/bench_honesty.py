@@ -39,6 +39,8 @@ def run_honesty(console, scenario, flags, keep=None):
             seconds.append(time.monotonic() - started)
             runs.append(compare.load_run(out))
         console.print(summary(*runs, seconds))
+        for note in moved_note(machine_shift(*runs)):
+            console.print(f"note: {note}", markup=False, highlight=False)
     return 0
 
 
@@ -68,6 +70,18 @@ def machine_shift(run_a, run_b):
     ratios = [b["trimmed"]["median"] / a["trimmed"]["median"] for a, b in _pairs(run_a, run_b)
               if a["trimmed"]["median"]]
     return float(np.median(ratios)) if ratios else None
+
+
+def moved_note(shift):
+    """One line when the whole machine moved between the runs by more than compare's
+    SHARED_MOVE: then the first share measures the machine as much as the method."""
+    if shift is None or abs(np.log(shift)) <= np.log(1 + compare.SHARED_MOVE):
+        return []
+    return [f"the whole machine moved {100 * abs(shift - 1):.0f}% between the runs (run 2 "
+            f"medians / run 1: {shift:.3f}): no run's intervals hold a move of the machine "
+            f"itself, so the share inside the other run's intervals drops with it; the row "
+            f"with that move divided out is the method's own figure. Rerun when the machine "
+            f"is quiet"]
 
 
 def _pairs(run_a, run_b):
