@@ -31,7 +31,6 @@ def runs(tmp_path):
 
 
 def _document(run):
-    from ipclab.execute import rundir
     return saved.load(run)
 
 

@@ -23,6 +23,25 @@ def test_expansion_is_the_full_product_in_a_stable_order(catalog):
     assert len({c.id for c in cases}) == len(cases)
 
 
+def test_an_excluded_combination_is_listed_with_its_reason_and_never_run(catalog):
+    s = scenario(catalog, mechanism=["tcp", "uds"], client=["cpp"], server=["cpp"],
+                 request_size=[16, "1KiB"], response_size=[16],
+                 exclude=[{"mechanism": "uds", "request_size": ["1KiB"]}])
+    cases = matrix.expand(s, catalog, cpus=[0, 1])
+    assert [(c.mechanism, c.request_size, c.skip_status) for c in cases] == [
+        ("tcp", 16, None), ("tcp", 1024, None), ("uds", 16, None),
+        ("uds", 1024, "not-applicable")]
+    assert cases[-1].skip_reason == ("left out by the scenario ([matrix] exclude: mechanism uds; "
+                                     "request_size 1 KiB)")
+
+
+def test_an_exclusion_of_a_value_the_command_line_took_out_is_no_error(catalog):
+    raw = {"matrix": {"mechanism": ["tcp", "uds"], "exclude": [{"mechanism": "uds"}]}}
+    s = build_scenario(raw, "s.toml", catalog, {"mechanism": "tcp"}, "s")
+    cases = matrix.expand(s, catalog, cpus=[0, 1])
+    assert cases and all(c.mechanism == "tcp" and c.skip_status is None for c in cases)
+
+
 def test_udp_over_its_datagram_limit_is_not_applicable_not_failed(catalog):
     s = scenario(catalog, mechanism=["udp"], client=["cpp"], server=["cpp"],
                  request_size=[16, 65536], response_size=[16])

@@ -60,6 +60,14 @@ def test_rounds_asked_on_the_command_line_without_a_target_turn_the_files_target
     ({"run": {"precision": "tight"}}, {}, "run.precision: 'tight' is not a precision"),
     ({}, {"budget": "-1"}, "--budget: '-1' is not a time budget above 0 (e.g. 250ms, 90s, 10m, 1h)"),
     ({"run": {"budget": "soon"}}, {}, "run.budget: 'soon' is not a time budget"),
+    ({"matrix": {"exclude": {"mechanism": "tcp"}}}, {}, "matrix.exclude: {'mechanism': 'tcp'} "
+                                                        "must be a list of tables"),
+    ({"matrix": {"exclude": [{}]}}, {}, "matrix.exclude: [{}] must be a list of tables"),
+    ({"matrix": {"exclude": [{"colour": "red"}]}}, {}, "matrix.exclude[1]: unknown axis 'colour'"),
+    ({"matrix": {"exclude": [{"mechanism": "tpc"}]}}, {},
+     "matrix.exclude[1].mechanism: unknown mechanism 'tpc'"),
+    ({"matrix": {"request_size": [16], "exclude": [{"mechanism": "tcp"}, {"request_size": "1KiB"}]}},
+     {}, "matrix.exclude[2].request_size: 1 KiB is not in the matrix's request_size (16 B)"),
 ])
 def test_bad_input_names_where_and_what(catalog, raw, overrides, expected):
     with pytest.raises(UserError) as err:

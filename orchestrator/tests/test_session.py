@@ -2,7 +2,6 @@
 import io
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -10,7 +10,6 @@ asserts nothing."""
 import statistics
 import subprocess
 import tempfile
-from pathlib import Path
 
 import numpy as np
 from rich.table import Table

@@ -23,7 +23,6 @@ from rich.text import Text
 from ipclab.analyse import case_stats
 from ipclab.analyse import claims as claim_verdicts
 from ipclab.analyse import explained
-from ipclab.execute import rundir
 from ipclab.analyse import stats
 from ipclab.common.errors import UserError
 from ipclab.plan.matrix import short_label

@@ -12,12 +12,8 @@ ever lost.
     burst/<id>.r<k>.phases.csv    burst: the server's phases of every connection of round k
     burst/<id>.r<k>.records.csv   burst: the client's record of every connection (PROTOCOL.md 11.4)
 """
-import json
-import os
 from datetime import datetime, timezone
 from pathlib import Path
-
-import numpy as np
 
 from ipclab.common.errors import UserError
 from ipclab.execute import explain, wire

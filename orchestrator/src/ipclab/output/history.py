@@ -27,7 +27,6 @@ from rich import box
 from rich.cells import cell_len
 from rich.table import Table
 
-from ipclab.execute import rundir
 from ipclab.plan import patterns
 from ipclab.plan.matrix import short_label as label
 from ipclab.common.errors import UserError

@@ -155,9 +155,22 @@ def expand(scenario, catalog, cpus=None):
                       response_size=resp, payload=payload, sequence_length=length,
                       placement=where, pattern=pattern, message_size=message_size,
                       server_model=model, settings=chosen)
-        status, reason = _why_not(fields, catalog, cpus)
+        status, reason = _left_out(fields, m.get("exclude")) or _why_not(fields, catalog, cpus)
         cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
     return cases
+
+
+def _left_out(fields, exclusions):
+    """("not-applicable", why) for a case the scenario's [matrix] exclude names (all of one
+    table's axes match), else None: listed with its reason, as a study's table shows a cell it
+    did not measure, and never run."""
+    for table in exclusions or []:
+        if all(axis_value(fields, axis) in values for axis, values in table.items()):
+            named = "; ".join(f"{axis} " + ", ".join(
+                format_size(x) if axis.endswith("_size") else str(x) for x in values)
+                for axis, values in table.items())
+            return "not-applicable", f"left out by the scenario ([matrix] exclude: {named})"
+    return None
 
 
 def _server(mech, client, server):

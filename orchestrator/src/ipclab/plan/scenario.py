@@ -146,6 +146,8 @@ def build_scenario(raw, source, catalog, overrides, name):
                                SIZE_PAIRING, "product")
     if matrix["sizes"] == "zip" and len(matrix["request_size"]) != len(matrix["response_size"]):
         v.fail_at("matrix.sizes", "'zip' needs as many request sizes as response sizes")
+    matrix["exclude"] = v.exclusions(matrix_raw.get("exclude"), matrix, flagged={
+        axis for axis in MATRIX_AXES if overrides.get(axis) is not None})
     run = RunSettings(**{
         key: v.number(key, *_pick(run_raw, overrides, key, f"run.{key}"), default)
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
@@ -260,7 +262,7 @@ LINK_KEYS = ("link", "wire_bytes", "explain", "precision", "budget", "duration",
 
 _KNOWN = {
     "name": None, "description": None,
-    "matrix": set(MATRIX_AXES) | {"sizes"},
+    "matrix": set(MATRIX_AXES) | {"sizes", "exclude"},
     "run": set(vars(RunSettings())),
     "statistics": set(vars(StatSettings())),
     "report": set(vars(ReportSettings())),

@@ -2,7 +2,7 @@
 Scenario): each error names where the value came from (the file and key, or the flag) and the
 value, in one line."""
 from ipclab.common.errors import UserError
-from ipclab.common.units import parse_size
+from ipclab.common.units import format_size, parse_size
 from ipclab.plan import link, patterns, report_spec
 from ipclab.plan import settings as setting_table
 
@@ -62,6 +62,36 @@ class Validator:
             if not isinstance(item, str) or item.strip() not in allowed:
                 self._fail(where, f"unknown {axis} {item!r} (known: {', '.join(allowed)})")
         return list(dict.fromkeys(item.strip() for item in items))
+
+    def exclusions(self, value, matrix, flagged=()):
+        """[matrix] exclude: a list of tables, each naming matrix axes and their values, e.g.
+        { mechanism = ["corba", "rest"], request_size = "128MiB" }. A case whose value is among
+        the listed ones on every axis of a table is left out (plan/matrix.py). Each value must
+        be one the matrix has, so a misspelt one is an error, not an exclusion of nothing;
+        `flagged`: the axes the command line set, whose values the file could not know."""
+        where = "matrix.exclude"
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(t, dict) and t for t in value):
+            self._fail(where, f"{value!r} must be a list of tables like "
+                              f"{{ mechanism = \"rest\", request_size = \"128MiB\" }}")
+        return [self._exclusion(table, matrix, flagged, f"{where}[{k}]")
+                for k, table in enumerate(value, start=1)]
+
+    def _exclusion(self, table, matrix, flagged, where):
+        out = {}
+        for axis, item in table.items():
+            if axis not in MATRIX_AXES:
+                self._fail(where, f"unknown axis {axis!r} (known: {', '.join(MATRIX_AXES)})")
+            values = self.axis(axis, item if isinstance(item, list) else [item],
+                               f"{where}.{axis}")
+            missing = [x for x in values if x not in matrix[axis]]
+            if missing and axis not in flagged:
+                shown = format_size if axis.endswith("_size") else repr
+                self._fail(f"{where}.{axis}", f"{shown(missing[0])} is not in the matrix's {axis} "
+                                              f"({', '.join(map(shown, matrix[axis]))})")
+            out[axis] = values
+        return out
 
     def _whole(self, item, where, axis, most=10**9):
         text = item.strip() if isinstance(item, str) else item
