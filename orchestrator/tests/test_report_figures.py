@@ -499,7 +499,7 @@ def test_the_pages_scenario_lists_only_what_its_patterns_read():
     def page_scenario(pattern):
         document = {"scenario": {"name": "s", "matrix": {"mechanism": ["tcp"], "pattern": [pattern],
                                                          "server_model": ["thread"],
-                                                         "message_size": [1024]},
+                                                         "message_size": [1024], "exclude": []},
                                  "run": {"iterations": 10, "connectors": 200, "messages": 5,
                                          "backlog": 512}, "statistics": {}}}
         return html._scenario(document)
@@ -509,6 +509,14 @@ def test_the_pages_scenario_lists_only_what_its_patterns_read():
                                       "message_size"))
     burst = page_scenario("burst")
     assert "connectors" in burst and "server_model" in burst and "messages" not in burst
+    assert "exclude" not in rr   # an empty list: no row
+
+
+def test_the_pages_scenario_names_each_excluded_combination():
+    document = {"scenario": {"name": "s", "run": {}, "statistics": {}, "matrix": {
+        "mechanism": ["rest", "tcp"], "pattern": ["rr"],
+        "exclude": [{"mechanism": ["rest"], "request_size": [134217728]}]}}}
+    assert "mechanism rest; request_size 128 MiB" in html._scenario(document)
 
 
 def test_the_headline_puts_every_mechanism_fastest_first_at_the_smallest_size():

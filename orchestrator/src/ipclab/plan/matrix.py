@@ -166,11 +166,16 @@ def _left_out(fields, exclusions):
     did not measure, and never run."""
     for table in exclusions or []:
         if all(axis_value(fields, axis) in values for axis, values in table.items()):
-            named = "; ".join(f"{axis} " + ", ".join(
-                format_size(x) if axis.endswith("_size") else str(x) for x in values)
-                for axis, values in table.items())
-            return "not-applicable", f"left out by the scenario ([matrix] exclude: {named})"
+            return ("not-applicable",
+                    f"left out by the scenario ([matrix] exclude: {describe_exclusion(table)})")
     return None
+
+
+def describe_exclusion(table):
+    """"mechanism corba, rest; request_size 128 MiB": one table of [matrix] exclude."""
+    return "; ".join(f"{axis} " + ", ".join(
+        format_size(x) if axis.endswith("_size") else str(x) for x in values)
+        for axis, values in table.items())
 
 
 def _server(mech, client, server):

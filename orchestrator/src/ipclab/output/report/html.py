@@ -17,6 +17,7 @@ from ipclab.output.report import sections as report_sections
 from ipclab.output.report.data import RunData
 from ipclab.common.units import format_ns
 from ipclab.plan import patterns
+from ipclab.plan.matrix import describe_exclusion
 
 # Marks told apart without colour too: dash patterns and marker symbols cycle with the series.
 DASHES = ("solid", "dot", "dashdot", "longdash")
@@ -246,8 +247,10 @@ def _scenario(document):
     unused = _unused_keys(scenario.get("matrix", {}).get("pattern") or [patterns.DEFAULT.name])
     items = [("scenario", scenario["name"]), ("description", scenario.get("description", "")),
              ("source", scenario.get("source", ""))]
+    matrix = scenario.get("matrix", {})
     items += [(k, ", ".join(map(str, v)) if isinstance(v, list) else str(v))
-              for k, v in scenario.get("matrix", {}).items() if k not in unused]
+              for k, v in matrix.items() if k not in unused and k != "exclude"]
+    items += [("exclude", describe_exclusion(t)) for t in matrix.get("exclude") or []]
     items += [(k, str(v)) for k, v in run.items() if k not in unused]
     items += [("statistics", ", ".join(f"{k} {v}" for k, v in scenario.get("statistics", {}).items()))]
     return "<h2>Scenario</h2>" + _pairs(items)
