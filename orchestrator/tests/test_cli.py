@@ -37,7 +37,7 @@ def test_unknown_scenario_key_names_the_file_and_key(tmp_path):
     out = ipclab("run", str(bad))
     assert out.returncode == 2
     assert out.stderr.strip() == (f"ipclab: error: {bad}: unknown key 'matrix.colour' (known: "
-                                  "arrival, client, clients, corba_payload, delivery, java_binding, mechanism, "
+                                  "arrival, client, clients, corba_payload, delivery, exclude, java_binding, mechanism, "
                                   "message_size, nodelay, pattern, payload, placement, "
                                   "poll_interval_us, rate, reply, request_size, "
                                   "response_size, rest_body, sequence_length, serialization, server, "
