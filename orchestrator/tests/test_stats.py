@@ -185,6 +185,18 @@ def test_paired_ratio_with_means_and_one_round():
         stats.paired_ratio(case, base + base, rng())
 
 
+def test_means_of_heavy_tailed_rounds_stay_positive_in_every_interval():
+    # JNI at 16 B/8 KiB on this VM: about 5 µs, with a stall thousands of times longer, so the
+    # mean's standard error is near the mean itself and a normal draw of it can fall below zero.
+    stalls = np.full(1000, 5_000.0)
+    stalls[0] = 20_000_000.0    # one 20 ms stall: the mean 25 µs, its standard error 20 µs
+    case = [np.full(1000, 100_000.0) + rng(1).normal(0, 100, 1000)]
+    ratio, low, high = stats.paired_ratio(case, [stalls], rng(), compare="mean")
+    assert 0 < low <= ratio <= high
+    low, high = stats.hierarchical_mean_ci([stalls, stalls * 1.1], rng())
+    assert 0 < low < high
+
+
 def test_drift_finds_a_round_still_getting_faster():
     g = rng()
     steady = g.normal(1000, 50, 2000)

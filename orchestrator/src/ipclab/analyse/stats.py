@@ -5,7 +5,8 @@ Methods, stated once:
   default "linear"), so the median of an even count is the mean of the two middle values.
 - Standard deviation: the sample standard deviation (n - 1 in the denominator); 0 for n = 1.
 - 95% confidence interval of the mean: the hierarchical bootstrap below (rounds drawn with
-  replacement; within a drawn round its mean from the normal approximation, mean ± z·s/√n), the
+  replacement; within a drawn round its mean from the normal approximation, mean ± z·s/√n, kept
+  within the round's smallest and largest sample as any mean of its samples is), the
   pooled mean of each resample, widened for few rounds like every bootstrap interval; undefined
   (None) for n < 2. `summarize` alone gives mean ± t(0.975, n − 1)·s/√n of one sample; a case's
   figures (case_stats.py) replace it with the bootstrap over its rounds.
