@@ -25,10 +25,11 @@ RULE = (
     "holds when the interval overlaps the band v·(1 ± t) and the figure lies in it, fails when "
     "interval and band are apart, and cannot tell otherwise. A claim over several pairs fails "
     "when one pair fails, holds when every pair holds, and cannot tell otherwise; one whose "
-    "cases did not all run cannot tell. A pair with a case no peer here can run (not applicable: "
-    "a server without that model) is left out: the claim is not about it. Measured: the pair "
-    "furthest from the claim.")
-NOT_APPLICABLE = "not-applicable"  # a case's status when its peers cannot run it (plan/matrix.py)
+    "cases did not all run cannot tell. A pair with a case not applicable here (a server without "
+    "that model, a combination the scenario excludes) is left out: the claim is not about it. "
+    "Measured: the pair furthest from the claim.")
+# A case's status when its peers cannot run it or the scenario excludes it (plan/matrix.py).
+NOT_APPLICABLE = "not-applicable"
 HOLDS, FAILS, CANNOT_TELL = "holds", "fails", "cannot tell"
 VERDICTS = (HOLDS, FAILS, CANNOT_TELL)
 # Axes two cases of a pair may differ in only when a selector names them; "variant" stands for
