@@ -20,7 +20,7 @@ from ipclab.plan.scenario import DEFAULT_SCENARIO, StatSettings, load_scenario
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
 from ipclab.output import publish
-from ipclab import bench_commands, hosts_commands
+from ipclab import bench_commands, claims_commands, hosts_commands
 from ipclab.terminal_console import console
 
 
@@ -182,9 +182,15 @@ def leaks_cmd(tag):
 @click.option("--html", "html", is_flag=True, help="write RUN/report.html (self-contained, offline)")
 @click.option("--figures", "figures_dir", type=click.Path(file_okay=False),
               help="write every figure as PNG and SVG into this directory")
-def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir):
+@click.option("--claims", "claims_file", type=click.Path(),
+              help="judge the claims of this scenario file (edited since the run) instead of "
+                   "the run's own; run.json and table.md then hold these")
+def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir, claims_file):
     """Re-render the tables and files of a saved run from its raw samples."""
     document = saved.load(run_dir)
+    if claims_file:
+        plan = load_scenario(claims_file, load_catalog(check=False))
+        document["scenario"]["claims"] = [c.as_dict() for c in plan.claims]
     stored = document["scenario"]["statistics"]
     settings = StatSettings(**{**stored, **{k: v for k, v in
                                            {"outliers": outliers, "tukey_k": tukey_k,
@@ -354,6 +360,8 @@ def _print_at(renderable, width):
 
 cli.add_command(bench_commands.bench)
 cli.add_command(hosts_commands.hosts)
+cli.add_command(claims_commands.claims)
+cli.add_command(claims_commands.why)
 
 
 def main():

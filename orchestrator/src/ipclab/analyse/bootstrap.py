@@ -166,9 +166,59 @@ def widen(point, low, high, factor):
     return point * (low / point) ** factor, point * (high / point) ** factor
 
 
+DISPERSIONS = ("sd", "cv")
+
+
 def round_statistic(x, compare):
+    """A round's median, mean, total (its sum: a loop timed whole), sd or cv (sd / mean)."""
     x = np.asarray(x, dtype=np.float64)
-    return float(np.median(x)) if compare == "median" else float(x.mean())
+    if compare == "median":
+        return float(np.median(x))
+    if compare == "total":
+        return float(x.sum())
+    if compare in DISPERSIONS:
+        sd = float(x.std(ddof=1)) if x.size > 1 else 0.0
+        return sd if compare == "sd" else sd / float(x.mean()) if x.mean() > 0 else float("nan")
+    return float(x.mean())
+
+
+def hierarchical_dispersion_ci(rounds, rng, which, resamples=BOOTSTRAP_RESAMPLES, level=0.95):
+    """(figure, low, high): the standard deviation (or cv) of all rounds pooled and its interval
+    by the hierarchical bootstrap: rounds with replacement, then each drawn round's samples with
+    replacement; the pooled sd from the drawn rounds' means and sds (the within-round and the
+    between-round variance both), widened for few rounds like the median's."""
+    r = len(rounds)
+    chosen = rng.integers(0, r, size=(resamples, r))
+    drawn = [_resampled_moments(rounds, chosen[:, s], rng) for s in range(r)]
+    means = np.stack([m for m, _ in drawn], axis=1)
+    sds = np.stack([sd for _, sd in drawn], axis=1)
+    sizes = np.array([len(x) for x in rounds], dtype=np.float64)[chosen]
+    total = sizes.sum(axis=1)
+    grand = (means * sizes).sum(axis=1) / total
+    pooled_var = (((sizes - 1) * sds ** 2).sum(axis=1)
+                  + (sizes * (means - grand[:, None]) ** 2).sum(axis=1)) / np.maximum(total - 1, 1)
+    pooled = np.sqrt(pooled_var) if which == "sd" else np.sqrt(pooled_var) / grand
+    everything = np.concatenate([np.asarray(x, dtype=np.float64) for x in rounds])
+    point = round_statistic(everything, which)
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(pooled[np.isfinite(pooled)], [tail, 100 - tail])
+    return (point, *widen(point, float(low), float(high), few_rounds_factor(r, level)))
+
+
+def _resampled_moments(rounds, chosen, rng, budget=4_000_000):
+    """(means, sds) of a fresh resample (with replacement, the round's size) of round chosen[b]
+    for each b, drawn a block at a time so that no more than `budget` values are held."""
+    means, sds = np.empty(chosen.size), np.empty(chosen.size)
+    for r in np.unique(chosen):
+        x = np.asarray(rounds[r], dtype=np.float64)
+        where = np.flatnonzero(chosen == r)
+        block = max(1, budget // max(x.size, 1))
+        for start in range(0, where.size, block):
+            slots = where[start:start + block]
+            draws = x[rng.integers(0, x.size, (slots.size, x.size))]
+            means[slots] = draws.mean(axis=1)
+            sds[slots] = draws.std(axis=1, ddof=1) if x.size > 1 else 0.0
+    return means, sds
 
 
 def paired_ratio(case_rounds, base_rounds, rng, compare="median",
@@ -199,6 +249,12 @@ def _slot_statistics(rounds, chosen, rng, compare):
     if compare == "median":
         return np.stack([resampled_round_medians(rounds, chosen[:, s], rng)
                          for s in range(chosen.shape[1])], axis=1)
+    if compare in DISPERSIONS:
+        moments = [_resampled_moments(rounds, chosen[:, s], rng) for s in range(chosen.shape[1])]
+        return np.stack([sd if compare == "sd" else sd / mean for mean, sd in moments], axis=1)
+    if compare == "total":
+        sizes = np.array([len(r) for r in rounds], dtype=np.float64)
+        return _slot_statistics(rounds, chosen, rng, "mean") * sizes[chosen]
     means = np.array([np.mean(r) for r in rounds], dtype=np.float64)
     errors = np.array([_standard_error(r) for r in rounds])
     drawn = means[chosen] + rng.standard_normal(chosen.shape) * errors[chosen]

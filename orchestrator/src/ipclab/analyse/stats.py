@@ -63,6 +63,10 @@ Methods, stated once:
   (the same rounds drawn for the case and its baseline; within a round each side's statistic from
   its own resample; for compare = "mean" the resampled mean is drawn from its normal approximation).
   A case is faster or slower than the baseline only when the interval excludes 1.
+- A claim's total (a round's sum: a study that timed its whole loop) is drawn as the mean times
+  the round's size; its standard deviation and coefficient of variation (sd / mean) by the
+  hierarchical bootstrap with each drawn round's samples resampled (the pooled sd holds the
+  within-round and the between-round variance), widened by f(R).
 - Two runs (`ipclab compare`): the ratio of B's pooled median to A's, its 95% interval the
   percentile interval of the ratios of independent hierarchical bootstrap medians (the runs'
   rounds are not paired), widened by f(R) for the fewer rounds R of the two; beside it the
@@ -84,7 +88,8 @@ from scipy import special
 # The bootstrap intervals (their method is stated above) live in bootstrap.py; they are part of
 # this module's vocabulary, so its callers find every statistic here.
 from ipclab.analyse.bootstrap import (BOOTSTRAP_RESAMPLES, bootstrap_mean_ci,  # noqa: F401
-                                      few_rounds_factor, hierarchical_mean_ci,
+                                      few_rounds_factor, hierarchical_dispersion_ci,
+                                      hierarchical_mean_ci,
                                       hierarchical_median_ci, host_median_ci,
                                       hierarchical_medians, median_ratio, paired_ratio,
                                       resampled_round_medians, round_statistic, widen)

@@ -29,7 +29,7 @@ def report_markdown(report):
         table = study.to_markdown(report.studies, report.title) + "\n" + table.replace(
             f"# {report.title}", "## every case", 1)
     if report.claims:  # a study's verdicts come first: they are what the run was for
-        table = claims.markdown_of(report.claims) + "\n" + table
+        table = claims.markdown_of(report.claims, report.why) + "\n" + table
     section = wire.markdown_of(report.wire.rows, report.wire.ranking) if report.wire else ""
     if report.explained:
         section += ("\n" if section else "") + explained.markdown_of(report.explained.rows,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from ipclab.analyse import case_stats
 from ipclab.analyse import explained as explained_model
 from ipclab.analyse import claims as claim_verdicts
+from ipclab.analyse import why as claim_why
 from ipclab.analyse.stats import ADVICE, FACTS
 from ipclab.output import phases as export_phases
 from ipclab.output import client_hosts, explained, study
@@ -62,6 +63,7 @@ class Report:
     ratio_caption: str = None
     studies: list = field(default_factory=list)    # study.Study tables of the scenario's [report]
     claims: list = field(default_factory=list)     # analyse/claims.py Verdicts of its [[claim]]s
+    why: list = field(default_factory=list)        # analyse/why.py Whys of those not holding
     wire: WireSection = None                       # None: no case counted its bytes
     explained: ExplainedSection = None             # None: no case was counted (--explain)
     burst: bool = False                            # the run has burst cases: phases.csv
@@ -92,19 +94,23 @@ def build(document, settings=None, kept=None, ratio_cache=None):
         settings = StatSettings(**scenario.get("statistics") or {})
     records, seed = document["results"], scenario.get("run", {}).get("seed", 1)
     explained_model.add_model(records, document.get("floors"))
-    verdicts = []
+    verdicts, whys = [], []
     if kept is not None:
         case_stats.add_ratios(records, settings, kept, seed, ratio_cache)
         verdicts = claim_verdicts.judge(scenario.get("claims") or [], records, kept, seed,
                                         ratio_cache)
+        whys = [claim_why.explain(c, records, kept, seed, ratio_cache)
+                for c, v in zip(scenario.get("claims") or [], verdicts)
+                if v.verdict != claim_verdicts.HOLDS]
         if verdicts:
             document["claims"] = [v.as_dict() for v in verdicts]
+            document["why"] = [w.as_dict() for w in whys]
     return of_records(records, f"ipclab: {scenario['name']}",
                       case_stats.baseline_label(settings), settings.compare,
                       notes=document.get("notes", []), studies=studies_of(document),
                       scenario=scenario["name"], table_notes=table_notes(document, settings),
                       environment=document.get("environment") or {}, document=document,
-                      settings=settings, claims=verdicts)
+                      settings=settings, claims=verdicts, why=whys)
 
 
 def of_records(records, title, baseline_label, compare, notes=(), studies=(), **more):

@@ -32,12 +32,29 @@ def claims(report):
     if not report.claims:
         return []
     rows = claims_out.rows(report.claims)
-    marked = {i for i, v in enumerate(report.claims) if v.verdict != claim_verdicts.HOLDS}
+    marked = {i for i, row in enumerate(rows)
+              if row[-1] != claim_verdicts.HOLDS and not row[0].startswith(claims_out.BEYOND)}
     notes = "".join(f"<li>{_e(v.text)}: {_e(v.verdict)}: {_e(v.advice)}</li>"
                     for v in report.claims if v.advice)
     return [(claim_verdicts.summary_line(report.claims),
              table(claims_out.HEADERS, rows, caption=claim_verdicts.RULE, marked=marked)
-             + (f"<ul class='notes'>{notes}</ul>" if notes else ""))]
+             + (f"<ul class='notes'>{notes}</ul>" if notes else "")), *why(report)]
+
+
+def why(report):
+    """What decides each claim that does not hold (analyse/why.py): the claim judged with one
+    condition changed at a time, a row per change."""
+    if not report.why:
+        return []
+    parts = []
+    for found in report.why:
+        rows = [(t.changed, t.verdict, claims_out.measured_text(t.found)
+                 if t.found.measured else "-", str(len(t.found.pairs))) for t in found.tried]
+        parts.append(f"<h3>{_e(found.text)}</h3><p>{_e(found.verdict)} as the study ran it; "
+                     f"{_e(found.finding)}</p>"
+                     + (table(("condition changed", "verdict", "measured", "pairs"), rows)
+                        if rows else ""))
+    return [("What decides the claims that do not hold", "".join(parts))]
 
 
 def studies(report):
