@@ -89,8 +89,10 @@ def _finding(verdict, tried):
                 "(a placement, a setting) to see what decides it")
     holding = [t.changed for t in tried if t.verdict == HOLDS]
     if holding:
-        decides = ", ".join(dict.fromkeys(c.split(" ")[0] for c in holding))
-        return f"it holds with {'; '.join(holding)}: {decides} decides it"
+        axes = list(dict.fromkeys(c.split(" ")[0] for c in holding))
+        decides = (f"{axes[0]} decides it" if len(axes) == 1
+                   else f"{', '.join(axes[:-1])} and {axes[-1]} each decide it")
+        return f"it holds with {'; '.join(holding)}: {decides}"
     if verdict == FAILS:
         return ("no condition this run holds makes it hold: the study's conclusion does not "
                 "hold here")

@@ -5,7 +5,8 @@ terminal renderers lay out. Adding a shape is adding one function to SHAPES.
 stream-cpu: the message-queue-versus-socket comparison (a 2010 blog post, issue 10): per
 pattern, one row per mechanism × client→server pair with the wall time, each side's user and
 system seconds, messages/s, and each mechanism's ratios to the `versus` mechanism (report.versus,
-default tcp) for the same pair.
+default tcp; a variant such as "tcp nodelay off" names the socket as the study ran it) for the
+same pair and placement.
 
 pivot: the general shape (export/pivot.py): rows, columns, the statistic in the cell and a ratio
 to one column, from `[report]` rows, columns, cell, ratio_to, ratio_as. The thesis's Table 4.1,
@@ -63,6 +64,13 @@ def _rate(record):
     return raw["count"] / rounds / wall if wall and raw and rounds else None
 
 
+def _is_versus(record, versus):
+    """The record is the `versus` case: its mechanism with the settings `versus` names (its reply
+    aside: a one-way short socket is the one-way queue's `versus`)."""
+    settings = {k: v for k, v in (record.get("settings") or {}).items() if k != "reply"}
+    return variant({**record, "settings": settings}, pattern=False) == versus
+
+
 def _match(record):
     # The reply too: a one-way short connection is compared with the socket's one-way one.
     return (record["pattern"], record["client"], record["server"], record.get("message_size"),
@@ -76,16 +84,18 @@ def stream_cpu(records, versus):
     shown = [p for p in patterns.PATTERNS.values() if p.median_rate]
     ran = [r for r in records if r["status"] in ("ok", "failed")
            and patterns.of_record(r) in shown]
-    base = {_match(r): r for r in ran if r["mechanism"] == versus and r["status"] == "ok"}
+    base = {_match(r): r for r in ran if _is_versus(r, versus) and r["status"] == "ok"}
+    places = len({r["placement"] for r in ran}) > 1
     studies = []
     for row in shown:
         pattern = row.name
         mine = [r for r in ran if r["pattern"] == pattern]
         if not mine:
             continue
-        mine.sort(key=lambda r: (r["mechanism"] != versus, r["index"]))
+        mine.sort(key=lambda r: (not _is_versus(r, versus), r["index"]))
         cpu = row.per_window
-        headers = ["mechanism", "client→server", "size", "wall s"]
+        headers = ["mechanism", "client→server", "size", *(["placement"] if places else []),
+                   "wall s"]
         if cpu:
             headers += ["client\nuser s", "client\nsys s", "server\nuser s", "server\nsys s"]
         headers += ["msgs/s" if cpu else "conns/s", f"wall\n÷ {versus}"]
@@ -95,9 +105,9 @@ def stream_cpu(records, versus):
         rows = []
         for r in mine:
             ok = r["status"] == "ok"
-            other = base.get(_match(r)) if r["mechanism"] != versus else None
+            other = base.get(_match(r)) if not _is_versus(r, versus) else None
             cells = [variant(r, pattern=False), f"{r['client']}→{r['server']}", describe_shape(r),
-                     _seconds(_wall(r) if ok else None)]
+                     *([r["placement"]] if places else []), _seconds(_wall(r) if ok else None)]
             if cpu:
                 cells += [_seconds(r.get(k) if ok else None)
                           for k in ("client_user_s", "client_sys_s", "server_user_s",
@@ -116,7 +126,8 @@ def stream_cpu(records, versus):
                    f"(below 1: cheaper than {versus})")
         studies.append(Study(
             title=pattern, headers=tuple(headers),
-            right=tuple(h not in ("mechanism", "client→server", "status") for h in headers),
+            right=tuple(h not in ("mechanism", "client→server", "placement", "status")
+                        for h in headers),
             rows=rows, caption=caption,
             failed=[f"case {r['index']}: {r['reason']}" for r in mine if r["status"] != "ok"]))
     return studies

@@ -179,7 +179,7 @@ def build_scenario(raw, source, catalog, overrides, name):
     report_raw = raw.get("report", {})
     report = ReportSettings(
         table=v.choice(report_raw.get("table"), "report.table", report_spec.TABLE_NAMES, "cases"),
-        versus=v.axis("mechanism", [report_raw["versus"]], "report.versus")[0]
+        versus=v.selector_value("variant", report_raw["versus"], "report.versus")
         if "versus" in report_raw else "tcp", **v.pivot(report_raw),
         figures=v.names(report_raw.get("figures"), "report.figures", report_spec.STUDY_FIGURES))
     _many_clients(v, matrix, catalog, _pick(matrix_raw, overrides, "mechanism",
