@@ -65,12 +65,18 @@ def why(run_dir, claim, claims_file):
 def load_judged(run_dir, claims_file=None):
     """A saved run analysed again (its document and kept samples), with the claims of
     `claims_file` in place of its own when given (a run judged by claims edited since)."""
-    document = saved.load(run_dir)
+    document = with_claims(saved.load(run_dir), claims_file)
+    settings = StatSettings(**document["scenario"]["statistics"])
+    return document, saved.reanalyse(run_dir, document, settings)
+
+
+def with_claims(document, claims_file):
+    """`document` with the claims of the scenario file `claims_file` in place of its own (None:
+    as it is)."""
     if claims_file:
         plan = load_scenario(claims_file, load_catalog(check=False))
         document["scenario"]["claims"] = [c.as_dict() for c in plan.claims]
-    settings = StatSettings(**document["scenario"]["statistics"])
-    return document, saved.reanalyse(run_dir, document, settings)
+    return document
 
 
 def _chosen(claims_list, claim, document, kept):

@@ -187,10 +187,7 @@ def leaks_cmd(tag):
                    "the run's own; run.json and table.md then hold these")
 def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir, claims_file):
     """Re-render the tables and files of a saved run from its raw samples."""
-    document = saved.load(run_dir)
-    if claims_file:
-        plan = load_scenario(claims_file, load_catalog(check=False))
-        document["scenario"]["claims"] = [c.as_dict() for c in plan.claims]
+    document = claims_commands.with_claims(saved.load(run_dir), claims_file)
     stored = document["scenario"]["statistics"]
     settings = StatSettings(**{**stored, **{k: v for k, v in
                                            {"outliers": outliers, "tukey_k": tukey_k,

@@ -62,7 +62,7 @@ def problems(source, index, checked):
         return []
     if not checked.rows:
         return [f"{source}: claim[{index}] \"{claim.text}\": none of its {len(claim.figures)} "
-                f"figures lies in its where ({claim_verdicts.describe(claim.where)})"]
+                f"figures lies in its where ({claim_table.describe(claim.where)})"]
     wrong = [(i, f, x, p) for i, (f, x, p) in enumerate(checked.rows)
              if p.verdict != claim_pairs.HOLDS]
     return [f"{source}: claim[{index}] \"{claim.text}\": figures[{i}] ({f.cell or 'no cell'}: "

@@ -111,7 +111,7 @@ def judge_one(claim, records, kept, seed=1, cache=None):
     base = dict(text=claim.text, source=claim.source, study_value=claim.study_value,
                 statistic=claim.statistic, relation=claim.relation, value=claim.value,
                 tolerance=claim.tolerance, comparison=claim.b is not None, pairs=study,
-                condition=describe(claim.condition), over=claim.over,
+                condition=claim_table.describe(claim.condition), over=claim.over,
                 beyond=[Row(k, combine(claim, v), v)
                         for k, v in sorted(groups.items(), key=lambda kv: (kv[0] == MANY_WAYS, kv[0]))])
     if not study:
@@ -157,10 +157,6 @@ def _differs(condition, cases):
     return ", ".join(words)
 
 
-def describe(selector):
-    return ", ".join(f"{axis} {'/'.join(map(str, values))}" for axis, values in selector.items())
-
-
 def combine(claim, pairs):
     """A claim's verdict over `pairs`: every one must hold (or most, `over`)."""
     if not pairs:
@@ -176,8 +172,8 @@ def combine(claim, pairs):
 
 def _no_pairs(claim, judged, left_out):
     if judged:
-        return (f"no pair of its cases runs as the study did ({describe(claim.condition)}): "
-                f"see the rows beyond the study")
+        return (f"no pair of its cases runs as the study did "
+                f"({claim_table.describe(claim.condition)}): see the rows beyond the study")
     if left_out:
         return f"no pair of its cases applies to these peers ({left_out} not applicable)"
     return "no pair of its cases is in this run"

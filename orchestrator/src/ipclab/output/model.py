@@ -85,10 +85,12 @@ class Report:
         return [r for r in self.records if r["status"] not in SKIPPED]
 
 
-def build(document, settings=None, kept=None, ratio_cache=None):
+def build(document, settings=None, kept=None, ratio_cache=None, explain=True):
     """The Report of `document`. With `kept` (id -> round -> kept samples) the ratios to the
     baseline are drawn (again: `ratio_cache` keeps intervals already drawn); without, the records'
-    ratios are taken as they are. `settings` default to the document's own."""
+    ratios are taken as they are. `settings` default to the document's own. `explain`: judge
+    each claim that does not hold again under other conditions (analyse/why.py), several
+    judgements a claim: a live run asks for it once, when it ends."""
     scenario = document["scenario"]
     if settings is None:
         settings = StatSettings(**scenario.get("statistics") or {})
@@ -101,7 +103,7 @@ def build(document, settings=None, kept=None, ratio_cache=None):
                                         ratio_cache)
         whys = [claim_why.explain(c, records, kept, seed, ratio_cache)
                 for c, v in zip(scenario.get("claims") or [], verdicts)
-                if v.verdict != claim_verdicts.HOLDS]
+                if v.verdict != claim_verdicts.HOLDS] if explain else []
         if verdicts:
             document["claims"] = [v.as_dict() for v in verdicts]
             document["why"] = [w.as_dict() for w in whys]

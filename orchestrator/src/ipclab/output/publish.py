@@ -43,7 +43,8 @@ class Publisher:
                     record, store.samples.get(record["id"], {}), settings, seed)
         # Every case's interval leans on the others' rounds (pooled.py): redone for all.
         document["round_variance_prior"] = pooled.moderate(document["results"], settings)
-        self.report = model.build(document, settings, self.kept, self.ratios)
+        ended = bool(document.get("complete") or document.get("interrupted"))  # store.finish
+        self.report = model.build(document, settings, self.kept, self.ratios, explain=ended)
         write_outputs(store.dir, self.report)
 
 

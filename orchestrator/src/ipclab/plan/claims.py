@@ -189,11 +189,12 @@ def check_planned(claims, cases, source, overridden):
             aside.append(claim)
         else:
             raise UserError(f"{source}: claim[{i}].{missing}: no case of the matrix is "
-                            f"{_describe({**claim.where, **getattr(claim, missing)})}")
+                            f"{describe({**claim.where, **getattr(claim, missing)})}")
     note = (f"{len(aside)} claim(s) of the scenario set aside: the flags took their cases out "
             f"of this run" if aside else None)
     return kept, note
 
 
-def _describe(selector):
+def describe(selector):
+    """"mechanism fifo/tcp, request_size 40": a selector in words."""
     return ", ".join(f"{axis} {'/'.join(map(str, values))}" for axis, values in selector.items())
