@@ -29,7 +29,7 @@ def serve(f, mode):
     listener.listen()
     if mode == "ignore-term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    contract = 1 if mode == "stale" else 5   # "stale": a peer built before contract 2
+    contract = 1 if mode == "stale" else 6   # "stale": a peer built before contract 2
     print("READY " + json.dumps({"endpoint": "127.0.0.1:%d" % listener.getsockname()[1],
                                  "runtime": "fake 1", "pid": os.getpid(),
                                  "contract": contract}), flush=True)
@@ -45,7 +45,7 @@ def serve(f, mode):
 def drive(f, mode):
     n = int(f["--iterations"])
     result = {"schema": "ipclab.peer-result/1", "status": "ok", "error_kind": None, "error": None,
-              "runtime": "fake 1", "samples": n, "contract": 5, "warmup_samples": 0}
+              "runtime": "fake 1", "samples": n, "contract": 6, "warmup_samples": 0}
     if mode == "hang":
         signal.pause()
     if mode == "unsupported":
@@ -87,7 +87,7 @@ def capabilities(mode):
         sys.stderr.write("ipclab-peer: usage: unknown subcommand 'capabilities'\n")
         sys.exit(2)
     claims = json.loads(os.environ.get("FAKE_CLAIMS", '{"tcp": ["serve", "drive"]}'))
-    print(json.dumps({"contract": int(os.environ.get("FAKE_CONTRACT", "5")), "language": "fake",
+    print(json.dumps({"contract": int(os.environ.get("FAKE_CONTRACT", "6")), "language": "fake",
                       "runtime": "fake 1",
                       "mechanisms": {m: {"roles": r, "patterns": ["rr"], "max_payload": 134217728}
                                      for m, r in claims.items()}}))

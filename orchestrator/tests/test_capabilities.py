@@ -23,7 +23,7 @@ ROOT = repo_root()
 
 
 def answer(**mechanisms):
-    return {"contract": 5, "language": "fake", "runtime": "fake 1",
+    return {"contract": CONTRACT, "language": "fake", "runtime": "fake 1",
             "mechanisms": {m: {"roles": r, "patterns": ["rr"], "max_payload": 134217728}
                            for m, r in mechanisms.items()}}
 
@@ -56,7 +56,7 @@ def test_a_disagreement_names_peer_field_and_both_values(catalog, claims, got, e
 
 def test_another_contract_version_is_refused(catalog):
     stale = {**answer(tcp=["serve", "drive"]), "contract": 1}
-    with pytest.raises(UserError, match=r"contract: ipclab speaks contract 5, the Fake peer "
+    with pytest.raises(UserError, match=rf"contract: ipclab speaks contract {CONTRACT}, the Fake peer "
                                         r"answers 1: rebuild it"):
         capabilities.compare(fake_language(tcp=["serve", "drive"]), stale, catalog.mechanisms)
 
@@ -99,9 +99,9 @@ uds = ["serve", "drive"]
      "[mechanisms] uds: peer.toml claims it, the Fake peer does not implement it"),
     ({"FAKE_CAPABILITIES": "stale"},
      "the Fake peer answered `capabilities` with exit 2 (ipclab-peer: usage: unknown subcommand "
-     "'capabilities'): it predates contract 5"),
+     f"'capabilities'): it predates contract {CONTRACT}"),
     ({"FAKE_CLAIMS": '{"tcp": ["serve", "drive"], "uds": ["serve", "drive"]}',
-      "FAKE_CONTRACT": "3"}, "contract: ipclab speaks contract 5, the Fake peer answers 3"),
+      "FAKE_CONTRACT": "3"}, f"contract: ipclab speaks contract {CONTRACT}, the Fake peer answers 3"),
 ])
 def test_list_and_run_refuse_a_peer_that_disagrees(tmp_path, monkeypatch, command, env, expected):
     root = copy_of_checkout(tmp_path, FAKE_TOML)

@@ -131,7 +131,10 @@ def test_a_udp_stream_reports_what_it_lost(server, seed):
 def test_the_mq_vs_socket_scenario_prints_the_blog_table(tmp_path, seed):
     out = tmp_path / "run"
     done = ipclab("run", "scenarios/mq-vs-socket.toml", "--client", "cpp", "--server", "cpp",
-                  "--placement", "cross-core", "--nodelay", "on", "--messages", "5000", "--iterations", "200", "--warmup", "50",
+                  # the blog's reads, sources and backlog are test_e2e_settings.py's: one of each here
+                  "--placement", "cross-core", "--nodelay", "on", "--read-size", "0",
+                  "--source", "rotate", "--listen-backlog", "512",
+                  "--messages", "5000", "--iterations", "200", "--warmup", "50",
                   "--seed", str(seed), "--out", str(out))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = cases_csv(out)  # stream, then short connections one-way (the blog's) and with a reply

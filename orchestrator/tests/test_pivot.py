@@ -121,7 +121,7 @@ def test_the_study_scenarios_load_with_their_pivots(catalog):
     thesis = load_scenario(SCENARIOS / "thesis-java-cpp.toml", catalog)
     assert vars(thesis.report) == {
         "table": "pivot", "versus": "tcp", "rows": ["request_size", "response_size"],
-        "columns": "variant", "cell": "mean±sd", "ratio_to": {"variant": "jni"},
+        "columns": "variant", "cell": "mean±sd", "ratio_to": {"variant": "jni JNI copies"},
         "ratio_as": "times", "figures": ["bars-by-size", "histogram"]}
     ipc = load_scenario(SCENARIOS / "linux-ipc-java.toml", catalog)
     assert ipc.report.ratio_to == {"variant": "tcp nodelay off java objects"}

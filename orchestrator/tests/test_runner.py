@@ -102,7 +102,7 @@ def test_stale_workspaces_of_dead_runs_are_removed(tmp_path):
     ("hello", "instead of a READY line"),
     ("READY [1]", "no endpoint string"),
     ('READY {"endpoint": 5}', "no endpoint string"),
-    ('READY {"endpoint": "x", "runtime": 3, "contract": 5}', "runtime is not a string"),
+    ('READY {"endpoint": "x", "runtime": 3, "contract": 6}', "runtime is not a string"),
     ('READY {"endpoint": "x", "contract": 1}', "server speaks contract 1"),
     ("READY " + "[" * 100000, "not valid"),
 ])
@@ -110,7 +110,7 @@ def test_a_servers_first_line_is_its_ready_object_or_one_reason(line, expected):
     from ipclab.execute.peers import PeerError, parse_ready
     with pytest.raises(PeerError, match=expected):
         parse_ready(line)
-    assert parse_ready('READY {"endpoint": "127.0.0.1:1", "contract": 5}')["endpoint"] == "127.0.0.1:1"
+    assert parse_ready('READY {"endpoint": "127.0.0.1:1", "contract": 6}')["endpoint"] == "127.0.0.1:1"
 
 
 def test_a_result_file_with_a_field_of_the_wrong_type_fails_the_case_with_its_name():

@@ -150,3 +150,67 @@ def test_java_serialization_needs_java_on_both_sides(catalog):
     (uneven,) = cases(catalog, mechanism="tcp", client="java", server="java",
                       serialization="java", request_size="40", response_size="400")
     assert uneven.skip_status == "not-applicable" and "response size is 40, not 400" in uneven.skip_reason
+
+
+def test_the_blogs_conditions_reach_the_server_and_the_client(catalog):
+    stream = cases(catalog, mechanism="tcp,sysv-mq", pattern="stream", message_size="1KiB",
+                   read_size="1KiB")
+    assert [(c.mechanism, dict(c.settings).get("read_size")) for c in stream] == [
+        ("tcp", 1024), ("sysv-mq", None)]   # a queue reads a message a call: it keeps its way
+    assert setting_table.peer_flags(stream[0].settings, "serve") == ["--read-size", "1024"]
+    assert stream[0].label == "tcp stream reads 1 KiB cpp→cpp 1 KiB msg cross-core"
+    (alone,) = cases(catalog, mechanism="sysv-mq", pattern="stream", read_size="1KiB")
+    assert "stream pattern over tcp, uds, pipe, fifo only" in alone.skip_reason
+    (short,) = cases(catalog, mechanism="tcp", pattern="short", source="one",
+                     listen_backlog="50", response_size="0")
+    assert setting_table.peer_flags(short.settings, "serve") == ["--backlog", "50"]
+    assert setting_table.peer_flags(short.settings, "drive") == ["--source", "one"]
+    assert short.id.endswith("-short-backlog-50-one-source")
+
+
+def test_the_record_settings_are_the_records_alone(catalog):
+    made = cases(catalog, mechanism="grpc", payload="bytes,small", value_range="non-negative",
+                 records="per-call")
+    assert [dict(c.settings).get("records") for c in made] == [None, "per-call"]
+    (alone,) = cases(catalog, mechanism="grpc", value_range="non-negative")
+    assert "structured records only" in alone.skip_reason
+    assert setting_table.peer_flags(made[1].settings, "drive") == [
+        "--value-range", "non-negative", "--records", "per-call"]
+    assert made[1].label == "grpc ints ≥ 0 a record per call cpp→cpp small ×5 cross-core"
+
+
+def test_the_theses_baselines_are_their_mechanisms_alone(catalog):
+    (mock,) = cases(catalog, mechanism="none", mock="new-array")
+    assert setting_table.peer_flags(mock.settings, "drive") == ["--mock", "new-array"]
+    made = cases(catalog, mechanism="jni,ffm", client="java", server="cpp", jni_arrays="copy")
+    assert [(c.mechanism, dict(c.settings).get("jni_arrays")) for c in made] == [
+        ("jni", "copy"), ("ffm", None)]
+    assert setting_table.peer_flags(made[0].settings, "drive") == ["--jni-arrays", "copy"]
+
+
+def test_a_design_runs_the_study_each_change_alone_and_the_usual_way(catalog):
+    from ipclab.plan.scenario import build_scenario
+    raw = {"matrix": {"mechanism": ["tcp"], "client": ["cpp"], "server": ["cpp"],
+                      "pattern": ["short"], "response_size": ["0"],
+                      "placement": ["same-core", "cross-core"], "nodelay": ["off", "on"],
+                      "source": ["one", "rotate"],
+                      "design": {"study": {"placement": "same-core", "nodelay": "off",
+                                           "source": "one"},
+                                 "usual": {"placement": "cross-core", "nodelay": "on",
+                                           "source": "rotate"}}}}
+    made = matrix.expand(build_scenario(raw, "t.toml", catalog, {}, "t"), catalog)
+    ran = [(c.placement, dict(c.settings)["nodelay"], dict(c.settings)["source"])
+           for c in made if not c.skip_status]
+    assert ran == [("same-core", "off", "one"), ("same-core", "off", "rotate"),
+                   ("same-core", "on", "one"), ("cross-core", "off", "one"),
+                   ("cross-core", "on", "rotate")]
+    left = [c for c in made if c.skip_status]
+    assert len(left) == 3 and all("one change at a time" in c.skip_reason for c in left)
+    assert "this case changes placement, nodelay" in left[-1].skip_reason or \
+        "changes placement, source" in left[-1].skip_reason
+    # An axis the command line sets is the user's: the design no longer holds it.
+    flagged = build_scenario(raw, "t.toml", catalog, {"placement": "cross-core"}, "t")
+    assert flagged.matrix["design"]["study"] == {"nodelay": "off", "source": "one"}
+    with pytest.raises(UserError, match=r"t.toml: matrix.design.study.placement: 'unpinned' is not in"):
+        build_scenario({"matrix": {**raw["matrix"], "design": {"study": {"placement": "unpinned"}}}},
+                       "t.toml", catalog, {}, "t")

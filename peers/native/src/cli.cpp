@@ -100,6 +100,24 @@ void parse_studies(const std::map<std::string, std::string>& flags, DriveOptions
     throw UsageError("bad value for --response-size: must be 0 with --one-way");
 }
 
+// Contract 6's condition flags (section 1). What a pattern or payload cannot take is a usage
+// error here; a mechanism that cannot honour a value is unsupported later (check_studies).
+void parse_conditions(const std::map<std::string, std::string>& flags, DriveOptions& o) {
+  o.source_rotate = choice(flags, "--source", "rotate", "one");
+  if (flags.count("--source") != 0 && o.pattern != "short")
+    throw UsageError("flag --source needs --pattern short");
+  if (!choice(flags, "--value-range", "full", "non-negative"))
+    o.value_range = ValueRange::non_negative;
+  o.records_per_call = !choice(flags, "--records", "one", "per-call");
+  if (o.payload == PayloadKind::bytes) {
+    if (o.value_range != ValueRange::full)
+      throw UsageError("bad value for --value-range: non-negative needs a structured --payload");
+    if (o.records_per_call)
+      throw UsageError("bad value for --records: per-call needs a structured --payload");
+  }
+  o.mock_new_array = !choice(flags, "--mock", "copy", "new-array");
+}
+
 // burst (11.4): a server model and what goes with it; those flags alone are a usage error.
 // load (11.5.1): `--pattern load` (the only pattern `serve` takes) makes the server a load
 // server, which has no connection count and writes no phases file.
@@ -111,8 +129,7 @@ void parse_burst_serve(const std::map<std::string, std::string>& flags, ServeOpt
   }
   const auto it = flags.find("--server-model");
   if (it == flags.end()) {
-    for (const char* flag :
-         {"--connections", "--phases-file", "--backlog", "--workers", "--pattern"})
+    for (const char* flag : {"--connections", "--phases-file", "--workers", "--pattern"})
       if (flags.count(flag) != 0)
         throw UsageError(std::string("flag ") + flag + " needs --server-model");
     return;
@@ -128,16 +145,20 @@ void parse_burst_serve(const std::map<std::string, std::string>& flags, ServeOpt
     if (o.connections == 0) throw UsageError("bad value for --connections: must be at least 1");
     o.phases_file = nonempty_path(flags, "--phases-file");
   }
-  // Remembered, not inferred from the value: a server that takes no backlog refuses it even
-  // when it is the default (11.5.4, 11.5.5).
-  o.backlog_given = flags.count("--backlog") != 0;
-  if (auto b = flags.find("--backlog"); b != flags.end())
-    o.backlog = static_cast<std::uint32_t>(parse_unsigned("--backlog", b->second, 65535));
-  if (o.backlog == 0) throw UsageError("bad value for --backlog: 1 ... 65535");
   if (auto w = flags.find("--workers"); w != flags.end())
     o.workers = static_cast<std::uint32_t>(parse_unsigned("--workers", w->second, 1024));
   if (flags.count("--workers") != 0 && o.workers == 0)
     throw UsageError("bad value for --workers: 1 ... 1024");
+}
+
+// --backlog: the listen() backlog of every server that listens (the burst and load models;
+// since contract 6 the rr server over tcp and uds too). Remembered, not inferred from the value:
+// a server that takes no backlog refuses it even when it is the default (11.5.4, 11.5.5).
+void parse_backlog(const std::map<std::string, std::string>& flags, ServeOptions& o) {
+  o.backlog_given = flags.count("--backlog") != 0;
+  if (auto b = flags.find("--backlog"); b != flags.end())
+    o.backlog = static_cast<std::uint32_t>(parse_unsigned("--backlog", b->second, 65535));
+  if (o.backlog == 0) throw UsageError("bad value for --backlog: 1 ... 65535");
 }
 
 ServeOptions parse_serve(const std::vector<std::string>& args) {
@@ -145,11 +166,16 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
                                           "--poll-interval-us", "--spin-us", "--server-model",
                                           "--connections", "--phases-file", "--backlog",
                                           "--workers", "--nodelay", "--pattern",
-                                          "--delivery"});
+                                          "--delivery", "--read-size"});
   ServeOptions o;
   parse_common(flags, o);
   o.nodelay_given = flags.count("--nodelay") != 0;
   parse_burst_serve(flags, o);
+  parse_backlog(flags, o);
+  // 0 (greedy, as before) ... MAX_PAYLOAD; a server that cannot honour it: unsupported later.
+  if (auto it = flags.find("--read-size"); it != flags.end())
+    o.read_size =
+        static_cast<std::uint32_t>(parse_unsigned("--read-size", it->second, kMaxPayload));
   if (auto it = flags.find("--fault"); it != flags.end()) {
     if (it->second == "none") o.fault = Fault::none;
     else if (it->second == "flip-response-byte") o.fault = Fault::flip_response_byte;
@@ -342,7 +368,8 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
              "--payload", "--sequence-length", "--message-size", "--messages", "--windows",
              "--connections", "--connectors", "--processes", "--records-file", "--void",
              "--nodelay", "--rest-body", "--corba-payload", "--one-way", "--clients", "--rate",
-             "--arrival", "--duration-ms", "--warmup-ms", "--delivery", "--release-at"});
+             "--arrival", "--duration-ms", "--warmup-ms", "--delivery", "--release-at",
+             "--source", "--value-range", "--records", "--mock"});
   DriveOptions o;
   parse_common(flags, o);
   if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;
@@ -364,6 +391,7 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
     parse_counts(flags, o);
   }
   parse_studies(flags, o);
+  parse_conditions(flags, o);
   o.samples_file = nonempty_path(flags, "--samples-file");
   o.result_file = nonempty_path(flags, "--result-file");
   if (flags.count("--warmup-samples-file") != 0)

@@ -170,11 +170,43 @@ void drive_files(const DirEndpoint& dir, bool poll, const DriveOptions& o, Recor
   run_pattern(link, o, recorder);
 }
 
+namespace {
+
+// none with --mock new-array (contract 6): the thesis's Mock. Each call makes a new zero-filled
+// array of the response size (value-initialised) and checks its length, and nothing more; the
+// array is freed after the clock, once its length was checked again (its bytes are zeros by
+// definition, so there is nothing else to validate).
+void drive_new_arrays(const DriveOptions& o, Recorder& recorder) {
+  const std::size_t resp_len = o.response_size;
+  const std::uint64_t total = o.warmup + o.iterations;
+  std::uint64_t seq = 0;
+  try {
+    for (; seq < total; ++seq) {
+      const std::int64_t t0 = now_ns();
+      std::vector<std::uint8_t> fresh(resp_len);
+      touch(fresh.data());  // the array is made and zeroed: the compiler may not drop it
+      const bool length_ok = fresh.size() == resp_len;  // the thesis's length check
+      const std::int64_t t1 = now_ns();
+
+      if (!length_ok || fresh.size() != resp_len)
+        throw PeerError(ErrorKind::payload_mismatch,
+                        "payload mismatch: a new array of " + std::to_string(fresh.size()) +
+                            " bytes, expected " + std::to_string(resp_len));
+      recorder.record(seq, t1 - t0);
+    }
+  } catch (const PeerError& e) {
+    throw PeerError(e.kind(), at_sequence(e.what(), seq));
+  }
+}
+
+}  // namespace
+
 // none and direct (section 4.4): one round trip is one call of ipclab_call (direct) or the
-// same work done in place (none: copy of the cached response base, stamp). No frames: the
-// request and response buffers are the payloads. Every response is validated after the clock,
-// and only then recorded.
+// same work done in place (none: copy of the cached response base, stamp; or, --mock new-array,
+// a new array per call). No frames: the request and response buffers are the payloads. Every
+// response is validated after the clock, and only then recorded.
 void drive_calls(ipclab_call_fn call, const DriveOptions& o, Recorder& recorder) {
+  if (call == nullptr && o.mock_new_array) return drive_new_arrays(o, recorder);
   std::vector<std::uint8_t> request(o.request_size);
   fill_base(o.seed, PayloadStream::request, request.data(), o.request_size);
   std::uint8_t head[kStampBytes] = {};
@@ -256,6 +288,11 @@ void check_studies(const DriveOptions& o) {
   if (o.one_way && o.mechanism->family != Family::frames)
     unsupported("--one-way is not implemented for " + o.mechanism_name +
                 " (section 2 frames only)");
+  // Contract 6: the source bind is tcp's (11.2); the mock is none's (4.4).
+  if (!o.source_rotate && o.mechanism_name != "tcp")
+    unsupported("--source one applies to short over tcp only, not " + o.mechanism_name);
+  if (o.mock_new_array && o.mechanism_name != "none")
+    unsupported("--mock new-array applies to mechanism none only, not " + o.mechanism_name);
 }
 
 // What the table says this peer cannot do for these options: unsupported (exit 7).

@@ -58,9 +58,14 @@ constexpr Mechanism kMechanisms[] = {
     {"tcp", frames, Kind::inet, Kind::inet, kBurstPatterns, any_size,
      [](Drive o, Recorder& r) {
        const auto& e = at<InetEndpoint>(o);
-       drive_stream(connect_tcp(e, o.nodelay), o, r, tcp_connector(e, o.nodelay));
+       drive_stream(connect_tcp(e, o.nodelay), o, r,
+                    tcp_connector(e, o.nodelay, o.source_rotate));
      },
-     [](Serve o) { serve_streams(listen_tcp(at<InetEndpoint>(o), o.nodelay), o); }, false,
+     [](Serve o) {
+       const auto backlog = static_cast<int>(o.backlog);
+       serve_streams(listen_tcp(at<InetEndpoint>(o), o.nodelay, backlog), o);
+     },
+     false,
      &burst::kTcpSockets},
     {"udp", frames, Kind::inet, Kind::inet, kStreamPatterns, udp_size,
      [](Drive o, Recorder& r) { drive_datagrams(connect_udp(at<InetEndpoint>(o)), o, r); },
@@ -71,7 +76,10 @@ constexpr Mechanism kMechanisms[] = {
        const auto& e = at<PathEndpoint>(o);
        drive_stream(connect_uds(e), o, r, uds_connector(e));
      },
-     [](Serve o) { serve_streams(listen_uds(at<PathEndpoint>(o)), o); }, false,
+     [](Serve o) {
+       serve_streams(listen_uds(at<PathEndpoint>(o), static_cast<int>(o.backlog)), o);
+     },
+     false,
      &burst::kUdsSockets},
     {"uds-dgram", frames, Kind::path, Kind::path, kStreamPatterns, uds_dgram_size,
      [](Drive o, Recorder& r) { drive_datagrams(connect_uds_dgram(at<PathEndpoint>(o)), o, r); },

@@ -50,10 +50,17 @@ inline std::string nodelay_unsupported(const PeerOptions& o) {
 
 struct ServeOptions : PeerOptions {
   Fault fault = Fault::none;
+  // --read-size (contract 6): the stream server's message reads ask for at most this many bytes
+  // (tcp, uds, pipe, fifo; 11.1); 0: as many as the buffer takes (greedy, as before).
+  std::uint32_t read_size = 0;
   // burst (11.4): a server model makes a burst server; empty: the frame server of section 2.
   std::string server_model;
   std::uint64_t connections = 0;
   std::string phases_file;
+  // --backlog: the listen() backlog of the burst and load servers' models and (contract 6) of
+  // the rr server over tcp and uds. 512 by default (11.2): a client that opens connections
+  // faster than the server accepts them waits in the queue instead of losing its SYN (a lost
+  // SYN costs a 1 s retransmission, which one-way short connections hit with a backlog of 16).
   std::uint32_t backlog = 512;
   bool backlog_given = false;  // --backlog was on the command line (whatever its value)
   bool nodelay_given = false;  // --nodelay was (11.5.5: a queue's load server refuses it)
@@ -98,6 +105,11 @@ struct DriveOptions : PeerOptions {
   bool rest_json = false;     // --rest-body json: {"data": "<base64>"} bodies
   bool corba_string = false;  // --corba-payload string: callString
   bool one_way = false;       // --one-way: short without a RESPONSE (11.2)
+  // Contract 6's condition flags (section 1); each default is the behaviour before them.
+  bool source_rotate = true;   // --source rotate|one: short over tcp binds 127.1.b.c (11.2)
+  ValueRange value_range = ValueRange::full;  // --value-range: how 10.2's ints are drawn
+  bool records_per_call = false;  // --records per-call: the next record before each call
+  bool mock_new_array = false;    // --mock new-array: none makes a new zeroed array per call
 };
 
 }  // namespace ipclab

@@ -16,7 +16,7 @@ namespace ipclab {
 inline constexpr const char* kLanguage = "cpp";
 inline constexpr const char* kClockName = "CLOCK_MONOTONIC";
 // The contract version this peer follows (PROTOCOL.md, "Version").
-inline constexpr int kContract = 5;
+inline constexpr int kContract = 6;
 
 // "g++ 12.2.0" (or "clang++ ..."), from the compiler that built this peer.
 std::string runtime_string();

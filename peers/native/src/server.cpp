@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <span>
+#include <string_view>
 
 #include "buffer_growth.hpp"
 #include "burst/server_models.hpp"
@@ -156,7 +158,7 @@ Responder::Answer WholeFrameServer::take(const std::uint8_t* unit, std::size_t n
 
 void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o) {
   announce_ready(server->endpoint(), o.mechanism_name);
-  StreamConnectionHandler handler(config_of(o));
+  StreamConnectionHandler handler(config_of(o), o.read_size);
   Stream stream;
   while (server->next_client(stream)) {
     const ConnectionOutcome out = handler.serve(stream);
@@ -350,10 +352,30 @@ std::string rpc_load_unsupported(const ServeOptions& o) {
          (names.empty() ? "none: no load over it" : names) + ")";
 }
 
+bool is_one_of(const std::string& name, std::initializer_list<std::string_view> names) {
+  for (const std::string_view n : names)
+    if (name == n) return true;
+  return false;
+}
+
+// Contract 6's serve flags where this server cannot honour them: why, or an empty string. The
+// burst and load servers check --backlog themselves (their models take it, 11.4, 11.5).
+std::string conditions_unsupported(const ServeOptions& o) {
+  if (o.read_size != 0 && (!o.server_model.empty() ||
+                           !is_one_of(o.mechanism_name, {"tcp", "uds", "pipe", "fifo"})))
+    return "--read-size applies to the stream server of tcp, uds, pipe and fifo (11.1), not " +
+           (o.server_model.empty() ? o.mechanism_name : "a --server-model server");
+  if (o.backlog_given && o.server_model.empty() && !is_one_of(o.mechanism_name, {"tcp", "uds"}))
+    return "--backlog: the server of " + o.mechanism_name + " has no listen() backlog (tcp and "
+           "uds only)";
+  return {};
+}
+
 }  // namespace
 
 int run_serve(const ServeOptions& o) {
-  for (const std::string& why : {nodelay_unsupported(o), delivery_unsupported(o)}) {
+  for (const std::string& why :
+       {nodelay_unsupported(o), delivery_unsupported(o), conditions_unsupported(o)}) {
     if (why.empty()) continue;
     print_line("unsupported: " + why);
     return exit_code(ErrorKind::unsupported);

@@ -31,20 +31,26 @@ struct ConnectionOutcome {
 // Never throws PeerError (io and timeouts become the outcome). The corrupted count runs across
 // connections until an END (pattern short sends END over a connection of its own, 11.2).
 // The frames are read as they come; the messages a MARK announces (11.1) are read off the
-// stream as many at a time as the kernel has. (stream_connection.cpp)
+// stream as many at a time as the kernel has, or (read_size, --read-size) with reads that ask
+// for at most read_size bytes each and never for bytes past the last announced message.
+// (stream_connection.cpp)
 class StreamConnectionHandler {
  public:
-  explicit StreamConnectionHandler(const ServerConfig& config);
+  explicit StreamConnectionHandler(const ServerConfig& config, std::size_t read_size = 0);
   ConnectionOutcome serve(Stream& stream);
 
  private:
   const char* take_frame(Stream& stream, ConnectionOutcome& out);
   const char* take_messages(Stream& stream);
-  bool fill(Stream& stream);  // one read after the unconsumed bytes; false at end of stream
+  // One read of at most `most` bytes after the unconsumed ones (at most the room left); false
+  // at end of stream.
+  bool fill(Stream& stream, std::size_t most = SIZE_MAX);
+  std::size_t message_read() const noexcept;  // what a read of message bytes asks for
   void compact() noexcept;    // moves the unconsumed bytes to the buffer's start
   void grow(std::size_t need);  // the buffer is full of a frame's or message's first bytes
 
   Responder responder_;
+  std::size_t read_size_;  // 0: greedy
   std::uint64_t corrupted_ = 0;
   std::unique_ptr<std::uint8_t[]> buf_;
   std::size_t capacity_;

@@ -1,5 +1,6 @@
 // One stream connection of a server (tcp, uds, pipe, fifo): frames, and after a MARK the bare
-// messages it announces (PROTOCOL.md sections 2 and 11.1), read greedily into one buffer.
+// messages it announces (PROTOCOL.md sections 2 and 11.1), read greedily into one buffer, or the
+// messages with reads of at most --read-size bytes.
 #include <cstring>
 
 #include "buffer_growth.hpp"
@@ -25,8 +26,10 @@ void ensure_capacity(std::unique_ptr<std::uint8_t[]>& buf, std::size_t& capacity
   capacity = need;
 }
 
-StreamConnectionHandler::StreamConnectionHandler(const ServerConfig& config)
+StreamConnectionHandler::StreamConnectionHandler(const ServerConfig& config,
+                                                 std::size_t read_size)
     : responder_(config),
+      read_size_(read_size),
       buf_(std::make_unique_for_overwrite<std::uint8_t[]>(kInitialBuffer)),
       capacity_(kInitialBuffer) {}
 
@@ -44,10 +47,23 @@ void StreamConnectionHandler::grow(std::size_t need) {
   ensure_capacity(buf_, capacity_, grown_size(capacity_, need), end_);
 }
 
-bool StreamConnectionHandler::fill(Stream& stream) {
-  const std::size_t n = stream.read_some(buf_.get() + end_, capacity_ - end_);
+bool StreamConnectionHandler::fill(Stream& stream, std::size_t most) {
+  const std::size_t room = capacity_ - end_;
+  const std::size_t n = stream.read_some(buf_.get() + end_, most < room ? most : room);
   end_ += n;
   return n != 0;
+}
+
+// Greedy (read_size_ 0): all the room. Else min(read_size_, the bytes still due of the announced
+// messages, of which end_ - start_ (less than one message) are here): as a hand-written server's
+// recv(fd, buf, N, 0), and never into the control frame that follows the messages.
+std::size_t StreamConnectionHandler::message_read() const noexcept {
+  if (read_size_ == 0) return SIZE_MAX;
+  const std::uint64_t pending = responder_.pending();
+  const std::size_t size = responder_.message_size(), here = end_ - start_;
+  // pending * size may overflow; when it exceeds read_size_ + here, read_size_ is the answer.
+  if (pending > (read_size_ + here) / size) return read_size_;
+  return static_cast<std::size_t>(pending * size - here);
 }
 
 ConnectionOutcome StreamConnectionHandler::serve(Stream& stream) {
@@ -122,7 +138,7 @@ const char* StreamConnectionHandler::take_messages(Stream& stream) {
     compact();
     // The MARK was valid: room may be made for one message, but only as its bytes arrive.
     if (end_ == capacity_) grow(size);
-    if (!fill(stream)) return end_ != start_ ? "truncated payload" : kClosed;
+    if (!fill(stream, message_read())) return end_ != start_ ? "truncated payload" : kClosed;
   }
 }
 

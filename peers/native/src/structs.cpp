@@ -23,6 +23,7 @@ Shape shape_of(PayloadKind k) {
 class SplitMix {
  public:
   explicit SplitMix(std::uint64_t state) : state_(state) {}
+  std::uint64_t state() const noexcept { return state_; }
   std::uint64_t next() noexcept {
     state_ += kGolden;
     std::uint64_t z = state_;
@@ -30,23 +31,60 @@ class SplitMix {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
   }
-  std::int32_t an_int() noexcept {
-    return static_cast<std::int32_t>(static_cast<std::uint32_t>(next() & 0xFFFFFFFFu));
+  // mask: 0xFFFFFFFF (two's complement) or 0x7FFFFFFF (non-negative).
+  std::int32_t an_int(std::uint32_t mask) noexcept {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(next() & mask));
   }
-  std::string a_string() {
-    const std::size_t n = 4 + next() % 29;
-    std::string s(n, ' ');
+  // Into s. A string written over (the record of a previous call) is given room for the
+  // longest once, so the records after it allocate nothing; a new one is made to measure.
+  void a_string(std::string& s) {
+    if (!s.empty() && s.capacity() < kLongestString) s.reserve(kLongestString);
+    s.resize(4 + next() % 29);
     for (auto& c : s) c = kAlphabet[next() % 62];
-    return s;
   }
   bool a_bool() noexcept { return (next() & 1) == 1; }
   double a_double() noexcept {
     return static_cast<double>(next() >> 11) * 0x1p-33;  // exact: 53 bits times a power of two
   }
 
+  static constexpr std::size_t kLongestString = 32;  // 4 + 28
+
  private:
   std::uint64_t state_;
 };
+
+// One record of the shape, field by field in generation order (10.2), written over r's fields
+// (resized, not rebuilt: the storage of a previous record of the same shape is reused).
+void fill_record(SplitMix& g, const Shape& sh, std::uint32_t sequence_length,
+                 std::uint32_t int_mask, Record& r) {
+  r.n.resize(sh.ints);
+  for (auto& v : r.n) v = g.an_int(int_mask);
+  r.s.resize(sh.strings);
+  for (auto& v : r.s) g.a_string(v);
+  r.b.resize(sh.bools);
+  for (std::size_t i = 0; i < r.b.size(); ++i) r.b[i] = g.a_bool();
+  r.d.resize(sh.doubles);
+  for (auto& v : r.d) v = g.a_double();
+  r.li.resize(sh.int_seqs);
+  for (auto& seq : r.li) {
+    seq.resize(sequence_length);
+    for (auto& v : seq) v = g.an_int(int_mask);
+  }
+  r.ls.resize(sh.string_seqs);
+  for (auto& seq : r.ls) {
+    seq.resize(sequence_length);
+    for (auto& v : seq) g.a_string(v);
+  }
+  r.ld.resize(sh.double_seqs);
+  for (auto& seq : r.ld) {
+    seq.resize(sequence_length);
+    for (auto& v : seq) v = g.a_double();
+  }
+}
+
+constexpr std::uint32_t int_mask_of(ValueRange range) noexcept {
+  return range == ValueRange::non_negative ? 0x7FFFFFFFu : 0xFFFFFFFFu;
+}
 
 template <class T>
 std::string first_seq_difference(const std::string& name, const std::vector<std::vector<T>>& a,
@@ -89,23 +127,23 @@ std::optional<PayloadKind> parse_payload_kind(const std::string& name) noexcept 
   return std::nullopt;
 }
 
-Record make_record(std::uint64_t seed, PayloadKind kind, std::uint32_t sequence_length) {
-  const Shape sh = shape_of(kind);
-  SplitMix g(seed ^ (3 * kGolden));
+RecordStream::RecordStream(std::uint64_t seed, PayloadKind kind, std::uint32_t sequence_length,
+                           ValueRange range) noexcept
+    : state_(seed ^ (3 * kGolden)),
+      kind_(kind),
+      sequence_length_(sequence_length),
+      int_mask_(int_mask_of(range)) {}
+
+void RecordStream::next(Record& r) {
+  SplitMix g(state_);
+  fill_record(g, shape_of(kind_), sequence_length_, int_mask_, r);
+  state_ = g.state();
+}
+
+Record make_record(std::uint64_t seed, PayloadKind kind, std::uint32_t sequence_length,
+                   ValueRange range) {
   Record r;
-  for (int i = 0; i < sh.ints; ++i) r.n.push_back(g.an_int());
-  for (int i = 0; i < sh.strings; ++i) r.s.push_back(g.a_string());
-  for (int i = 0; i < sh.bools; ++i) r.b.push_back(g.a_bool());
-  for (int i = 0; i < sh.doubles; ++i) r.d.push_back(g.a_double());
-  r.li.resize(sh.int_seqs);
-  for (auto& v : r.li)
-    for (std::uint32_t j = 0; j < sequence_length; ++j) v.push_back(g.an_int());
-  r.ls.resize(sh.string_seqs);
-  for (auto& v : r.ls)
-    for (std::uint32_t j = 0; j < sequence_length; ++j) v.push_back(g.a_string());
-  r.ld.resize(sh.double_seqs);
-  for (auto& v : r.ld)
-    for (std::uint32_t j = 0; j < sequence_length; ++j) v.push_back(g.a_double());
+  RecordStream(seed, kind, sequence_length, range).next(r);
   return r;
 }
 

@@ -67,7 +67,7 @@ TEST_P(LoadModels, ServesTheScheduleAndTheFilesAgree) {
   const auto& j = run.result;
   EXPECT_EQ(j["status"], "ok");
   EXPECT_EQ(j["pattern"], "load");
-  EXPECT_EQ(j["contract"], 5);
+  EXPECT_EQ(j["contract"], 6);
   EXPECT_EQ(j["iterations"], 400);
   EXPECT_EQ(j["warmup"], 100);
   EXPECT_EQ(j["requests_ok"], 400);

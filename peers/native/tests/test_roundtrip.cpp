@@ -47,7 +47,7 @@ TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
   EXPECT_EQ(ready["language"], "cpp");
   EXPECT_EQ(ready["pid"].get<long>(), static_cast<long>(server.pid()));
   EXPECT_TRUE(ready["runtime"].get<std::string>().find(' ') != std::string::npos);
-  EXPECT_EQ(ready["contract"], 5);
+  EXPECT_EQ(ready["contract"], 6);
   const bool local = mech != "tcp" && mech != "udp";
   if (local) {
     EXPECT_EQ(server.endpoint(), sep);
@@ -85,7 +85,7 @@ TEST_P(EveryMechanism, RoundTripsAndShutsDownOnStdinEof) {
   EXPECT_EQ(run.result["iterations"], 40);
   EXPECT_EQ(run.result["samples"], 40);
   EXPECT_EQ(run.result["clock"], "CLOCK_MONOTONIC");
-  EXPECT_EQ(run.result["contract"], 5);
+  EXPECT_EQ(run.result["contract"], 6);
   EXPECT_EQ(run.result["warmup_samples"], 3);
   ASSERT_EQ(run.samples.size(), 40u);
   for (auto s : run.samples) EXPECT_GT(s, 0);
@@ -193,7 +193,7 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
   EXPECT_EQ(code, 0);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1);
   const auto j = nlohmann::json::parse(text);
-  EXPECT_EQ(j["contract"], 5);
+  EXPECT_EQ(j["contract"], 6);
   EXPECT_EQ(j["language"], "cpp");
   const auto& m = j["mechanisms"];
   const auto all = nlohmann::json::array({"rr", "stream", "short"});

@@ -112,7 +112,7 @@ def test_capabilities_answers_what_peer_toml_claims():
     assert run.returncode == 0 and run.stderr == ""
     assert run.stdout.count("\n") == 1
     answer = json.loads(run.stdout)
-    assert (answer["contract"], answer["language"]) == (5, "python")
+    assert (answer["contract"], answer["language"]) == (6, "python")
     assert answer["runtime"].startswith("CPython ")
     claimed = {name: spec if isinstance(spec, dict) else {"roles": spec}
                for name, spec in tomllib.loads(PEER_TOML.read_text())["mechanisms"].items()}

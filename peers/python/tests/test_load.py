@@ -91,7 +91,7 @@ def check_consistent(records, result, samples, clients, plan):
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_each_model_serves_a_load_run_whose_outputs_agree(model, workdir):
     with load_server("tcp", "127.0.0.1:0", model, "--workers", "2") as server:
-        assert (server.ready["server_model"], server.ready["contract"]) == (model, 5)
+        assert (server.ready["server_model"], server.ready["contract"]) == (model, 6)
         done, records, result, samples = drive_load(workdir, "tcp", server.endpoint, 2, 2000,
                                                     200, "--warmup-ms", "20")
         assert server.proc.poll() is None  # a load server runs until it is stopped

@@ -42,7 +42,7 @@ def check_ok(run, mechanism, request_size, response_size, iterations, warmup=0, 
     assert (result["request_size"], result["response_size"]) == (request_size, response_size)
     assert (result["warmup"], result["iterations"]) == (warmup, iterations)
     assert result["samples"] == iterations and result["clock"] == "CLOCK_MONOTONIC"
-    assert (result["contract"], result["warmup_samples"]) == (5, 0)
+    assert (result["contract"], result["warmup_samples"]) == (6, 0)
     samples = struct.unpack(f"<{iterations}q", run.samples)
     assert all(0 < sample < 10**10 for sample in samples)
     return result
@@ -123,7 +123,7 @@ def test_flip_leaves_empty_responses_alone(workdir):
 def test_warmup_samples_file_holds_the_validated_warmup_round_trips(warmup, workdir):
     path = Path(workdir) / "warmup.bin"
     with serving("uds", workdir) as case:
-        assert case.server.ready["contract"] == 5
+        assert case.server.ready["contract"] == 6
         run = Drive(workdir, "uds", case.endpoint, 16, 16, iterations=5,
                     extra=["--warmup", str(warmup), "--warmup-samples-file", str(path)])
     assert run.returncode == 0, describe(run)

@@ -34,16 +34,16 @@ def test_short_round_trips(mechanism, workdir):
         assert case.server.drain_stderr() == []
 
 
-def test_short_tcp_connections_come_from_rotating_source_addresses(workdir):
-    """A stand-in server records where each connection comes from: connection i (warm-up
-    first, END last) from 127.1.b.c, k = i mod 65280, b = k / 255, c = k mod 255."""
+def short_against_a_stand_in(workdir, iterations, extra=()):
+    """A short tcp client (2 warm-up connections) against a stand-in server that records each
+    connection's (host, port), END's last: (the client's run, the addresses)."""
     sources = []
 
     def serve(listener):
-        for _ in range(2 + 300 + 1):
+        for _ in range(2 + iterations + 1):
             conn, address = listener.accept()
             with conn:
-                sources.append(address[0])
+                sources.append(address)
                 header = read_request(conn)
                 if header.kind == frame.END:
                     conn.sendall(frame.end_ack(header.sequence, 0))
@@ -56,11 +56,18 @@ def test_short_tcp_connections_come_from_rotating_source_addresses(workdir):
         thread = threading.Thread(target=serve, args=(listener,))
         thread.start()
         endpoint = "127.0.0.1:%d" % listener.getsockname()[1]
-        run = Drive(workdir, "tcp", endpoint, 16, 16, iterations=300,
-                    extra=SHORT + ["--warmup", "2"])
+        run = Drive(workdir, "tcp", endpoint, 16, 16, iterations=iterations,
+                    extra=SHORT + ["--warmup", "2", *extra])
         thread.join()
+    return run, sources
+
+
+def test_short_tcp_connections_come_from_rotating_source_addresses(workdir):
+    """A stand-in server records where each connection comes from: connection i (warm-up
+    first, END last) from 127.1.b.c, k = i mod 65280, b = k / 255, c = k mod 255."""
+    run, sources = short_against_a_stand_in(workdir, 300)
     check_short_ok(run, "tcp", 16, 16, 300, warmup=2)
-    assert sources == [f"127.1.{i // 255}.{i % 255}" for i in range(303)]
+    assert [host for host, _ in sources] == [f"127.1.{i // 255}.{i % 255}" for i in range(303)]
 
 
 def test_the_source_address_wraps_after_65280_connections():

@@ -14,6 +14,7 @@ from ipclab.analyse import stats
 from ipclab.analyse import throughput
 from ipclab.common.units import format_ns
 from ipclab.plan import patterns
+from ipclab.plan.matrix import axis_value
 
 STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
                "ci95_low", "ci95_high")
@@ -178,7 +179,7 @@ def add_ratios(records, settings, kept, seed=1, cache=None):
         return records
     by_key = {}
     for record in records:
-        if record["status"] == "ok" and all(record[k] == v for k, v in selector.items()):
+        if record["status"] == "ok" and all(axis_value(record, k) == v for k, v in selector.items()):
             by_key.setdefault(_match_key(record, selector), record)
     for record in records:
         base = by_key.get(_match_key(record, selector))
@@ -216,5 +217,5 @@ def baseline_label(settings):
     sel = settings.baseline
     if not sel:
         return None
-    return "/".join(str(sel[k]) for k in ("mechanism", "client", "server", "placement", "pattern")
-                    if k in sel)
+    return "/".join(str(sel[k]) for k in ("variant", "mechanism", "client", "server", "placement",
+                                          "pattern") if k in sel)

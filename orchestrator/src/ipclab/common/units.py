@@ -3,6 +3,7 @@ import re
 
 from ipclab.common.errors import UserError
 
+MAX_PAYLOAD = 134217728   # the contract's largest payload (PROTOCOL.md 2), 128 MiB
 _UNITS = {"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 _SIZE = re.compile(r"^\s*(\d+)\s*([A-Za-z]*)\s*$")
 

@@ -1,20 +1,33 @@
 """What a case may take: its warm-up (capped by the bytes it moves), the samples its client
 writes, and the deadline after which the runner stops it."""
+import functools
+
 from ipclab.execute import wire
+from ipclab.plan.catalog import load_mechanisms
 from ipclab.plan import link
 from ipclab.plan import patterns
 
 
 def effective_warmup(case, run):
-    """The scenario's warm-up (round trips, or a stream's messages), capped so that it moves at
-    most run.warmup_max_bytes."""
+    """The scenario's warm-up (round trips, or a stream's messages; an in-process case at least
+    run.warmup_inprocess), capped so that it moves at most run.warmup_max_bytes."""
     pattern = patterns.of(case.pattern)
+    wanted = run.warmup
+    if run.warmup_inprocess and case.mechanism in _in_process():
+        wanted = max(wanted, run.warmup_inprocess)
     if pattern.warmup == patterns.MESSAGES:
         per_unit = case.message_size + pattern.frame_bytes
     else:
         per_unit = case.request_size + case.response_size + pattern.frame_bytes
     most = min(run.warmup_max_bytes, link.warmup_bytes(run))  # a slow link moves less
-    return min(run.warmup, max(1, most // per_unit)) if run.warmup else 0
+    return min(wanted, max(1, most // per_unit)) if wanted else 0
+
+
+@functools.cache
+def _in_process():
+    """The mechanisms with no transport (PROTOCOL.md 4.4): their calls take nanoseconds, so a
+    warm-up counted for a transport's microseconds leaves a JIT's code uncompiled."""
+    return frozenset(name for name, m in load_mechanisms().items() if m.inprocess)
 
 
 def expected_samples(case, run):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ipclab.common.errors import UserError
 
-CONTRACT = 5           # the contract version this orchestrator speaks (PROTOCOL.md)
+CONTRACT = 6           # the contract version this orchestrator speaks (PROTOCOL.md)
 ANSWER_TIMEOUT = 60    # seconds; a JVM answering on a loaded machine takes a few
 
 

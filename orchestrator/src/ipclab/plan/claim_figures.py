@@ -7,11 +7,13 @@ A row is one comparison the study's table or text gives: `a` (and, for a claim c
 ("Table 4.1, 16 B/1 KiB") and `at` the cell's place on the matrix's axes ({ request_size = 16,
 response_size = 262144 }). A claim carries its table's rows, and `where` picks those it speaks
 of: a row whose `at` lies outside the claim's `where` is not about it, so that narrowing or
-widening a claim is checked against the cells it then covers. Units are the study's: times (ns, µs, ms, s), rates (/s) or bytes (B);
+widening a claim is checked against the cells it then covers. Units are the study's: times (ns, µs, ms, s, or % of a reference time), rates (/s) or bytes (B);
 a time against a rate claim (or the other way round) is inverted, since a rate is per time."""
 from dataclasses import dataclass, field
 
-TIME_UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
+# "%": times a study gives as shares of one reference time ("63% of the socket's time"): the ratio
+# of two is the ratio of the times, so a row in % needs its b (the reference's share, often 100).
+TIME_UNITS = {"ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9, "%": 1.0}
 RATE_UNITS = {"/s": 1.0}
 BYTE_UNITS = {"B": 1.0}
 UNITS = {**TIME_UNITS, **RATE_UNITS, **BYTE_UNITS, "": 1.0}   # "": a pure number (cv, a ratio)
@@ -56,6 +58,8 @@ def _figure(raw, i, fail, check_axis):
         fail(f"{where}.unit", f"unknown value {unit!r} (known: "
                               f"{', '.join(u for u in UNITS if u)}, or none for a number)")
     b = raw.get("b")
+    if unit == "%" and b is None:
+        fail(f"{where}.b", "a time in % is a share of a reference: give the reference's share as b")
     numbers = [raw["a"], *(b if isinstance(b, list) else [] if b is None else [b])]
     for x in numbers:
         if isinstance(x, bool) or not isinstance(x, (int, float)) or x <= 0:

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from ipclab.common.errors import UserError
 from ipclab.plan import claim_figures
 from ipclab.plan import settings as setting_table
-from ipclab.plan.matrix import axis_value
+from ipclab.plan.matrix import LEFT_OUT, axis_value
 
 # "<" and ">" against the value; "≈" within ±tolerance (relative) of it ("~" is read as "≈");
 # "between": an a case neither below nor above every b case it pairs with (second or third).
@@ -176,12 +176,15 @@ def sides(claim, cases):
 
 
 def check_planned(claims, cases, source, overridden):
-    """The claims whose cases are all in the plan. A claim naming a case the scenario's own matrix
-    does not hold is an error; one the command line's flags took out is set aside (the second
-    value, one note)."""
+    """The claims whose cases, run as the study ran them (`condition`), are in the plan. A claim
+    naming a case the scenario's own matrix does not hold is an error; one the command line's
+    flags took out is set aside (the second value, one note)."""
     kept, aside = [], []
+    # A case the scenario leaves out ([matrix] exclude, design) is no case of the plan: a claim
+    # about such cases alone is the flags' doing (set aside) or the scenario's error.
+    planned = [c for c in cases if not (c.skip_reason or "").startswith(LEFT_OUT)]
     for i, claim in enumerate(claims):
-        a, b = sides(claim, cases)
+        a, b = sides(claim, [c for c in planned if meets(c, claim.condition)])
         missing = "a" if not a else "b" if claim.b and not b else None
         if missing is None:
             kept.append(claim)

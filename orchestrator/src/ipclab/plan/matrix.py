@@ -155,9 +155,13 @@ def expand(scenario, catalog, cpus=None):
                       response_size=resp, payload=payload, sequence_length=length,
                       placement=where, pattern=pattern, message_size=message_size,
                       server_model=model, settings=chosen)
-        status, reason = _left_out(fields, m.get("exclude")) or _why_not(fields, catalog, cpus)
+        status, reason = (_left_out(fields, m.get("exclude")) or _off_design(fields, m.get("design"))
+                          or _why_not(fields, catalog, cpus))
         cases.append(Case(index=index, skip_status=status, skip_reason=reason, **fields))
     return cases
+
+
+LEFT_OUT = "left out by the scenario"   # a case's reason when its scenario does not run it
 
 
 def _left_out(fields, exclusions):
@@ -167,8 +171,26 @@ def _left_out(fields, exclusions):
     for table in exclusions or []:
         if all(axis_value(fields, axis) in values for axis, values in table.items()):
             return ("not-applicable",
-                    f"left out by the scenario ([matrix] exclude: {describe_exclusion(table)})")
+                    f"{LEFT_OUT} ([matrix] exclude: {describe_exclusion(table)})")
     return None
+
+
+def _off_design(fields, design):
+    """("not-applicable", why) for a case that changes two or more of the axes of [matrix]
+    design's study condition (those that apply to it) and is not ipclab's usual way on all of
+    them: a study is run as it was, each one condition changed at a time (what `ipclab why`
+    turns), and the usual way beside it, not every combination of its conditions."""
+    if not design:
+        return None
+    applying = {axis: axis_value(fields, axis) for axis in design["study"]}
+    applying = {axis: value for axis, value in applying.items() if value is not None}
+    changed = [axis for axis, value in applying.items() if value != design["study"][axis]]
+    usual = design.get("usual")
+    if len(changed) <= 1 or (usual and all(usual[a] == v for a, v in applying.items())):
+        return None
+    return ("not-applicable",
+            f"{LEFT_OUT} ([matrix] design: the study's condition, one change at a "
+            f"time{', and the usual way' if usual else ''}; this case changes {', '.join(changed)})")
 
 
 def describe_exclusion(table):

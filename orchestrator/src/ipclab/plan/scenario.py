@@ -23,6 +23,10 @@ class RunSettings:
     # Warm-up moves at most this many bytes per case (but always at least one round trip): 1000
     # warm-up round trips are right for 16 B and absurd for 128 MiB (256 GiB of copying).
     warmup_max_bytes: int = 1 << 30
+    # In-process calls (none, direct, jni, ffm, ctypes: nanoseconds each) warm up at least this
+    # many calls (0: as warmup), so that a JIT has compiled what is measured: HotSpot compiles a
+    # method with C2 after about 5 000 calls or 15 000 calls and loop iterations together.
+    warmup_inprocess: int = 0
     seed: int = 1
     case_timeout: float = 300.0   # seconds a whole case may take before it is failed
     ready_timeout: float = 30.0   # seconds a server may take to print READY
@@ -146,8 +150,9 @@ def build_scenario(raw, source, catalog, overrides, name):
                                SIZE_PAIRING, "product")
     if matrix["sizes"] == "zip" and len(matrix["request_size"]) != len(matrix["response_size"]):
         v.fail_at("matrix.sizes", "'zip' needs as many request sizes as response sizes")
-    matrix["exclude"] = v.exclusions(matrix_raw.get("exclude"), matrix, flagged={
-        axis for axis in MATRIX_AXES if overrides.get(axis) is not None})
+    flagged = {axis for axis in MATRIX_AXES if overrides.get(axis) is not None}
+    matrix["exclude"] = v.exclusions(matrix_raw.get("exclude"), matrix, flagged=flagged)
+    matrix["design"] = v.design(matrix_raw.get("design"), matrix, flagged=flagged)
     run = RunSettings(**{
         key: v.number(key, *_pick(run_raw, overrides, key, f"run.{key}"), default)
         for key, default in vars(RunSettings()).items() if key not in LINK_KEYS})
@@ -262,7 +267,7 @@ LINK_KEYS = ("link", "wire_bytes", "explain", "precision", "budget", "duration",
 
 _KNOWN = {
     "name": None, "description": None,
-    "matrix": set(MATRIX_AXES) | {"sizes", "exclude"},
+    "matrix": set(MATRIX_AXES) | {"sizes", "exclude", "design"},
     "run": set(vars(RunSettings())),
     "statistics": set(vars(StatSettings())),
     "report": set(vars(ReportSettings())),

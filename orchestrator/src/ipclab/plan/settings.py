@@ -16,6 +16,7 @@ a protocol both sides must speak)."""
 from dataclasses import dataclass
 from typing import Callable
 
+from ipclab.common.units import MAX_PAYLOAD, format_size
 from ipclab.plan import patterns
 
 
@@ -33,9 +34,11 @@ class Setting:
     default: object
     values: tuple | None        # the values a scenario may give; None: a whole number ≥ 1
     applies: Callable           # (value, mechanism, pattern name, payload) -> why not, or None
-    flags: Callable             # a value other than the default -> {role: [peer flags]}
-    label: Callable             # a value other than the default -> the words in a case's label
-    help: str
+    roles: tuple = ()           # the peers ("serve", "drive") given `--NAME VALUE` (the name with
+    #                             dashes) for a value other than the default, or:
+    flags: Callable | None = None  # a value other than the default -> {role: [peer flags]}
+    label: Callable = None      # a value other than the default -> the words in a case's label
+    help: str = ""
     own: str | None = None      # a peer's own setting: ANY_SIDE or BOTH_SIDES must take it
     sizes: Callable | None = None  # (value, request size, response size) -> why not, or None
     most: int = 10**9           # a whole-number setting's largest value (the contract's)
@@ -44,6 +47,12 @@ class Setting:
     #                             in a file name ("5,000/s")
     always: bool = False        # its value is named (label, id, flags) wherever it applies, the
     #                             default too: a load case's clients and rate are what it is
+
+    def peer_flags(self, value):
+        """{role: [flags]} for a value other than the default."""
+        if self.flags:
+            return self.flags(value)
+        return _flag(f"--{self.name.replace('_', '-')}", *self.roles)(value)
 
 
 def _reply(value, mech, pattern, payload):
@@ -81,25 +90,25 @@ REPLY = Setting(
 NODELAY = Setting(
     "nodelay", "on", ("on", "off"),
     applies=_only(("tcp", "rest", "grpc"), "nodelay"),
-    flags=_flag("--nodelay", "serve", "drive"),
+    roles=("serve", "drive"),
     label=lambda v: f"nodelay {v}",
     help="TCP_NODELAY on (default) or off (Nagle's algorithm on): tcp, rest, grpc")
 REST_BODY = Setting(
     "rest_body", "octet", ("octet", "json"),
     applies=_only(("rest",), "rest_body", payload_bytes=True),
-    flags=_flag("--rest-body", "drive"),
+    roles=("drive",),
     label=lambda v: f"{v} body",
     help="rest: octet-stream bodies (default) or {\"data\": base64} JSON, as the thesis sent them")
 CORBA_PAYLOAD = Setting(
     "corba_payload", "octets", ("octets", "string"),
     applies=_only(("corba",), "corba_payload", payload_bytes=True),
-    flags=_flag("--corba-payload", "drive"),
+    roles=("drive",),
     label=lambda v: f"as {v}",
     help="corba: the payload as sequence<octet> (default) or string, as the thesis's IDL had it")
 DELIVERY = Setting(
     "delivery", "non-persistent", ("non-persistent", "persistent"),
     applies=_only(("activemq",), "delivery"),
-    flags=_flag("--delivery", "serve", "drive"),
+    roles=("serve", "drive"),
     label=lambda v: v,
     help="activemq: messages sent non-persistent (default) or persistent (the broker's store on "
          "disk before it settles each send), recorded per case",
@@ -107,33 +116,123 @@ DELIVERY = Setting(
 POLL_INTERVAL = Setting(
     "poll_interval_us", 2000, None,
     applies=_only(("file-poll",), "poll_interval_us"),
-    flags=_flag("--poll-interval-us", "serve", "drive"),
+    roles=("serve", "drive"),
     label=lambda v: f"poll {v} µs",
     help="file-poll: microseconds between checks for a file (default 2000, the thesis's 2 ms)")
 
 JAVA_BINDING = Setting(
-    "java_binding", "ffm", ("ffm", "jni"),
+    "java_binding", "ffm", ("ffm", "jni", "jni-copy"),
     applies=lambda v, mech, pattern, payload: None,   # where: the peers' [settings]
-    flags=_flag("--java-binding", "serve", "drive"),
-    label=lambda v: v.upper(),
-    help="the Java IPC library's binding to C: ffm (java.lang.foreign, default) or jni, as the "
-         "published library was (Java peer: sysv-mq, posix-mq, sysv-shm, fifo)",
+    roles=("serve", "drive"),
+    label=lambda v: {"jni-copy": "JNI copying"}.get(v, v.upper()),
+    help="the Java IPC library's binding to C: ffm (java.lang.foreign, default), jni, as the "
+         "published library was, or jni-copy (each message's byte[] copied per call, as the "
+         "blog's JNI library did: sysv-mq, posix-mq) (Java peer: sysv-mq, posix-mq, sysv-shm, "
+         "fifo)",
     own=ANY_SIDE)
 SERIALIZATION = Setting(
-    "serialization", "frames", ("frames", "java"),
+    "serialization", "frames", ("frames", "java", "java-long"),
     applies=lambda v, mech, pattern, payload: (
         None if pattern == patterns.RR.name and payload == "bytes"
         else "Java serialization carries sized round trips (rr, bytes) only"),
-    flags=lambda v: {"drive": ["--payload", "object"]},
-    label=lambda v: "java objects",
-    help="frames (the contract's, default) or java: a Long and a byte[] through "
-         "ObjectOutputStream each way, the Java IPC library's benchmark (Java client and "
-         "server: tcp, fifo, sysv-mq, sysv-shm)",
+    flags=lambda v: {"drive": ["--payload", "long" if v == "java-long" else "object"]},
+    label=lambda v: "java Long" if v == "java-long" else "java objects",
+    help="frames (the contract's, default), java (a Long and a byte[] through "
+         "ObjectOutputStream each way, the Java IPC library's benchmark) or java-long (the Long "
+         "alone: its figure 1's minimal data, at 8 B each way) (Java client and server: tcp, "
+         "fifo, sysv-mq, sysv-shm)",
     own=BOTH_SIDES,
-    sizes=lambda v, req, resp: None if req == resp else (
-        f"the Java server answers an object with an array of the request's size, so the "
-        f"response size is {req}, not {resp} (PROTOCOL.md 4.6)"))
+    sizes=lambda v, req, resp: _serialized_sizes(v, req, resp))
 
+
+def _serialized_sizes(value, request_size, response_size):
+    if value == "java-long":
+        return None if request_size == response_size == 8 else (
+            f"the Long alone is 8 B each way, not {request_size}/{response_size} B "
+            f"(PROTOCOL.md 4.6)")
+    return None if request_size == response_size else (
+        f"the Java server answers an object with an array of the request's size, so the "
+        f"response size is {request_size}, not {response_size} (PROTOCOL.md 4.6)")
+
+
+
+# The blog's conditions (001, issue 37): its servers read 1 KiB a call and listened with a
+# backlog of 50, its client connected from one address.
+def _pattern_over(pattern, mechanisms, what):
+    def why_not(value, mech, pattern_name, payload):
+        if pattern_name != pattern.name or mech.name not in mechanisms:
+            return f"{what} applies to the {pattern.name} pattern over {', '.join(mechanisms)} only"
+        return None
+    return why_not
+
+
+READ_SIZE = Setting(
+    "read_size", 0, None,
+    applies=_pattern_over(patterns.STREAM, ("tcp", "uds", "pipe", "fifo"), "read_size"),
+    roles=("serve",),
+    label=lambda v: f"reads {format_size(v)}",
+    id_word=lambda v: f"read{v}",
+    help="stream over tcp, uds, pipe, fifo: the server asks for at most this many bytes a read "
+         "(e.g. 1KiB, as the blog's servers read); default 0: the peer's own greedy reads",
+    most=MAX_PAYLOAD)
+LISTEN_BACKLOG = Setting(
+    "listen_backlog", 512, None,
+    applies=_pattern_over(patterns.SHORT, ("tcp", "uds"), "listen_backlog"),
+    flags=_flag("--backlog", "serve"),
+    label=lambda v: f"backlog {v}",
+    help="short over tcp, uds: the server's listen() backlog (default 512; the blog's was 50)",
+    most=65535)
+SOURCE = Setting(
+    "source", "rotate", ("rotate", "one"),
+    applies=_pattern_over(patterns.SHORT, ("tcp",), "source"),
+    roles=("drive",),
+    label=lambda v: "one source",
+    help="short over tcp: rotate (default: each connection from the next of 65,280 loopback "
+         "addresses, so ports never run out) or one (every connection from 127.0.0.1, as the "
+         "blog's client)")
+
+
+# The middleware report's records (003): it drew random data per trial from one seed and never
+# said its ranges; protobuf's and Thrift compact's varints make a negative int32 10 bytes.
+def _records_only(what):
+    def why_not(value, mech, pattern, payload):
+        return None if payload != "bytes" else f"{what} applies to the structured records only"
+    return why_not
+
+
+VALUE_RANGE = Setting(
+    "value_range", "full", ("full", "non-negative"),
+    applies=_records_only("value_range"),
+    roles=("drive",),
+    label=lambda v: "ints ≥ 0",
+    id_word=lambda v: "nonneg",
+    help="structured records: full (default: signed 32-bit ints over their whole range) or "
+         "non-negative (0 … 2^31−1)")
+RECORDS = Setting(
+    "records", "one", ("one", "per-call"),
+    applies=_records_only("records"),
+    roles=("drive",),
+    label=lambda v: "a record per call",
+    id_word=lambda v: "per-call",
+    help="structured records: one (default: one record per case) or per-call (a fresh record "
+         "before each call from the seed's stream, as the middleware study drew them)")
+
+# The thesis's in-process baselines (000): its JNI copied both arrays, its Mock made a new one.
+MOCK = Setting(
+    "mock", "copy", ("copy", "new-array"),
+    applies=_only(("none",), "mock"),
+    roles=("drive",),
+    label=lambda v: "new-array mock",
+    help="none: copy (default: the response copied from a cached base and stamped) or "
+         "new-array (the thesis's Mock: a new array of the response size and a length check)")
+JNI_ARRAYS = Setting(
+    "jni_arrays", "critical", ("critical", "copy"),
+    applies=_only(("jni",), "jni_arrays"),
+    roles=("drive",),
+    label=lambda v: "JNI copies",
+    id_word=lambda v: "jni-copies",
+    help="jni: critical (default: the request's stamp read, the response filled once in place) "
+         "or copy (the thesis's JNI: both arrays copied in full, the response set back)")
 
 
 def _load_only(what):
@@ -150,7 +249,7 @@ SWEEP = "sweep"  # the rate a load case searches for (execute/load.py search)
 CLIENTS = Setting(
     "clients", 8, None,
     applies=_load_only("clients"),
-    flags=lambda v: {"drive": ["--clients", str(v)]},
+    roles=("drive",),
     label=lambda v: f"×{v}",
     id_word=lambda v: f"c{v}",
     help="load: persistent connections (default 8), e.g. 1,8,64",
@@ -167,13 +266,14 @@ RATE = Setting(
 ARRIVAL = Setting(
     "arrival", "fixed", ("fixed", "poisson"),
     applies=_load_only("arrival"),
-    flags=lambda v: {"drive": ["--arrival", v]},
+    roles=("drive",),
     label=lambda v: v,
     help="load: fixed (evenly spaced requests, default) or poisson (seeded exponential gaps)")
 
 SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, DELIVERY,
-                                POLL_INTERVAL, JAVA_BINDING, SERIALIZATION, CLIENTS, RATE,
-                                ARRIVAL)}
+                                POLL_INTERVAL, JAVA_BINDING, SERIALIZATION, READ_SIZE,
+                                LISTEN_BACKLOG, SOURCE, VALUE_RANGE, RECORDS, MOCK, JNI_ARRAYS,
+                                CLIENTS, RATE, ARRIVAL)}
 NAMES = tuple(SETTINGS)
 
 
@@ -235,7 +335,7 @@ def peer_flags(case_settings, role, lang=None, mechanism=None):
         setting = SETTINGS[name]
         if setting.own and not (lang and lang.takes(name, mechanism)):
             continue
-        out += setting.flags(value).get(role, [])
+        out += setting.peer_flags(value).get(role, [])
     return out
 
 

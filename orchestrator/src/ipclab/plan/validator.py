@@ -2,11 +2,10 @@
 Scenario): each error names where the value came from (the file and key, or the flag) and the
 value, in one line."""
 from ipclab.common.errors import UserError
-from ipclab.common.units import format_size, parse_size
+from ipclab.common.units import MAX_PAYLOAD, format_size, parse_size
 from ipclab.plan import link, patterns, report_spec
 from ipclab.plan import settings as setting_table
 
-MAX_PAYLOAD = 134217728
 PLACEMENTS = ("same-core", "cross-core", "unpinned")
 DEFAULT_PLACEMENT = "cross-core"
 # PROTOCOL.md section 11: request–response, a one-way stream, a connection per round trip.
@@ -20,7 +19,7 @@ MATRIX_AXES = ("mechanism", "client", "server", "request_size", "response_size",
                "sequence_length", "placement", "pattern", "message_size", "server_model",
                *setting_table.NAMES)
 VOID = "void"  # `--response-size void`: the void operations, i.e. reply = "void" (plan/settings.py)
-BASELINE_KEYS = ("mechanism", "client", "server", "placement", "pattern")
+BASELINE_KEYS = ("mechanism", "client", "server", "placement", "pattern", "variant")
 
 
 
@@ -77,6 +76,32 @@ class Validator:
                               f"{{ mechanism = \"rest\", request_size = \"128MiB\" }}")
         return [self._exclusion(table, matrix, flagged, f"{where}[{k}]")
                 for k, table in enumerate(value, start=1)]
+
+    def design(self, value, matrix, flagged=()):
+        """[matrix] design: { study = { axis = value, … }, usual = { … } }: the study's condition
+        on some axes, and ipclab's usual way on the same axes (optional). Each value one the
+        matrix has (plan/matrix.py leaves out the cases that change two or more of them)."""
+        where = "matrix.design"
+        if value is None:
+            return None
+        if not isinstance(value, dict) or not isinstance(value.get("study"), dict) \
+                or not value["study"] or set(value) - {"study", "usual"}:
+            self._fail(where, f"{value!r} must be a table {{ study = {{ placement = \"same-core\", "
+                              f"… }}, usual = {{ … }} }} (usual optional)")
+        out = {}
+        for part in ("study", "usual"):
+            table = value.get(part)
+            if table is None:
+                continue
+            if not isinstance(table, dict) or any(isinstance(x, list) for x in table.values()):
+                self._fail(f"{where}.{part}", f"{table!r} must be a table of one value per axis")
+            # An axis the command line sets is the user's choice, no longer the design's.
+            out[part] = {axis: values[0] for axis, values in self._exclusion(
+                table, matrix, flagged, f"{where}.{part}").items() if axis not in flagged}
+        if "usual" in out and set(out["usual"]) != set(out["study"]):
+            self._fail(f"{where}.usual", f"names {', '.join(sorted(out['usual']))}, not the "
+                                         f"study's axes ({', '.join(sorted(out['study']))})")
+        return out
 
     def _exclusion(self, table, matrix, flagged, where):
         out = {}
@@ -305,5 +330,8 @@ class Validator:
         for key, item in value.items():
             if key not in BASELINE_KEYS:
                 self._fail(where, f"unknown key {key!r} (known: {', '.join(BASELINE_KEYS)})")
-            self.axis(key, [item], f"{where}.{key}")
+            if key != "variant":   # "jni JNI copies": the mechanism as a case ran it (matrix.variant)
+                self.axis(key, [item], f"{where}.{key}")
+            elif not isinstance(item, str):
+                self._fail(f"{where}.{key}", f"{item!r} must be a variant's name, like \"jni\"")
         return dict(value)

@@ -4,6 +4,13 @@
  * returns its result, or -errno when it failed, so Java never reads errno afterwards. Buffers
  * are native memory whose address Java passes as a jlong (the library's segments): no copy and
  * no JNI call per buffer. Blocking calls run in the native state, so they never hold up the GC.
+ *
+ * The *Copy functions are `--java-binding jni-copy` (dev.ipclab.linuxipc.JniCopyBinding): they
+ * take the Java byte[] and copy it per call, as the blog's JNI library lajp did, so that binding
+ * measures what such a library costs: to send, GetByteArrayElements (HotSpot copies the whole
+ * array into a malloc'ed block, no pinning), malloc of the message, memcpy, the call, free,
+ * ReleaseByteArrayElements(JNI_ABORT) (nothing to write back); to receive, malloc, the call,
+ * SetByteArrayRegion of the bytes received, free. Java checks the bounds before the call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +19,8 @@
 #include <linux/futex.h>
 #include <mqueue.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
@@ -42,6 +51,25 @@ static struct timespec relative(jlong nanos) {
     struct timespec ts = {.tv_sec = nanos / 1000000000L, .tv_nsec = nanos % 1000000000L};
     return ts;
 }
+
+/* CLOCK_REALTIME now plus the timeout, as mq_timedreceive wants its deadline. */
+static struct timespec realtime_deadline(jlong nanos) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += nanos / 1000000000L;
+    deadline.tv_nsec += nanos % 1000000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    return deadline;
+}
+
+/* A System V message as msgsnd and msgrcv take it: the type, then the text. */
+struct message {
+    long mtype;
+    char mtext[];
+};
 
 /* A Java string as a NUL-terminated modified UTF-8 copy; NULL (with an exception pending) when
  * the JVM is out of memory. Paths and queue names here are ASCII. */
@@ -169,18 +197,10 @@ EXPORT(jlong, mqReceive0)(JNIEnv *env, jclass cls, jint mqd, jlong dst, jlong ca
     return result(mq_receive(mqd, pointer(dst), (size_t) capacity, NULL));
 }
 
-/* The deadline is CLOCK_REALTIME now plus the timeout, as mq_timedreceive wants it. */
 EXPORT(jlong, mqTimedReceive0)(JNIEnv *env, jclass cls, jint mqd, jlong dst, jlong capacity,
                                jlong nanos) {
     (void) env; (void) cls;
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += nanos / 1000000000L;
-    deadline.tv_nsec += nanos % 1000000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = realtime_deadline(nanos);
     return result(mq_timedreceive(mqd, pointer(dst), (size_t) capacity, NULL, &deadline));
 }
 
@@ -227,4 +247,84 @@ EXPORT(jlong, futexWait)(JNIEnv *env, jobject self, jlong address, jint expected
 EXPORT(jlong, futexWake)(JNIEnv *env, jobject self, jlong address, jint count) {
     (void) env; (void) self;
     return result(syscall(SYS_futex, pointer(address), FUTEX_WAKE, count, NULL, NULL, 0));
+}
+
+/* jni-copy (see the top): msgsnd of data[0, length) as a message of the type; 0 or -errno. */
+EXPORT(jint, msgsndCopy)(JNIEnv *env, jclass cls, jint id, jlong type, jbyteArray data,
+                         jint length, jint flags) {
+    (void) cls;
+    jbyte *elements = (*env)->GetByteArrayElements(env, data, NULL);
+    if (elements == NULL) {
+        return -ENOMEM; /* OutOfMemoryError pending */
+    }
+    struct message *message = malloc(sizeof(struct message) + (size_t) length);
+    if (message == NULL) {
+        (*env)->ReleaseByteArrayElements(env, data, elements, JNI_ABORT);
+        return -ENOMEM;
+    }
+    message->mtype = (long) type;
+    memcpy(message->mtext, elements, (size_t) length);
+    jint rc = (jint) result(msgsnd(id, message, (size_t) length, flags));
+    free(message);
+    (*env)->ReleaseByteArrayElements(env, data, elements, JNI_ABORT);
+    return rc;
+}
+
+/* jni-copy: msgrcv of at most capacity text bytes into data; the text length or -errno. */
+EXPORT(jlong, msgrcvCopy)(JNIEnv *env, jclass cls, jint id, jbyteArray data, jint capacity,
+                          jlong type, jint flags) {
+    (void) cls;
+    struct message *message = malloc(sizeof(struct message) + (size_t) capacity);
+    if (message == NULL) {
+        return -ENOMEM;
+    }
+    jlong n = result(msgrcv(id, message, (size_t) capacity, type, flags));
+    if (n > 0) {
+        (*env)->SetByteArrayRegion(env, data, 0, (jsize) n, (const jbyte *) message->mtext);
+    }
+    free(message);
+    return n;
+}
+
+/* jni-copy: mq_send of data[0, length) with the priority; 0 or -errno. */
+EXPORT(jint, mqSendCopy)(JNIEnv *env, jclass cls, jint mqd, jbyteArray data, jint length,
+                         jint priority) {
+    (void) cls;
+    jbyte *elements = (*env)->GetByteArrayElements(env, data, NULL);
+    if (elements == NULL) {
+        return -ENOMEM; /* OutOfMemoryError pending */
+    }
+    char *message = malloc(length > 0 ? (size_t) length : 1);
+    if (message == NULL) {
+        (*env)->ReleaseByteArrayElements(env, data, elements, JNI_ABORT);
+        return -ENOMEM;
+    }
+    memcpy(message, elements, (size_t) length);
+    jint rc = (jint) result(mq_send(mqd, message, (size_t) length, (unsigned) priority));
+    free(message);
+    (*env)->ReleaseByteArrayElements(env, data, elements, JNI_ABORT);
+    return rc;
+}
+
+/* jni-copy: mq_timedreceive within timeoutNanos (negative: mq_receive, no timeout) into data;
+ * the message length or -errno (ETIMEDOUT when the time ran out). */
+EXPORT(jlong, mqTimedReceiveCopy)(JNIEnv *env, jclass cls, jint mqd, jbyteArray data,
+                                  jint capacity, jlong nanos) {
+    (void) cls;
+    char *message = malloc(capacity > 0 ? (size_t) capacity : 1);
+    if (message == NULL) {
+        return -ENOMEM;
+    }
+    jlong n;
+    if (nanos < 0) {
+        n = result(mq_receive(mqd, message, (size_t) capacity, NULL));
+    } else {
+        struct timespec deadline = realtime_deadline(nanos);
+        n = result(mq_timedreceive(mqd, message, (size_t) capacity, NULL, &deadline));
+    }
+    if (n > 0) {
+        (*env)->SetByteArrayRegion(env, data, 0, (jsize) n, (const jbyte *) message);
+    }
+    free(message);
+    return n;
 }

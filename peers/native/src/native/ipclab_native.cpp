@@ -1,6 +1,7 @@
 // libipclab_native.so (PROTOCOL.md 4.4): ipclab_call for direct (C++), ffm (Java) and ctypes
-// (Python), and the JNI entry point of dev.ipclab.peer.NativeCall.call for jni. Only these two
-// symbols are exported (the library is built with hidden visibility).
+// (Python), and the JNI entry points of dev.ipclab.peer.NativeCall for jni: call and, for
+// --jni-arrays copy, callCopy. Only these three symbols are exported (the library is built
+// with hidden visibility).
 #include "ipclab_native.h"
 
 #include <cstring>
@@ -103,6 +104,44 @@ extern "C" IPCLAB_EXPORT JNIEXPORT jbyteArray JNICALL Java_dev_ipclab_peer_Nativ
     ipclab::stamp_in_place(static_cast<std::uint8_t*>(p), n, useq);
     env->ReleasePrimitiveArrayCritical(out, p, 0);
   }
+  return out;
+}
+
+// static native byte[] callCopy(byte[] req, int respLen, long seed, long seq) (--jni-arrays
+// copy): the same call marshalled as the thesis's JNI code did (seed 000, Listing 3.6). The
+// request is copied in full with GetByteArrayElements (then GetArrayLength, the thesis's order),
+// its stamp checked on the copy, the copy dropped with ReleaseByteArrayElements(JNI_ABORT). The
+// response: NewByteArray, GetByteArrayElements of it (a copy of the new, zeroed array), filled
+// there (memcpy of the cached base, the stamp), written back with SetByteArrayRegion, the copy
+// released with JNI_ABORT. Two differences from the thesis, both the contract's: the response
+// carries payload(seed, 2, seq, n) where the thesis wrote back the zeros it got (its
+// prepareResponseRandomBytes took the elements and filled nothing), and the response's elements
+// are released, which the thesis never did (a leak of n bytes per call on HotSpot).
+extern "C" IPCLAB_EXPORT JNIEXPORT jbyteArray JNICALL Java_dev_ipclab_peer_NativeCall_callCopy(
+    JNIEnv* env, jclass, jbyteArray req, jint resp_len, jlong seed, jlong seq) {
+  if (req == nullptr || resp_len < 0) return nullptr;
+  const auto useed = static_cast<std::uint64_t>(seed);
+  const auto useq = static_cast<std::uint64_t>(seq);
+  jbyte* request = env->GetByteArrayElements(req, nullptr);
+  if (request == nullptr) return nullptr;  // OutOfMemoryError pending
+  const jsize req_len = env->GetArrayLength(req);
+  Cache& c = t_cache;
+  const bool stamp_ok = request_stamp_ok(c, reinterpret_cast<const std::uint8_t*>(request),
+                                         static_cast<std::size_t>(req_len), useed, useq);
+  env->ReleaseByteArrayElements(req, request, JNI_ABORT);
+  if (!stamp_ok) return nullptr;
+
+  jbyteArray out = env->NewByteArray(resp_len);
+  if (out == nullptr) return nullptr;  // OutOfMemoryError pending
+  jbyte* elements = env->GetByteArrayElements(out, nullptr);
+  if (elements == nullptr) return nullptr;  // OutOfMemoryError pending
+  const auto n = static_cast<std::size_t>(resp_len);
+  if (n != 0) {
+    std::memcpy(elements, response_base(c, useed, n), n);
+    ipclab::stamp_in_place(reinterpret_cast<std::uint8_t*>(elements), n, useq);
+  }
+  env->SetByteArrayRegion(out, 0, resp_len, elements);
+  env->ReleaseByteArrayElements(out, elements, JNI_ABORT);
   return out;
 }
 #endif

@@ -42,11 +42,20 @@ struct RecordTypes {
 template <class Self, class Records>
 class FrameworkSession : public Session {
  public:
+  // Called again with a record of the same kind (--records per-call), it converts into the
+  // message it made, so the framework's storage is reused where its types allow.
   void prepare_echo(PayloadKind kind, const Record& record) final {
-    switch (kind) {
-      case PayloadKind::small: value_.template emplace<Echo<typename Records::Small>>(); break;
-      case PayloadKind::medium: value_.template emplace<Echo<typename Records::Medium>>(); break;
-      default: value_.template emplace<Echo<typename Records::Large>>(); break;
+    const std::size_t index = kind == PayloadKind::small    ? 1
+                              : kind == PayloadKind::medium ? 2
+                                                            : 3;  // value_'s alternatives
+    if (value_.index() != index) {
+      switch (kind) {
+        case PayloadKind::small: value_.template emplace<Echo<typename Records::Small>>(); break;
+        case PayloadKind::medium:
+          value_.template emplace<Echo<typename Records::Medium>>();
+          break;
+        default: value_.template emplace<Echo<typename Records::Large>>(); break;
+      }
     }
     each([&](auto& e) { Records::to_message(record, e.in); });
   }

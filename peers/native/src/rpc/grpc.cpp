@@ -27,7 +27,11 @@ namespace pb = ::ipclab_grpc;
 #define GRPC_TO_B(f, i) m.set_##f(r.b[i]);
 #define GRPC_TO_D(f, i) m.set_##f(r.d[i]);
 #define GRPC_TO_LI(f, i) m.mutable_##f()->Assign(r.li[i].begin(), r.li[i].end());
-#define GRPC_TO_LS(f, i) for (const auto& v : r.ls[i]) m.add_##f(v);
+// Cleared first (a message converted into again, --records per-call): protobuf keeps the
+// cleared strings and Add reuses them.
+#define GRPC_TO_LS(f, i) \
+  m.clear_##f();         \
+  for (const auto& v : r.ls[i]) m.add_##f(v);
 #define GRPC_TO_LD(f, i) m.mutable_##f()->Assign(r.ld[i].begin(), r.ld[i].end());
 #define GRPC_FROM_I(f, i) r.n.push_back(m.f());
 #define GRPC_FROM_S(f, i) r.s.push_back(m.f());

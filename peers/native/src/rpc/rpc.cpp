@@ -180,11 +180,47 @@ void drive_put_bytes(Session& s, const DriveOptions& o, Recorder& recorder, std:
   }
 }
 
+// The record of each call (10.2): one for every call (--records one), or the next of the stream
+// before each call, warm-up included (--records per-call; call 0 has record 1, as with one). It
+// is made outside the clock, into the same Record, and converted into the session's message
+// object of the first call (prepare_echo again: the framework's storage is reused where it
+// allows).
+class CallRecords {
+ public:
+  CallRecords(Session& s, const DriveOptions& o)
+      : session_(s),
+        kind_(o.payload),
+        per_call_(o.records_per_call),
+        stream_(o.seed, o.payload, o.sequence_length, o.value_range) {
+    stream_.next(record_);
+    session_.prepare_echo(kind_, record_);
+  }
+  // Before call seq: its record, prepared and stamped; returned with n1 stamped as the echo's.
+  const Record& before(std::uint64_t seq) {
+    if (per_call_ && !first_) {
+      stream_.next(record_);
+      session_.prepare_echo(kind_, record_);
+    }
+    first_ = false;
+    record_.n[0] = record_stamp(seq);
+    session_.stamp_echo(record_.n[0]);
+    return record_;
+  }
+
+ private:
+  Session& session_;
+  PayloadKind kind_;
+  bool per_call_;
+  bool first_ = true;  // the first call takes the record the constructor made
+  RecordStream stream_;
+  Record record_;
+};
+
 void drive_put_records(Session& s, const DriveOptions& o, Recorder& recorder,
                        std::uint64_t& seq) {
-  s.prepare_echo(o.payload, make_record(o.seed, o.payload, o.sequence_length));
+  CallRecords records(s, o);
   for (const std::uint64_t total = o.warmup + o.iterations; seq < total; ++seq) {
-    s.stamp_echo(record_stamp(seq));
+    records.before(seq);
     const std::int64_t t0 = now_ns();
     s.put_record();
     const std::int64_t t1 = now_ns();
@@ -193,15 +229,13 @@ void drive_put_records(Session& s, const DriveOptions& o, Recorder& recorder,
 }
 
 void drive_records(Session& s, const DriveOptions& o, Recorder& recorder, std::uint64_t& seq) {
-  Record want = make_record(o.seed, o.payload, o.sequence_length);
-  s.prepare_echo(o.payload, want);
+  CallRecords records(s, o);
   const std::uint64_t total = o.warmup + o.iterations;
   for (; seq < total; ++seq) {
-    s.stamp_echo(record_stamp(seq));
+    const Record& want = records.before(seq);
     const std::int64_t t0 = now_ns();
     s.echo();
     const std::int64_t t1 = now_ns();
-    want.n[0] = record_stamp(seq);
     const std::string diff = first_record_difference(want, s.echoed());
     if (!diff.empty())
       throw PeerError(ErrorKind::payload_mismatch, "payload mismatch in field " + diff);

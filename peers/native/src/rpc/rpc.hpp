@@ -42,7 +42,9 @@ class Session {
   // --void, structured: putSmall / putMedium / putLarge of the record prepare_echo built
   // (stamped by stamp_echo), timed.
   virtual void put_record() = 0;
-  // structured: builds the framework's record once; stamp_echo sets n1 before each call.
+  // structured: builds the framework's record; stamp_echo sets n1 before each call. Called
+  // again with the next record of the same kind (--records per-call, before each call), it
+  // converts that one into the same message (reusing the framework's storage where it can).
   virtual void prepare_echo(PayloadKind kind, const Record& record) = 0;
   virtual void stamp_echo(std::int32_t n1) = 0;
   virtual void echo() = 0;  // timed: one stub call

@@ -21,7 +21,7 @@ void set_nodelay(int fd) {
 
 class TcpServer final : public StreamServer {
  public:
-  TcpServer(const InetEndpoint& endpoint, bool nodelay) : nodelay_(nodelay) {
+  TcpServer(const InetEndpoint& endpoint, bool nodelay, int backlog) : nodelay_(nodelay) {
     const auto where = detail::resolve(endpoint, SOCK_STREAM, true);
     fd_ = ::socket(where.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw_io("socket");
@@ -29,7 +29,7 @@ class TcpServer final : public StreamServer {
     ::setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (::bind(fd_, reinterpret_cast<const sockaddr*>(&where.addr), where.length) != 0)
       throw_io("bind " + to_string(endpoint));
-    if (::listen(fd_, kListenBacklog) != 0) throw_io("listen");
+    if (::listen(fd_, backlog) != 0) throw_io("listen");
     sockaddr_storage bound{};
     socklen_t len = sizeof bound;
     if (::getsockname(fd_, reinterpret_cast<sockaddr*>(&bound), &len) != 0)
@@ -61,8 +61,9 @@ class TcpServer final : public StreamServer {
 
 }  // namespace
 
-std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint, bool nodelay) {
-  return std::make_unique<TcpServer>(endpoint, nodelay);
+std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint, bool nodelay,
+                                         int backlog) {
+  return std::make_unique<TcpServer>(endpoint, nodelay, backlog);
 }
 
 namespace {
@@ -114,9 +115,10 @@ Stream connect_tcp(const InetEndpoint& endpoint, bool nodelay) {
   return s;
 }
 
-StreamConnector tcp_connector(const InetEndpoint& endpoint, bool nodelay) {
+StreamConnector tcp_connector(const InetEndpoint& endpoint, bool nodelay,
+                              bool rotate_sources) {
   const auto where = detail::resolve(endpoint, SOCK_STREAM, false);
-  const bool rotate = is_127_0_0_1(where);
+  const bool rotate = rotate_sources && is_127_0_0_1(where);
   StreamConnector c;
   c.prepare = [where, rotate, nodelay](std::uint64_t i) {
     return make_socket(where, rotate ? std::optional<std::uint64_t>(i) : std::nullopt, nodelay);

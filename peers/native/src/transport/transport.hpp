@@ -19,11 +19,6 @@
 
 namespace ipclab {
 
-// The rr/short servers' listen() backlog (PROTOCOL.md 11.2): a client that opens connections
-// faster than the server accepts them waits in the queue instead of losing its SYN (a lost SYN
-// costs a 1 s retransmission, which one-way short connections hit with a backlog of 16).
-inline constexpr int kListenBacklog = 512;
-
 // The server side of a stream mechanism: hands out one client connection at a time.
 class StreamServer {
  public:
@@ -38,8 +33,10 @@ class StreamServer {
 
 // Each may throw PeerError (io). Files they create are registered for removal at shutdown.
 // tcp: nodelay (--nodelay) sets TCP_NODELAY on every connection; false leaves Nagle on.
-std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint, bool nodelay);
-std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint);
+// backlog: listen()'s (--backlog, 512 by default: PROTOCOL.md 11.2).
+std::unique_ptr<StreamServer> listen_tcp(const InetEndpoint& endpoint, bool nodelay,
+                                         int backlog);
+std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint, int backlog);
 std::unique_ptr<StreamServer> serve_pipe(const FdEndpoint& endpoint);
 std::unique_ptr<StreamServer> create_fifos(const DirEndpoint& endpoint);
 
@@ -47,17 +44,20 @@ Stream connect_tcp(const InetEndpoint& endpoint, bool nodelay);
 Stream connect_uds(const PathEndpoint& endpoint);
 
 // Pattern short (11.2): connection i to the same server, in two steps. `prepare` makes the
-// socket (tcp: TCP_NODELAY and, to 127.0.0.1, the bind to source address 127.1.b.c: k = i mod
-// 65280, b = k / 255, c = k mod 255, port 0, IP_BIND_ADDRESS_NO_PORT; TIME_WAIT, kept by the
-// client, which closes first, is spread over 65280 addresses); it runs before the sample's
-// clock. `connect` connects it, inside the sample. Everything that does not depend on i (name
-// resolution, the address) is done once, when the connector is made.
+// socket (tcp: TCP_NODELAY and, to 127.0.0.1 unless --source one, the bind to source address
+// 127.1.b.c: k = i mod 65280, b = k / 255, c = k mod 255, port 0, IP_BIND_ADDRESS_NO_PORT;
+// TIME_WAIT, kept by the client, which closes first, is spread over 65280 addresses); it runs
+// before the sample's clock. `connect` connects it, inside the sample. Everything that does not
+// depend on i (name resolution, the address) is done once, when the connector is made.
 struct StreamConnector {
   std::function<Stream(std::uint64_t connection)> prepare;
   std::function<void(Stream&)> connect;
   explicit operator bool() const noexcept { return static_cast<bool>(prepare); }
 };
-StreamConnector tcp_connector(const InetEndpoint& endpoint, bool nodelay);
+// rotate_sources false (--source one): no bind, the kernel's choice of source (127.0.0.1 and an
+// ephemeral port), as a hand-written client's connect.
+StreamConnector tcp_connector(const InetEndpoint& endpoint, bool nodelay,
+                              bool rotate_sources);
 StreamConnector uds_connector(const PathEndpoint& endpoint);
 Stream open_pipe_client(const FdEndpoint& endpoint);
 Stream open_fifo_client(const DirEndpoint& endpoint);

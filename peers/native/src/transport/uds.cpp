@@ -59,12 +59,12 @@ namespace {
 
 class UdsServer final : public StreamServer {
  public:
-  explicit UdsServer(const PathEndpoint& endpoint) : path_(endpoint.path) {
+  UdsServer(const PathEndpoint& endpoint, int backlog) : path_(endpoint.path) {
     fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd_ < 0) throw_io("socket");
     try {
       detail::bind_unix_path(fd_, path_);
-      if (::listen(fd_, kListenBacklog) != 0) throw_io("listen");
+      if (::listen(fd_, backlog) != 0) throw_io("listen");
     } catch (...) {
       ::close(fd_);
       throw;
@@ -93,8 +93,8 @@ class UdsServer final : public StreamServer {
 
 }  // namespace
 
-std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint) {
-  return std::make_unique<UdsServer>(endpoint);
+std::unique_ptr<StreamServer> listen_uds(const PathEndpoint& endpoint, int backlog) {
+  return std::make_unique<UdsServer>(endpoint, backlog);
 }
 
 Stream connect_uds(const PathEndpoint& endpoint) {

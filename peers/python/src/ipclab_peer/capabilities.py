@@ -24,6 +24,8 @@ def entry(mechanism):
         described["server_models"] = list(mechanism.server_models)
     if "load" in described["patterns"]:
         described["load_models"] = list(mechanism.load_models)
+    if mechanism.codec:  # thrift-*: which of the library's codecs this peer uses
+        described["codec"] = mechanism.codec
     return described
 
 

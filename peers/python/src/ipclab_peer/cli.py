@@ -18,6 +18,7 @@ COUNT_MAX = 2**63 - 1
 # The patterns with their own drive flags (PROTOCOL.md 11.1, 11.5); every other name takes rr's.
 STREAM = "stream"
 LOAD = "load"
+SHORT = "short"
 # --pattern load's sizes when not given: the contract names none; the orchestrator's default.
 LOAD_SIZES = 16, 16
 DEFAULT_WINDOWS = 10
@@ -29,6 +30,11 @@ REST_BODIES = ("octet", "json")
 CORBA_PAYLOADS = ("octets", "string")
 DELIVERIES = ("non-persistent", "persistent")
 SEQUENCE_LENGTH_MAX = 1_000_000
+# Contract 6's conditions (PROTOCOL.md 1): each default first, today's behaviour.
+SOURCES = ("rotate", "one")
+VALUE_RANGES = ("full", "non-negative")
+RECORDS = ("one", "per-call")
+MOCKS = ("copy", "new-array")
 REQUIRED = object()
 
 
@@ -46,10 +52,13 @@ class Flag:
     # A switch takes no value: given, its field is True (the contract's `--void`, `--one-way`).
     switch: bool = False
     load: Optional[bool] = None
+    # The only patterns the flag belongs to (None: as `stream` and `load` say).
+    patterns: Optional[tuple] = None
 
     def belongs(self, pattern):
         return ((self.stream is None or self.stream == (pattern == STREAM))
-                and (self.load is None or self.load == (pattern == LOAD)))
+                and (self.load is None or self.load == (pattern == LOAD))
+                and (self.patterns is None or pattern in self.patterns))
 
 
 @dataclass(frozen=True)
@@ -80,8 +89,12 @@ class ServeConfig(_MechanismConfig):
     server_model: Any = None
     connections: Any = None
     phases_file: Any = None
+    # The listen() backlog of tcp and uds: the rr server's (contract 6) and a burst server's.
     backlog: int = 512
     workers: int = 4
+    # Pattern stream over a byte stream (contract 6): the most message bytes one receive asks
+    # for; 0: the reader's own greedy reads.
+    read_size: int = 0
     # The flags given (an RPC load server refuses --workers and --backlog: unsupported).
     given: frozenset = frozenset()
 
@@ -117,6 +130,13 @@ class DriveConfig(_MechanismConfig):
     duration_ms: int
     warmup_ms: int
     records_file: Any
+    # Contract 6 (PROTOCOL.md 1): short over tcp: "rotate" (11.2's source addresses) or "one"
+    # (the kernel's choice); structured payloads: the ints' range and a record per case or per
+    # call; mechanism none: "copy" (4.4) or "new-array" (the thesis's Mock).
+    source: str = "rotate"
+    value_range: str = "full"
+    records: str = "one"
+    mock: str = "copy"
 
 
 COMMON_FLAGS = (
@@ -132,14 +152,21 @@ COMMON_FLAGS = (
 
 
 # serve flags of the server models: given without --server-model, each is a usage error;
-# --connections, --phases-file and --backlog are burst's only (LOAD_SERVE_REFUSES).
+# --connections, --phases-file and --backlog (RR_SERVE_FLAGS) are not a load server's
+# (LOAD_SERVE_REFUSES).
 BURST_SERVE_FLAGS = (
     Flag("--pattern", "pattern", one_of(LOAD), None),
     Flag("--server-model", "server_model", text, None),
     Flag("--connections", "connections", unsigned(COUNT_MAX, minimum=1), None),
     Flag("--phases-file", "phases_file", text, None),
-    Flag("--backlog", "backlog", unsigned(65535, minimum=1), 512),
     Flag("--workers", "workers", unsigned(1024, minimum=1), 4),
+)
+# serve flags of the rr server too (contract 6): the listen() backlog (tcp, uds; a burst
+# server's since 11.4) and the stream's read size (tcp, uds, pipe, fifo); where they mean
+# nothing, unsupported (variants.py).
+RR_SERVE_FLAGS = (
+    Flag("--backlog", "backlog", unsigned(65535, minimum=1), 512),
+    Flag("--read-size", "read_size", unsigned(MAX_PAYLOAD), 0),
 )
 
 
@@ -155,12 +182,14 @@ COMMANDS = {command.name: command for command in (
     Command("capabilities", "capabilities", (), CapabilitiesConfig),
     Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
                      "[--poll-interval-us N] [--spin-us N] [--nodelay on|off] "
-                     "[--delivery non-persistent|persistent]; or serve --mechanism M --endpoint E "
-                     "--server-model NAME --connections N --phases-file PATH [--backlog N] "
-                     "[--workers N] [--seed S]; or serve --pattern load --mechanism M "
+                     "[--delivery non-persistent|persistent] [--backlog N] [--read-size N]; or "
+                     "serve --mechanism M --endpoint E --server-model NAME --connections N "
+                     "--phases-file PATH [--backlog N] [--workers N] [--seed S]; or "
+                     "serve --pattern load --mechanism M "
                      "--endpoint E --server-model NAME [--workers N] [--fault F] [--seed S] "
                      "[--nodelay on|off]",
-            COMMON_FLAGS + (Flag("--fault", "fault", fault, "none"),) + BURST_SERVE_FLAGS,
+            COMMON_FLAGS + (Flag("--fault", "fault", fault, "none"),) + BURST_SERVE_FLAGS
+            + RR_SERVE_FLAGS,
             ServeConfig),
     Command("drive", "drive --mechanism M --endpoint E [--request-size N --response-size N] "
                      "[--payload bytes|small|medium|large] [--sequence-length N] --iterations N "
@@ -169,7 +198,9 @@ COMMANDS = {command.name: command for command in (
                      "[--spin-us N] [--http-client NAME] [--native-library PATH] [--void] "
                      "[--nodelay on|off] [--rest-body octet|json] "
                      "[--corba-payload octets|string] [--one-way] "
-                     "[--delivery non-persistent|persistent]; or "
+                     "[--delivery non-persistent|persistent] [--source rotate|one] "
+                     "[--value-range full|non-negative] [--records one|per-call] "
+                     "[--mock copy|new-array]; or "
                      "drive --pattern stream --mechanism M --endpoint E --message-size N "
                      "--messages N --samples-file PATH --result-file PATH [--windows N] "
                      "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "
@@ -218,6 +249,15 @@ COMMANDS = {command.name: command for command in (
                 Flag("--duration-ms", "duration_ms", unsigned(3_600_000, minimum=1), load=True),
                 Flag("--warmup-ms", "warmup_ms", unsigned(3_600_000), 0, load=True),
                 Flag("--records-file", "records_file", text, load=True, absent=None),
+                Flag("--source", "source", one_of(*SOURCES), "rotate", absent="rotate",
+                     patterns=(SHORT,)),
+                # Structured payloads only: a non-default value with bytes is a usage error
+                # (_check_records).
+                Flag("--value-range", "value_range", one_of(*VALUE_RANGES), "full", False,
+                     "full", load=False),
+                Flag("--records", "records", one_of(*RECORDS), "one", False, "one",
+                     load=False),
+                Flag("--mock", "mock", one_of(*MOCKS), "copy"),
             ),
             DriveConfig),
 )}
@@ -236,6 +276,7 @@ def parse(argv):
         if command.name == "drive":
             _check_variants(values)
             _check_sizes(values)
+            _check_records(values)
             _check_windows(values)
         if command.name == "serve":
             values["given"] = frozenset(args_given(argv[1:]))
@@ -300,6 +341,18 @@ def _check_sizes(values):
             raise ValueError(f"{flag} must be absent or 0 with --payload {values['payload']}")
         else:
             values[field] = 0
+
+
+def _check_records(values):
+    """--value-range and --records shape the structured records (PROTOCOL.md 10.2): a
+    non-default value with bytes payloads is a usage error."""
+    if values["payload"] != "bytes":
+        return
+    for field, flag, default in (("value_range", "--value-range", VALUE_RANGES[0]),
+                                 ("records", "--records", RECORDS[0])):
+        if values[field] != default:
+            raise ValueError(f"{flag} {values[field]} is for structured payloads "
+                             "(--payload small|medium|large), not bytes")
 
 
 def _check_variants(values):

@@ -73,11 +73,14 @@ class Mechanism:
     # The burst server models (PROTOCOL.md 11.4, burst/models.py) its server runs.
     server_models: tuple = ()
     load_models: tuple = ()
-    # Contract version 3's variants it implements (variants.py: "nodelay-off", "rest-json",
-    # "corba-string"; "delivery": --delivery at all), and why `--nodelay off` is unsupported
-    # where the contract allows it.
+    # The variants it implements (variants.py: contract 3's "nodelay-off", "rest-json",
+    # "corba-string", "delivery" (--delivery at all); contract 6's "read-size", "backlog",
+    # "source-one", "mock-new-array"), and why `--nodelay off` is unsupported where the
+    # contract allows it.
     variants: tuple = ()
     nodelay_off_unsupported: str = ""
+    # The codec of an RPC framework where it has more than one (capabilities' `codec`).
+    codec: str = ""
 
     @property
     def roles(self):
@@ -122,7 +125,7 @@ def _datagrams(name, grammar, client, server, max_payload, max_message):
 
 
 def _rpc(name, module, load_models, grammar=endpoints.INET, patterns=RR, variants=(),
-         why_not="", **variant):
+         why_not="", codec="", **variant):
     """An RPC mechanism with pattern load (11.5.4) served by the framework's own server in
     each configuration of `load_models` (its module's SERVER_MODELS; the first is rr's);
     without load_models, no pattern load."""
@@ -130,7 +133,7 @@ def _rpc(name, module, load_models, grammar=endpoints.INET, patterns=RR, variant
     return Mechanism(name, RPC, grammar, framework.connect, framework.listen,
                      patterns=patterns + (("load",) if load_models else ()), variants=variants,
                      nodelay_off_unsupported=why_not, connect_each=framework.connect_each,
-                     load_models=load_models)
+                     load_models=load_models, codec=codec)
 
 
 # grpcio's core sets TCP_NODELAY on every socket it opens, unconditionally, and offers no
@@ -151,20 +154,27 @@ GRPC_MODELS = ("thread-pool-4", "thread-pool-1")
 THRIFT_MODELS = ("threaded", "thread-pool-4")
 ICE_MODELS = ("thread-pool-1", "thread-pool-4")
 CORBA_MODELS = ("thread-per-connection", "thread-pool")
+# Thrift's Python library has a pure-Python and a C codec per protocol; both thrift mechanisms
+# use the C one, without fallback (rpc/thrift_rpc.py).
+THRIFT_CODEC = "C (fastbinary)"
 
 
 MECHANISMS = {mechanism.name: mechanism for mechanism in (
     _kernel("tcp", endpoints.INET, connect.tcp, listeners.TcpListener, LOAD,
-            connect_short=connect.tcp_from_source, server_models=tuple(SERVER_MODELS),
-            load_models=tuple(SERVER_MODELS), variants=("nodelay-off",)),
+            connect_short=connect.tcp_short, server_models=tuple(SERVER_MODELS),
+            load_models=tuple(SERVER_MODELS),
+            variants=("nodelay-off", "read-size", "backlog", "source-one")),
     _datagrams("udp", endpoints.INET, datagram.connect_udp, datagram.listen_udp,
                datagram.udp_max_payload, datagram.udp_max_datagram),
     _kernel("uds", endpoints.SOCKET_PATH, connect.uds, listeners.UdsListener, LOAD,
-            connect_short=connect.uds_unconnected, load_models=tuple(SERVER_MODELS)),
+            connect_short=connect.uds_unconnected, load_models=tuple(SERVER_MODELS),
+            variants=("read-size", "backlog")),
     _datagrams("uds-dgram", endpoints.SOCKET_PATH, datagram.connect_uds, datagram.listen_uds,
                datagram.uds_dgram_max_payload, datagram.uds_dgram_max_datagram),
-    _kernel("pipe", endpoints.FDS, connect.pipe, listeners.PipeListener),
-    _kernel("fifo", endpoints.DIRECTORY, connect.fifo, listeners.FifoListener),
+    _kernel("pipe", endpoints.FDS, connect.pipe, listeners.PipeListener,
+            variants=("read-size",)),
+    _kernel("fifo", endpoints.DIRECTORY, connect.fifo, listeners.FifoListener,
+            variants=("read-size",)),
     _kernel("sysv-mq", endpoints.SYSV_MQ, connect.sysv_mq, listeners.sysv_mq, LOAD,
             load_models=QUEUE_MODELS, shared_queue=shared_queues.SYSV),
     _kernel("posix-mq", endpoints.POSIX, connect.posix_mq, listeners.posix_mq, LOAD,
@@ -175,13 +185,15 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
     _shm("shm", shm.HYBRID),
     _shm("shm-spin", shm.SPIN),
     _shm("shm-futex", shm.FUTEX),
-    Mechanism("none", INPROC, endpoints.INPROC, inproc.no_call, None),
+    Mechanism("none", INPROC, endpoints.INPROC, inproc.no_call, None,
+              variants=("mock-new-array",)),
     Mechanism("ctypes", INPROC, endpoints.INPROC, inproc.load_library, None,
               requires=("native_library",)),
     _rpc("rest", "rest", REST_MODELS, patterns=SHORT, variants=("nodelay-off", "rest-json")),
     _rpc("grpc", "grpc_rpc", GRPC_MODELS, patterns=STREAM, why_not=GRPC_NAGLE),
-    _rpc("thrift-binary", "thrift_rpc", THRIFT_MODELS, protocol="binary"),
-    _rpc("thrift-compact", "thrift_rpc", THRIFT_MODELS, protocol="compact"),
+    _rpc("thrift-binary", "thrift_rpc", THRIFT_MODELS, codec=THRIFT_CODEC, protocol="binary"),
+    _rpc("thrift-compact", "thrift_rpc", THRIFT_MODELS, codec=THRIFT_CODEC,
+         protocol="compact"),
     _rpc("ice", "ice_rpc", ICE_MODELS),
     _rpc("corba", "corba", CORBA_MODELS, endpoints.CORBA, variants=("corba-string",)),
     # No load: protocol/mechanisms.toml gives soap no many_clients (rr only, PROTOCOL.md 10.3).

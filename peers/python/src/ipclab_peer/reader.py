@@ -7,7 +7,10 @@ length that has passed the checks: memory follows the bytes that arrived, so a h
 128 MiB and then silence costs nothing.
 
 A stream's messages (PROTOCOL.md 11.1: bare bytes, S each, as many as a MARK announced) come
-out of the same buffer, many whole messages per read: `messages(size, count)`.
+out of the same buffer, many whole messages per read: `messages(size, count)`. With a read
+size N (`serve --read-size N`, contract 6) each read of message bytes asks for exactly
+min(N, the announced bytes not yet buffered), as a server reading 1 KiB a call does, and so
+never reads past the K messages: the control frame after them is read as before.
 """
 from .frame import (HEADER_SIZE, HEADER_WORDS, MAX_PAYLOAD, REQUEST, REQUEST_PREFIX, Rejected,
                     check_incoming)
@@ -16,10 +19,11 @@ INITIAL_CAPACITY = 1 << 16
 
 
 class FrameReader:
-    def __init__(self, capacity=INITIAL_CAPACITY):
+    def __init__(self, capacity=INITIAL_CAPACITY, read_size=0):
         self._use(bytearray(capacity))
         self._read = None
         self._wanted = HEADER_SIZE  # bytes the pending frame needs buffered
+        self._read_size = read_size  # 0: greedy reads of message bytes
 
     def _use(self, buf):
         self._buf = buf
@@ -113,7 +117,9 @@ class FrameReader:
         """
         start, end = self._start, self._end
         if end - start < size:
-            if not self._fill(size):
+            filled = (self._fill_bounded(size, size * count) if self._read_size
+                      else self._fill(size))
+            if not filled:
                 raise Rejected("truncated payload")
             start, end = self._start, self._end
         taken = min(count, (end - start) // size)
@@ -133,6 +139,28 @@ class FrameReader:
                 return False
             self._end += count
         return True
+
+    def _fill_bounded(self, size, due):
+        """_fill for --read-size: reads until `size` unread bytes are buffered, each read
+        asking for min(N, what is still due of the `due` announced bytes); False at end of
+        stream."""
+        read, limit = self._read, self._read_size
+        while self._end - self._start < size:
+            ask = min(limit, due - (self._end - self._start))
+            count = read(self._room_for(ask))
+            if not count:
+                return False
+            self._end += count
+        return True
+
+    def _room_for(self, ask):
+        """A view of exactly `ask` bytes after the buffered ones: compacted to the front, or
+        grown to the buffered bytes plus `ask`, only when they would not fit."""
+        if self._end + ask > len(self._buf) and self._start:
+            self._compact()
+        while self._end + ask > len(self._buf):  # each step doubles, up to what is needed
+            self._grow(self._end + ask, self._end)
+        return self._view[self._end:self._end + ask]
 
     def _room(self, size):
         """Where the next read goes while a frame of `size` bytes is pending: compacted to

@@ -5,7 +5,7 @@ import time
 
 LANGUAGE = "python"
 # The version of protocol/PROTOCOL.md this peer follows (capabilities, READY, result files).
-CONTRACT = 5
+CONTRACT = 6
 
 
 def runtime():

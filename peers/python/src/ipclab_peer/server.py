@@ -129,7 +129,8 @@ def serve_streams(listener, config):
     """Stream listeners, and the message-channel and file listeners, which hand out links
     that look like connections (see transport/listeners.py)."""
     responder = Responder(config)
-    reader = getattr(listener, "new_reader", FrameReader)()
+    reader = listener.new_reader() if hasattr(listener, "new_reader") else \
+        FrameReader(read_size=config.read_size)
     while True:
         try:
             link = listener.accept()

@@ -1,6 +1,11 @@
 """Structured payloads of PROTOCOL.md section 10.2: Small, Medium, Large records drawn from
 splitmix64, the sequence stamp in n1, and a field-by-field comparison.
 
+`records(...)` is the stream of records of one seed (contract 6's `--records per-call`): record
+1 is `record(...)`'s, record k+1 continues from the generator's state after record k.
+`--value-range non-negative` draws each int as `next() AND 0x7FFFFFFF` instead of the 32 bits
+read as two's complement: the same draws, so every other field stays the same.
+
 Records are plain dicts in field order; each RPC framework converts them to and from its own
 generated types, so the generator and the check exist once.
 """
@@ -36,13 +41,33 @@ def _splitmix(state):
         yield z ^ (z >> 31)
 
 
-def record(seed, kind, sequence_length):
+def record(seed, kind, sequence_length, value_range="full"):
     """The record a client sends for (seed, kind, sequence length), before its stamp."""
+    return next(records(seed, kind, sequence_length, value_range))
+
+
+def records(seed, kind, sequence_length, value_range="full"):
+    """The records of one splitmix64 stream, endlessly: each drawn from where the previous
+    one left the generator (PROTOCOL.md 10.2, "Records")."""
     draw = _splitmix((seed ^ (STRUCT_STREAM * GOLDEN)) & MASK).__next__
+    while True:
+        yield _drawn(draw, kind, sequence_length, value_range)
+
+
+def _int_drawer(draw, value_range):
+    """int: 32 bits as two's complement (full), or 31 bits (non-negative)."""
+    if value_range == "non-negative":
+        return lambda: draw() & 0x7FFFFFFF
 
     def an_int():
         x = draw() & 0xFFFFFFFF
         return x - (1 << 32) if x >= (1 << 31) else x
+    return an_int
+
+
+def _drawn(draw, kind, sequence_length, value_range):
+    """One record, field by field in generation order."""
+    an_int = _int_drawer(draw, value_range)
 
     def a_string():
         length = 4 + draw() % 29

@@ -249,8 +249,10 @@ def _scenario(document):
              ("source", scenario.get("source", ""))]
     matrix = scenario.get("matrix", {})
     items += [(k, ", ".join(map(str, v)) if isinstance(v, list) else str(v))
-              for k, v in matrix.items() if k not in unused and k != "exclude"]
+              for k, v in matrix.items() if k not in unused and k not in ("exclude", "design")]
     items += [("exclude", describe_exclusion(t)) for t in matrix.get("exclude") or []]
+    items += [(f"design: {part}", describe_exclusion({a: [x] for a, x in table.items()}))
+              for part, table in (matrix.get("design") or {}).items()]
     items += [(k, str(v)) for k, v in run.items() if k not in unused]
     items += [("statistics", ", ".join(f"{k} {v}" for k, v in scenario.get("statistics", {}).items()))]
     return "<h2>Scenario</h2>" + _pairs(items)

@@ -130,12 +130,18 @@ def mismatch(sequence, response, expected, text=False):
 
 def _records(config, client):
     """(sequence, the record's dict with the stamp, the framework's value) per call, the
-    value stamped before the clock is read."""
+    value stamped before the clock is read. `--records per-call` (PROTOCOL.md 10.2): before
+    each call after the first, the seed's next record, made into the framework's value there,
+    outside the clock too (`one`: the first record, every call)."""
     kind = config.payload
-    record = structs.record(config.seed, kind, config.sequence_length)
+    drawn = structs.records(config.seed, kind, config.sequence_length, config.value_range)
+    record = next(drawn)
     value = client.struct(kind, record)
-    put_stamp = client.stamp
+    put_stamp, per_call = client.stamp, config.records == "per-call"
     for sequence in range(config.warmup + config.iterations):
+        if per_call and sequence:
+            record = next(drawn)
+            value = client.struct(kind, record)
         n1 = structs.stamp_value(sequence)
         put_stamp(value, n1)
         record["n1"] = n1

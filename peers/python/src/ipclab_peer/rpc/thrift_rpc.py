@@ -2,10 +2,14 @@
 binary (strict write) or compact protocol; TThreadedServer (pattern load: or TThreadPoolServer)
 on 127.0.0.1; TCP_NODELAY on both sides.
 
-Binary uses the package's accelerated C codec (fastbinary). Compact uses the pure-Python codec:
-the C compact decoder of thrift 0.22 raises "SystemError: PY_SSIZE_T_CLEAN macro must be
-defined for '#' formats" on Python 3.10+ whenever a message spans a refill of the transport's
-read buffer (a medium record × 300 already does), so it cannot carry the contract's sizes.
+Both protocols use the package's accelerated C codec (fastbinary: TBinaryProtocolAccelerated,
+TCompactProtocolAccelerated), made without fallback, so a thrift whose C extension is missing
+is unsupported rather than silently measured with the pure-Python codec (capabilities reports
+the codec: mechanisms.THRIFT_CODEC). Compact needs thrift >= 0.23: in 0.22 the extension's
+module.cpp lacked `#define PY_SSIZE_T_CLEAN` and GCC cloned the compact decoder's readBytes
+into that translation unit, where its refill call `PyObject_CallFunction(refill, "y#i", ...)`
+raised "SystemError: PY_SSIZE_T_CLEAN macro must be defined for '#' formats" on Python 3.10 to
+3.12 whenever a message spanned a refill of the transport's read buffer.
 
 The Python library has no TConfiguration / message size limit to raise (strings and
 containers are unlimited by default), so nothing is configured for sizes.
@@ -14,9 +18,14 @@ import socket
 
 from ipclab_thrift import Bench
 from ipclab_thrift.ttypes import Large, Medium, Small
+# The C codec itself: without it (thrift built from its sdist without a compiler) this module
+# does not import and both mechanisms are unsupported (rpc.Framework.load), never measured with
+# the pure-Python codec instead.
+from thrift.protocol import fastbinary  # noqa: F401
 from thrift.protocol.TBinaryProtocol import (TBinaryProtocolAccelerated,
                                              TBinaryProtocolAcceleratedFactory)
-from thrift.protocol.TCompactProtocol import TCompactProtocol, TCompactProtocolFactory
+from thrift.protocol.TCompactProtocol import (TCompactProtocolAccelerated,
+                                              TCompactProtocolAcceleratedFactory)
 from thrift.server import TServer
 from thrift.Thrift import TApplicationException
 from thrift.transport import TSocket, TTransport
@@ -26,9 +35,10 @@ from ..transport.endpoints import format_host_port
 from . import base
 
 # The `protocol` variant of each thrift mechanism (mechanisms.py): client protocol, server
-# protocol factory.
+# protocol factory, both of the C codec.
 PROTOCOLS = {"binary": (TBinaryProtocolAccelerated, TBinaryProtocolAcceleratedFactory),
-             "compact": (TCompactProtocol, TCompactProtocolFactory)}
+             "compact": (TCompactProtocolAccelerated, TCompactProtocolAcceleratedFactory)}
+
 
 
 def _no_delay(sock):
@@ -106,7 +116,7 @@ def start(endpoint, options, bench, protocol):
     bound = listener.handle.getsockname()[1]
     server = base.configuration(options, SERVER_MODELS)(
         Bench.Processor(base.Handler(bench)), listener, TTransport.TBufferedTransportFactory(),
-        PROTOCOLS[protocol][1](), daemon=True)
+        PROTOCOLS[protocol][1](fallback=False), daemon=True)
     return format_host_port(endpoint.host, bound), server.serve
 
 
@@ -119,7 +129,8 @@ class Client(base.Client):
         self._transport = TTransport.TBufferedTransport(sock)
         self._transport.open()
         _no_delay(sock.handle)
-        super().__init__(Bench.Client(PROTOCOLS[protocol][0](self._transport)))
+        protocol = PROTOCOLS[protocol][0](self._transport, fallback=False)
+        super().__init__(Bench.Client(protocol))
 
     def close(self):
         self._transport.close()

@@ -26,20 +26,43 @@ IP_BIND_ADDRESS_NO_PORT = getattr(socket, "IP_BIND_ADDRESS_NO_PORT", 24)
 LOOPBACK = "127.0.0.1"
 
 
+def tcp_short(endpoint, options, index):
+    """Connection `index` of pattern short over tcp, by --source (PROTOCOL.md 1, 11.2):
+    `rotate` from the next loopback source address, `one` from the kernel's choice."""
+    if options.source == "one":
+        return tcp_unbound(endpoint, options, index)
+    return tcp_from_source(endpoint, options, index)
+
+
 def tcp_from_source(endpoint, options, index):
     """Connection `index` of pattern short (PROTOCOL.md 11.2), made ready before the sample's
     clock starts: the socket, and for a server on 127.0.0.1 its source address 127.1.b.c
     (k = index mod 65280, b = k / 255, c = k mod 255: the contract keeps c below 255 because
     the JDK refuses .255; port chosen at connect), so 100 000 connections in a row do not run
     out of ephemeral ports while the earlier ones sit in TIME_WAIT."""
-    family, address = _resolved(endpoint)
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    with closing_on_error(sock):
-        set_no_delay(sock, options)
+    def bind(sock):
         if endpoint.host == LOOPBACK:
             sock.setsockopt(socket.IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, 1)
             k = index % 65280
             sock.bind((f"127.1.{k // 255}.{k % 255}", 0))
+    return _tcp_unconnected(endpoint, options, bind)
+
+
+def tcp_unbound(endpoint, options, index):
+    """`--source one` (contract 6): the socket is still made before the clock, but nothing is
+    bound: connect() takes the kernel's source (127.0.0.1 towards a loopback server, an
+    ephemeral port), as the blog's client did. Its connections share one address's ports,
+    which a long run can exhaust unless the kernel reuses those in TIME_WAIT
+    (net.ipv4.tcp_tw_reuse, on for loopback by default): that is the condition it measures."""
+    return _tcp_unconnected(endpoint, options, lambda sock: None)
+
+
+def _tcp_unconnected(endpoint, options, bind):
+    family, address = _resolved(endpoint)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    with closing_on_error(sock):
+        set_no_delay(sock, options)
+        bind(sock)
         set_receive_timeout(sock, options.io_timeout)
     return Unconnected(sock, address, options.io_timeout)
 

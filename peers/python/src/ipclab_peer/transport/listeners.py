@@ -22,7 +22,8 @@ from .endpoints import format_host_port
 from .links import FdStream, MessageStream, SocketStream
 from .sockets import bind_private, closing_on_error, set_no_delay
 
-BACKLOG = 512  # PROTOCOL.md 11.2: a fast client queues instead of losing a SYN (1 s retry)
+# The listen() backlog is --backlog (default 512, PROTOCOL.md 11.2: a fast client queues
+# instead of losing a SYN, a 1 s retry); a study sets the one it reproduces (the blog's 50).
 
 
 class _SocketListener:
@@ -40,7 +41,7 @@ class TcpListener(_SocketListener):
     def __init__(self, endpoint, options, cleanup):
         family, _, _, _, sockaddr = socket.getaddrinfo(
             endpoint.host, endpoint.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
-        self.sock = socket.create_server(sockaddr, family=family, backlog=BACKLOG)
+        self.sock = socket.create_server(sockaddr, family=family, backlog=options.backlog)
         host, port = self.sock.getsockname()[:2]
         self.endpoint = format_host_port(host, port)
         self._options = options
@@ -59,7 +60,7 @@ class UdsListener(_SocketListener):
             with cleanup.creating() as created:
                 bind_private(self.sock, endpoint.path)
                 created(endpoint.path)
-            self.sock.listen(BACKLOG)
+            self.sock.listen(options.backlog)
 
 
 class FifoListener:

@@ -9,20 +9,33 @@ import java.nio.file.Path;
  * their addresses (jlong), as JNI code over direct ByteBuffers does once it holds the address
  * (Netty's native transports pass addresses the same way): no copy, no
  * GetPrimitiveArrayCritical, no GetDirectBufferAddress per call. Each native method returns the
- * result or -errno (see {@link NativeBinding}).
+ * result or -errno (see {@link NativeBinding}). {@link JniCopyBinding} is this binding with the
+ * message calls on byte[] done by the library's copying entry points, declared here beside the
+ * others (the JNI symbols name this class).
  */
-final class JniBinding implements NativeBinding {
+sealed class JniBinding implements NativeBinding permits JniCopyBinding {
+    private static boolean loaded;
     private static JniBinding instance;
 
-    private JniBinding() {}
+    JniBinding() {}
 
     /** Loads the library (once) and returns the binding. */
     static synchronized JniBinding load(Path library) {
+        loadLibrary(library);
         if (instance == null) {
-            System.load(library.toAbsolutePath().toString());
             instance = new JniBinding();
         }
         return instance;
+    }
+
+    /** Loads the library once, for whichever of the two JNI bindings asks first. */
+    static void loadLibrary(Path library) {
+        synchronized (JniBinding.class) {
+            if (!loaded) {
+                System.load(library.toAbsolutePath().toString());
+                loaded = true;
+            }
+        }
     }
 
     @Override
@@ -143,4 +156,19 @@ final class JniBinding implements NativeBinding {
     private static native long mqTimedReceive0(int mqd, long dst, long capacity, long timeoutNanos);
 
     private static native int mqGetAttributes0(int mqd, long attr);
+
+    // jni-copy's entry points (JniCopyBinding): the byte[] itself goes to C, which copies it per
+    // call. Bounds are the caller's to check (length and capacity within the array).
+
+    /** msgsnd of data[0, length) as a message of the type: 0 or -errno. */
+    static native int msgsndCopy(int id, long type, byte[] data, int length, int flags);
+
+    /** msgrcv of at most capacity text bytes into data: the text length or -errno. */
+    static native long msgrcvCopy(int id, byte[] data, int capacity, long type, int flags);
+
+    /** mq_send of data[0, length): 0 or -errno. */
+    static native int mqSendCopy(int mqd, byte[] data, int length, int priority);
+
+    /** mq_timedreceive (timeoutNanos &lt; 0: mq_receive) into data: the length or -errno. */
+    static native long mqTimedReceiveCopy(int mqd, byte[] data, int capacity, long timeoutNanos);
 }

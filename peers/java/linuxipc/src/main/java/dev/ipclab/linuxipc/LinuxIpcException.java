@@ -35,6 +35,8 @@ public class LinuxIpcException extends IOException {
     public static final int EADDRINUSE = 98;
     /** errno: nobody listens at the address. */
     public static final int ECONNREFUSED = 111;
+    /** errno: a System V message is longer than the buffer given to msgrcv. */
+    public static final int E2BIG = 7;
 
     /** The errno value of the failed call. */
     private final int errno;

@@ -1,9 +1,6 @@
 package dev.ipclab.linuxipc;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 
 /**
  * An input stream over a System V message queue: the concatenation of the messages of one type,
@@ -40,7 +37,7 @@ public final class MessageQueueInputStream extends MessageInput {
     public void close() {
         if (!closed) {
             closed = true;
-            direction.arena().close();
+            direction.release();
         }
     }
 
@@ -49,11 +46,11 @@ public final class MessageQueueInputStream extends MessageInput {
         if (closed) {
             throw new IOException("stream closed");
         }
-        return direction.queue().receive(direction.message(), direction.type());
+        return direction.receive();
     }
 
     @Override
     void copy(long offset, byte[] b, int off, int n) {
-        MemorySegment.copy(direction.message(), JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET + offset, b, off, n);
+        direction.copy(offset, b, off, n);
     }
 }

@@ -1,10 +1,7 @@
 package dev.ipclab.linuxipc;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
-
 import java.io.IOException;
 import java.io.OutputStream;
-import java.lang.foreign.MemorySegment;
 
 /**
  * An output stream over a System V message queue: every write is cut into messages of at most
@@ -18,6 +15,7 @@ public final class MessageQueueOutputStream extends OutputStream {
     public static final int DEFAULT_MESSAGE_SIZE = 8192;
 
     private final QueueDirection direction;
+    private final byte[] one = new byte[1];
     private boolean closed;
 
     /**
@@ -50,8 +48,8 @@ public final class MessageQueueOutputStream extends OutputStream {
     @Override
     public void write(int b) throws IOException {
         ensureOpen();
-        direction.message().set(JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, (byte) b);
-        direction.send(1);
+        one[0] = (byte) b;
+        direction.send(one, 0, 1);
     }
 
     /**
@@ -68,8 +66,7 @@ public final class MessageQueueOutputStream extends OutputStream {
         Bounds.checkArray(b, off, len);
         while (len > 0) {
             int n = Math.min(len, direction.messageSize());
-            MemorySegment.copy(b, off, direction.message(), JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, n);
-            direction.send(n);
+            direction.send(b, off, n);
             off += n;
             len -= n;
         }
@@ -87,9 +84,9 @@ public final class MessageQueueOutputStream extends OutputStream {
         }
         closed = true;
         try {
-            direction.send(0);
+            direction.send(one, 0, 0);
         } finally {
-            direction.arena().close();
+            direction.release();
         }
     }
 

@@ -1,19 +1,26 @@
 package dev.ipclab.linuxipc;
 
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
  * How the library reaches the C library: {@link FfmBinding} (java.lang.foreign downcalls) or
- * {@link JniBinding} (native methods of libipclab_linuxipc_jni.so). The process uses one, fixed
- * at the first call ({@link LinuxIpc}), held in a static final field ({@link Native#BINDING}) so
- * the JIT sees one receiver: a call costs the binding's transition, no lookup.
+ * {@link JniBinding} (native methods of libipclab_linuxipc_jni.so), or its subclass
+ * {@link JniCopyBinding}. The process uses one, fixed at the first call ({@link LinuxIpc}), held
+ * in a static final field ({@link Native#BINDING}) so the JIT sees one receiver: a call costs
+ * the binding's transition, no lookup.
  *
  * <p>Every method returns the call's result, or {@code -errno} when it failed (the kernel's own
  * convention), so neither binding needs a per-thread errno for the caller to read afterwards.
- * Buffers are native memory given as segments; the JNI binding passes their addresses.
+ * Buffers are native memory given as segments; the JNI bindings pass their addresses. The
+ * message calls also take a Java {@code byte[]}: jni-copy copies it in C per call (its reason
+ * to exist); the others go through a native buffer made for the call (a convenience).
  */
 sealed interface NativeBinding permits FfmBinding, JniBinding {
-    /** The binding's name, {@code ffm} or {@code jni}. */
+    /** The binding's name, {@code ffm}, {@code jni} or {@code jni-copy}. */
     String name();
 
     int msgget(int key, int flags);
@@ -82,4 +89,51 @@ sealed interface NativeBinding permits FfmBinding, JniBinding {
 
     /** futex(FUTEX_WAKE) at address. */
     long futexWake(long address, int count);
+
+    /** msgsnd of text[0, length) as one message of the type (the caller checked the bounds). */
+    default int msgsnd(int id, long type, byte[] text, int length, int flags) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment message = arena.allocate(SysVMessageQueue.TEXT_OFFSET + length, 8);
+            message.set(JAVA_LONG, 0, type);
+            MemorySegment.copy(text, 0, message, JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, length);
+            return msgsnd(id, message, length, flags);
+        }
+    }
+
+    /** msgrcv of at most capacity text bytes into text[0, capacity): the text length. */
+    default long msgrcv(int id, byte[] text, int capacity, long type, int flags) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment message = arena.allocate(SysVMessageQueue.TEXT_OFFSET + capacity, 8);
+            long n = msgrcv(id, message, capacity, type, flags);
+            if (n > 0) {
+                MemorySegment.copy(message, JAVA_BYTE, SysVMessageQueue.TEXT_OFFSET, text, 0, (int) n);
+            }
+            return n;
+        }
+    }
+
+    /** mq_send of data[0, length). */
+    default int mqSend(int mqd, byte[] data, int length, int priority) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(Math.max(1, length));
+            MemorySegment.copy(data, 0, src, JAVA_BYTE, 0, length);
+            return mqSend(mqd, src, length, priority);
+        }
+    }
+
+    /**
+     * mq_timedreceive (a negative timeout: mq_receive) into data[0, capacity): the message
+     * length.
+     */
+    default long mqReceive(int mqd, byte[] data, int capacity, long timeoutNanos) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment dst = arena.allocate(Math.max(1, capacity));
+            long n = timeoutNanos < 0 ? mqReceive(mqd, dst, capacity)
+                    : mqTimedReceive(mqd, dst, capacity, timeoutNanos);
+            if (n > 0) {
+                MemorySegment.copy(dst, JAVA_BYTE, 0, data, 0, (int) n);
+            }
+            return n;
+        }
+    }
 }

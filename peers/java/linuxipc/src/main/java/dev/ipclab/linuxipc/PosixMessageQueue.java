@@ -1,10 +1,10 @@
 package dev.ipclab.linuxipc;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * A POSIX message queue ({@code mq_open}, {@code mq_send}, {@code mq_receive},
@@ -162,18 +162,69 @@ public final class PosixMessageQueue implements AutoCloseable {
     }
 
     /**
-     * Sends a byte array as one message (allocates).
+     * Sends a byte array as one message (see {@link #send(byte[], int, int)}).
      *
      * @param message the bytes
      * @param priority the priority
      * @throws LinuxIpcException as mq_send reports
      */
     public void send(byte[] message, int priority) throws LinuxIpcException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = arena.allocate(Math.max(1, message.length));
-            MemorySegment.copy(message, 0, src, JAVA_BYTE, 0, message.length);
-            send(src, message.length, priority);
+        send(message, message.length, priority);
+    }
+
+    /**
+     * Sends message[0, length) (blocking while the queue is full); restarted after
+     * {@code EINTR}. With the {@code jni-copy} binding the array goes to C, which copies it per
+     * call (GetByteArrayElements of the whole array, so an array of the message's length costs
+     * least); otherwise through a native buffer made for the call.
+     *
+     * @param message the bytes
+     * @param length how many, from the array's start, at most the queue's message size
+     * @param priority the priority
+     * @throws LinuxIpcException as mq_send reports
+     * @throws IndexOutOfBoundsException if length is outside the array
+     */
+    public void send(byte[] message, int length, int priority) throws LinuxIpcException {
+        Bounds.checkArray(message, 0, length);
+        int rc;
+        do {
+            rc = Native.BINDING.mqSend(mqd, message, length, priority);
+        } while (Native.again(rc, "mq_send"));
+    }
+
+    /**
+     * Receives the oldest message of the highest priority into dst (blocking until one comes).
+     *
+     * @param dst where to put it; at least the queue's message size long
+     * @return the message length
+     * @throws LinuxIpcException e.g. {@code EMSGSIZE} if dst is shorter than the message size
+     */
+    public int receive(byte[] dst) throws LinuxIpcException {
+        long n;
+        do {
+            n = Native.BINDING.mqReceive(mqd, dst, dst.length, -1);
+        } while (Native.again(n, "mq_receive"));
+        return (int) n;
+    }
+
+    /**
+     * Like {@link #receive(byte[])} but gives up after the timeout ({@code mq_timedreceive}).
+     * Not for concurrent use by several threads.
+     *
+     * @param dst where to put it
+     * @param timeoutNanos the longest wait, at least 0
+     * @return the message length, or -1 if the timeout expired
+     * @throws LinuxIpcException as mq_timedreceive reports
+     */
+    public int receive(byte[] dst, long timeoutNanos) throws LinuxIpcException {
+        if (timeoutNanos < 0) {
+            throw new IllegalArgumentException("timeoutNanos must not be negative");
         }
+        long n;
+        do {
+            n = Native.BINDING.mqReceive(mqd, dst, dst.length, timeoutNanos);
+        } while (Native.again(n, "mq_timedreceive", Libc.ETIMEDOUT));
+        return n < 0 ? -1 : (int) n;
     }
 
     /**
@@ -183,11 +234,8 @@ public final class PosixMessageQueue implements AutoCloseable {
      * @throws LinuxIpcException as mq_receive reports
      */
     public byte[] receive() throws LinuxIpcException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment dst = arena.allocate(attributes().messageSize());
-            long n = receive(dst);
-            return dst.asSlice(0, n).toArray(JAVA_BYTE);
-        }
+        byte[] dst = new byte[(int) attributes().messageSize()];
+        return Arrays.copyOf(dst, receive(dst));
     }
 
     /**

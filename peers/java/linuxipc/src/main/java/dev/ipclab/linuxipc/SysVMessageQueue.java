@@ -1,17 +1,19 @@
 package dev.ipclab.linuxipc;
 
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 /**
  * A System V message queue ({@code msgget}, {@code msgsnd}, {@code msgrcv}, {@code msgctl}).
  *
  * <p>Messages live in a caller-owned native buffer laid out as {@code struct msgbuf}: an 8-byte
  * {@code mtype} followed by the text (see {@link #allocateMessage}); sending and receiving with
- * such a buffer allocates nothing. The byte-array methods are conveniences that allocate.
+ * such a buffer allocates nothing. The byte-array methods hand the array to the binding:
+ * {@code jni-copy} copies it in C per call, as lajp did; the others copy it through a native
+ * buffer made for the call.
  * Blocking calls are restarted after {@code EINTR}. The handle is thread-safe; the queue itself
  * lives in the kernel until {@link #remove()}.
  */
@@ -137,18 +139,53 @@ public final class SysVMessageQueue extends SysVObject {
     }
 
     /**
-     * Sends a byte array as one message (allocates a native buffer).
+     * Sends a byte array as one message. With the {@code jni-copy} binding the array goes to C,
+     * which copies it per call (see {@link LinuxIpc.Binding#JNI_COPY}); otherwise through a native
+     * buffer made for the call.
      *
      * @param type the message type, at least 1
      * @param text the text
      * @throws LinuxIpcException as msgsnd reports
      */
     public void send(long type, byte[] text) throws LinuxIpcException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment message = allocateMessage(arena, text.length);
-            MemorySegment.copy(text, 0, message, JAVA_BYTE, TEXT_OFFSET, text.length);
-            send(message, type, text.length);
-        }
+        send(type, text, text.length);
+    }
+
+    /**
+     * Sends text[0, length) as one message (blocking while the queue is full); restarted after
+     * {@code EINTR}. jni-copy copies the whole array per call (GetByteArrayElements), so an
+     * array of the message's length costs least.
+     *
+     * @param type the message type, at least 1
+     * @param text the text
+     * @param length text bytes, from the array's start
+     * @throws LinuxIpcException as msgsnd reports
+     * @throws IndexOutOfBoundsException if length is outside the array
+     */
+    public void send(long type, byte[] text, int length) throws LinuxIpcException {
+        Bounds.checkArray(text, 0, length);
+        int rc;
+        do {
+            rc = Native.BINDING.msgsnd(id, type, text, length, 0);
+        } while (Native.again(rc, "msgsnd"));
+    }
+
+    /**
+     * Receives one message of the type into text (blocking until one comes); restarted after
+     * {@code EINTR}. jni-copy receives into a malloc'ed buffer and copies the text out with
+     * SetByteArrayRegion.
+     *
+     * @param text where the text goes; its length is the largest text accepted
+     * @param type msgrcv's msgtyp
+     * @return the text length
+     * @throws LinuxIpcException as msgrcv reports ({@code E2BIG} for a longer message)
+     */
+    public int receive(byte[] text, long type) throws LinuxIpcException {
+        long n;
+        do {
+            n = Native.BINDING.msgrcv(id, text, text.length, type, 0);
+        } while (Native.again(n, "msgrcv"));
+        return (int) n;
     }
 
     /**
@@ -160,11 +197,8 @@ public final class SysVMessageQueue extends SysVObject {
      * @throws LinuxIpcException as msgrcv reports
      */
     public byte[] receive(long type, int maxText) throws LinuxIpcException {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment message = allocateMessage(arena, maxText);
-            long n = receive(message, type);
-            return message.asSlice(TEXT_OFFSET, n).toArray(JAVA_BYTE);
-        }
+        byte[] text = new byte[maxText];
+        return Arrays.copyOf(text, receive(text, type));
     }
 
     /**

@@ -13,14 +13,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
 public final class BindingCondition implements ExecutionCondition {
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-        if (!"jni".equals(System.getProperty(LinuxIpc.BINDING_PROPERTY))) {
+        String binding = System.getProperty(LinuxIpc.BINDING_PROPERTY, "ffm");
+        if (binding.equals("ffm")) {
             return ConditionEvaluationResult.enabled("ffm binding");
         }
         String library = System.getProperty(LinuxIpc.JNI_LIBRARY_PROPERTY, "");
         if (library.isEmpty() || !LinuxIpc.present(Path.of(library))) {
-            return ConditionEvaluationResult.disabled("JNI binding: no " + LinuxIpc.JNI_LIBRARY_NAME
-                    + " at '" + library + "' (build peers/native with a JDK's JNI headers)");
+            return ConditionEvaluationResult.disabled(binding + " binding: no "
+                    + LinuxIpc.JNI_LIBRARY_NAME + " at '" + library
+                    + "' (build peers/native with a JDK's JNI headers)");
         }
-        return ConditionEvaluationResult.enabled("JNI binding with " + library);
+        return ConditionEvaluationResult.enabled(binding + " binding with " + library);
     }
 }

@@ -2,6 +2,7 @@ package dev.ipclab.linuxipc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -15,13 +16,13 @@ class BindingTest {
     @Test
     void theRequestedBindingIsInUse() {
         assertEquals(requested(), LinuxIpc.binding());
-        assertEquals(requested().name().toLowerCase(java.util.Locale.ROOT), Native.BINDING.name());
+        assertEquals(requested().label(), Native.BINDING.name());
     }
 
     @Test
     void theBindingCannotChangeOnceFixed() {
         LinuxIpc.binding();
-        if (requested() == LinuxIpc.Binding.JNI) {
+        if (requested() != LinuxIpc.Binding.FFM) {
             assertThrows(IllegalStateException.class, () -> LinuxIpc.use(LinuxIpc.Binding.FFM, null));
         } else {
             // Loading a missing JNI library fails before any change, naming the path.
@@ -35,6 +36,19 @@ class BindingTest {
     @Test
     void aBadBindingNameIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> LinuxIpc.Binding.of("JNI"));
+        assertThrows(IllegalArgumentException.class, () -> LinuxIpc.Binding.of("jni_copy"));
+        for (LinuxIpc.Binding binding : LinuxIpc.Binding.values()) {
+            assertEquals(binding, LinuxIpc.Binding.of(binding.label()));
+        }
+    }
+
+    /** jni-copy is the JNI binding but for the byte[] message calls (its class says so). */
+    @Test
+    void jniCopyIsTheJniBindingWithCopyingMessageCalls() {
+        if (requested() == LinuxIpc.Binding.JNI_COPY) {
+            assertEquals(JniCopyBinding.class, Native.BINDING.getClass());
+            assertTrue(Native.BINDING instanceof JniBinding);
+        }
     }
 
     @Test

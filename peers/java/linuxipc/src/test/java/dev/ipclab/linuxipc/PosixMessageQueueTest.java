@@ -45,6 +45,36 @@ class PosixMessageQueueTest {
         }
     }
 
+    /** The byte[] calls: a prefix goes; blocking and timed receives give the length or -1. */
+    @Test
+    void byteArraysCarryAPrefixAndTimeOut() throws Exception {
+        String name = TestKeys.name();
+        try (PosixMessageQueue q = PosixMessageQueue.create(name, 4, 64, 0600)) {
+            keys.unlinkMq(name);
+            byte[] out = new byte[64];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (byte) (100 + i);
+            }
+            byte[] in = new byte[64];
+            assertEquals(-1, q.receive(in, 20_000_000L));
+            q.send(out, 64, 0);
+            q.send(out, 5, 0);
+            q.send(out, 0, 0);
+            assertEquals(64, q.receive(in));
+            assertArrayEquals(out, in);
+            java.util.Arrays.fill(in, (byte) 0);
+            assertEquals(5, q.receive(in, 1_000_000_000L));
+            assertArrayEquals(java.util.Arrays.copyOf(out, 5), java.util.Arrays.copyOf(in, 5));
+            assertEquals(0, in[5]);
+            assertEquals(0, q.receive(in));
+            assertThrows(IndexOutOfBoundsException.class, () -> q.send(out, 65, 0));
+            assertThrows(IllegalArgumentException.class, () -> q.receive(in, -1));
+            q.send(out, 1, 0);
+            assertEquals(LinuxIpcException.EMSGSIZE, assertThrows(LinuxIpcException.class,
+                    () -> q.receive(new byte[63])).errno());
+        }
+    }
+
     @Test
     void errorsCarryErrno() throws Exception {
         String name = TestKeys.name();

@@ -53,6 +53,36 @@ class SysVMessageQueueTest {
         }
     }
 
+    /**
+     * The byte[] calls (jni-copy's per-message path; a native buffer per call otherwise): a
+     * prefix of the array goes, a message lands at the array's start, its length comes back,
+     * and the bounds and errno are the segment calls'.
+     */
+    @Test
+    void byteArraysCarryAPrefixAndTheTextLength() throws Exception {
+        SysVMessageQueue q = keys.track(SysVMessageQueue.create(TestKeys.key(), 0600));
+        byte[] out = new byte[8192];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (byte) (i * 7);
+        }
+        q.send(3, out, 8192);
+        q.send(4, out, 100);
+        q.send(5, out, 0);
+        byte[] in = new byte[8192];
+        assertEquals(100, q.receive(in, 4));
+        assertArrayEquals(java.util.Arrays.copyOf(out, 100), java.util.Arrays.copyOf(in, 100));
+        assertEquals(0, in[100], "nothing beyond the text is written");
+        assertEquals(8192, q.receive(in, 3));
+        assertArrayEquals(out, in);
+        assertEquals(0, q.receive(in, 5));
+        assertThrows(IndexOutOfBoundsException.class, () -> q.send(1, out, 8193));
+        assertThrows(IndexOutOfBoundsException.class, () -> q.send(1, out, -1));
+        q.send(6, out, 10);
+        assertEquals(LinuxIpcException.E2BIG, assertThrows(LinuxIpcException.class,
+                () -> q.receive(new byte[9], 6)).errno());
+        assertEquals(10, q.receive(in, 6));
+    }
+
     @Test
     void emptyQueueWithNoWaitIsEnomsg() throws Exception {
         SysVMessageQueue q = keys.track(SysVMessageQueue.create(TestKeys.key(), 0600));

@@ -1,7 +1,9 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.linuxipc.LinuxIpc;
 import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.frame.Frame;
+import dev.ipclab.peer.objects.ObjectWire;
 import dev.ipclab.peer.pattern.Samples;
 import dev.ipclab.peer.pattern.StreamShape;
 import dev.ipclab.peer.rpc.Structs;
@@ -25,10 +27,13 @@ final class Cli {
 
     private static final Set<String> SERVE_FLAGS = Set.of("mechanism", "endpoint", "seed", "fault",
             "poll-interval-us", "spin-us", "server-model", "connections", "phases-file", "backlog",
-            "workers", "nodelay", "java-binding", "pattern", "delivery");
-    /** serve flags of pattern burst (section 11.4): each needs --server-model. */
+            "workers", "nodelay", "java-binding", "pattern", "delivery", "read-size");
+    /**
+     * serve flags of pattern burst (section 11.4): each needs --server-model (--backlog, since
+     * version 6 also the rr server's, does not).
+     */
     private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
-            "backlog", "workers");
+            "workers");
     private static final List<String> SERVE_REQUIRED = List.of("mechanism", "endpoint");
     private static final Set<String> DRIVE_FLAGS = Set.of("mechanism", "endpoint", "request-size",
             "response-size", "iterations", "samples-file", "result-file", "pattern", "warmup", "seed",
@@ -36,7 +41,7 @@ final class Cli {
             "sequence-length", "http-client", "warmup-samples-file", "message-size", "messages",
             "windows", "void", "nodelay", "rest-body", "corba-payload", "one-way", "java-binding",
             "records-file", "clients", "rate", "arrival", "duration-ms", "warmup-ms",
-            "delivery");
+            "delivery", "source", "value-range", "records", "mock", "jni-arrays");
     /** Flags without a value (section 1's usage lines: {@code [--void]}, {@code [--one-way]}). */
     private static final Set<String> SWITCHES = Set.of("void", "one-way");
     /**
@@ -51,12 +56,14 @@ final class Cli {
             "iterations", "payload", "sequence-length", "http-client", "native-library",
             "warmup-samples-file", "void", "one-way", "rest-body", "corba-payload");
     private static final Set<String> PAYLOADS = Set.of(DriveOptions.BYTES, "small", "medium",
-            "large", DriveOptions.OBJECT);
+            "large", DriveOptions.OBJECT, DriveOptions.LONG);
     /** Java only: rest's client library (okhttp as in the thesis, or java.net.http). */
     private static final Set<String> HTTP_CLIENTS = Set.of(DriveOptions.OKHTTP, "jdk");
 
     /** Keeps warmup + iterations + 1 sequence numbers well inside a signed long. */
     private static final long MAX_COUNT = 1L << 62;
+    /** --read-size: 0 (greedy reads, the default) or 1 … MAX_PAYLOAD (134217728). */
+    private static final int MAX_READ_SIZE = Frame.MAX_PAYLOAD;
 
     private Cli() {}
 
@@ -94,8 +101,18 @@ final class Cli {
                 "--fault must be none, flip-response-byte, drop-stream-message, flip-stream-byte, "
                 + "stall or capacity:N (N >= 1), got '" + name + "'"));
         return new ServeOptions(mechanism, endpoint, seed(flags), fault, pollInterval(flags),
-                spin(flags), burst(flags), nodelay(flags), jniBinding(flags),
-                Delivery.parse(flags));
+                spin(flags), burst(flags), nodelay(flags), javaBinding(flags),
+                Delivery.parse(flags), backlog(flags), (int) Numbers.inRange(
+                        flags.getOrDefault("read-size", "0"), "--read-size", 0, MAX_READ_SIZE));
+    }
+
+    /**
+     * --backlog: the listen() backlog of a burst server (11.4) and, since version 6, of the rr
+     * server over tcp and uds; 1 … 65535, default 512.
+     */
+    static int backlog(Map<String, String> flags) {
+        return (int) Numbers.inRange(flags.getOrDefault("backlog",
+                Integer.toString(BurstOptions.DEFAULT_BACKLOG)), "--backlog", 1, 65535);
     }
 
     /** A burst or load server's flags (sections 11.4, 11.5), or null without --server-model. */
@@ -124,8 +141,7 @@ final class Cli {
         return new BurstOptions(model,
                 Numbers.inRange(flags.get("connections"), "--connections", 1, MAX_COUNT),
                 path(flags, "phases-file"),
-                (int) Numbers.inRange(flags.getOrDefault("backlog",
-                        Integer.toString(BurstOptions.DEFAULT_BACKLOG)), "--backlog", 1, 65535),
+                backlog(flags),
                 (int) Numbers.inRange(flags.getOrDefault("workers",
                         Integer.toString(BurstOptions.DEFAULT_WORKERS)), "--workers", 1, 1024));
     }
@@ -153,10 +169,10 @@ final class Cli {
         String nativeLibrary = NativeCall.libraryFlag(flags, mechanism);
         String payload = flags.getOrDefault("payload", DriveOptions.BYTES);
         if (!PAYLOADS.contains(payload)) {
-            throw new IllegalArgumentException("--payload must be bytes, small, medium, large or "
-                    + "object, got '" + payload + "'");
+            throw new IllegalArgumentException("--payload must be bytes, small, medium, large, "
+                    + "object or long, got '" + payload + "'");
         }
-        boolean structured = !payload.equals(DriveOptions.BYTES) && !payload.equals(DriveOptions.OBJECT);
+        boolean structured = Structs.Kind.byLabel(payload) != null;
         Study study = Study.of(flags, pattern, structured);
         String httpClient = httpClient(flags);
         return checkObjectSizes(new DriveOptions(
@@ -182,16 +198,23 @@ final class Cli {
                 warmupSamplesFile(flags), null, study));
     }
 
-    /** --java-binding ffm (default) or jni (4.6). */
-    static boolean jniBinding(Map<String, String> flags) {
-        return choice(flags, "java-binding", "ffm", "jni");
+    /** --java-binding ffm (default), jni or jni-copy (4.6). */
+    static LinuxIpc.Binding javaBinding(Map<String, String> flags) {
+        return JavaBinding.parse(flags.getOrDefault("java-binding", "ffm"));
     }
 
     /**
      * --payload object sends one array each way and the server answers with the request's
-     * length (it learns no other size, 4.6): the two sizes must be equal.
+     * length (it learns no other size, 4.6): the two sizes must be equal. --payload long sends
+     * a Long alone each way: both sizes are its 8 bytes.
      */
     private static DriveOptions checkObjectSizes(DriveOptions options) {
+        if (options.longs() && (options.requestSize() != ObjectWire.LONG_SIZE
+                || options.responseSize() != ObjectWire.LONG_SIZE)) {
+            throw new IllegalArgumentException("--payload long needs --request-size and "
+                    + "--response-size 8 (the Long), got " + options.requestSize() + " and "
+                    + options.responseSize());
+        }
         if (options.objects() && options.requestSize() != options.responseSize()) {
             throw new IllegalArgumentException("--payload object needs --response-size equal to "
                     + "--request-size, got " + options.requestSize() + " and "
@@ -264,8 +287,7 @@ final class Cli {
                 DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, warmupSamplesFile(flags),
                 new StreamShape((int) Numbers.inRange(flags.get("message-size"), "--message-size",
                         1, Frame.MAX_PAYLOAD), messages, windows),
-                new Study(false, nodelay(flags), false, false, false, jniBinding(flags),
-                        Delivery.parse(flags)));
+                Study.of(flags, Pattern.STREAM.label(), false));
     }
 
     private static Path warmupSamplesFile(Map<String, String> flags) {

@@ -64,7 +64,11 @@ final class Client {
      */
     private PeerException attempt(Samples warm, Samples measured, Report[] report) {
         try {
-            JavaBinding.apply(options.study().jniBinding());
+            // First: the binding is fixed at the library's first call, which the checks below
+            // may make (uds-dgram's limit is measured on a socket); the one binding refused
+            // outright is refused before it loads anything.
+            JavaBinding.check(options.study().javaBinding(), options.mechanism());
+            JavaBinding.apply(options.study().javaBinding());
             Mechanism mechanism = supportedMechanism();
             Pattern pattern = supportedPattern(mechanism);
             if (keepsWarmup()) {
@@ -143,6 +147,17 @@ final class Client {
         if (study.oneWay() && !mechanism.carriesOneWay()) {
             throw PeerException.unsupported("--one-way needs short over frames (tcp, uds, sysv-mq, "
                     + "posix-mq), not " + name);
+        }
+        if (study.oneSource() && mechanism != Mechanism.TCP) {
+            throw PeerException.unsupported("--source one is for short over tcp only, not " + name);
+        }
+        if (study.mockNewArray() && mechanism != Mechanism.NONE) {
+            throw PeerException.unsupported("--mock new-array is for mechanism none only, not "
+                    + name);
+        }
+        if (study.jniArraysCopy() && mechanism != Mechanism.JNI) {
+            throw PeerException.unsupported("--jni-arrays copy is for mechanism jni only, not "
+                    + name);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.load.LoadShape;
 import dev.ipclab.peer.objects.ObjectDrive;
 import dev.ipclab.peer.pattern.StreamShape;
@@ -35,6 +36,8 @@ record DriveOptions(
     static final String BYTES = "bytes";
     /** --payload object: Java's serialized objects (PROTOCOL.md 4.6). */
     static final String OBJECT = "object";
+    /** --payload long: Wells' minimal data, the object round trip of a Long alone (4.6). */
+    static final String LONG = "long";
     static final long DEFAULT_WINDOWS = 10;
     static final int DEFAULT_SEQUENCE_LENGTH = 5;
     static final String OKHTTP = "okhttp";
@@ -76,14 +79,15 @@ record DriveOptions(
     /** What a link may read. */
     Mechanism.Settings settings() {
         return new Mechanism.Settings(ioTimeoutNanos, pollIntervalNanos, spinNanos, study.nodelay(),
-                Delivery.persistent(study.delivery()));
+                Delivery.persistent(study.delivery()), BurstOptions.DEFAULT_BACKLOG,
+                study.oneSource());
     }
 
     /** What an RPC client needs (section 10). */
     RpcDrive.Options rpc() {
         return new RpcDrive.Options(mechanism, endpoint, seed, requestSize, responseSize, payload,
                 sequenceLength, ioTimeoutNanos, httpClient, study.voidCalls(), study.nodelay(),
-                study.restJson(), study.corbaString());
+                study.restJson(), study.corbaString(), study.nonNegative(), study.recordsPerCall());
     }
 
     /** A stream client (section 11.1): S bytes per message, N messages, W windows. */
@@ -105,15 +109,20 @@ record DriveOptions(
         return !payload.equals(BYTES) && !objects();
     }
 
-    /** --payload object (4.6). */
+    /** --payload object or long (4.6): Java's object streams. */
     boolean objects() {
-        return payload.equals(OBJECT);
+        return payload.equals(OBJECT) || longs();
+    }
+
+    /** --payload long (4.6): a Long alone each way. */
+    boolean longs() {
+        return payload.equals(LONG);
     }
 
     /** What an object client needs (4.6): one size, both ways. */
     ObjectDrive.Options objectOptions() {
         return new ObjectDrive.Options(mechanism, endpoint, seed, requestSize, warmup, iterations,
-                ioTimeoutNanos, study.nodelay());
+                ioTimeoutNanos, study.nodelay(), longs());
     }
 
     /** With the default --spin-us and no --native-library. */

@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.burst.BurstServer;
 import dev.ipclab.peer.burst.Listening;
 import dev.ipclab.peer.burst.ServerModel;
@@ -53,6 +54,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 
 /**
@@ -64,15 +66,17 @@ import java.util.function.IntSupplier;
  * server and client dispatch and {@code capabilities} all read it; nothing else lists mechanisms.
  */
 enum Mechanism {
-    TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e, s.nodelay()),
-            (e, s) -> Tcp.connect(e, s.nodelay())).dialing((e, s) -> Tcp.dialer(e, s.nodelay()))
+    TCP("tcp", EndpointKind.INET, stream((e, s) -> Tcp.listen(e, s.nodelay(), s.backlog()),
+            (e, s) -> Tcp.connect(e, s.nodelay()))
+            .dialing((e, s) -> Tcp.dialer(e, s.nodelay(), !s.oneSource()))
             .bursting(EnumSet.allOf(ServerModel.class), Listening::tcp)
             .loading(EnumSet.allOf(ServerModel.class), Listening::tcp,
                     (e, s) -> Tcp.connect(e, s.nodelay(), s.ioTimeoutNanos()))),
     UDP("udp", EndpointKind.INET, datagrams((e, s) -> Udp.bind(e),
             (e, s) -> Udp.connect(e, s.ioTimeoutNanos())), () -> Udp.MAX_PAYLOAD),
     /** load's models take a UNIX listening socket as they are; burst stays tcp's (11.4). */
-    UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e), (e, s) -> Uds.connect(e))
+    UDS("uds", EndpointKind.PATH, stream((e, s) -> Uds.listen(e, s.backlog()),
+            (e, s) -> Uds.connect(e))
             .dialing((e, s) -> Uds.dialer(e)).loading(EnumSet.allOf(ServerModel.class),
                     Listening::uds, (e, s) -> Uds.connect(e, s.ioTimeoutNanos()))),
     UDS_DGRAM("uds-dgram", EndpointKind.PATH, datagrams((e, s) -> UdsDgram.bind(e),
@@ -95,9 +99,11 @@ enum Mechanism {
     SHM_SPIN("shm-spin", EndpointKind.POSIX, shm(Shm.Wait.SPIN)),
     SHM_FUTEX("shm-futex", EndpointKind.POSIX, shm(Shm.Wait.FUTEX)),
     /** In-process (section 4.4): drive only, endpoint {@code inproc}. */
-    NONE("none", EndpointKind.INPROC, inProcess(InProcess::own, false)),
-    JNI("jni", EndpointKind.INPROC, inProcess(NativeCall::jni, true)),
-    FFM("ffm", EndpointKind.INPROC, inProcess(InProcess::ffm, true)),
+    NONE("none", EndpointKind.INPROC, inProcess(study -> study.mockNewArray()
+            ? InProcess::newArray : InProcess::own, false)),
+    JNI("jni", EndpointKind.INPROC, inProcess(study -> study.jniArraysCopy()
+            ? NativeCall::jniCopy : NativeCall::jni, true)),
+    FFM("ffm", EndpointKind.INPROC, inProcess(study -> InProcess::ffm, true)),
     /** RPC middleware (section 10): the framework's own protocol, no frames. */
     GRPC("grpc", EndpointKind.INET, rpc(GrpcBench::connect,
             new RpcModel("default-executor", GrpcBench::serve),
@@ -135,9 +141,11 @@ enum Mechanism {
      *
      * @param nodelay --nodelay on (true) or off; only tcp, rest and grpc take off
      * @param persistent --delivery persistent (activemq only, 4.7)
+     * @param backlog --backlog: a listening socket's (tcp, uds) listen() backlog
+     * @param oneSource --source one: a short client over tcp binds no source address (11.2)
      */
     record Settings(long ioTimeoutNanos, long pollIntervalNanos, long spinNanos, boolean nodelay,
-            boolean persistent) {}
+            boolean persistent, int backlog, boolean oneSource) {}
 
     interface Listen {
         StreamListener listen(String endpoint, Settings settings) throws IOException;
@@ -209,8 +217,8 @@ enum Mechanism {
      */
     private static Behaviour stream(Listen listen, Connect connect) {
         return frames((options, diagnostics) -> new StreamServer(
-                listen.listen(options.endpoint(), options.settings()), responder(options), diagnostics),
-                connect);
+                listen.listen(options.endpoint(), options.settings()), responder(options), diagnostics,
+                options.readSize()), connect);
     }
 
     /** One frame per datagram: {@link DatagramServer}; the same clients. */
@@ -241,10 +249,12 @@ enum Mechanism {
                 (e, s) -> Shm.connect(wait, e, s.ioTimeoutNanos(), s.spinNanos()));
     }
 
-    private static Behaviour inProcess(InProcess.Maker maker, boolean nativeLibrary) {
-        return new Behaviour(null, options -> InProcess.open(maker, options.nativeLibrary(),
-                options.seed(), options.requestSize(), options.responseSize()), false, nativeLibrary,
-                null);
+    /** @param maker the call a case's study flags (--mock, --jni-arrays) ask for */
+    private static Behaviour inProcess(Function<Study, InProcess.Maker> maker,
+            boolean nativeLibrary) {
+        return new Behaviour(null, options -> InProcess.open(maker.apply(options.study()),
+                options.nativeLibrary(), options.seed(), options.requestSize(),
+                options.responseSize()), false, nativeLibrary, null);
     }
 
     private static Behaviour rpc(RpcServer.Factory serve, RpcClient.Factory connect) {
@@ -346,6 +356,22 @@ enum Mechanism {
         };
     }
 
+    /**
+     * --read-size (11.1): a byte stream, whose receive calls ask for a number of bytes (tcp,
+     * uds, pipe, fifo); message channels, datagrams, files and shared memory receive whole units.
+     */
+    boolean readsByteStream() {
+        return switch (this) {
+            case TCP, UDS, PIPE, FIFO -> true;
+            default -> false;
+        };
+    }
+
+    /** --backlog of the rr server (section 1): a listening socket, tcp and uds. */
+    boolean listens() {
+        return this == TCP || this == UDS;
+    }
+
     /** --one-way (11.2): short over section 2's frames (tcp, uds, sysv-mq, posix-mq). */
     boolean carriesOneWay() {
         return hasLink() && patterns.contains(Pattern.SHORT);
@@ -394,6 +420,7 @@ enum Mechanism {
     /** For tests: the bare link of a frame mechanism. */
     ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
         return behaviour.link().connect(endpoint, new Settings(ioTimeoutNanos,
-                DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS, true, false));
+                DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS, true, false,
+                BurstOptions.DEFAULT_BACKLOG, false));
     }
 }

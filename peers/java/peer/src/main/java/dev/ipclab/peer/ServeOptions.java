@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.linuxipc.LinuxIpc;
 import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.server.Fault;
 
@@ -9,23 +10,28 @@ import dev.ipclab.peer.server.Fault;
  *
  * @param burst with --server-model, a burst server's options (section 11.4); else null
  * @param nodelay --nodelay on (true, the default) or off (section 1)
- * @param jniBinding --java-binding jni (4.6); false for ffm, the default
+ * @param javaBinding --java-binding (4.6); ffm by default
  * @param delivery --delivery (activemq, 4.7); null when absent
+ * @param backlog --backlog of the rr server's listening socket (tcp, uds), 512 by default; a
+ *     burst server has its own in {@code burst}
+ * @param readSize --read-size: the most a stream server's receive of stream messages asks for
+ *     over a byte stream (11.1); 0, the default, reads greedily
  */
 record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
         long pollIntervalNanos, long spinNanos, BurstOptions burst, boolean nodelay,
-        boolean jniBinding, Delivery delivery) implements Command {
+        LinuxIpc.Binding javaBinding, Delivery delivery, int backlog, int readSize)
+        implements Command {
     /** What a listener may read; a server's waits have no timeout. */
     Mechanism.Settings settings() {
         return new Mechanism.Settings(0, pollIntervalNanos, spinNanos, nodelay,
-                Delivery.persistent(delivery));
+                Delivery.persistent(delivery), backlog, false);
     }
 
-    /** Without --delivery. */
+    /** Without --delivery, --backlog, --read-size. */
     ServeOptions(String mechanism, String endpoint, long seed, Fault fault, long pollIntervalNanos,
-            long spinNanos, BurstOptions burst, boolean nodelay, boolean jniBinding) {
+            long spinNanos, BurstOptions burst, boolean nodelay, LinuxIpc.Binding javaBinding) {
         this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, burst, nodelay,
-                jniBinding, null);
+                javaBinding, null, BurstOptions.DEFAULT_BACKLOG, 0);
     }
 
     boolean flipResponseByte() {
@@ -35,7 +41,8 @@ record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
     /** With --java-binding ffm. */
     ServeOptions(String mechanism, String endpoint, long seed, Fault fault, long pollIntervalNanos,
             long spinNanos, BurstOptions burst, boolean nodelay) {
-        this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, burst, nodelay, false);
+        this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, burst, nodelay,
+                LinuxIpc.Binding.FFM);
     }
 
     /** Not a burst server. */

@@ -33,7 +33,9 @@ final class Servers {
         Client.checkNoDelay(mechanism, options.nodelay());
         Delivery.check(mechanism, options.delivery());
         checkFault(mechanism, options);
-        JavaBinding.apply(options.jniBinding());
+        checkListening(mechanism, options);
+        JavaBinding.check(options.javaBinding(), mechanism.label());
+        JavaBinding.apply(options.javaBinding());
         try {
             if (options.burst() != null && options.burst().load()
                     && !mechanism.rpcModels().isEmpty()) {
@@ -71,6 +73,28 @@ final class Servers {
             throw PeerException.unsupported("--fault " + options.fault().label() + " is not "
                     + "implemented by this peer's " + (load ? "load server" : "servers")
                     + (load ? " over " + mechanism.label() : ""));
+        }
+    }
+
+    /**
+     * --read-size and the rr server's --backlog (section 1, version 6) at a value other than
+     * their default: --read-size for a stream server over a byte stream (tcp, uds, pipe, fifo),
+     * --backlog for the rr server's listening socket (tcp, uds); a burst or load server has
+     * its own --backlog (in its options) and serves no stream.
+     *
+     * @throws PeerException unsupported
+     */
+    private static void checkListening(Mechanism mechanism, ServeOptions options)
+            throws PeerException {
+        boolean own = options.burst() != null;
+        if (options.readSize() != 0 && (own || !mechanism.readsByteStream())) {
+            throw PeerException.unsupported("--read-size is for the stream server over a byte "
+                    + "stream (tcp, uds, pipe, fifo), not " + (own ? "a --server-model server"
+                            : mechanism.label()));
+        }
+        if (!own && options.backlog() != BurstOptions.DEFAULT_BACKLOG && !mechanism.listens()) {
+            throw PeerException.unsupported("--backlog is for a listening socket (tcp, uds), not "
+                    + mechanism.label());
         }
     }
 

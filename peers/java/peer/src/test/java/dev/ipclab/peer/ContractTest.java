@@ -29,7 +29,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Contract 5: capabilities, READY's and the result's contract, warm-up samples, uds-dgram. */
+/**
+ * What contract 5 added, at contract 6: capabilities, READY's and the result's contract, warm-up
+ * samples, uds-dgram.
+ */
 class ContractTest {
     @TempDir
     Path dir;
@@ -41,7 +44,7 @@ class ContractTest {
         String text = out.toString(StandardCharsets.UTF_8);
         assertEquals(1, text.lines().count());
         JsonNode answer = new ObjectMapper().readTree(text);
-        assertEquals(5, answer.get("contract").asInt());
+        assertEquals(6, answer.get("contract").asInt());
         assertEquals("java", answer.get("language").asText());
         assertEquals(PeerInfo.RUNTIME, answer.get("runtime").asText());
         JsonNode mechanisms = answer.get("mechanisms");
@@ -67,7 +70,7 @@ class ContractTest {
     void readyCarriesTheContract() throws Exception {
         JsonNode ready = new ObjectMapper().readTree(
                 Ready.of("127.0.0.1:1", "tcp").line().substring("READY ".length()));
-        assertEquals(5, ready.get("contract").asInt());
+        assertEquals(6, ready.get("contract").asInt());
     }
 
     @Test
@@ -78,7 +81,7 @@ class ContractTest {
                 Loopback.Diagnostics err = new Loopback.Diagnostics();
                 assertEquals(0, new Client(options, err.stream).run(), err.text());
                 JsonNode result = RoundTripTest.result(options);
-                assertEquals(5, result.get("contract").asInt());
+                assertEquals(6, result.get("contract").asInt());
                 assertEquals(warmup, result.get("warmup_samples").asLong());
                 assertEquals(warmup * 8, Files.size(options.warmupSamplesFile()));
                 assertEquals(options.iterations() * 8, Files.size(options.samplesFile()));

@@ -2,6 +2,7 @@ package dev.ipclab.peer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -151,6 +152,101 @@ class InProcessTest {
                     () -> Servers.open(serve, new Loopback.Diagnostics().stream));
             assertEquals(ErrorKind.UNSUPPORTED, e.kind());
         }
+    }
+
+    /** --jni-arrays copy: callCopy's response is call's, and it rejects a wrong stamp as call does. */
+    @ParameterizedTest(name = "{0} B -> {1} B")
+    @org.junit.jupiter.params.provider.CsvSource({"16,300", "0,0", "3,5", "16,1048576",
+            "1048577,7"})
+    void jniCopyAnswersAsCallDoes(int requestSize, int responseSize) throws Throwable {
+        InProcess.Call copy = NativeCall.jniCopy(library(), 9, requestSize, responseSize);
+        byte[] request = stamped(9, Payload.REQUEST_STREAM, requestSize, 5);
+        byte[] response = copy.call(request, responseSize, 9, 5);
+        assertArrayEquals(stamped(9, Payload.RESPONSE_STREAM, responseSize, 5), response);
+        assertArrayEquals(NativeCall.call(request, responseSize, 9, 5), response);
+        assertTrue(response != copy.call(request, responseSize, 9, 5), "a new array each call");
+        if (requestSize > 0) {
+            assertNull(copy.call(request, responseSize, 9, 6));
+            request[0] ^= 1;
+            assertNull(copy.call(request, responseSize, 9, 5));
+        }
+    }
+
+    @Test
+    void jniArraysCopyRunsThroughTheClient() throws Exception {
+        DriveOptions options = (DriveOptions) Cli.parse(new String[] {"drive", "--mechanism",
+            "jni", "--endpoint", "inproc", "--native-library", library(), "--request-size", "100",
+            "--response-size", "70000", "--iterations", "20", "--warmup", "3", "--samples-file",
+            dir.resolve("s").toString(), "--result-file", dir.resolve("r.json").toString(),
+            "--jni-arrays", "copy"});
+        assertTrue(options.study().jniArraysCopy());
+        Loopback.Diagnostics err = new Loopback.Diagnostics();
+        assertEquals(0, new Client(options, err.stream).run(), err.text());
+        assertEquals(20, RoundTripTest.samples(options).length);
+    }
+
+    /** The thesis's Mock: a new zero-filled array per call, checked for its length only. */
+    @Test
+    void mockNewArrayIsANewArrayOfZerosPerCall() throws Throwable {
+        InProcess.Call mock = InProcess.newArray(null, 9, 16, 300);
+        byte[] a = mock.call(stamped(9, Payload.REQUEST_STREAM, 16, 5), 300, 9, 5);
+        byte[] b = mock.call(stamped(9, Payload.REQUEST_STREAM, 16, 6), 300, 9, 6);
+        assertArrayEquals(new byte[300], a);
+        assertTrue(a != b);
+        assertEquals(0, mock.call(new byte[0], 0, 9, 7).length);
+        DriveOptions options = (DriveOptions) Cli.parse(new String[] {"drive", "--mechanism",
+            "none", "--endpoint", "inproc", "--request-size", "16", "--response-size", "4096",
+            "--iterations", "20", "--warmup", "3", "--samples-file", dir.resolve("s").toString(),
+            "--result-file", dir.resolve("r.json").toString(), "--mock", "new-array"});
+        assertTrue(options.study().mockNewArray());
+        Loopback.Diagnostics err = new Loopback.Diagnostics();
+        assertEquals(0, new Client(options, err.stream).run(), err.text());
+        assertEquals("ok", RoundTripTest.result(options).get("status").asText());
+        assertEquals(20, RoundTripTest.samples(options).length);
+    }
+
+    /** Each flag's non-default value is its mechanism's alone; a bad value is a usage error. */
+    @Test
+    void mockAndJniArraysRules() throws Exception {
+        for (String[] flag : new String[][] {{"--mock", "new-array", "none"},
+                {"--jni-arrays", "copy", "jni"}}) {
+            for (String m : List.of("none", "jni", "ffm", "tcp")) {
+                String[] args = {"drive", "--mechanism", m, "--endpoint",
+                    m.equals("tcp") ? "127.0.0.1:9" : "inproc", "--native-library", library(),
+                    "--request-size", "8", "--response-size", "8", "--iterations", "1",
+                    "--samples-file", dir.resolve("s").toString(), "--result-file",
+                    dir.resolve("r.json").toString(), flag[0], flag[1]};
+                Loopback.Diagnostics err = new Loopback.Diagnostics();
+                int code = new Client((DriveOptions) Cli.parse(args), err.stream).run();
+                if (m.equals(flag[2])) {
+                    assertEquals(0, code, err.text());
+                } else {
+                    assertEquals(7, code, flag[0] + " over " + m + ": " + err.text());
+                    assertTrue(err.text().contains(flag[0] + " " + flag[1] + " is for mechanism "
+                            + flag[2] + " only"), err.text());
+                }
+            }
+        }
+        String[] base = {"drive", "--mechanism", "none", "--endpoint", "inproc",
+            "--request-size", "8", "--response-size", "8", "--iterations", "1",
+            "--samples-file", "/tmp/s", "--result-file", "/tmp/r"};
+        DriveOptions defaults = (DriveOptions) Cli.parse(base);
+        assertFalse(defaults.study().mockNewArray());
+        assertFalse(defaults.study().jniArraysCopy());
+        for (String[] given : new String[][] {{"--mock", "copy"}, {"--jni-arrays", "critical"}}) {
+            assertEquals(defaults, Cli.parse(with(base, given)), "the default is today's");
+        }
+        for (String[] bad : new String[][] {{"--mock", "new"}, {"--mock", ""},
+                {"--jni-arrays", "Copy"}, {"--jni-arrays", "elements"}}) {
+            UsageException e = assertThrows(UsageException.class, () -> Cli.parse(with(base, bad)));
+            assertTrue(e.line().startsWith("ipclab-peer: usage: " + bad[0] + " must be "), e.line());
+        }
+    }
+
+    private static String[] with(String[] base, String... more) {
+        String[] args = java.util.Arrays.copyOf(base, base.length + more.length);
+        System.arraycopy(more, 0, args, base.length, more.length);
+        return args;
     }
 
     private static byte[] stamped(long seed, int stream, int n, long sequence) {

@@ -112,7 +112,7 @@ final class LoadFiles {
         assertEquals("fixed", result.get("arrival").asText());
         assertEquals(durationMs, result.get("duration_ms").asLong());
         assertEquals(warmupMs, result.get("warmup_ms").asLong());
-        assertEquals(5, result.get("contract").asInt());
+        assertEquals(6, result.get("contract").asInt());
         assertTrue(result.get("achieved_per_s").asDouble() > 0);
         assertTrue(result.get("lateness_p99_ns").asLong() >= 0);
     }

@@ -58,6 +58,28 @@ class RpcTest {
         }
     }
 
+    /**
+     * --records per-call and --value-range non-negative (10.2, contract 6): each call's own
+     * record echoed and checked, voids too, over a binary and a text framework.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"thrift-compact", "rest"})
+    void perCallRecordsOfNonNegativeIntsRoundTrip(String mechanism) throws Exception {
+        try (Child server = serve(mechanism, "none")) {
+            for (String payload : List.of("small", "large")) {
+                assertEquals(0, drive(mechanism, server.endpoint, "--payload", payload,
+                        "--records", "per-call", "--value-range", "non-negative",
+                        "--sequence-length", "4", "--warmup", "3", "--iterations", "10"),
+                        lastError);
+                assertEquals(0, drive(mechanism, server.endpoint, "--payload", payload,
+                        "--records", "per-call", "--iterations", "5"), lastError);
+                assertEquals(0, drive(mechanism, server.endpoint, "--payload", payload,
+                        "--value-range", "non-negative", "--void", "--iterations", "5"),
+                        lastError);
+            }
+        }
+    }
+
     @Test
     void jdkHttpClientRoundTrips() throws Exception {
         try (Child server = serve("rest", "none")) {
@@ -271,15 +293,9 @@ class RpcTest {
     private String lastError = "";
 
     private int drive(String mechanism, String endpoint, String... more) {
-        List<String> args = new ArrayList<>(List.of("drive", "--mechanism", mechanism,
-                "--endpoint", endpoint, "--samples-file", dir.resolve("s").toString(),
-                "--result-file", dir.resolve("r.json").toString()));
-        args.addAll(List.of(more));
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = Main.run(args.toArray(String[]::new), new PrintStream(err, true,
-                StandardCharsets.UTF_8));
-        lastError = err.toString(StandardCharsets.UTF_8);
-        return code;
+        InProcessDrive run = InProcessDrive.run(dir, mechanism, endpoint, more);
+        lastError = run.error();
+        return run.code();
     }
 
     /** @param more further serve flags (--seed, --nodelay) */

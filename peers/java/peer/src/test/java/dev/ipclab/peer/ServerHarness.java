@@ -3,6 +3,8 @@ package dev.ipclab.peer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import dev.ipclab.linuxipc.LinuxIpc;
+import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.server.Loopback;
 import dev.ipclab.peer.server.Server;
@@ -47,6 +49,12 @@ final class ServerHarness implements AutoCloseable {
     }
 
     static ServerHarness start(Mechanism mechanism, Path testDir, Fault fault) throws Exception {
+        return start(mechanism, testDir, fault, BurstOptions.DEFAULT_BACKLOG, 0);
+    }
+
+    /** With the serve flags of contract 6: --backlog and --read-size. */
+    static ServerHarness start(Mechanism mechanism, Path testDir, Fault fault, int backlog,
+            int readSize) throws Exception {
         Path dir = Files.createTempDirectory(testDir, "endpoint-");
         Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
         NativePipe requests = null;
@@ -64,8 +72,9 @@ final class ServerHarness implements AutoCloseable {
         } else {
             endpoint = endpoint(mechanism, dir);
         }
-        Server server = Servers.open(new ServeOptions(mechanism.label(), endpoint, 1, fault),
-                diagnostics.stream);
+        Server server = Servers.open(new ServeOptions(mechanism.label(), endpoint, 1, fault,
+                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS, null, true,
+                LinuxIpc.Binding.FFM, null, backlog, readSize), diagnostics.stream);
         String clientEndpoint = mechanism == Mechanism.PIPE
                 ? "fd:" + responses.read + "," + requests.write : server.endpoint();
         return new ServerHarness(mechanism, server, diagnostics, clientEndpoint, created, requests,

@@ -32,6 +32,15 @@ public final class InProcess implements Session {
     public abstract static class Call {
         public abstract byte[] call(byte[] request, int responseSize, long seed, long sequence)
                 throws Throwable;
+
+        /**
+         * Whether the response carries payload(seed, 2, sequence, n), checked in full after the
+         * clock; false for the thesis's Mock, whose new array is zeros by definition and whose
+         * length is all there is to check.
+         */
+        boolean filled() {
+            return true;
+        }
     }
 
     /** Makes a mechanism's call (its entry in the mechanism table). */
@@ -108,6 +117,10 @@ public final class InProcess implements Session {
                     + "sequence " + sequence + " has " + response.length + " bytes, expected "
                     + responseSize);
         }
+        if (!call.filled()) {
+            lastResponse = response;
+            return;
+        }
         responseView.put(0, response);
         int offset = check.firstMismatch(sequence);
         if (offset >= 0) {
@@ -120,6 +133,12 @@ public final class InProcess implements Session {
     /** none: the response made here, no call. */
     public static Call own(String nativeLibrary, long seed, int requestSize, int responseSize) {
         return new Own(seed, responseSize);
+    }
+
+    /** none with --mock new-array: the thesis's Mock, a new zero-filled array per call. */
+    public static Call newArray(String nativeLibrary, long seed, int requestSize,
+            int responseSize) {
+        return new NewArray();
     }
 
     public static Call ffm(String nativeLibrary, long seed, int requestSize, int responseSize)
@@ -183,6 +202,30 @@ public final class InProcess implements Session {
             byte[] response = new byte[responseSize];
             MemorySegment.copy(responseSegment, JAVA_BYTE, 0, response, 0, responseSize);
             return response;
+        }
+    }
+
+    /**
+     * The thesis's Mock (seed 000, Listing 3.7: {@code getMockResponse} is
+     * {@code new byte[responseSize]}, then {@code ResponseValidator.validateLength}): a new
+     * zero-filled array of the response size per call, its length checked, nothing more. The
+     * check is the thesis's way of keeping the JIT from dropping the allocation; the array also
+     * escapes to the caller, which keeps it.
+     */
+    private static final class NewArray extends Call {
+        @Override
+        public byte[] call(byte[] request, int responseSize, long seed, long sequence) {
+            byte[] response = new byte[responseSize];
+            if (response.length != responseSize) {
+                throw new IllegalStateException("the mock's response has " + response.length
+                        + " bytes, expected " + responseSize);
+            }
+            return response;
+        }
+
+        @Override
+        boolean filled() {
+            return false;
         }
     }
 

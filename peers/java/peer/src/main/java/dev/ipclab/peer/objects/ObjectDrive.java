@@ -16,16 +16,19 @@ import java.util.Arrays;
  * per round trip a Long (the clock reading that starts the sample) and a byte[] go out through
  * an ObjectOutputStream and come back through an ObjectInputStream; both streams reset after
  * each round trip, so every round trip serialises its objects in full. The checks follow the
- * clock. END is the Long -1, answered with the server's count of corrupted requests.
+ * clock. END is the Long -1, answered with the server's count of corrupted requests. With
+ * {@code --payload long} (Wells' Figure 1, "minimal data") the String "long" goes first, before
+ * the warm-up, and a round trip is the Long alone each way.
  */
 public final class ObjectDrive {
     /**
      * What the client needs.
      *
      * @param size the request and response array length (they are equal, PROTOCOL.md 4.6)
+     * @param longs --payload long: a Long alone each way, no array
      */
     public record Options(String mechanism, String endpoint, long seed, int size, long warmup,
-            long iterations, long ioTimeoutNanos, boolean nodelay) {}
+            long iterations, long ioTimeoutNanos, boolean nodelay, boolean longs) {}
 
     private final Options options;
     private final ObjectWire.Stamped request;
@@ -52,8 +55,13 @@ public final class ObjectDrive {
         try (ObjectLink link = ObjectLink.open(options.mechanism(), options.endpoint(),
                 options.ioTimeoutNanos(), options.nodelay())) {
             drive.link = link;
-            // The header is written now and leaves with the first round trip's objects.
+            // The header is written now and leaves with the first round trip's objects (long:
+            // with the mode's String, sent before the warm-up, outside every clock).
             drive.out = new ObjectOutputStream(new BufferedOutputStream(link.out(), ObjectWire.BUFFER));
+            if (options.longs()) {
+                drive.out.writeObject(ObjectWire.LONG_MODE);
+                drive.out.flush();
+            }
             long sequence = 0;
             for (; sequence < options.warmup(); sequence++) {
                 warm.add(drive.roundTrip(sequence));
@@ -70,6 +78,9 @@ public final class ObjectDrive {
 
     /** One timed round trip; the checks come after the second clock reading. */
     private long roundTrip(long sequence) throws IOException, ClassNotFoundException, PeerException {
+        if (options.longs()) {
+            return longRoundTrip(sequence);
+        }
         byte[] body = request.at(sequence);
         long start = System.nanoTime();
         Long stamp = start;
@@ -81,6 +92,20 @@ public final class ObjectDrive {
         Object answer = in.readObject();
         long stop = System.nanoTime();
         check(sequence, stamp, echoed, answer);
+        return stop - start;
+    }
+
+    /** --payload long: the Long out and the same Long back, nothing else. */
+    private long longRoundTrip(long sequence) throws IOException, ClassNotFoundException,
+            PeerException {
+        long start = System.nanoTime();
+        Long stamp = start;
+        out.writeObject(stamp);
+        out.reset();
+        out.flush();
+        Object echoed = input().readObject();
+        long stop = System.nanoTime();
+        checkEcho(sequence, stamp, echoed);
         return stop - start;
     }
 
@@ -97,10 +122,7 @@ public final class ObjectDrive {
     }
 
     private void check(long sequence, Long stamp, Object echoed, Object answer) throws PeerException {
-        if (!stamp.equals(echoed)) {
-            throw PeerException.protocol("round trip " + sequence + ": the server echoed " + echoed
-                    + ", not the Long " + stamp, null);
-        }
+        checkEcho(sequence, stamp, echoed);
         if (!(answer instanceof byte[] bytes) || bytes.length != expected.length()) {
             throw PeerException.protocol("round trip " + sequence + ": expected a byte["
                     + expected.length() + "], got " + describe(answer), null);
@@ -109,6 +131,13 @@ public final class ObjectDrive {
         if (offset >= 0) {
             throw new PeerException(ErrorKind.PAYLOAD_MISMATCH, "payload mismatch: response "
                     + "sequence " + sequence + " differs from the expected bytes at offset " + offset);
+        }
+    }
+
+    private static void checkEcho(long sequence, Long stamp, Object echoed) throws PeerException {
+        if (!stamp.equals(echoed)) {
+            throw PeerException.protocol("round trip " + sequence + ": the server echoed "
+                    + describe(echoed) + " " + echoed + ", not the Long " + stamp, null);
         }
     }
 

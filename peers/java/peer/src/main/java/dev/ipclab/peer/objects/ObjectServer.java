@@ -21,7 +21,9 @@ import java.util.Arrays;
  * first bytes were a Java serialization header: reads a Long and a byte[], answers the same Long
  * and a byte[] of the same length (payload stream 2), resets, and checks the request after the
  * answer has left; END (the Long -1) is answered with the count of corrupted requests, and the
- * connection ends. The response array is made once per size, as the frame server's is.
+ * connection ends. The response array is made once per size, as the frame server's is. A first
+ * object that is the String "long" starts {@code --payload long} instead: each Long is answered
+ * with the same Long alone, END with 0 (a Long cannot arrive corrupted without failing to read).
  */
 public final class ObjectServer {
     private final long seed;
@@ -62,11 +64,47 @@ public final class ObjectServer {
         }
     }
 
+    /** The first object says the mode: a Long, 4.6's objects; the String "long", longs alone. */
     private String exchange(ObjectInputStream in, ObjectOutputStream out)
+            throws IOException, ClassNotFoundException {
+        Object first = read(in);
+        if (ObjectWire.LONG_MODE.equals(first)) {
+            return longs(in, out);
+        }
+        if (!(first instanceof Long)) {
+            return "expected a Long or the String \"" + ObjectWire.LONG_MODE + "\", got "
+                    + ObjectDrive.describe(first);
+        }
+        return objects(first, in, out);
+    }
+
+    /** --payload long: each Long echoed alone; END answered with 0 corrupted. */
+    private String longs(ObjectInputStream in, ObjectOutputStream out)
+            throws IOException, ClassNotFoundException {
+        while (true) {
+            Object next = read(in);
+            if (!(next instanceof Long stamp)) {
+                return "expected a Long, got " + ObjectDrive.describe(next);
+            }
+            if (stamp == ObjectWire.END) {
+                out.writeObject(0L);
+                out.flush();
+                return null;
+            }
+            out.writeObject(stamp);
+            out.reset();
+            out.flush();
+        }
+    }
+
+    /** --payload object: a Long and a byte[] each way; first is the first round trip's Long. */
+    private String objects(Object first, ObjectInputStream in, ObjectOutputStream out)
             throws IOException, ClassNotFoundException {
         long corrupted = 0;
         for (long sequence = 0; ; sequence++) {
-            Object first = read(in);
+            if (sequence > 0) {
+                first = read(in);
+            }
             if (!(first instanceof Long stamp)) {
                 return "expected a Long, got " + ObjectDrive.describe(first);
             }

@@ -9,7 +9,9 @@ import java.nio.ByteOrder;
 /**
  * What both sides of {@code --payload object} (PROTOCOL.md 4.6) agree on: a round trip is a
  * {@code Long} and a {@code byte[]} each way, END is the {@code Long} -1, and the server tells
- * such a client from a frame client by its first bytes.
+ * such a client from a frame client by its first bytes. {@code --payload long} (Wells' minimal
+ * data) announces itself with the String {@value #LONG_MODE} as its first object; its round trip
+ * is a {@code Long} alone each way.
  */
 public final class ObjectWire {
     /** Java serialization's stream header: STREAM_MAGIC 0xACED, STREAM_VERSION 5. */
@@ -18,6 +20,10 @@ public final class ObjectWire {
     static final long END = -1L;
     /** Buffer size of the streams under the object streams: one System V queue message. */
     static final int BUFFER = 8192;
+    /** The first object of a --payload long client, before its round trips. */
+    static final String LONG_MODE = "long";
+    /** --payload long's request and response size: the Long's 8 bytes (section 1). */
+    public static final int LONG_SIZE = Long.BYTES;
 
     private ObjectWire() {}
 

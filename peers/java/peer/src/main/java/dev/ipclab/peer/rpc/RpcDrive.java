@@ -18,17 +18,19 @@ public final class RpcDrive {
      * @param nodelay --nodelay on (true) or off (rest, grpc)
      * @param restJson --rest-body json: bytes as {"data": "<base64>"}
      * @param corbaString --corba-payload string: callString
+     * @param nonNegative --value-range non-negative: the records' ints in 0 … 2^31 - 1 (10.2)
+     * @param recordsPerCall --records per-call: the next record of the stream for each call
      */
     public record Options(String mechanism, String endpoint, long seed, int requestSize,
             int responseSize, String payload, int sequenceLength, long ioTimeoutNanos,
             String httpClient, boolean voidCalls, boolean nodelay, boolean restJson,
-            boolean corbaString) {
+            boolean corbaString, boolean nonNegative, boolean recordsPerCall) {
         /** Without the study flags (section 1's defaults). */
         public Options(String mechanism, String endpoint, long seed, int requestSize,
                 int responseSize, String payload, int sequenceLength, long ioTimeoutNanos,
                 String httpClient) {
             this(mechanism, endpoint, seed, requestSize, responseSize, payload, sequenceLength,
-                    ioTimeoutNanos, httpClient, false, true, false, false);
+                    ioTimeoutNanos, httpClient, false, true, false, false, false, false);
         }
     }
 
@@ -61,9 +63,10 @@ public final class RpcDrive {
         if (kind == null) {
             return options.voidCalls() ? Put.bytes(client, options) : new Bytes(client, options);
         }
-        Map<String, Object> record = Structs.generate(kind, options.seed(), options.sequenceLength());
-        return options.voidCalls() ? Put.record(client, kind, record)
-                : new Echo(client, kind, record);
+        Structs.Records records = new Structs.Records(kind, options.seed(),
+                options.sequenceLength(), options.nonNegative(), options.recordsPerCall());
+        return options.voidCalls() ? Put.record(client, kind, records)
+                : new Echo(client, kind, records);
     }
 
     /** The finish and the close, the same for both payload forms. */
@@ -147,20 +150,23 @@ public final class RpcDrive {
                         : " differs from the expected bytes at offset " + offset));
     }
 
-    /** The echo of the stamped record, compared field by field after the clock. */
+    /**
+     * The echo of the call's record (the case's one, or the stream's next: --records), stamped;
+     * compared field by field after the clock.
+     */
     private static final class Echo extends Calls {
         private final Structs.Kind kind;
-        private final Map<String, Object> record;
+        private final Structs.Records records;
 
-        Echo(RpcClient client, Structs.Kind kind, Map<String, Object> record) {
+        Echo(RpcClient client, Structs.Kind kind, Structs.Records records) {
             super(client);
             this.kind = kind;
-            this.record = record;
+            this.records = records;
         }
 
         @Override
         public long roundTrip(long sequence) throws PeerException {
-            Map<String, Object> expected = Structs.stamped(record, sequence);
+            Map<String, Object> expected = Structs.stamped(records.next(), sequence);
             Object value = client.toNative(kind, expected);
             Object echoed;
             long start = System.nanoTime();
@@ -213,10 +219,10 @@ public final class RpcDrive {
             }, client::put);
         }
 
-        /** putSmall / putMedium / putLarge of the stamped record. */
-        static Put record(RpcClient client, Structs.Kind kind, Map<String, Object> record) {
-            return new Put(client, sequence -> client.toNative(kind, Structs.stamped(record, sequence)),
-                    value -> client.putRecord(kind, value));
+        /** putSmall / putMedium / putLarge of the call's record, stamped. */
+        static Put record(RpcClient client, Structs.Kind kind, Structs.Records records) {
+            return new Put(client, sequence -> client.toNative(kind,
+                    Structs.stamped(records.next(), sequence)), value -> client.putRecord(kind, value));
         }
 
         @Override

@@ -70,20 +70,66 @@ public final class Structs {
 
     /** The record of one case (section 10.2), not yet stamped. */
     public static Map<String, Object> generate(Kind kind, long seed, int sequenceLength) {
-        Payload.SplitMix random = new Payload.SplitMix(seed, Payload.STRUCT_STREAM);
-        Map<String, Object> record = new LinkedHashMap<>();
-        for (FieldSpec field : kind.fields()) {
-            record.put(field.name(), switch (field.type()) {
-                case INT -> nextInt(random);
-                case STRING -> nextString(random);
-                case BOOL -> nextBool(random);
-                case DOUBLE -> nextDouble(random);
-                case INT_SEQ -> sequence(sequenceLength, () -> nextInt(random));
-                case STRING_SEQ -> sequence(sequenceLength, () -> nextString(random));
-                case DOUBLE_SEQ -> sequence(sequenceLength, () -> nextDouble(random));
-            });
+        return new Records(kind, seed, sequenceLength, false, false).next();
+    }
+
+    /**
+     * The records a client calls with (section 10.2 and, since version 6, --value-range and
+     * --records): one splitmix64 stream per case; record 1 is the case's record, record k + 1
+     * continues from the state record k left. Not thread-safe (one client's).
+     */
+    public static final class Records {
+        private final Kind kind;
+        private final int sequenceLength;
+        /** --value-range non-negative: ints are next() AND 0x7FFFFFFF (one next() each, too). */
+        private final long intMask;
+        /** --records per-call: every call takes the stream's next record. */
+        private final boolean perCall;
+        private final Payload.SplitMix random;
+        private Map<String, Object> current;
+
+        /**
+         * @param nonNegative ints drawn as {@code next() AND 0x7FFFFFFF}, not as all 32 bits
+         * @param perCall each {@link #next()} draws a new record, not the first one again
+         */
+        public Records(Kind kind, long seed, int sequenceLength, boolean nonNegative,
+                boolean perCall) {
+            this.kind = kind;
+            this.sequenceLength = sequenceLength;
+            this.intMask = nonNegative ? 0x7FFF_FFFFL : 0xFFFF_FFFFL;
+            this.perCall = perCall;
+            this.random = new Payload.SplitMix(seed, Payload.STRUCT_STREAM);
         }
-        return record;
+
+        /** The next call's record, not stamped (callers stamp a copy: {@link #stamped}). */
+        public Map<String, Object> next() {
+            if (current == null || perCall) {
+                current = draw();
+            }
+            return current;
+        }
+
+        /** One record, field by field in the order of section 10.2. */
+        private Map<String, Object> draw() {
+            Map<String, Object> record = new LinkedHashMap<>();
+            for (FieldSpec field : kind.fields()) {
+                record.put(field.name(), switch (field.type()) {
+                    case INT -> nextInt();
+                    case STRING -> nextString(random);
+                    case BOOL -> nextBool(random);
+                    case DOUBLE -> nextDouble(random);
+                    case INT_SEQ -> sequence(sequenceLength, this::nextInt);
+                    case STRING_SEQ -> sequence(sequenceLength, () -> nextString(random));
+                    case DOUBLE_SEQ -> sequence(sequenceLength, () -> nextDouble(random));
+                });
+            }
+            return record;
+        }
+
+        /** An int as two's complement of the masked draw (full: all 32 bits). */
+        private int nextInt() {
+            return (int) (random.next() & intMask);
+        }
     }
 
     /** A copy with {@code n1 = sequence AND 0x7FFFFFFF}, so that a replayed answer fails. */
@@ -101,10 +147,6 @@ public final class Structs {
             }
         }
         return null;
-    }
-
-    private static int nextInt(Payload.SplitMix random) {
-        return (int) random.next();
     }
 
     private static String nextString(Payload.SplitMix random) {

@@ -35,7 +35,12 @@ public final class ConnectionHandler {
     private long announced;
 
     ConnectionHandler(Responder responder, PrintStream diagnostics) {
-        this(responder, diagnostics, new FrameReader(), false);
+        this(responder, diagnostics, 0);
+    }
+
+    /** @param readSize --read-size: the most a receive of stream messages asks for (0: all) */
+    ConnectionHandler(Responder responder, PrintStream diagnostics, int readSize) {
+        this(responder, diagnostics, new FrameReader(readSize), false);
     }
 
     private ConnectionHandler(Responder responder, PrintStream diagnostics, FrameReader reader,
@@ -175,6 +180,7 @@ public final class ConnectionHandler {
     private boolean receiveMessages(StreamConnection connection) throws IOException {
         int size = responder.messageSize();
         connection.expectMessages(size);
+        reader.expectMessages(announced, size);
         for (long left = announced; left != 0; left--) {
             if (!reader.nextMessage(connection, size)) {
                 return false;

@@ -13,6 +13,10 @@ import java.nio.ByteBuffer;
  * buffer grows only when it is full of the frame's bytes, to at most twice that, and never past
  * a length that has passed the header checks (a frame) or the MARK's (a message): memory follows
  * the bytes that arrived, so a header claiming 128 MiB and then silence costs nothing.
+ *
+ * <p>With a read size N ({@code --read-size}, section 11.1), each read of a stream's messages
+ * asks for at most min(N, the bytes still due of the messages the MARK announced), as the blog's
+ * servers read 1 KiB per recv; control frames are read as above.
  */
 final class FrameReader {
     /** PARTIAL: a non-blocking connection has no more bytes now; call next again when it has. */
@@ -27,6 +31,10 @@ final class FrameReader {
     private final boolean exchangeOnly;
     /** The connection is non-blocking: a read of 0 bytes means "nothing yet", not "again". */
     private final boolean nonBlocking;
+    /** --read-size: the most one read of stream messages asks for; 0: as much as fits. */
+    private final int readSize;
+    /** With a read size: bytes of the announced messages not yet read off the connection. */
+    private long due;
 
     private ByteBuffer buf = Frame.allocate(INITIAL_CAPACITY);
     /** Where the current frame starts in buf. */
@@ -41,9 +49,19 @@ final class FrameReader {
         this(false, false);
     }
 
+    /** Every frame kind, blocking, each read of stream messages at most readSize (0: any). */
+    FrameReader(int readSize) {
+        this(false, false, readSize);
+    }
+
     FrameReader(boolean exchangeOnly, boolean nonBlocking) {
+        this(exchangeOnly, nonBlocking, 0);
+    }
+
+    private FrameReader(boolean exchangeOnly, boolean nonBlocking, int readSize) {
         this.exchangeOnly = exchangeOnly;
         this.nonBlocking = nonBlocking;
+        this.readSize = readSize;
     }
 
     /** Forgets any state of a previous connection; keeps the buffer. */
@@ -52,6 +70,19 @@ final class FrameReader {
         filled = 0;
         frameSize = 0;
         rejection = null;
+        due = 0;
+    }
+
+    /**
+     * The MARK just answered announced count messages of size bytes: with a read size, the
+     * reads until they are all in ask for no byte beyond them (those already read count).
+     */
+    void expectMessages(long count, int size) {
+        if (readSize == 0) {
+            return;
+        }
+        long total = count > Long.MAX_VALUE / size ? Long.MAX_VALUE : count * size;
+        due = Math.max(0, total - (filled - start));
     }
 
     /** Reads the next frame: its header is at {@link #start()} of {@link #frame()}, its payload 24 later. */
@@ -134,7 +165,7 @@ final class FrameReader {
             if (filled == buf.capacity()) {
                 grow(wanted);  // start is 0 here: compact() ran if the frame did not fit
             }
-            buf.limit(buf.capacity()).position(filled);
+            buf.limit(readLimit()).position(filled);
             int n = connection.read(buf);
             if (n < 0) {
                 return Fill.EOF;
@@ -143,8 +174,17 @@ final class FrameReader {
                 return Fill.WAIT;
             }
             filled += n;
+            due = Math.max(0, due - n);
         }
         return Fill.DONE;
+    }
+
+    /** Where the next read must stop: the buffer's end, or min(read size, due) bytes on. */
+    private int readLimit() {
+        if (due == 0) {
+            return buf.capacity();
+        }
+        return (int) Math.min(buf.capacity(), filled + Math.min(readSize, due));
     }
 
     private void compact() {

@@ -15,8 +15,17 @@ public final class StreamServer implements Server {
     private volatile boolean stopping;
 
     public StreamServer(StreamListener listener, Responder responder, PrintStream diagnostics) {
+        this(listener, responder, diagnostics, 0);
+    }
+
+    /**
+     * @param readSize --read-size (section 11.1): the most each receive of stream messages asks
+     *     for; 0 reads greedily
+     */
+    public StreamServer(StreamListener listener, Responder responder, PrintStream diagnostics,
+            int readSize) {
         this.listener = listener;
-        this.handler = new ConnectionHandler(responder, diagnostics);
+        this.handler = new ConnectionHandler(responder, diagnostics, readSize);
         this.diagnostics = diagnostics;
     }
 

@@ -112,20 +112,12 @@ public final class PosixMq extends QueueChannel {
 
     @Override
     void send(int length) throws IOException {
-        out.send(sendBuffer, length, 0);
+        sendTo(out, length);
     }
 
     @Override
     public int receive() throws IOException {
-        if (timeoutNanos <= 0) {
-            return (int) in.receive(receiveBuffer);
-        }
-        long n = in.receive(receiveBuffer, timeoutNanos);
-        if (n < 0) {
-            throw new ReceiveTimeoutException("no message on " + name + "-2 within --io-timeout ("
-                    + timeoutNanos / 1e9 + " s)");
-        }
-        return (int) n;
+        return receiveWithin(in, name + "-2", timeoutNanos);
     }
 
     /** An empty message on the server's own receiving queue ends its blocked mq_receive. */

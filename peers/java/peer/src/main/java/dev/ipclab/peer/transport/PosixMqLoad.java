@@ -122,7 +122,7 @@ public final class PosixMqLoad implements LoadQueue {
 
         @Override
         public int receive() throws IOException {
-            return (int) requests.receive(receiveBuffer);
+            return receiveFrom(requests, 0);
         }
 
         /**
@@ -167,7 +167,7 @@ public final class PosixMqLoad implements LoadQueue {
             long deadline = System.nanoTime() + CONTINUATION_WAIT_NANOS;
             while (true) {
                 try {
-                    target.send(sendBuffer, length, 0);
+                    sendTo(target, length);
                     return;
                 } catch (LinuxIpcException e) {
                     boolean full = e.errno() == LinuxIpcException.EAGAIN;
@@ -212,17 +212,12 @@ public final class PosixMqLoad implements LoadQueue {
 
         @Override
         void send(int length) throws IOException {
-            requests.send(sendBuffer, length, 0);
+            sendTo(requests, length);
         }
 
         @Override
         public int receive() throws IOException {
-            long n = replies.receive(receiveBuffer, timeoutNanos);
-            if (n < 0) {
-                throw new ReceiveTimeoutException("no message on " + replies.name()
-                        + " within --io-timeout (" + timeoutNanos / 1e9 + " s)");
-            }
-            return (int) n;
+            return receiveWithin(replies, replies.name(), timeoutNanos);
         }
 
         @Override

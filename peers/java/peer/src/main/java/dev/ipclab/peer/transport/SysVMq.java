@@ -84,12 +84,12 @@ public final class SysVMq extends QueueChannel {
 
     @Override
     void send(int length) throws IOException {
-        out.send(sendBuffer, sendType, length);
+        sendTo(out, sendType, length);
     }
 
     @Override
     public int receive() throws IOException {
-        return (int) in.receive(receiveBuffer, receiveType);
+        return receiveFrom(in, receiveType);
     }
 
     /** An empty message of the server's own receiving type ends its blocked msgrcv. */

@@ -97,7 +97,7 @@ public final class SysVMqLoad implements LoadQueue {
 
         @Override
         public int receive() throws IOException {
-            return (int) requests.receive(receiveBuffer, REQUEST_TYPE);
+            return receiveFrom(requests, REQUEST_TYPE);
         }
 
         @Override
@@ -108,7 +108,7 @@ public final class SysVMqLoad implements LoadQueue {
 
         @Override
         void send(int length) throws IOException {
-            replies.send(sendBuffer, replyType, length);
+            sendTo(replies, replyType, length);
         }
 
         @Override

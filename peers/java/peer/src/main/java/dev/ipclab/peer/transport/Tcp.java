@@ -18,10 +18,16 @@ public final class Tcp {
 
     /** @param nodelay TCP_NODELAY on every accepted socket; false leaves Nagle on */
     public static StreamListener listen(String endpoint, boolean nodelay) throws IOException {
+        return listen(endpoint, nodelay, Endpoints.LISTEN_BACKLOG);
+    }
+
+    /** @param backlog the listen() backlog (--backlog; the kernel caps it at somaxconn) */
+    public static StreamListener listen(String endpoint, boolean nodelay, int backlog)
+            throws IOException {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         ServerSocketChannel server = ServerSocketChannel.open(family(address));
         try {
-            server.bind(address, Endpoints.LISTEN_BACKLOG);
+            server.bind(address, backlog);
             InetSocketAddress bound = (InetSocketAddress) server.getLocalAddress();
             return SocketListener.of(server, Endpoints.format(bound), null, nodelay);
         } catch (IOException | RuntimeException e) {
@@ -63,9 +69,19 @@ public final class Tcp {
      * made before the clock ({@link Dial#prepare}); the sample is connect, exchange, close.
      */
     public static Dial dialer(String endpoint, boolean nodelay) throws IOException {
+        return dialer(endpoint, nodelay, true);
+    }
+
+    /**
+     * @param rotateSources false ({@code --source one}, as the blog's client): no bind before
+     *     connect, every connection from the kernel's choice (127.0.0.1, an ephemeral port);
+     *     the socket is still made before the clock
+     */
+    public static Dial dialer(String endpoint, boolean nodelay, boolean rotateSources)
+            throws IOException {
         InetSocketAddress address = Endpoints.hostPort(endpoint).resolve();
         StandardProtocolFamily family = family(address);
-        boolean rotate = address.getAddress().equals(LOCALHOST);
+        boolean rotate = rotateSources && address.getAddress().equals(LOCALHOST);
         return new PreparedDial(address, index -> {
             SocketChannel channel = SocketChannel.open(family);
             try {

@@ -19,7 +19,12 @@ public final class Uds {
     private Uds() {}
 
     public static StreamListener listen(String endpoint) throws IOException {
-        ServerSocketChannel server = bind(endpoint, Endpoints.LISTEN_BACKLOG);
+        return listen(endpoint, Endpoints.LISTEN_BACKLOG);
+    }
+
+    /** @param backlog the listen() backlog (--backlog; the kernel caps it at somaxconn) */
+    public static StreamListener listen(String endpoint, int backlog) throws IOException {
+        ServerSocketChannel server = bind(endpoint, backlog);
         try {
             return SocketListener.of(server, endpoint, socketFile(endpoint), false);
         } catch (RuntimeException e) {

@@ -13,6 +13,7 @@ import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.frame.StreamAck;
 import dev.ipclab.peer.frame.StreamChecksum;
 import dev.ipclab.peer.frame.Vectors;
+import dev.ipclab.peer.transport.StreamConnection;
 import dev.ipclab.peer.transport.Udp;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -20,6 +21,8 @@ import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -127,6 +130,101 @@ class ConnectionHandlerTest {
             assertEquals(StreamChecksum.expected(SEED, 7, 5, 5), ack.checksum());
         }
         assertEquals("", diagnostics.text());
+    }
+
+    /**
+     * --read-size (11.1): each read of the stream's messages asks for at most min(N, the bytes
+     * still due of what the MARK announced), never a byte of the control frame after them;
+     * control frames are read greedily as before. The connection hands out what the client
+     * wrote, one write at a time, as a socket with only those bytes arrived would.
+     */
+    @Test
+    void readSizeBoundsEachReadOfMessagesToWhatIsDue() throws IOException {
+        int size = 1000;
+        int readSize = 300;
+        List<byte[]> writes = new ArrayList<>();
+        writes.add(mark(0, size, 0));
+        writes.add(mark(1, size, 3));
+        for (long s = 2; s <= 4; s++) {
+            writes.add(payload(Payload.REQUEST_STREAM, s, size));
+        }
+        writes.add(end(5));
+        Chunks connection = new Chunks(writes);
+        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE),
+                new Loopback.Diagnostics().stream, readSize);
+        assertNull(handler.serve(connection));
+        long messagesStart = 2L * (Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
+        long messagesEnd = messagesStart + 3L * size;
+        int bounded = 0;
+        for (long[] read : connection.reads) {
+            long offset = read[0];
+            long asked = read[1];
+            if (offset >= messagesStart && offset < messagesEnd) {
+                assertTrue(asked <= Math.min(readSize, messagesEnd - offset),
+                        "a read at " + offset + " asked for " + asked);
+                bounded++;
+            } else {
+                assertTrue(asked > readSize, "a control frame's read is greedy: " + asked);
+            }
+        }
+        assertEquals(3 * ((size + readSize - 1) / readSize), bounded,
+                "each 1000-byte message in reads of 300, 300, 300, 100");
+        StreamAck ack = StreamAck.read(ByteBuffer.wrap(connection.written.toByteArray())
+                .order(ByteOrder.LITTLE_ENDIAN), 2 * Frame.HEADER_SIZE + Frame.HEADER_SIZE);
+        assertEquals(3, ack.received());
+        assertEquals(StreamChecksum.expected(SEED, size, 2, 3), ack.checksum());
+    }
+
+    /** A read size of 0 (the default) reads greedily: a message of 1000 B in one read. */
+    @Test
+    void noReadSizeReadsGreedily() throws IOException {
+        Chunks connection = new Chunks(List.of(mark(0, 1000, 1),
+                payload(Payload.REQUEST_STREAM, 1, 1000), end(2)));
+        assertNull(new ConnectionHandler(new Responder(SEED, Fault.NONE),
+                new Loopback.Diagnostics().stream, 0).serve(connection));
+        assertEquals(3, connection.reads.size() - 1, "MARK, message, END, then end of stream");
+    }
+
+    /** A stream connection handing out its writes' bytes one write at a time; records reads. */
+    private static final class Chunks implements StreamConnection {
+        final List<long[]> reads = new ArrayList<>();
+        final ByteArrayOutputStream written = new ByteArrayOutputStream();
+        private final List<byte[]> writes;
+        private int next;
+        private int within;
+        private long offset;
+
+        Chunks(List<byte[]> writes) {
+            this.writes = writes;
+        }
+
+        @Override
+        public int read(ByteBuffer dst) {
+            reads.add(new long[] {offset, dst.remaining()});
+            if (next == writes.size()) {
+                return -1;
+            }
+            byte[] chunk = writes.get(next);
+            int n = Math.min(dst.remaining(), chunk.length - within);
+            dst.put(chunk, within, n);
+            within += n;
+            offset += n;
+            if (within == chunk.length) {
+                next++;
+                within = 0;
+            }
+            return n;
+        }
+
+        @Override
+        public void write(ByteBuffer src) {
+            byte[] bytes = new byte[src.remaining()];
+            src.get(bytes);
+            written.writeBytes(bytes);
+        }
+
+        @Override
+        public void close() {}
     }
 
     /** Step 10: a MARK of size 0 or over the limit, and a stream cut short by its end. */

@@ -29,6 +29,30 @@ class TcpTest {
     }
 
     /**
+     * --source one (contract 6, the blog's client): no bind, every connection from 127.0.0.1
+     * and an ephemeral port of the kernel's choice; the socket is still made by prepare.
+     */
+    @Test
+    void sourceOneLeavesTheSourceToTheKernel() throws Exception {
+        try (ServerSocketChannel listener = ServerSocketChannel.open()) {
+            listener.bind(new InetSocketAddress("127.0.0.1", 0));
+            InetSocketAddress bound = (InetSocketAddress) listener.getLocalAddress();
+            java.util.Set<Integer> ports = new java.util.HashSet<>();
+            try (Dial dial = Tcp.dialer("127.0.0.1:" + bound.getPort(), true, false)) {
+                for (int i = 0; i < 3; i++) {
+                    dial.prepare();
+                    try (ClientLink link = dial.dial(); SocketChannel accepted = listener.accept()) {
+                        InetSocketAddress from = (InetSocketAddress) accepted.getRemoteAddress();
+                        assertEquals("127.0.0.1", from.getAddress().getHostAddress());
+                        ports.add(from.getPort());
+                    }
+                }
+            }
+            assertEquals(3, ports.size(), "a port per connection: " + ports);
+        }
+    }
+
+    /**
      * Section 11.2 since contract 4: prepare makes and binds the socket without connecting (so
      * the sample's clock can start after it), dial connects that very socket.
      */
