@@ -158,3 +158,34 @@ def test_the_host_is_the_top_level_of_the_interval_and_a_slow_host_is_flagged():
     (warning,) = [w for w in slow["warnings"] if w["kind"] == "host-differs"]
     assert warning["text"].startswith("ssh://h2's median is 1.5")
     assert slow["median_ci_high"] - slow["median_ci_low"] > 20  # the hosts' spread, not samples'
+
+
+class _Member:
+    """A client host's peer that ends at the `ends`-th time it is asked whether it has, and is
+    reaped (its pidfd closed) by that call."""
+    def __init__(self, fd, ends):
+        self._pidfd, self.asked, self.ends = fd, 0, ends
+
+    @property
+    def pidfd(self):
+        return self._pidfd
+
+    def exited(self):
+        self.asked += 1
+        if self.asked >= self.ends:
+            self._pidfd = None
+        return self.asked >= self.ends
+
+
+def test_waiting_on_a_group_whose_last_member_ends_meanwhile_does_not_break():
+    # The many-hosts run once died in select(): the group's pidfd, read twice around its
+    # exited(), was None the second time, its last live member having ended in between.
+    import os
+    from ipclab.execute.peers import wait_any
+    read_end, write_end = os.pipe()
+    group = spread.ClientGroup([(None, _Member(None, 1), 0, 0), (None, _Member(read_end, 3), 0, 0)])
+    try:
+        assert wait_any([group], 0.01) == [group]
+    finally:
+        os.close(read_end)
+        os.close(write_end)

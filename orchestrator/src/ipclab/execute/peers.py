@@ -189,9 +189,11 @@ class Peer:
 
 def wait_any(peers, timeout):
     """Waits until one of `peers` exits or `timeout` passes; returns the exited ones."""
-    live = {p.pidfd: p for p in peers if p.pidfd is not None and not p.exited()}
-    if live:
-        select.select(list(live), [], [], max(timeout, 0))
+    # exited() first, then pidfd read once: exited() reaps and closes a peer's pidfd, and a
+    # client group's pidfd is one of its live members' (read twice, it could be None by then).
+    fds = [fd for fd in (p.pidfd for p in peers if not p.exited()) if fd is not None]
+    if fds:
+        select.select(fds, [], [], max(timeout, 0))
     return [p for p in peers if p.exited()]
 
 
