@@ -171,3 +171,16 @@ def test_a_server_speaking_another_contract_fails_its_case(catalog, monkeypatch)
         del catalog.languages["fake"]
     assert outcome.status == "failed"
     assert f"server speaks contract 1, ipclab speaks {CONTRACT}" in outcome.reason
+
+
+def test_list_names_the_codec_a_peer_answers_for_a_mechanism(catalog):
+    """A framework with two codecs (Python Thrift: C or pure Python) is listed with the one the
+    built peer uses, from its capabilities, not from peer.toml; a mechanism without one shows none."""
+    from ipclab.output.listing import _cell
+    lang = fake_language(**{"thrift-compact": ["serve", "drive"], "tcp": ["serve", "drive"]})
+    got = answer(**{"thrift-compact": ["serve", "drive"], "tcp": ["serve", "drive"]})
+    got["mechanisms"]["thrift-compact"]["codec"] = "C (fastbinary)"
+    capabilities.apply(lang, got, catalog.mechanisms)
+    assert lang.codecs == {"thrift-compact": "C (fastbinary)"}
+    assert "codec C (fastbinary)" in _cell(lang, "thrift-compact")
+    assert "codec" not in _cell(lang, "tcp")

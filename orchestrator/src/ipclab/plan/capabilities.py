@@ -148,8 +148,11 @@ def _check_limit(where, lang, mech, got):
 
 
 def apply(lang, answer, mechanisms):
-    """What only the running peer knows: kernel limits (peer_limit mechanisms), its runtime."""
+    """What only the running peer knows: kernel limits (peer_limit mechanisms), its runtime,
+    the codec of a framework that has more than one."""
     lang.runtime = answer.get("runtime")
+    lang.codecs = {name: got["codec"] for name, got in answer["mechanisms"].items()
+                   if isinstance(got.get("codec"), str) and got["codec"]}
     for name, got in answer["mechanisms"].items():  # optional server models present here
         for key in MODEL_KEYS:
             if got.get(key) and name in getattr(lang, key):

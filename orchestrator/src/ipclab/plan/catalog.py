@@ -113,6 +113,9 @@ class Language:
     # setting -> mechanisms: the settings only this peer takes (peer.toml [settings]; PROTOCOL.md
     # 4.6), and where each means something
     own_settings: dict = field(default_factory=dict)
+    # mechanism -> which of its library's codecs the built peer uses, where it says (its
+    # capabilities' `codec`, PROTOCOL.md 1): the Python peer's Thrift protocols
+    codecs: dict = field(default_factory=dict)
 
     def supports(self, mechanism, role):
         return role in self.mechanisms.get(mechanism, ())
