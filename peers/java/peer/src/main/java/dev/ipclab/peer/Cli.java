@@ -102,7 +102,8 @@ final class Cli {
                 + "stall or capacity:N (N >= 1), got '" + name + "'"));
         return new ServeOptions(mechanism, endpoint, seed(flags), fault, pollInterval(flags),
                 spin(flags), burst(flags), nodelay(flags), javaBinding(flags),
-                Delivery.parse(flags), backlog(flags), (int) Numbers.inRange(
+                Delivery.parse(flags), flags.containsKey("backlog") ? backlog(flags) : 0,
+                (int) Numbers.inRange(
                         flags.getOrDefault("read-size", "0"), "--read-size", 0, MAX_READ_SIZE));
     }
 

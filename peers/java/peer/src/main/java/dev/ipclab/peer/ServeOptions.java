@@ -12,8 +12,9 @@ import dev.ipclab.peer.server.Fault;
  * @param nodelay --nodelay on (true, the default) or off (section 1)
  * @param javaBinding --java-binding (4.6); ffm by default
  * @param delivery --delivery (activemq, 4.7); null when absent
- * @param backlog --backlog of the rr server's listening socket (tcp, uds), 512 by default; a
- *     burst server has its own in {@code burst}
+ * @param backlog --backlog of the rr server's listening socket (tcp, uds); 0 when not given
+ *     (the listener's 512), since given to a server without one it is unsupported whatever its
+ *     value (section 1); a burst server has its own in {@code burst}
  * @param readSize --read-size: the most a stream server's receive of stream messages asks for
  *     over a byte stream (11.1); 0, the default, reads greedily
  */
@@ -24,14 +25,19 @@ record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
     /** What a listener may read; a server's waits have no timeout. */
     Mechanism.Settings settings() {
         return new Mechanism.Settings(0, pollIntervalNanos, spinNanos, nodelay,
-                Delivery.persistent(delivery), backlog, false);
+                Delivery.persistent(delivery), listenBacklog(), false);
+    }
+
+    /** The rr server's listen() backlog: --backlog, or 512. */
+    int listenBacklog() {
+        return backlog == 0 ? BurstOptions.DEFAULT_BACKLOG : backlog;
     }
 
     /** Without --delivery, --backlog, --read-size. */
     ServeOptions(String mechanism, String endpoint, long seed, Fault fault, long pollIntervalNanos,
             long spinNanos, BurstOptions burst, boolean nodelay, LinuxIpc.Binding javaBinding) {
         this(mechanism, endpoint, seed, fault, pollIntervalNanos, spinNanos, burst, nodelay,
-                javaBinding, null, BurstOptions.DEFAULT_BACKLOG, 0);
+                javaBinding, null, 0, 0);
     }
 
     boolean flipResponseByte() {

@@ -77,10 +77,10 @@ final class Servers {
     }
 
     /**
-     * --read-size and the rr server's --backlog (section 1, version 6) at a value other than
-     * their default: --read-size for a stream server over a byte stream (tcp, uds, pipe, fifo),
-     * --backlog for the rr server's listening socket (tcp, uds); a burst or load server has
-     * its own --backlog (in its options) and serves no stream.
+     * --read-size at a value other than its default and the rr server's --backlog given at all
+     * (section 1, version 6): --read-size for a stream server over a byte stream (tcp, uds,
+     * pipe, fifo), --backlog for the rr server's listening socket (tcp, uds); a burst or load
+     * server has its own --backlog (in its options) and serves no stream.
      *
      * @throws PeerException unsupported
      */
@@ -92,7 +92,7 @@ final class Servers {
                     + "stream (tcp, uds, pipe, fifo), not " + (own ? "a --server-model server"
                             : mechanism.label()));
         }
-        if (!own && options.backlog() != BurstOptions.DEFAULT_BACKLOG && !mechanism.listens()) {
+        if (!own && options.backlog() != 0 && !mechanism.listens()) {
             throw PeerException.unsupported("--backlog is for a listening socket (tcp, uds), not "
                     + mechanism.label());
         }

@@ -42,9 +42,11 @@ class ContractSixFlagsTest {
     void serveFlagsParseWithTheirDefaultsAndRanges() throws UsageException {
         ServeOptions plain = serve("tcp", "127.0.0.1:0");
         assertEquals(0, plain.readSize());
-        assertEquals(512, plain.backlog());
-        assertEquals(plain, serve("tcp", "127.0.0.1:0", "--read-size", "0", "--backlog", "512"),
-                "the defaults are today's");
+        assertEquals(0, plain.backlog(), "not given");
+        assertEquals(512, plain.listenBacklog());
+        ServeOptions explicit = serve("tcp", "127.0.0.1:0", "--read-size", "0", "--backlog", "512");
+        assertEquals(512, explicit.backlog());
+        assertEquals(plain.settings(), explicit.settings(), "the defaults are today's");
         ServeOptions tuned = serve("tcp", "127.0.0.1:0", "--read-size", "134217728", "--backlog",
                 "65535");
         assertEquals(134217728, tuned.readSize());
@@ -66,7 +68,10 @@ class ContractSixFlagsTest {
         assertEquals(null, options.burst(), "--backlog alone makes no burst server");
     }
 
-    /** A value other than the default where it means nothing: unsupported, before listening. */
+    /**
+     * Where it means nothing, before listening: --read-size at a value other than 0, and the rr
+     * server's --backlog at any value, 512 too (section 1: given, it is unsupported).
+     */
     @Test
     void readSizeAndBacklogElsewhereAreUnsupported() throws Exception {
         for (String[] args : new String[][] {
@@ -75,6 +80,7 @@ class ContractSixFlagsTest {
                 {"shm", "auto", "--read-size", "1"},
                 {"file", dir.toString(), "--read-size", "1"},
                 {"fifo", dir.toString(), "--backlog", "50"},
+                {"udp", "127.0.0.1:0", "--backlog", "512"},
                 {"sysv-mq", "auto", "--backlog", "50"},
                 {"udp", "127.0.0.1:0", "--backlog", "50"},
                 {"tcp", "127.0.0.1:0", "--read-size", "1024", "--server-model", "thread",
@@ -97,7 +103,7 @@ class ContractSixFlagsTest {
             "FIFO,100000,65536", "TCP,7,1"})
     void streamsArriveWholeWithAReadSize(Mechanism mechanism, int size, int readSize)
             throws Exception {
-        try (ServerHarness server = ServerHarness.start(mechanism, dir, Fault.NONE, 512,
+        try (ServerHarness server = ServerHarness.start(mechanism, dir, Fault.NONE, 0,
                 readSize)) {
             DriveOptions options = DriveOptions.streaming(mechanism.label(), server.clientEndpoint,
                     new StreamShape(size, 500, 5), 20, dir.resolve("s"), dir.resolve("r.json"), 1,

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.ipclab.linuxipc.LinuxIpc;
-import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.server.Loopback;
 import dev.ipclab.peer.server.Server;
@@ -49,10 +48,10 @@ final class ServerHarness implements AutoCloseable {
     }
 
     static ServerHarness start(Mechanism mechanism, Path testDir, Fault fault) throws Exception {
-        return start(mechanism, testDir, fault, BurstOptions.DEFAULT_BACKLOG, 0);
+        return start(mechanism, testDir, fault, 0, 0);
     }
 
-    /** With the serve flags of contract 6: --backlog and --read-size. */
+    /** With the serve flags of contract 6: --backlog (0: not given) and --read-size. */
     static ServerHarness start(Mechanism mechanism, Path testDir, Fault fault, int backlog,
             int readSize) throws Exception {
         Path dir = Files.createTempDirectory(testDir, "endpoint-");
