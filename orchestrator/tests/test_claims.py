@@ -210,3 +210,17 @@ def test_compare_names_the_claims_whose_verdict_changed():
     assert found.claims == [("fifo < tcp", "holds", "fails"), ("tcp fast", "holds", "holds")]
     assert "claim changed: fifo < tcp: holds (A) → fails (B)" in compare.to_markdown(found)
     assert "claims: 1 of 2 changed verdict" in compare.to_markdown(found)
+
+
+def test_measured_is_the_pair_nearest_to_failing_when_all_hold():
+    """"Measured: the pair furthest from the claim": with every pair holding, the one that
+    decides is the nearest to the value, not the first judged."""
+    from ipclab.analyse.claims import Row
+    from ipclab.analyse.claim_pairs import HOLDS, PairVerdict
+    pairs = [PairVerdict("m", "x", 0.0004, 0.0001, 0.0006, HOLDS),
+             PairVerdict("m", "y", 0.14, 0.1, 0.2, HOLDS),
+             PairVerdict("m", "z", 0.002, 0.001, 0.004, HOLDS)]
+    assert Row("", HOLDS, pairs, "<", 1.0).measured.b == "y"
+    assert Row("", HOLDS, pairs, ">", 0.0).measured.b == "x"
+    assert Row("", HOLDS, pairs, "≈", 0.002).measured.b == "y"
+    assert Row("", HOLDS, pairs, "between").measured.b == "x"

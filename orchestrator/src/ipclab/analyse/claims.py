@@ -3,6 +3,7 @@ samples in, one Verdict per claim out. The rule is RULE below, written into ever
 shows verdicts. A pair is judged in analyse/claim_pairs.py; here pairs become the study's verdict
 (the pairs that meet the claim's condition) and the rows beyond the study (every other pair the
 run has, grouped by how it differs from the study's condition)."""
+import math
 from dataclasses import asdict, dataclass, field
 
 from ipclab.analyse import claim_pairs
@@ -44,11 +45,28 @@ class Row:
     condition: str
     verdict: str
     pairs: list = field(default_factory=list)
+    relation: str = ""           # the claim's, so that "furthest" has a direction
+    value: float | None = None
 
     @property
     def measured(self):
+        """Of the pairs with the worst verdict, the one nearest to failing (or furthest past
+        it): the largest ratio for "<", the smallest for ">", the furthest from the value for
+        "≈"; for "between", the first."""
         judged = [p for p in self.pairs if p.figure is not None]
-        return min(judged, key=lambda p: _RANK[p.verdict]) if judged else None
+        if not judged:
+            return None
+        worst = min(_RANK[p.verdict] for p in judged)
+        return max((p for p in judged if _RANK[p.verdict] == worst), key=self._distance)
+
+    def _distance(self, pair):
+        if self.relation == "<":
+            return pair.figure
+        if self.relation == ">":
+            return -pair.figure
+        if self.relation == "≈" and self.value and pair.figure > 0:
+            return abs(math.log(pair.figure / self.value))
+        return 0   # max() keeps the first of equals
 
 
 @dataclass
@@ -71,7 +89,7 @@ class Verdict:
     @property
     def measured(self):
         """The figure and interval of the pair furthest from the claim (the one that decides)."""
-        return Row("", self.verdict, self.pairs).measured
+        return Row("", self.verdict, self.pairs, self.relation, self.value).measured
 
     def as_dict(self):
         out = asdict(self)
@@ -112,7 +130,7 @@ def judge_one(claim, records, kept, seed=1, cache=None):
                 statistic=claim.statistic, relation=claim.relation, value=claim.value,
                 tolerance=claim.tolerance, comparison=claim.b is not None, pairs=study,
                 condition=claim_table.describe(claim.condition), over=claim.over,
-                beyond=[Row(k, combine(claim, v), v)
+                beyond=[Row(k, combine(claim, v), v, claim.relation, claim.value)
                         for k, v in sorted(groups.items(), key=lambda kv: (kv[0] == MANY_WAYS, kv[0]))])
     if not study:
         return Verdict(**base, verdict=CANNOT_TELL, advice=_no_pairs(claim, judged, left_out))
