@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from ipclab.execute import leaks
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 
 # Every process this session starts (ipclab runs, their peers, their ssh) inherits this tag, so
 # the leak audit at its end can tell its own leftovers from another suite's live processes.

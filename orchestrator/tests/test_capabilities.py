@@ -12,7 +12,9 @@ import pytest
 from ipclab.plan import capabilities
 from ipclab.plan.capabilities import CONTRACT
 from ipclab.plan import matrix
-from ipclab.plan.catalog import Language, load_catalog, repo_root
+from ipclab.execute import probe
+from ipclab.execute.probe import load_catalog
+from ipclab.plan.catalog import Language, repo_root
 from ipclab.common.errors import UserError
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import build_scenario
@@ -132,7 +134,7 @@ def test_every_real_peer_answers_and_agrees(peer_dir):
     (lang,) = [l for l in catalog.languages.values() if l.toml_path.parent.name == peer_dir]
     if lang.unavailable:
         pytest.skip(lang.unavailable)
-    got = capabilities.ask(lang)
+    got = probe.ask(lang)
     capabilities.compare(lang, got, catalog.mechanisms)
     assert got["contract"] == CONTRACT and got["language"] == lang.name and got["runtime"]
 

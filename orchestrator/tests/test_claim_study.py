@@ -14,7 +14,7 @@ from ipclab.analyse import claims as verdicts
 from ipclab.common.errors import UserError
 from ipclab.output import claims as claims_out
 from ipclab.plan import claims, matrix
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.plan.scenario import StatSettings, build_scenario, load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from ipclab.common.errors import UserError
 from ipclab.output import claims as claims_out
 from ipclab.output import model
 from ipclab.plan import claims, matrix
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.plan.scenario import StatSettings, build_scenario
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"

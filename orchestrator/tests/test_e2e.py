@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from ipclab.plan import matrix
-from ipclab.plan.catalog import Language, load_catalog, repo_root
+from ipclab.execute.probe import load_catalog
+from ipclab.plan.catalog import Language, repo_root
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import build_scenario
 from ipclab.execute.workspace import Workspace

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from ipclab.execute.broker import Broker
-from ipclab.plan.catalog import load_catalog, repo_root
+from ipclab.execute.probe import load_catalog
+from ipclab.plan.catalog import repo_root
 from test_e2e import cases_csv, client_running, offered, rotation, run_cases, start_run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(

@@ -9,7 +9,7 @@ import signal
 
 import pytest
 
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from test_e2e import cases_csv, ipclab, seed, start_run, wait_for_server  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e

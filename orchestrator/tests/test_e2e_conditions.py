@@ -9,7 +9,7 @@ import os
 import pytest
 
 from ipclab.execute import explain
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from test_e2e import LANGS, cases_csv, ipclab, run_cases, seed  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ipclab.execute.peers import Peer
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from test_e2e import LANGS, REF, VECTORS, seed  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e

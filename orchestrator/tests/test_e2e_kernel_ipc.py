@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ipclab.execute import ipcobjects
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from test_e2e import (cases_csv, leftovers, offered, rotation, run, run_cases, start_run,
                       wait_for_server)
 

@@ -15,7 +15,7 @@ from ipclab.execute import load
 from ipclab.execute.runner import Runner
 from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.plan.scenario import build_scenario
 from test_e2e import cases_csv, ipclab, rotation, run_cases, seed  # noqa: F401,F811 (seed: a fixture)
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ipclab.analyse import case_stats
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.execute import rundir
 from test_e2e import (LANGS, REF, ROTATION, cases_csv, faulty, ipclab,  # noqa: F401
                       run_cases, seed)  # (seed: a fixture)

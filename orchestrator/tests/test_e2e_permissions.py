@@ -12,7 +12,7 @@ import pytest
 
 from ipclab.execute import endpoints
 from ipclab.execute.peers import Peer
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 
 pytestmark = pytest.mark.e2e
 CATALOG = load_catalog()

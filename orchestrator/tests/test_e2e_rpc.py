@@ -20,7 +20,8 @@ from xml.etree import ElementTree
 
 import pytest
 
-from ipclab.plan.catalog import load_catalog, repo_root
+from ipclab.execute.probe import load_catalog
+from ipclab.plan.catalog import repo_root
 from test_e2e import REF, cases_csv, leftovers, offered, rotation, run, run_cases
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,7 @@ from ipclab.output import explained as output_explained
 from ipclab.execute.runner import Runner
 from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.plan.scenario import build_scenario
 from test_e2e import ipclab
 

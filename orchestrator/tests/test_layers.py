@@ -1,15 +1,25 @@
-"""The stages import one way: cli → output → analyse → execute → plan → common (docs/architecture.md).
-A module may import its own stage or any stage below it, never one above; no two modules import
-each other, directly or round a loop. The check reads the source (ast), so it also catches an
-import inside a function."""
+"""The stages import one way (docs/architecture.md): the command line wires them together; output
+and analyse read records, and execute writes them, so neither reads execute's code; every stage
+plans with plan/ and shares records/ and common/. A module may import its own stage and the stages
+its row of MAY_IMPORT names, nothing else; no two modules import each other, directly or round a
+loop. The check reads the source (ast), so it also catches an import inside a function."""
 import ast
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ipclab"
-# Top first. The command line (cli, bench, __main__) is the top: it wires the stages together.
-LAYERS = ("app", "output", "analyse", "execute", "plan", "common")
+# The command line (cli, bench, __main__) is the app: it wires the stages together.
+LAYERS = ("app", "output", "analyse", "execute", "plan", "records", "common")
+MAY_IMPORT = {
+    "app": set(LAYERS),
+    "output": {"analyse", "plan", "records", "common"},
+    "analyse": {"plan", "records", "common"},
+    "execute": {"plan", "records", "common"},
+    "plan": {"records", "common"},
+    "records": {"common"},
+    "common": set(),
+}
 
 
 def layer_of(module):
@@ -43,12 +53,13 @@ def modules(package=PACKAGE):
 
 
 def upward_imports(package=PACKAGE):
-    """(importer, imported) for every import of a higher stage than the importer's own."""
+    """(importer, imported) for every import of a stage the importer's may not import."""
     found = modules(package)
     bad = []
     for name, path in found.items():
         for target in imports_of(path, name):
-            if target in found and LAYERS.index(layer_of(target)) < LAYERS.index(layer_of(name)):
+            source, stage = layer_of(name), layer_of(target)
+            if target in found and stage != source and stage not in MAY_IMPORT[source]:
                 bad.append((name, target))
     return sorted(bad)
 
@@ -88,8 +99,14 @@ def cycles(package=PACKAGE):
     return out
 
 
-def test_no_stage_imports_a_stage_above_it():
+def test_no_stage_imports_a_stage_it_may_not():
     assert upward_imports() == []
+
+
+def test_analyse_and_output_never_import_execute():
+    """They read what execute saved, through records/: the rule the table above states."""
+    assert "execute" not in MAY_IMPORT["analyse"] | MAY_IMPORT["output"]
+    assert not [pair for pair in upward_imports() if layer_of(pair[1]) == "execute"]
 
 
 def test_no_import_cycles():
@@ -97,20 +114,39 @@ def test_no_import_cycles():
 
 
 def test_an_upward_import_is_caught(tmp_path):
-    """The check itself: a plan module that imports an output module fails it; so does a loop."""
+    """The check itself: a plan module that imports an output module fails it, so does an analyse
+    module that imports execute; so does a loop."""
     package = tmp_path / "ipclab"
-    for stage in ("plan", "output"):
+    for stage in ("plan", "output", "analyse", "execute"):
         (package / stage).mkdir(parents=True)
         (package / stage / "__init__.py").write_text("")
     (package / "__init__.py").write_text("")
     (package / "output" / "table.py").write_text("from ipclab.plan import matrix\n")
     (package / "plan" / "matrix.py").write_text(
         "def f():\n    from ipclab.output.table import render\n")
-    assert upward_imports(package) == [("ipclab.plan.matrix", "ipclab.output.table")]
+    (package / "execute" / "rounds.py").write_text("SCHEMA = 3\n")
+    (package / "analyse" / "saved.py").write_text("from ipclab.execute.rounds import SCHEMA\n")
+    assert upward_imports(package) == [("ipclab.analyse.saved", "ipclab.execute.rounds"),
+                                       ("ipclab.plan.matrix", "ipclab.output.table")]
     assert cycles(package) == [["ipclab.output.table", "ipclab.plan.matrix"]]
 
 
 @pytest.mark.parametrize("module, layer", [("ipclab.cli", "app"), ("ipclab.plan.matrix", "plan"),
-                                           ("ipclab.output.report.html", "output")])
+                                           ("ipclab.output.report.html", "output"),
+                                           ("ipclab.records.schema", "records")])
 def test_layer_of(module, layer):
     assert layer_of(module) == layer
+
+
+def test_plan_starts_no_process():
+    """plan/ is pure: what it needs from the machine or a peer, execute/probe.py asks."""
+    spawning = {"subprocess", "multiprocessing", "pty"}
+    found = [(name, target) for name, path in modules().items() if layer_of(name) == "plan"
+             for target in _stdlib_imports(path) if target in spawning]
+    assert found == []
+
+
+def _stdlib_imports(path):
+    tree = ast.parse(path.read_text(), str(path))
+    return {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} \
+        | {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}

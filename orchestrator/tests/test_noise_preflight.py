@@ -1,6 +1,7 @@
 """Noise records and the preflight probe's mode finding, from injected data."""
 import numpy as np
 
+from ipclab.analyse.noise import concerns
 from ipclab.execute import noise
 from ipclab.execute import preflight
 
@@ -27,14 +28,14 @@ def test_foreign_work_on_the_peers_cpu_is_what_the_peers_did_not_use():
     record = noise.summarise(snap(10, 0, 0, 0, 1.0), snap(12, 500, 150, 20, 1.5), [1], hz=100)
     assert record["foreign_cpu_s"] == 1.0 and record["foreign_fraction"] == 0.5
     assert record["steal_fraction"] == 0.1 and record["cpus"] == [1]
-    kinds = [kind for kind, _ in noise.concerns(record)]
+    kinds = [kind for kind, _ in concerns(record)]
     assert kinds == ["busy-cpus", "steal"]
 
 
 def test_a_quiet_round_has_no_concerns():
     record = noise.summarise(snap(10, 0, 0, 0, 1.0), snap(12, 0, 190, 0, 2.9), [1], hz=100)
-    assert record["foreign_cpu_s"] == 0.0 and noise.concerns(record) == []
-    assert noise.concerns(None) == []
+    assert record["foreign_cpu_s"] == 0.0 and concerns(record) == []
+    assert concerns(None) == []
 
 
 def test_one_mode():

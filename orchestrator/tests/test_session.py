@@ -12,6 +12,7 @@ from ipclab.execute import rundir
 from ipclab.output.publish import Publisher
 from ipclab.execute import rounds
 from ipclab.execute.rounds import RoundsEta, execute
+from ipclab.records.precision import relative_width
 from ipclab.plan.catalog import Language
 from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import build_scenario
@@ -169,7 +170,7 @@ def test_a_precision_target_adds_rounds_only_where_the_interval_is_still_wide(
     assert note.startswith("precision ±5% of the median: 3 of 4 cases met it after up to 8 "
                            "rounds; stopped at 8 rounds; widest left ±")
     steady = next(r for r in store.records if r["index"] == 1)
-    assert rounds.relative_width(steady) <= 0.05 and "round 8 (for precision): 1 cases" in out
+    assert relative_width(steady) <= 0.05 and "round 8 (for precision): 1 cases" in out
     import csv
     with open(tmp_path / "run" / "cases.csv") as f:
         rows = {int(r["index"]): r for r in csv.DictReader(f)}

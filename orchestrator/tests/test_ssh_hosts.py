@@ -67,7 +67,7 @@ def test_a_file_on_another_host_is_read_over_ssh(tmp_path, monkeypatch):
 
 def test_with_client_hosts_only_a_burst_runs_and_it_spreads_over_them(tmp_path):
     from ipclab.plan import link, matrix
-    from ipclab.plan.catalog import load_catalog
+    from ipclab.execute.probe import load_catalog
     from ipclab.plan.scenario import build_scenario
     catalog = load_catalog()
     table = {"server": "ssh://lab", "path": "/srv/ipclab", "server_address": "10.0.0.2"}

@@ -5,16 +5,17 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ipclab.execute import toolchain
-from ipclab.plan.catalog import Language, _why_unavailable
+from ipclab.execute.probe import locate_all, why_unavailable
+from ipclab.plan.catalog import Language
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def language(name, locate_command):
-    return Language(name=name, display=name.capitalize(), command=["true"], mechanisms={},
-                    locate={"jdk": {"command": locate_command,
-                                    "missing": "no JDK 25 found: set IPCLAB_JAVA_HOME to a JDK 25"}},
-                    root=ROOT)
+    return locate_all(Language(name=name, display=name.capitalize(), command=["true"],
+                               mechanisms={}, root=ROOT,
+                               locate={"jdk": {"command": locate_command, "missing":
+                                               "no JDK 25 found: set IPCLAB_JAVA_HOME to a JDK 25"}}))
 
 
 def test_a_language_without_its_toolchain_is_skipped_with_one_line():
@@ -28,7 +29,7 @@ def test_a_language_without_its_toolchain_is_skipped_with_one_line():
 
 def test_its_cases_say_why_they_are_unavailable():
     lang = language("java", ["false"])
-    assert _why_unavailable(lang, ROOT) == "no JDK 25 found: set IPCLAB_JAVA_HOME to a JDK 25"
+    assert why_unavailable(lang, ROOT) == "no JDK 25 found: set IPCLAB_JAVA_HOME to a JDK 25"
     optional = language("cpp", ["false"])
     optional.locate["jdk"]["required"] = False  # the C++ build's JDK (JNI headers) is optional
     assert optional.missing_tool() is None

@@ -14,6 +14,7 @@ from ipclab.output.csv import to_csv
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import build_scenario
 from ipclab.execute.workspace import Workspace
+from ipclab.records.fields import WIRE_FIELDS
 
 
 def _counts(req, resp, req_conn=(0, 0), resp_conn=(0, 0)):
@@ -43,7 +44,7 @@ def test_record_columns_are_the_median_of_rounds_with_the_payload_beside():
     structured = wire.record_figures({**record, "payload": "small"})
     assert structured["app_req_bytes"] is None and structured["wire_req_bytes"] == 93
     header = to_csv([{**record, **figures, "id": "x"}]).splitlines()[0].split(",")
-    assert header[header.index("wire_req_bytes"):][:6] == list(wire.FIELDS)
+    assert header[header.index("wire_req_bytes"):][:6] == list(WIRE_FIELDS)
     assert "wire_req_bytes" not in to_csv([{"id": "x"}]).splitlines()[0]
 
 

@@ -4,7 +4,7 @@ bench_load.py."""
 import click
 
 from ipclab.plan import patterns
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.terminal_console import console
 
 

@@ -17,7 +17,7 @@ import numpy as np
 from rich.table import Table
 
 from ipclab.analyse import compare
-from ipclab.execute.rounds import relative_width
+from ipclab.records.precision import relative_width
 
 
 def run_honesty(console, scenario, flags, keep=None):

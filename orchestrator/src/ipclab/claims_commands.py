@@ -10,7 +10,7 @@ from ipclab.analyse import claim_check, saved, why as claim_why
 from ipclab.analyse import claims as claim_verdicts
 from ipclab.common.errors import UserError
 from ipclab.output import claims as claims_out
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.plan.scenario import StatSettings, load_scenario
 from ipclab.terminal_console import console
 

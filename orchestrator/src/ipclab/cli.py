@@ -11,7 +11,7 @@ from ipclab.execute import environment, explain, network, places, rounds, rundir
 from ipclab.plan import claims, link, matrix
 from ipclab.plan import settings as setting_table
 from ipclab.output import report as ipclab_report
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.common.errors import UserError
 from ipclab.output import model
 from ipclab.output import terminal

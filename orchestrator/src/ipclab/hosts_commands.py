@@ -7,7 +7,7 @@ import tempfile
 import click
 
 from ipclab.plan import patterns
-from ipclab.plan.catalog import load_catalog
+from ipclab.execute.probe import load_catalog
 from ipclab.plan.scenario import DEFAULT_SCENARIO, load_scenario
 from ipclab.terminal_console import console
 

@@ -5,7 +5,9 @@ import statistics
 import numpy as np
 
 from ipclab.analyse import hosts, stats
-from ipclab.execute.burst import CLIENT_PHASES, COUNTERS, PHASES
+from ipclab.records.fields import BURST_CLIENT_PHASES as CLIENT_PHASES
+from ipclab.records.fields import BURST_COUNTERS as COUNTERS
+from ipclab.records.fields import BURST_PHASES as PHASES
 from ipclab.plan import patterns
 
 # The fields a burst case adds to its record (and cases.csv); server_model is the case's own.

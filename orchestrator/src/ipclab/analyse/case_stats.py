@@ -8,13 +8,13 @@ import numpy as np
 from ipclab.analyse import burst
 from ipclab.analyse import hosts
 from ipclab.analyse import load
-from ipclab.execute import noise
-from ipclab.execute.rounds import relative_width
+from ipclab.analyse import noise
 from ipclab.analyse import stats
 from ipclab.analyse import throughput
 from ipclab.common.units import format_ns
 from ipclab.plan import patterns
 from ipclab.plan.matrix import axis_value
+from ipclab.records.precision import relative_width
 
 STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
                "ci95_low", "ci95_high")

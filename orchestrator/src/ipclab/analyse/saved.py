@@ -7,7 +7,7 @@ import numpy as np
 
 from ipclab.analyse import case_stats, pooled, stats
 from ipclab.common.errors import UserError
-from ipclab.execute.rundir import OLD_SCHEMAS, SCHEMA
+from ipclab.records.schema import OLD_SCHEMAS, SCHEMA
 
 
 def statistics_parameters():

@@ -28,9 +28,9 @@ import numpy as np
 
 from ipclab.execute.places import LOCAL
 from ipclab.plan import patterns
+from ipclab.records.fields import BURST_CLIENT_PHASES, BURST_COUNTERS, BURST_PHASES
 
-PHASES, CLIENT_PHASES = patterns.BURST_PHASES, patterns.BURST_CLIENT_PHASES
-COUNTERS = ("listen_overflows", "listen_drops", "syn_retrans")
+PHASES, CLIENT_PHASES, COUNTERS = BURST_PHASES, BURST_CLIENT_PHASES, BURST_COUNTERS
 SERVER_WAIT = 30.0  # seconds a burst server gets to finish its last connections by itself
 FAILED_WAIT = 2.0   # ... when some connections failed: those that never reached it never will
 

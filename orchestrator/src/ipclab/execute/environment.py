@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ipclab import __version__
-from ipclab.plan.catalog import load_catalog, tool_version
+from ipclab.execute.probe import load_catalog, tool_version
 
 
 def collect(root, catalog=None):

@@ -23,6 +23,7 @@ import numpy as np
 
 from ipclab.execute import wire
 from ipclab.execute.parts import part_of
+from ipclab.records.fields import EXPLAIN_COUNTS, EXPLAIN_SIDES
 
 # perf's event -> our name; software events and tracepoints only (no hardware counters in a VM).
 PERF_EVENTS = {"raw_syscalls:sys_enter": "syscalls", "cpu-migrations": "migrations"}
@@ -40,11 +41,8 @@ USAGE = {"voluntary": lambda u: u.ru_nvcsw, "involuntary": lambda u: u.ru_nivcsw
          # The kernel's CPU total is exact; its split into user and system is sampled at clock
          # ticks, so per call over a short pair the two can even come out below zero.
          "user_us": lambda u: u.ru_utime * 1e6, "system_us": lambda u: u.ru_stime * 1e6}
-COUNTS = (*PERF_EVENTS.values(), *USAGE)
+COUNTS, SIDES = EXPLAIN_COUNTS, EXPLAIN_SIDES  # the record's names (records/fields.py)
 TOP = 3                           # system calls named per side
-SIDES = ("client", "server")
-FIELDS = (*(f"explain_{side}_{name}" for side in SIDES for name in (*COUNTS, "top")),
-          "explain_counting_cost", "explain_copies")
 TRACEPOINT = "/sys/kernel/tracing/events/raw_syscalls/sys_enter"
 NOTE = ("--explain: each case ran more pairs of peers: a calibration pair, and two counted under "
         "perf stat (every system call passes a tracepoint); its times are those of its usual "

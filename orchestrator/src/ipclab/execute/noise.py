@@ -10,11 +10,6 @@ import resource
 import time
 from dataclasses import dataclass
 
-# Rules of thumb, stated so a user can judge them.
-BUSY_FRACTION = 0.10   # of the round's wall time on the peers' CPUs, used by something else
-STEAL_FRACTION = 0.05  # of the round's wall time on the peers' CPUs, taken by the hypervisor
-MIN_FOREIGN_S = 0.05   # below this the ticks of /proc/stat cannot tell
-
 
 @dataclass(frozen=True)
 class Snapshot:
@@ -80,19 +75,3 @@ def summarise(before, after, pinned, hz=100):
         "steal_s": round(steal, 3), "steal_fraction": round(steal / capacity, 4) if cpus else None,
         "procs_running": [before.procs_running, after.procs_running],
     }
-
-
-def concerns(noise):
-    """[(kind, detail)] for a round's noise record: other work on the peers' CPUs, steal time."""
-    out = []
-    if not noise:
-        return out
-    share = noise.get("foreign_fraction")
-    if share is not None and share > BUSY_FRACTION and noise["foreign_cpu_s"] >= MIN_FOREIGN_S:
-        out.append(("busy-cpus", f"something else used {100 * share:.0f}% of CPU "
-                                 f"{','.join(map(str, noise['cpus']))}"))
-    steal = noise.get("steal_fraction")
-    if steal is not None and steal > STEAL_FRACTION:
-        out.append(("steal", f"the hypervisor stole {100 * steal:.0f}% of CPU "
-                             f"{','.join(map(str, noise['cpus']))}"))
-    return out

@@ -15,6 +15,7 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
 from ipclab.execute import explain, floors, preflight
 from ipclab.plan import patterns
 from ipclab.common.units import format_ns, format_rate
+from ipclab.records.precision import relative_width
 
 
 def install_interrupt_handlers():
@@ -135,25 +136,6 @@ def _within_budget(wide, eta, budget, spent):
             chosen.append(case)
             need += seconds
     return chosen
-
-
-def relative_width(record):
-    """The half-width of a case's median interval relative to its median (0.05: ±5%), None
-    without one."""
-    median = (record.get("trimmed") or {}).get("median")
-    low, high = record.get("median_ci_low"), record.get("median_ci_high")
-    if not median or low is None or high is None:
-        return None
-    return (high - low) / 2 / median
-
-
-def precision_of(record):
-    """(relative width, whether it met the record's precision target): (None, None) without a
-    target or an interval."""
-    width, target = relative_width(record), record.get("precision_target")
-    if not target or width is None or record.get("status") != "ok":
-        return None, None
-    return width, width <= target
 
 
 def precision_note(run, widths, wide, chosen, rounds):

@@ -3,12 +3,12 @@ ever lost.
 
     run.json          the scenario, the resolved cases, the environment, the preflight probe, the
                       order of every round, every case's record with its rounds
-    cases.csv         one row per case (export/csv.py)
-    table.md          the human table (export/markdown.py)
+    cases.csv         one row per case (output/csv.py)
+    table.md          the human table (output/markdown.py)
     samples/<id>.r<k>.i64         raw round trips of round k of each case: little-endian int64 ns
     samples/<id>.r<k>.warmup.i64  the warm-up round trips of that round (flagged as warm-up)
     logs/<id>.r<k>.<role>.stderr  the peers' stderr of a failed round
-    phases.csv        burst: one row per case, side and phase (export/phases.py)
+    phases.csv        burst: one row per case, side and phase (output/phases.py)
     burst/<id>.r<k>.phases.csv    burst: the server's phases of every connection of round k
     burst/<id>.r<k>.records.csv   burst: the client's record of every connection (PROTOCOL.md 11.4)
 """
@@ -19,32 +19,9 @@ from ipclab.common.errors import UserError
 from ipclab.execute import explain, wire
 from ipclab.execute.parts import part_of
 from ipclab.plan import patterns
+from ipclab.records.fields import STREAM_RESULT
+from ipclab.records.schema import SCHEMA
 
-# run.json schema history:
-#   ipclab.run/1 (0.1.0): first version.
-#   ipclab.run/2 (0.2.0): rounds. A record holds `rounds` (one entry per finished round: order,
-#     samples and warm-up samples files, median and its interval, drift, noise), `round_medians`,
-#     `round_spread`, `median_ci_low`/`_high` (hierarchical bootstrap), `stable`, and
-#     `ratio_ci_low`/`_high` with `verdict`; `samples_file` is gone (per round now); `warnings`
-#     are {kind, text}. The document gains `rounds` (each round's case order), `preflight` and
-#     `statistics_parameters`. `ipclab report` reads /1 and rewrites it as /2.
-#   ipclab.run/3 (0.3.0): patterns stream and short (PROTOCOL.md 11). A case has
-#     `message_size` (stream; its request and response sizes are null); a record has the
-#     throughput fields of ipclab/throughput.py (msgs_per_s … time_wait, null where they do not
-#     apply); a stream round's entry keeps `stream` (the client result's messages, windows,
-#     stream_ns, lost, client_cpu, server_cpu), a short round's `time_wait`. A stream's time
-#     statistics are per message of each window. The scenario gains `report` (table, versus) and
-#     run.messages, run.windows. `ipclab report` reads /1 and /2 and rewrites them as /3.
-#     Added within /3 (optional fields, older readers ignore them): run.link and run.wire_bytes,
-#     the scenario's `hosts` and environment.hosts (the server's host); with wire bytes a round's
-#     entry keeps `wire` (wire.per_call: per-call bytes and packets each way, conn_bytes, the
-#     counters of the measured and calibration pairs) and a record the columns of wire.FIELDS.
-#     `round_variance_prior`: pattern -> {cases, prior_df, prior_sd} of the between-round
-#     variance pooled over the run's cases (analyse/pooled.py), for the patterns whose median
-#     intervals were moderated by it; a record's `rounds_ci` is the interval its own rounds give
-#     (the bootstrap), which its median's interval is when no prior replaces it.
-SCHEMA = "ipclab.run/3"
-OLD_SCHEMAS = ("ipclab.run/1", "ipclab.run/2")
 
 
 def default_out_dir(root, scenario_name):
@@ -198,11 +175,6 @@ def add_round(record, outcome, samples_file=None, warmup_file=None, position=Non
     elif record["status"] == "pending":
         record["status"] = "ok"
     return record
-
-
-# What a stream round's client result carries beyond rr's (PROTOCOL.md 11.1 step 8).
-STREAM_RESULT = ("messages", "message_size", "windows", "stream_ns", "lost", "client_cpu",
-                 "server_cpu")
 
 
 def _pattern_figures(outcome):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ipclab.execute import probe
 from ipclab.plan import capabilities
 from ipclab.common.errors import UserError
 
@@ -71,7 +72,7 @@ def check(catalog, lang, echo=print):
     """Asks the freshly built peer for its capabilities and compares them with peer.toml."""
     if lang.unavailable:
         raise UserError(f"{lang.toml_path}: built, but the peer cannot run: {lang.unavailable}")
-    answer = capabilities.answer_of(lang, catalog.root)
+    answer = probe.answer_of(lang, catalog.root)
     capabilities.compare(lang, answer, catalog.mechanisms)
     echo(f"{lang.name}: contract {answer['contract']}, {len(answer['mechanisms'])} mechanisms, "
          f"{answer.get('runtime')}: agrees with {lang.toml_path.relative_to(catalog.root)}")

@@ -25,10 +25,9 @@ from dataclasses import replace
 from ipclab.execute.network import LinkError
 from ipclab.execute.places import Place
 from ipclab.plan import patterns
+from ipclab.records.fields import WIRE_FIELDS
 
 COUNTERS = ("req", "resp", "req_conn", "resp_conn")
-FIELDS = ("wire_req_bytes", "wire_resp_bytes", "wire_packets_per_call", "wire_conn_bytes",
-          "app_req_bytes", "app_resp_bytes")
 
 
 def ruleset(server_address, ssh_port=None):
@@ -134,7 +133,7 @@ def record_figures(record):
     and the application payload beside them (sized payloads; a structured record's size is the
     framework's business)."""
     rounds = [e["wire"] for e in record.get("rounds") or [] if e.get("wire")]
-    out = dict.fromkeys(FIELDS)
+    out = dict.fromkeys(WIRE_FIELDS)
     if not rounds:
         return out
     median = lambda key: _median([w[key] for w in rounds])  # noqa: E731

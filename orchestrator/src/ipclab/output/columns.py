@@ -4,7 +4,7 @@ Markdown and `--wide` show them all)."""
 from dataclasses import dataclass
 from typing import Callable
 
-from ipclab.execute.rounds import precision_of
+from ipclab.records.precision import precision_of
 from ipclab.plan import patterns as pattern_table
 from ipclab.plan import settings as setting_table
 from ipclab.plan.matrix import describe_shape

@@ -10,10 +10,10 @@ from ipclab.analyse.case_stats import STAT_FIELDS
 from ipclab.analyse.burst import FIELDS as BURST_FIELDS
 from ipclab.analyse.load import FIELDS as LOAD_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
-from ipclab.execute.rounds import precision_of
+from ipclab.records.precision import precision_of
 from ipclab.analyse.explained import FIELDS as MODEL_COLUMNS
-from ipclab.execute.explain import FIELDS as EXPLAIN_COLUMNS
-from ipclab.execute.wire import FIELDS as WIRE_COLUMNS
+from ipclab.records.fields import EXPLAIN_FIELDS as EXPLAIN_COLUMNS
+from ipclab.records.fields import WIRE_FIELDS as WIRE_COLUMNS
 from ipclab.plan import patterns
 from ipclab.plan import settings as setting_table
 

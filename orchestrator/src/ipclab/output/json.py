@@ -1,4 +1,4 @@
-"""run.json: the whole run, versioned (see ipclab.execute.rundir.SCHEMA for the history)."""
+"""run.json: the whole run, versioned (see ipclab.records.schema for the history)."""
 import json
 
 

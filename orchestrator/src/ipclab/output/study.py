@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ipclab.output import phases as _phases
 from ipclab.output import pivot as _pivot
-from ipclab.execute.burst import PHASES
+from ipclab.records.fields import BURST_PHASES as PHASES
 from ipclab.plan import patterns
 from ipclab.plan.matrix import describe_shape, variant
 

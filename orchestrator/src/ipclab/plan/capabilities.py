@@ -1,94 +1,13 @@
 """Does each built peer do what its peer.toml says? (PROTOCOL.md section 1, `capabilities`.)
 
 Every peer answers `PEER capabilities` with one JSON object generated from its own table of
-mechanisms. We ask once per build (the answer is cached under .build/, keyed by the build's
-fingerprint) and compare it with peer.toml and protocol/mechanisms.toml. A disagreement is one
+mechanisms (execute/probe.py asks, once per build). Here it is compared with peer.toml and
+protocol/mechanisms.toml, and what only the peer knows is taken from it. A disagreement is one
 line naming the peer, the field and both values: a stale build or a peer.toml that claims too
 much must never produce numbers."""
-import json
-import subprocess
-from pathlib import Path
-
 from ipclab.common.errors import UserError
 
 CONTRACT = 6           # the contract version this orchestrator speaks (PROTOCOL.md)
-ANSWER_TIMEOUT = 60    # seconds; a JVM answering on a loaded machine takes a few
-
-
-def check_all(catalog):
-    """Checks every peer that can run here; fills each language's kernel-reported limits and
-    `runtime`. Raises UserError on the first disagreement."""
-    for lang in catalog.languages.values():
-        if lang.unavailable is None:
-            answer = answer_of(lang, catalog.root)
-            compare(lang, answer, catalog.mechanisms)
-            apply(lang, answer, catalog.mechanisms)
-
-
-def answer_of(lang, root):
-    """The peer's capabilities answer, from the cache when the build has not changed."""
-    key = fingerprint(lang, root)
-    cache = Path(root) / ".build" / "capabilities" / f"{lang.name}.json"
-    try:
-        saved = json.loads(cache.read_text())
-        if saved.get("fingerprint") == key:
-            return saved["answer"]
-    except (OSError, ValueError, KeyError, AttributeError):
-        pass
-    answer = ask(lang)
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"fingerprint": key, "answer": answer}))
-        tmp.replace(cache)
-    except OSError:
-        pass  # a read-only checkout asks every time; still correct
-    return answer
-
-
-def fingerprint(lang, root):
-    """What changes when the peer is rebuilt: size and mtime of the artifact (or of the files
-    peer.toml's `fingerprint` globs name), and the command itself."""
-    root = Path(root)
-    paths = [root / lang.artifact] if lang.artifact else []
-    for pattern in lang.fingerprint:
-        paths += sorted(root.glob(pattern))
-    stamps = []
-    for path in paths:
-        try:
-            st = path.stat()
-        except OSError:
-            continue
-        stamps.append(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}")
-    return {"command": lang.argv(), "files": stamps}
-
-
-def ask(lang):
-    where = lang.toml_path or lang.name
-    argv = [*lang.argv(), "capabilities"]
-    try:
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=ANSWER_TIMEOUT,
-                              stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise UserError(f"{where}: the {lang.display} peer did not answer `capabilities` within "
-                        f"{ANSWER_TIMEOUT} s") from None
-    except OSError as e:
-        raise UserError(f"{where}: cannot start the {lang.display} peer: {e}") from None
-    if done.returncode != 0:
-        tail = " | ".join(done.stderr.strip().splitlines()[-2:]) or "no stderr"
-        # Exit 2 is a usage error: a peer of contract 1 does not know the subcommand.
-        why = (f"it predates contract {CONTRACT}; rebuild it ({lang.build_hint})"
-               if done.returncode == 2 else "the peer is broken; see its message")
-        raise UserError(f"{where}: the {lang.display} peer answered `capabilities` with exit "
-                        f"{done.returncode} ({tail}): {why}")
-    try:
-        answer = json.loads(done.stdout.strip().splitlines()[0])
-        if not isinstance(answer, dict) or not isinstance(answer.get("mechanisms"), dict):
-            raise ValueError("no mechanisms object")
-    except (ValueError, IndexError) as e:
-        raise UserError(f"{where}: the {lang.display} peer's `capabilities` answer is not the "
-                        f"contract's JSON ({e}): {done.stdout[:200]!r}") from None
-    return answer
 
 
 def compare(lang, answer, mechanisms):

@@ -1,12 +1,9 @@
 """Capabilities as data: the mechanisms (protocol/mechanisms.toml) and one adapter per language
 (peers/<dir>/peer.toml). Nothing here knows a language by name; adding one is adding a file."""
-import importlib.util
 import os
-import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
 from ipclab.common.errors import UserError
@@ -116,6 +113,9 @@ class Language:
     # mechanism -> which of its library's codecs the built peer uses, where it says (its
     # capabilities' `codec`, PROTOCOL.md 1): the Python peer's Thrift protocols
     codecs: dict = field(default_factory=dict)
+    # [locate] name -> what its command printed on this machine, where it found something
+    # (execute/probe.py asks)
+    located: dict = field(default_factory=dict)
 
     def supports(self, mechanism, role):
         return role in self.mechanisms.get(mechanism, ())
@@ -138,14 +138,9 @@ class Language:
         return None
 
     def placeholders(self):
-        """{name} -> value for every [locate] entry that was found, {python} and {root} (the
-        checkout, for a path inside an option such as -XX:SharedArchiveFile=)."""
-        values = {"python": sys.executable, "root": str(self.root)}
-        for name, spec in self.locate.items():
-            found = locate(tuple(spec["command"]), str(self.root))
-            if found:
-                values[name] = found
-        return values
+        """{name} -> value for every [locate] entry that was found (`located`), {python} and
+        {root} (the checkout, for a path inside an option such as -XX:SharedArchiveFile=)."""
+        return {"python": sys.executable, "root": str(self.root), **self.located}
 
     def missing_tool(self):
         """Why this language's toolchain is not on the machine (its first required [locate]
@@ -193,22 +188,16 @@ class Catalog:
         return [lang.name for lang in self.languages.values() if lang.library]
 
 
-def load_catalog(root=None, check=True):
-    """Mechanisms and languages; with `check`, every peer that can run here is asked for its
-    capabilities (cached per build) and must agree with its peer.toml (capabilities.py)."""
+def read_catalog(root=None):
+    """Mechanisms and languages as their files say; what only the machine knows (the [locate]
+    answers, whether each peer can run here, its capabilities) execute/probe.py adds."""
     root = Path(root) if root else repo_root()
     mechanisms = _load_mechanisms(root / "protocol" / "mechanisms.toml")
     languages = {}
     for path in root.glob("peers/*/peer.toml"):
         lang = _load_language(path, mechanisms, root)
-        lang.unavailable = _why_unavailable(lang, root)
         languages[lang.name] = lang
-    languages = dict(sorted(languages.items()))
-    catalog = Catalog(root=root, mechanisms=mechanisms, languages=languages)
-    if check:
-        from ipclab.plan import capabilities
-        capabilities.check_all(catalog)
-    return catalog
+    return Catalog(root=root, mechanisms=mechanisms, languages=dict(sorted(languages.items())))
 
 
 def load_mechanisms(root=None):
@@ -283,38 +272,3 @@ def _load_language(path, mechanisms, root):
         own_settings={name: list(mechs) for name, mechs in own.items()},
         release_at=tuple(data.get("release_at", ())),
     )
-
-
-def _why_unavailable(lang, root):
-    if lang.artifact and not (root / lang.artifact).exists():
-        return f"not built ({lang.artifact} missing): run {lang.build_hint}"
-    missing = lang.missing_tool()
-    if missing:
-        return missing
-    for need in lang.requires:
-        if need.startswith("module:") and importlib.util.find_spec(need[7:]) is None:
-            return f"Python module {need[7:]} is not installed: run {lang.build_hint}"
-    return None
-
-
-@cache
-def locate(command, root):
-    """What a [locate] command prints (a path, a version), or None when it fails."""
-    argv = [str(Path(root) / command[0]) if (Path(root) / command[0]).exists() else command[0],
-            *command[1:]]
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=20, cwd=root)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = out.stdout.strip()
-    return text if out.returncode == 0 and text else None
-
-
-def tool_version(argv):
-    """First line a tool prints about its version, or None (used for the run's environment)."""
-    try:
-        out = subprocess.run(argv, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = (out.stdout or out.stderr).strip()
-    return text.splitlines()[0] if text else None

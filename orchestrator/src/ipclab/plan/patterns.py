@@ -12,12 +12,9 @@ EXCHANGE, MESSAGE = "exchange", "message"
 SERVER_MODELS = ("iterative", "thread", "virtual-thread", "process", "thread-pool",
                  "process-pool", "epoll", "epoll-reuseport", "io_uring", "nio", "asyncio")
 BURST_RUN_LIMITS = {"connectors": 10000, "processes": 64, "backlog": 65535}  # the contract's ranges
-# The phases a burst server times per connection (11.4.3), and its client's (11.4.4).
-BURST_PHASES = ("accept", "loop", "spawn", "start_delay", "transfer", "total")
 # Pattern load (PROTOCOL.md 11.5): the settings that shape its schedule (plan/settings.py) and
 # the [run] keys of its time, in seconds (the peers take milliseconds).
 LOAD_SETTINGS = ("clients", "rate", "arrival")
-BURST_CLIENT_PHASES = ("connect", "response", "total")
 
 
 # How a case's deadline grows with its work (execute/runner.py case_timeout): not at all, per

@@ -13,6 +13,7 @@ from ipclab.plan.matrix import one_client_reason
 from ipclab.plan.validator import (  # noqa: F401 (the scenario's vocabulary, re-exported)
     MAX_PAYLOAD, PLACEMENTS, DEFAULT_PLACEMENT, PATTERNS, OUTLIER_RULES,
     PAYLOADS, MAX_SEQUENCE_LENGTH, MATRIX_AXES, VOID, BASELINE_KEYS, Validator)
+from ipclab.records.fields import BURST_PHASES
 
 DEFAULT_SCENARIO = "scenarios/quick.toml"  # what `ipclab run` and `hosts check` run without one
 
@@ -189,7 +190,7 @@ def build_scenario(raw, source, catalog, overrides, name):
         figures=v.names(report_raw.get("figures"), "report.figures", report_spec.STUDY_FIGURES))
     _many_clients(v, matrix, catalog, _pick(matrix_raw, overrides, "mechanism",
                                             "matrix.mechanism")[1])
-    claims = claim_table.parse(raw.get("claim"), source, v.selector_value, patterns.BURST_PHASES)
+    claims = claim_table.parse(raw.get("claim"), source, v.selector_value, BURST_PHASES)
     return Scenario(name=str(name), description=str(raw.get("description", "")), source=source,
                     matrix=matrix, run=run, statistics=stat, report=report,
                     hosts=hosts.parse_hosts(raw.get("hosts"), source), claims=claims,

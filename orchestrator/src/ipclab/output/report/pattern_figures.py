@@ -4,7 +4,8 @@ burst's phases, per case and per connection."""
 from ipclab.analyse.explained import median_of
 from ipclab.common.units import format_ns, format_ns_interval
 from ipclab.output.report.charts import Chart, Series
-from ipclab.plan.patterns import BURST_CLIENT_PHASES, BURST_PHASES, CONNECTION_FIGURE, STREAM_FIGURES
+from ipclab.plan.patterns import CONNECTION_FIGURE, STREAM_FIGURES
+from ipclab.records.fields import BURST_CLIENT_PHASES, BURST_PHASES
 from ipclab.output.report.figure_parts import (case_label, grouped, in_figures, numbered, ok_cases,
                                                placement_caption, rate_series, us)
 
