@@ -55,6 +55,37 @@ def test_no_module_outside_the_table_names_a_pattern():
     assert named_patterns() == {}
 
 
+# The modules that are a pattern's own (its execute/ and analyse/ parts, its figures, named after
+# it, and its benchmark): they may name their rows. Everywhere else a stage reads the row it was handed, or the table's DEFAULT.
+OWN_MODULES = {Path("bench.py"): {"SHORT", "STREAM"},        # ipclab bench stream: both rates
+               Path("bench_commands.py"): {"STREAM", "LOAD"},  # its commands bench stream, load
+               Path("bench_load.py"): {"LOAD"}}
+ROWS = {name for name, value in vars(patterns).items() if isinstance(value, patterns.Pattern)
+        and name != "DEFAULT"}
+
+
+def row_references(path, rows=frozenset(ROWS)):
+    """The rows of the table a module names: `patterns.STREAM`, `from … import STREAM`."""
+    tree = ast.parse(path.read_text(), str(path))
+    found = {node.attr for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and node.attr in rows
+             and isinstance(node.value, ast.Name) and "pattern" in node.value.id}
+    found |= {a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+              and (node.module or "").endswith("patterns") for a in node.names if a.name in rows}
+    return found
+
+
+def test_no_module_outside_the_table_names_a_row():
+    bad = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE)
+        extra = row_references(path) - OWN_MODULES.get(relative, set())
+        own = relative.stem.split("_")[0] in patterns.NAMES  # load.py, load_figures.py
+        if relative != TABLE and not own and extra:
+            bad[str(relative)] = sorted(extra)
+    assert bad == {}
+
+
 def test_the_check_catches_a_planted_name(tmp_path):
     (tmp_path / "plan").mkdir()
     (tmp_path / "plan" / "patterns.py").write_text('RR = "rr"\n')  # the table may
@@ -102,3 +133,10 @@ def test_the_python_peers_patterns_are_ours():
              if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "Pattern"
              and call.args and isinstance(call.args[0], ast.Constant)}
     assert names and names <= set(patterns.NAMES)
+
+
+def test_the_row_check_catches_a_planted_row(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("from ipclab.plan import patterns\nfrom ipclab.plan.patterns import LOAD\n"
+                       "KEY = patterns.STREAM.entry_key\nDEFAULT = patterns.DEFAULT\n")
+    assert row_references(planted) == {"LOAD", "STREAM"}

@@ -55,7 +55,7 @@ def stream_result(messages=1000, stream_ns=2_000_000_000, lost=0, client=None, s
 
 
 def test_one_stream_round_gives_wall_cpu_shares_and_cost_per_message():
-    f = throughput.stream_round({"stream": stream_result()})
+    f = throughput.stream_round({"stream": stream_result()}, "stream")
     assert f["stream_s"] == 2.0 and f["stream_msgs_per_s"] == 500.0
     assert (f["client_user_s"], f["client_sys_s"]) == (0.5, 1.0)
     assert (f["server_user_s"], f["server_sys_s"]) == (0.25, 0.75)
@@ -67,10 +67,10 @@ def test_one_stream_round_gives_wall_cpu_shares_and_cost_per_message():
 def test_missing_cpu_figures_leave_their_fields_empty():
     s = stream_result()
     s["server_cpu"] = None
-    f = throughput.stream_round({"stream": s})
+    f = throughput.stream_round({"stream": s}, "stream")
     assert f["server_user_s"] is None and f["cpu_us_per_msg"] is None
     assert f["client_user_s"] == 0.5
-    assert throughput.stream_round({"stream": {"messages": 5, "stream_ns": 0}}) is None
+    assert throughput.stream_round({"stream": {"messages": 5, "stream_ns": 0}}, "stream") is None
 
 
 STREAM = Case(1, "tcp", "cpp", "java", None, None, "cross-core", "stream", message_size=1024)

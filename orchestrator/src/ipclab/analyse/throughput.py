@@ -62,7 +62,7 @@ def rate(per_item_ns, low_ns=None, high_ns=None):
     return inverse(per_item_ns), inverse(high_ns), inverse(low_ns)
 
 
-def stream_round(entry, key=patterns.STREAM.entry_key):
+def stream_round(entry, key):
     """One ok round's per-stream figures from its saved `stream` block (the client's result file:
     messages, message_size, stream_ns, lost, client_cpu, server_cpu), or None."""
     s = entry.get(key)

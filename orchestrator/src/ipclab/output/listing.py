@@ -48,7 +48,10 @@ def _server_models(lang, mechanisms):
     unsupported with why, and the other models the contract names as unsupported by this peer's
     load server."""
     lines = []
-    for pattern in (patterns.BURST, patterns.LOAD):
+    modelled = [p for p in patterns.PATTERNS.values() if p.server_models]
+    # the pattern whose models are the capabilities' `server_models`; another lists its own
+    (first,) = [p for p in modelled if p.models_key == "server_models"]
+    for pattern in modelled:
         what, found = pattern.name, getattr(lang, pattern.models_key)
         for mech, models in found.items():
             lines.append(f"  {what} server models over {mech}: {', '.join(models)}")
@@ -59,7 +62,7 @@ def _server_models(lang, mechanisms):
                 if model not in models and not own:
                     lines.append(f"  {what} {model}: unsupported here ({why})")
             missing = [m for m in lang.server_models.get(mech, ()) if m not in models]
-            if pattern is patterns.LOAD and missing:
-                lines.append(f"  {what} {', '.join(missing)} over {mech}: unsupported (a burst "
-                             f"model this peer's load server does not serve yet)")
+            if pattern is not first and missing:
+                lines.append(f"  {what} {', '.join(missing)} over {mech}: unsupported (a "
+                             f"{first.name} model this peer's {what} server does not serve yet)")
     return lines

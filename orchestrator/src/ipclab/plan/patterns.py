@@ -72,21 +72,29 @@ class Pattern:
     frame_bytes: int = 2 * FRAME_HEADER  # what a unit (round trip, message) carries beside its
     #                             payload: a stream message is bare (11.1, contract 4), so a
     #                             datagram holds the 24 bytes more that a frame's header takes
+    settings: tuple = ()        # the settings (plan/settings.py) only it takes, each a name or
+    #                             "name=value" where one value of a setting is its alone
+
+    def takes(self, setting, value):
+        """Whether this pattern takes `value` of `setting`, one that only some patterns take."""
+        return setting in self.settings or f"{setting}={value}" in self.settings
 
 
 RR = Pattern("rr", "11", "round trips", records=True, keeps_warmup=True, whole_times=True,
              in_label=False, note="round trips", note_rank=1,
+             settings=("reply=void", "serialization"),
              report_figures=(TIME_FIGURES, WARMUP_FIGURE))
 STREAM = Pattern("stream", "11.1", "a stream window's time per message", shape=MESSAGE,
                  warmup=MESSAGES, per_window=True, timeout=PER_ITEM, run_keys=("messages", "windows"),
                  axes=("message_size",), rate_column="msgs_per_s", median_rate=True, entry_key="stream",
                  note="a stream window's time per message (stream)", note_rank=3,
                  columns=("msgs_per_s", "mib_per_s", "cpu_us_per_msg", "lost"),
-                 report_figures=(STREAM_FIGURES,), frame_bytes=0)
+                 report_figures=(STREAM_FIGURES,), frame_bytes=0, settings=("read_size",))
 SHORT = Pattern("short", "11.2", "whole connections", timeout=PER_ITEM, counts_time_wait=True,
                 whole_times=True, rate_column="conns_per_s", median_rate=True, entry_key="time_wait",
                 note="whole connections (short)", note_rank=2, columns=("conns_per_s", "time_wait"),
                 progress="connection", wire_conn_bytes=True,
+                settings=("reply=one-way", "listen_backlog", "source"),
                 report_figures=(TIME_FIGURES, CONNECTION_FIGURE))
 BURST = Pattern("burst", "11.4", "connections", server_models=True, warmup=NO_WARMUP,
                 timeout=PER_CONNECTION, counts_time_wait=True, default_sizes=(1000, 8),
@@ -105,6 +113,7 @@ LOAD = Pattern("load", "11.5", "requests' response times from their intended sta
                rate_column="achieved_per_s", entry_key="load",
                note="response times from each request's intended start (load)", note_rank=4,
                columns=("achieved_per_s", "knee_per_s", "service_p99", "late_p99"),
+               settings=LOAD_SETTINGS,
                report_figures=(LOAD_FIGURES,))
 
 PATTERNS = {p.name: p for p in (RR, STREAM, SHORT, BURST, LOAD)}
@@ -127,6 +136,12 @@ def label_suffix(name):
     """" stream" after a case's mechanism in labels; nothing for the default pattern."""
     pattern = of(name)
     return f" {pattern.name}" if pattern.in_label else ""
+
+
+def taking(setting, value):
+    """The patterns that take `value` of `setting`, where only some do (their rows' settings);
+    empty where every pattern does."""
+    return tuple(p for p in PATTERNS.values() if p.takes(setting, value))
 
 
 def named(test):

@@ -55,13 +55,21 @@ class Setting:
         return _flag(f"--{self.name.replace('_', '-')}", *self.roles)(value)
 
 
+def _pattern_takes(setting, value, pattern):
+    """(whether the case's pattern takes this value of the setting, the patterns that do): the
+    pattern table says which settings are some patterns' alone."""
+    takers = patterns.taking(setting, value)
+    return (not takers or pattern in {p.name for p in takers}), takers
+
+
 def _reply(value, mech, pattern, payload):
-    if value == "void" and not (_rpc(mech) and pattern == patterns.RR.name):
+    ok, (taker, *_) = _pattern_takes("reply", value, pattern)
+    if value == "void" and not (_rpc(mech) and ok):
         return ("a void reply is an RPC operation's (rest, grpc, thrift-binary, thrift-compact, "
-                "ice, corba, rmi, soap) in round trips (rr)")
-    if value == "one-way" and (pattern != patterns.SHORT.name or _rpc(mech)):
-        return ("one-way connections are a variant of the short pattern over a framed mechanism "
-                "(an RPC call always has a reply)")
+                f"ice, corba, rmi, soap) in {taker.sample} ({taker.name})")
+    if value == "one-way" and (not ok or _rpc(mech)):
+        return (f"one-way connections are a variant of the {taker.name} pattern over a framed "
+                "mechanism (an RPC call always has a reply)")
     return None
 
 
@@ -133,7 +141,7 @@ JAVA_BINDING = Setting(
 SERIALIZATION = Setting(
     "serialization", "frames", ("frames", "java", "java-long"),
     applies=lambda v, mech, pattern, payload: (
-        None if pattern == patterns.RR.name and payload == "bytes"
+        None if _pattern_takes("serialization", v, pattern)[0] and payload == "bytes"
         else "Java serialization carries sized round trips (rr, bytes) only"),
     flags=lambda v: {"drive": ["--payload", "long" if v == "java-long" else "object"]},
     label=lambda v: "java Long" if v == "java-long" else "java objects",
@@ -158,17 +166,20 @@ def _serialized_sizes(value, request_size, response_size):
 
 # The blog's conditions (001, issue 37): its servers read 1 KiB a call and listened with a
 # backlog of 50, its client connected from one address.
-def _pattern_over(pattern, mechanisms, what):
+def _pattern_over(mechanisms, what):
+    """A setting of the patterns whose rows take it, over `mechanisms`."""
     def why_not(value, mech, pattern_name, payload):
-        if pattern_name != pattern.name or mech.name not in mechanisms:
-            return f"{what} applies to the {pattern.name} pattern over {', '.join(mechanisms)} only"
+        ok, takers = _pattern_takes(what, value, pattern_name)
+        if not ok or mech.name not in mechanisms:
+            names = " or ".join(p.name for p in takers)
+            return f"{what} applies to the {names} pattern over {', '.join(mechanisms)} only"
         return None
     return why_not
 
 
 READ_SIZE = Setting(
     "read_size", 0, None,
-    applies=_pattern_over(patterns.STREAM, ("tcp", "uds", "pipe", "fifo"), "read_size"),
+    applies=_pattern_over(("tcp", "uds", "pipe", "fifo"), "read_size"),
     roles=("serve",),
     label=lambda v: f"reads {format_size(v)}",
     id_word=lambda v: f"read{v}",
@@ -177,14 +188,14 @@ READ_SIZE = Setting(
     most=MAX_PAYLOAD)
 LISTEN_BACKLOG = Setting(
     "listen_backlog", 512, None,
-    applies=_pattern_over(patterns.SHORT, ("tcp", "uds"), "listen_backlog"),
+    applies=_pattern_over(("tcp", "uds"), "listen_backlog"),
     flags=_flag("--backlog", "serve"),
     label=lambda v: f"backlog {v}",
     help="short over tcp, uds: the server's listen() backlog (default 512; the blog's was 50)",
     most=65535)
 SOURCE = Setting(
     "source", "rotate", ("rotate", "one"),
-    applies=_pattern_over(patterns.SHORT, ("tcp",), "source"),
+    applies=_pattern_over(("tcp",), "source"),
     roles=("drive",),
     label=lambda v: "one source",
     help="short over tcp: rotate (default: each connection from the next of 65,280 loopback "
@@ -236,8 +247,10 @@ JNI_ARRAYS = Setting(
 
 
 def _load_only(what):
+    """A setting of load's schedule: the pattern whose row takes it."""
     def why_not(value, mech, pattern, payload):
-        return None if pattern == patterns.LOAD.name else f"{what} is a setting of the load pattern"
+        ok, takers = _pattern_takes(what, value, pattern)
+        return None if ok else f"{what} is a setting of the {' or '.join(p.name for p in takers)} pattern"
     return why_not
 
 
