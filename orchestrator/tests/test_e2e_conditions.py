@@ -56,13 +56,14 @@ def test_with_nodelay_off_a_segment_carries_several_messages():
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_short_connections_from_one_source_against_a_backlog_of_50(tmp_path, seed, lang):
-    # 3000 connections from 127.0.0.1 alone: more than a second's worth of ports in TIME_WAIT
-    # would be without the kernel's reuse on loopback; every one counted by the server.
+    # 3000 connections from 127.0.0.1 alone in one round: more than a second's worth of ports
+    # in TIME_WAIT would be without the kernel's reuse on loopback; every one counted by the
+    # server.
     out = tmp_path / "run"
     done = ipclab("run", "--pattern", "short", "--mechanism", "tcp", "--client", lang,
                   "--server", lang, "--request-size", "1KiB", "--response-size", "0",
                   "--reply", "one-way", "--source", "one,rotate", "--listen-backlog", "50",
-                  "--nodelay", "off", "--iterations", "3000", "--warmup", "10",
+                  "--nodelay", "off", "--iterations", "3000", "--warmup", "10", "--rounds", "1",
                   "--seed", str(seed), "--out", str(out))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = cases_csv(out)
