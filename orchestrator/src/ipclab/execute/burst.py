@@ -68,7 +68,7 @@ def finish(server, case_dir):
     server.wait(server_wait(case_dir))
 
 
-def units(result):
+def units(case, run, result):
     """Connections the client made, ok or not (--explain counts per connection)."""
     return result.get("connections_ok", 0) + result.get("connections_failed", 0)
 
@@ -78,7 +78,7 @@ def calibration_run(run):
     return replace(run, connections=1)
 
 
-def ok_samples(result):
+def ok_samples(case, run, result):
     """Samples an ok client writes: one per connection that went well (11.4.4)."""
     return result.get("connections_ok")
 
@@ -233,6 +233,8 @@ def round_entry(outcome, key):
     """A burst round's figures for run.json under `key` (the pattern row's entry_key): the
     client's counts, the counters, where its files are kept, and every connection's phase times
     (what the case's summary pools)."""
+    if outcome.status != "ok":
+        return {}
     b, client = outcome.part or {}, outcome.client or {}
     keep = ("connections", "connections_ok", "connections_failed", "slow_connects", "errors",
             "burst_ns", "conns_per_s", "hosts")  # hosts: a row per client host (spread.py)

@@ -76,15 +76,13 @@ def applies(case):
 def calibration_run(case, run):
     """The settings of the calibration pair: one call (a stream: one message), or what the
     pattern's own module says (parts.py: one connection of a burst, a millisecond of a load)."""
-    part = part_of(case)
-    return part.calibration_run(run) if part else wire.calibration_run(run)
+    return part_of(case).calibration_run(run)
 
 
 def units(outcome, case, run):
     """What a pair measured: its calls or messages, or what the pattern's own module counts in
     its client's result (a burst's connections, a load's requests)."""
-    part = part_of(case)
-    return part.units(outcome.client or {}) if part else wire.units(case, run)
+    return part_of(case).units(case, run, outcome.client or {})
 
 
 def wrap(argv, out_path):

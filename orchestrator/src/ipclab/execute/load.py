@@ -64,7 +64,7 @@ def finish(server, case_dir):
     """A load server runs until it is stopped: nothing to wait for."""
 
 
-def units(result):
+def units(case, run, result):
     """Measured requests the client counted, ok or failed (--explain counts per request)."""
     return result.get("requests_ok", 0) + result.get("requests_failed", 0)
 
@@ -75,7 +75,7 @@ def calibration_run(run):
     return dataclasses.replace(run, duration=0.001)
 
 
-def ok_samples(result):
+def ok_samples(case, run, result):
     """Samples an ok client writes: one per measured request without error (11.5.3)."""
     return result.get("requests_ok")
 
@@ -92,6 +92,8 @@ def collect(case_dir, before, run, time_wait, place):
 def round_entry(outcome, key):
     """A load round's figures for run.json under `key`: the client's counts and rate, and the
     percentiles of its records (what analyse/load.py combines over rounds)."""
+    if outcome.status != "ok":
+        return {}
     client, part = outcome.client or {}, outcome.part or {}
     times = request_times(part.get("records_text") or "")
     return {key: {**{k: client.get(k) for k in KEEP},

@@ -19,7 +19,6 @@ from ipclab.common.errors import UserError
 from ipclab.execute import explain, wire
 from ipclab.execute.parts import part_of
 from ipclab.plan import patterns
-from ipclab.records.fields import STREAM_RESULT
 from ipclab.records.schema import SCHEMA
 
 
@@ -178,12 +177,6 @@ def add_round(record, outcome, samples_file=None, warmup_file=None, position=Non
 
 
 def _pattern_figures(outcome):
-    """A round entry's pattern-specific part: the stream's figures from the client's result file;
-    for short, the TIME_WAIT sockets counted after it (None where not counted)."""
-    pattern, ok = patterns.of(outcome.case.pattern), outcome.status == "ok"
-    if pattern.per_window:
-        return {pattern.entry_key: {k: outcome.client.get(k) for k in STREAM_RESULT}} \
-            if outcome.client and ok else {}
-    if part_of(outcome.case):
-        return part_of(outcome.case).round_entry(outcome, pattern.entry_key) if ok else {}
-    return {pattern.entry_key: outcome.time_wait} if pattern.entry_key else {}
+    """A round entry's pattern-specific part, under its row's entry_key (its execute part's)."""
+    key = patterns.of(outcome.case.pattern).entry_key
+    return part_of(outcome.case).round_entry(outcome, key)

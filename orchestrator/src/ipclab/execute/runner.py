@@ -19,7 +19,7 @@ from ipclab.plan import settings as setting_table
 from ipclab.execute import wire
 from ipclab.execute.budget import case_timeout, effective_warmup, expected_samples  # noqa: F401 (tests import them here)
 from ipclab.execute.places import LOCAL, server_endpoint
-from ipclab.execute.parts import PARTS, part_of
+from ipclab.execute.parts import part_of
 from ipclab.execute.peers import UNSUPPORTED, Peer, PeerError, Unsupported, wait_any
 
 SERVER_GRACE = 5.0  # seconds a server gets to exit after SIGTERM before SIGKILL
@@ -61,7 +61,7 @@ class Runner:
         if case.skip_status:
             return Outcome(case, case.skip_status, case.skip_reason, round=round_index)
         part = part_of(case)
-        if part and part.searches(case):
+        if part.searches(case):
             # A rate sweep (load.py): steps of fresh pairs, each a case at one rate.
             return part.search(lambda step: self.run(step, round_index), case, self.scenario.run)
         started = time.monotonic()
@@ -129,7 +129,7 @@ class Runner:
             endpoint.server_arg = server_endpoint(net.server)  # where the link puts the server
         server = client = ready = None
         part = part_of(case)
-        before = part.before(net.server) if part else None
+        before = part.before(net.server)
         try:
             endpoint.open(net.server)
             if mech.inprocess:
@@ -139,8 +139,8 @@ class Runner:
             else:
                 server = self._start(case, "server", cpus.server, case_dir, endpoint.server_fds,
                                      ["--endpoint", endpoint.server_arg,
-                                      *(part.server_flags(case, run, case_dir)
-                                        if part else [])], net.server, counted)
+                                      *part.server_flags(case, run, case_dir)],
+                                     net.server, counted)
                 endpoint.release(endpoint.server_fds)
                 ready = server.wait_ready(run.ready_timeout)
                 target = ["--endpoint", endpoint.for_client(ready["endpoint"])]
@@ -151,20 +151,18 @@ class Runner:
                 spread.merge(client, case_dir, part)
             elif not net.client.own_files:  # hosts.client: its files come back over ssh
                 spread.fetch_back(net.client, case_dir)
-            if part and server:
+            if server:
                 part.finish(server, case_dir)
             time_wait, time_wait_note = _time_wait(case, mech, ready, spread.places_of(client, net))
             self._stop(client, server)
-            outcome = _judge(case, client, server, ready, server_died, case_dir,
-                             expected_samples(case, run))
+            outcome = _judge(case, client, server, ready, server_died, case_dir, run)
             outcome.time_wait = time_wait
             if time_wait_note:
                 outcome.notes.append(time_wait_note)
-            if part:
-                outcome.part = part.collect(case_dir, before, run, time_wait, net.server)
-                if part.SERVER_ENDS_ITSELF and server_died and server.returncode != 0 \
-                        and outcome.status == "ok":
-                    outcome.status, outcome.reason = "failed", server_died
+            outcome.part = part.collect(case_dir, before, run, time_wait, net.server)
+            if part.SERVER_ENDS_ITSELF and server_died and server.returncode != 0 \
+                    and outcome.status == "ok":
+                outcome.status, outcome.reason = "failed", server_died
         except Unsupported as e:
             outcome = Outcome(case, "not-applicable", str(e))
         except PeerError as e:
@@ -178,7 +176,7 @@ class Runner:
         """The case's client here (or where the link puts it), or its clients spread over the
         client hosts (spread.py: unpinned, each writing its files there)."""
         part = part_of(case)
-        if net.clients and part and patterns.of(case.pattern).spreads:
+        if net.clients and patterns.of(case.pattern).spreads:
             def start_one(place, share_case, share_run, folder, extra):
                 return self._start(share_case, "client", None, folder, (),
                                    [*target, *_drive_flags(share_case, share_run, folder), *extra],
@@ -247,27 +245,7 @@ class Runner:
 
 def _drive_flags(case, run, case_dir):
     """The client's flags for the case's pattern (PROTOCOL.md section 1's usage lines)."""
-    pattern = patterns.of(case.pattern)
-    files = ["--io-timeout", f"{run.io_timeout:g}", "--samples-file", str(case_dir / "samples.i64"),
-             "--result-file", str(case_dir / "result.json")]
-    if PARTS.get(pattern.execute):
-        return PARTS[pattern.execute].drive_flags(case, run, case_dir)
-    if pattern.shape == patterns.MESSAGE:
-        return ["--pattern", case.pattern, "--message-size", str(case.message_size),
-                "--messages", str(run.messages),
-                "--windows", str(expected_samples(case, run)),
-                "--warmup", str(effective_warmup(case, run)), *files]
-    if case.payload == "bytes":
-        what = ["--request-size", str(case.request_size), "--response-size", str(case.response_size)]
-    else:
-        what = ["--payload", case.payload, "--sequence-length", str(case.sequence_length)]
-    warmup = effective_warmup(case, run)
-    # Only with a warm-up (nothing to record without one) and only where the client keeps it:
-    # the stream pattern refuses the flag (PROTOCOL.md 11.1).
-    keep_warmup = (["--warmup-samples-file", str(case_dir / "warmup.i64")]
-                   if warmup and pattern.keeps_warmup else [])
-    return ["--pattern", case.pattern, *what,
-            "--warmup", str(warmup), "--iterations", str(run.iterations), *keep_warmup, *files]
+    return part_of(case).drive_flags(case, run, case_dir)
 
 
 def _time_wait(case, mech, ready, places=(LOCAL,)):
@@ -293,7 +271,7 @@ def _time_wait(case, mech, ready, places=(LOCAL,)):
     return count, next((note for note in notes if note), None)
 
 
-def _judge(case, client, server, ready, server_died, case_dir, iterations):
+def _judge(case, client, server, ready, server_died, case_dir, run):
     result = _read_json(case_dir / "result.json")
     notes = []
     if server and server_died is None and server.returncode not in (0, None):
@@ -305,8 +283,8 @@ def _judge(case, client, server, ready, server_died, case_dir, iterations):
             return Outcome(case, "failed", f"client's result file breaks the contract "
                            f"(PROTOCOL.md 7): {problem}", server=ready, notes=notes)
         samples = _read_samples(case_dir / "samples.i64")
-        if part_of(case):  # a sample per connection (11.4) or request (11.5) that went well
-            iterations = part_of(case).ok_samples(result)
+        # a sample per round trip, stream window, connection (11.4) or request (11.5) that went well
+        iterations = part_of(case).ok_samples(case, run, result)
         if samples.size != iterations:
             return Outcome(case, "failed", f"client reported ok but wrote {samples.size} samples, "
                            f"expected {iterations}", client=result, server=ready, notes=notes)
