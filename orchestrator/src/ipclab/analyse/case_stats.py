@@ -5,10 +5,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from ipclab.analyse import burst
 from ipclab.analyse import hosts
-from ipclab.analyse import load
 from ipclab.analyse import noise
+from ipclab.analyse import parts
 from ipclab.analyse import stats
 from ipclab.analyse import throughput
 from ipclab.common.units import format_ns
@@ -53,10 +52,8 @@ def analyse(record, rounds, settings, seed=1):
               and r > settings.skip_rounds}
     rounds = per_message_rounds(record, rounds)
     kept = _analyse(record, rounds, settings, seed) if rounds else {}
-    record.update(throughput.figures(record))
-    record.update(burst.figures(record))
-    record.update(load.figures(record))
-    found = load.warnings(record)
+    record.update(parts.figures(record))
+    found = parts.warnings(record)
     if rounds:  # clients on several hosts: the host as the top level of the interval
         found += hosts.analyse(record, rounds, settings, case_seed(seed, "hosts", record["id"]))
     record["warnings"] = (record["warnings"] or []) + [w.as_dict() for w in found]
