@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ipclab import bench_http
+from ipclab.bench import http as bench_http
 from ipclab.plan.catalog import repo_root
 
 WRK_OUTPUT = """\

@@ -57,9 +57,8 @@ def test_no_module_outside_the_table_names_a_pattern():
 
 # The modules that are a pattern's own (its execute/ and analyse/ parts, its figures, named after
 # it, and its benchmark): they may name their rows. Everywhere else a stage reads the row it was handed, or the table's DEFAULT.
-OWN_MODULES = {Path("bench.py"): {"SHORT", "STREAM"},        # ipclab bench stream: both rates
-               Path("bench_commands.py"): {"STREAM", "LOAD"},  # its commands bench stream, load
-               Path("bench_load.py"): {"LOAD"}}
+OWN_MODULES = {Path("bench/kernel.py"): {"SHORT", "STREAM"},  # ipclab bench stream: both rates
+               Path("bench/commands.py"): {"STREAM", "LOAD"}}  # its commands bench stream, load
 ROWS = {name for name, value in vars(patterns).items() if isinstance(value, patterns.Pattern)
         and name != "DEFAULT"}
 

@@ -208,7 +208,7 @@ def test_eta_counts_each_case_by_what_it_took_in_earlier_rounds():
 
 def test_honesty_counts_each_runs_medians_inside_the_others_intervals(fake, tmp_path):
     from ipclab.analyse import compare
-    from ipclab import bench_honesty
+    from ipclab.bench import honesty as bench_honesty
     setup(fake, tmp_path / "a")
     setup(fake, tmp_path / "b", unsteady={3})      # case 3's rounds moved between the runs
     run_a, run_b = compare.load_run(tmp_path / "a" / "run"), compare.load_run(tmp_path / "b" / "run")
@@ -228,7 +228,7 @@ def test_honesty_counts_each_runs_medians_inside_the_others_intervals(fake, tmp_
 
 
 def test_honesty_says_when_the_whole_machine_moved_between_its_runs():
-    from ipclab import bench_honesty
+    from ipclab.bench import honesty as bench_honesty
     assert bench_honesty.moved_note(None) == [] and bench_honesty.moved_note(1.04) == []
     [note] = bench_honesty.moved_note(0.919)
     assert "moved 8% between the runs" in note and "0.919" in note and "quiet" in note

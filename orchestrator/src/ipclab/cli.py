@@ -20,7 +20,8 @@ from ipclab.plan.scenario import DEFAULT_SCENARIO, StatSettings, load_scenario
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
 from ipclab.output import publish
-from ipclab import bench_commands, claims_commands, hosts_commands
+from ipclab import claims_commands, hosts_commands
+from ipclab.bench import commands as bench_commands
 from ipclab.terminal_console import console
 
 

@@ -9,7 +9,7 @@ from ipclab.plan import settings as setting_table
 PLACEMENTS = ("same-core", "cross-core", "unpinned")
 DEFAULT_PLACEMENT = "cross-core"
 # PROTOCOL.md section 11: request–response, a one-way stream, a connection per round trip.
-PATTERNS = patterns.NAMES
+PATTERNS = patterns.NAMES  # as imported; the check below reads the table itself
 OUTLIER_RULES = ("tukey", "none")  # analyse/stats.py remove_outliers
 # "bytes": the sized payloads of PROTOCOL.md section 3; the others are the structured records of
 # section 10.2, which only RPC mechanisms carry.
@@ -141,7 +141,7 @@ class Validator:
             return list(dict.fromkeys([*patterns.SERVER_MODELS, *(
                 m for lang in self.catalog.languages.values()
                 for models in lang.load_models.values() for m in models)]))
-        return list(PLACEMENTS if axis == "placement" else PATTERNS)
+        return list(PLACEMENTS if axis == "placement" else patterns.PATTERNS)
 
     def _default_axis(self, axis):
         defaults = {"request_size": [16], "response_size": [16], "placement": [DEFAULT_PLACEMENT],

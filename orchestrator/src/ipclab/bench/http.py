@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from rich.table import Table
 
-from ipclab.bench import positive
+from ipclab.bench.kernel import positive
 from ipclab.common.errors import UserError
 from ipclab.common.units import format_ns
 from ipclab.plan import placement

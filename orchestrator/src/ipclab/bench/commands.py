@@ -1,6 +1,6 @@
 """`ipclab bench …`: the benchmarks that print numbers (speed targets are checked here, never by
-timed assertions in tests), each a thin command over bench.py, bench_http.py, bench_honesty.py,
-bench_load.py."""
+timed assertions in tests), each a thin command over kernel.py, http.py, honesty.py,
+load.py."""
 import click
 
 from ipclab.plan import patterns
@@ -19,7 +19,7 @@ def bench():
 @click.option("--placement", default="same-core", help="same-core, cross-core or unpinned")
 def bench_kernel(iterations, rounds, placement):
     """The C++ peer at 16 B beside a hand-written C ping-pong per kernel mechanism (≤ 1.05)."""
-    from ipclab.bench import run_floor
+    from ipclab.bench.kernel import run_floor
     run_floor(load_catalog(), console, iterations, rounds, placement)
 
 
@@ -28,7 +28,7 @@ def bench_kernel(iterations, rounds, placement):
 @click.option("--rounds", default="3", help="alternating rounds")
 def bench_shm(iterations, rounds):
     """shm beside the cache-line floor and uds; jni, ffm, ctypes call overhead."""
-    from ipclab.bench import run_shm
+    from ipclab.bench.kernel import run_shm
     run_shm(load_catalog(), console, iterations, rounds)
 
 
@@ -40,7 +40,7 @@ def bench_shm(iterations, rounds):
 @click.option("--placement", default="cross-core", help="same-core, cross-core or unpinned")
 def bench_stream(messages, iterations, size, rounds, placement):
     """The C++ peer's 1 KiB stream and short tcp connections beside the C floor's (≥ 0.95)."""
-    from ipclab.bench import run_stream
+    from ipclab.bench.kernel import run_stream
     run_stream(load_catalog(), console, messages, iterations, rounds, placement, size)
 
 
@@ -51,7 +51,7 @@ def bench_stream(messages, iterations, size, rounds, placement):
 @click.option("--placement", default="same-core", help="same-core, cross-core or unpinned")
 def bench_rest(iterations, seconds, rounds, placement):
     """The C++ REST client at 16 B beside wrk on the same server and CPUs (≤ 1.00)."""
-    from ipclab.bench_http import run_rest
+    from ipclab.bench.http import run_rest
     run_rest(load_catalog(check=False), console, iterations, seconds, rounds, placement)
 
 
@@ -67,7 +67,7 @@ def bench_honesty(scenario, rounds, precision, budget, iterations, keep):
     """SCENARIO (default: the quick one) run twice: the share of each run's medians inside the
     other's intervals, compare's verdicts, and how wide the intervals are."""
     import sys
-    from ipclab.bench_honesty import run_honesty
+    from ipclab.bench.honesty import run_honesty
     flags = [x for flag, value in (("--rounds", rounds), ("--precision", precision),
                                    ("--budget", budget), ("--iterations", iterations))
              if value for x in (flag, value)]
@@ -81,7 +81,7 @@ def bench_honesty(scenario, rounds, precision, budget, iterations, keep):
 def bench_load(clients, seconds, placement):
     """Per client language, the highest rate it keeps on schedule (its own lateness p99 ≤ 50 µs)
     against the C++ epoll server over tcp, and what gave out beyond it."""
-    from ipclab.bench import positive
-    from ipclab.bench_load import run_load_bench
+    from ipclab.bench.kernel import positive
+    from ipclab.bench.load import run_load_bench
     run_load_bench(load_catalog(), console, positive(clients, "--clients"),
                    float(positive(seconds, "--seconds")), placement)
