@@ -17,8 +17,8 @@ ORCH_SHARDS := 1 2
 # scripts/isolated, when `make test` runs the suites at once
 ISOLATE   :=
 
-.PHONY: run setup build test test-sanitize test-orchestrator orchestrator-suite bench fuzz clean FORCE \
-        $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) \
+.PHONY: run setup build suites test test-fast test-sanitize test-orchestrator orchestrator-suite \
+        orchestrator-units bench fuzz clean FORCE $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) \
         $(addprefix build-,$(PEERS)) $(addprefix test-,$(PEERS)) $(addprefix peer-suite-,$(PEERS))
 
 # Every peer whose toolchain is here (a missing one is one line: which, and how to get it), then
@@ -61,18 +61,31 @@ $(FLOOR_BIN): FORCE setup
 
 FORCE:
 
-# Every suite after the build. Where scripts/isolated can give each suite kernel IPC objects of its
-# own (as root), all run at once, the orchestrator's in two shards: its runs sweep the tagged
-# objects they see and its kernel tests check that none is left, and each suite's own checks of
-# what it made must not meet another's objects either. Elsewhere the orchestrator's suite runs
-# first and alone, then the peers' side by side. -O prints each suite's output in one piece.
+# Every suite after the build, in two tiers: `make test-fast` runs the orchestrator's unit tests
+# (those not marked e2e: no scenario of real peers) and every peer's own suite; `make test` adds
+# the orchestrator's end-to-end tests, dealt into two shards. Where scripts/isolated can give each
+# suite kernel IPC objects of its own (as root), a tier's suites run at once: the orchestrator's
+# runs sweep the tagged objects they see and its kernel tests check that none is left, and each
+# suite's own checks of what it made must not meet another's objects either. Elsewhere the
+# orchestrator's suite runs first and alone, then the peers' side by side. -O prints each suite's
+# output in one piece.
+PEER_SUITES := $(addprefix peer-suite-,$(PEERS))
+E2E_SHARDS  := $(addprefix orchestrator-shard-,$(ORCH_SHARDS))
+
 test: build
+	$(MAKE) --no-print-directory suites SUITES="orchestrator-units $(E2E_SHARDS) $(PEER_SUITES)" \
+	  ALONE="orchestrator-suite"
+
+test-fast: build
+	$(MAKE) --no-print-directory suites SUITES="orchestrator-units $(PEER_SUITES)" \
+	  ALONE="orchestrator-units"
+
+suites:
 	if scripts/isolated --check; then \
-	  $(MAKE) --no-print-directory -O -j$(words $(ORCH_SHARDS) $(PEERS)) ISOLATE=scripts/isolated \
-	    $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) $(addprefix peer-suite-,$(PEERS)); \
+	  $(MAKE) --no-print-directory -O -j$(words $(SUITES)) ISOLATE=scripts/isolated $(SUITES); \
 	else \
-	  $(MAKE) --no-print-directory orchestrator-suite && \
-	  $(MAKE) --no-print-directory -O -j$(words $(PEERS)) $(addprefix peer-suite-,$(PEERS)); \
+	  $(MAKE) --no-print-directory $(ALONE) && \
+	  $(MAKE) --no-print-directory -O -j$(words $(PEERS)) $(PEER_SUITES); \
 	fi
 
 test-orchestrator: build
@@ -81,9 +94,12 @@ test-orchestrator: build
 orchestrator-suite:
 	$(PY) -m pytest orchestrator/tests -q --durations=30
 
-$(addprefix orchestrator-shard-,$(ORCH_SHARDS)): orchestrator-shard-%:
-	scripts/isolated env IPCLAB_TEST_SHARD=$*/$(words $(ORCH_SHARDS)) \
-	  $(PY) -m pytest orchestrator/tests -q --durations=15
+orchestrator-units:
+	$(ISOLATE) $(PY) -m pytest orchestrator/tests -q -m "not e2e" --durations=10
+
+$(E2E_SHARDS): orchestrator-shard-%:
+	$(ISOLATE) env IPCLAB_TEST_SHARD=$*/$(words $(ORCH_SHARDS)) \
+	  $(PY) -m pytest orchestrator/tests -q -m e2e --durations=15
 
 # One peer's suite: after the build (test-java), or as `test` runs it, the build done.
 $(addprefix test-,$(PEERS)): test-%: build

@@ -11,7 +11,7 @@ import atheris
 with atheris.instrument_imports():
     from ipclab.common.errors import UserError
     from ipclab.plan import claims, matrix
-    from ipclab.plan.catalog import load_catalog
+    from ipclab.execute.probe import load_catalog
     from ipclab.plan.scenario import _KNOWN, build_scenario
 
 CATALOG = load_catalog(check=False)

@@ -18,10 +18,13 @@ def catalog():
     return load_catalog(check=False)  # the real peers are checked in test_capabilities.py
 
 
+@pytest.hookimpl(trylast=True)  # after -m has kept the tier's tests: deal only those
 def pytest_collection_modifyitems(config, items):
-    """IPCLAB_TEST_SHARD=K/N keeps every N-th test from the K-th: `make test` runs the shards side
-    by side, each in an IPC namespace of its own (scripts/isolated). Dealing test by test, not file
-    by file, spreads the slow parametrised end-to-end tests evenly."""
+    """IPCLAB_TEST_SHARD=K/N keeps the K-th of N shards: `make test` runs the shards side by side,
+    each in an IPC namespace of its own (scripts/isolated). Tests are dealt one by one, not file
+    by file, each to the shard with the least work so far, so the slow parametrised end-to-end
+    tests spread evenly; a test marked `weight(W)` counts as W ordinary ones (the five-host
+    burst takes about 30 ordinary tests' time)."""
     shard = os.environ.get("IPCLAB_TEST_SHARD")
     if not shard:
         return
@@ -30,8 +33,23 @@ def pytest_collection_modifyitems(config, items):
         assert 1 <= k <= n
     except (ValueError, AssertionError):
         raise pytest.UsageError(f"IPCLAB_TEST_SHARD: expected K/N with 1 <= K <= N, got {shard!r}")
-    config.hook.pytest_deselected(items=[t for i, t in enumerate(items) if i % n != k - 1])
-    items[:] = [t for i, t in enumerate(items) if i % n == k - 1]
+    kept = [item for item, dealt in zip(items, deal(items, n)) if dealt == k - 1]
+    config.hook.pytest_deselected(items=[t for t in items if t not in kept])
+    items[:] = kept
+
+
+def deal(items, n):
+    """The shard (0 … n-1) of each item: the one with the least weight dealt so far, the heavy
+    items first so that the light ones even out what they leave; the same in every shard."""
+    def weight(item):
+        marker = item.get_closest_marker("weight")
+        return marker.args[0] if marker else 1
+    load, shard_of = [0] * n, {}
+    for i in sorted(range(len(items)), key=lambda i: -weight(items[i])):
+        shard = min(range(n), key=lambda s: (load[s], s))
+        shard_of[i] = shard
+        load[shard] += weight(items[i])
+    return [shard_of[i] for i in range(len(items))]
 
 
 def pytest_sessionfinish(session, exitstatus):

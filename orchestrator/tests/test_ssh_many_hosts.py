@@ -26,6 +26,7 @@ MODELS = ("iterative", "process", "epoll")
 
 
 @needs_hosts
+@pytest.mark.weight(30)  # about two minutes: the shards deal it as thirty ordinary tests
 def test_a_burst_from_five_client_hosts(tmp_path):
     private = tmp_path / "hosts"
     private.mkdir(mode=0o700)

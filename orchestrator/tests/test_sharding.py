@@ -1,0 +1,24 @@
+"""`make test`'s shards (conftest.py deal): every test in exactly one shard, the same in every
+shard's process, a heavy test balanced by the light ones."""
+from types import SimpleNamespace
+
+from conftest import deal
+
+
+def item(weight=None):
+    marker = SimpleNamespace(args=(weight,)) if weight else None
+    return SimpleNamespace(get_closest_marker=lambda name: marker if name == "weight" else None)
+
+
+def test_a_heavy_test_is_balanced_by_the_light_ones():
+    items = [item() for _ in range(10)] + [item(30)] + [item() for _ in range(40)]
+    shards = deal(items, 2)
+    heavy = shards[10]
+    load = [sum(30 if i == 10 else 1 for i, s in enumerate(shards) if s == k) for k in (0, 1)]
+    assert load == [40, 40] and shards.count(heavy) == 11
+    assert deal(items, 2) == shards  # every shard's process deals the same
+
+
+def test_every_test_is_in_one_shard():
+    shards = deal([item() for _ in range(7)], 3)
+    assert sorted(shards) == [0, 0, 0, 1, 1, 2, 2]
