@@ -328,7 +328,7 @@ bool is_stream(const DriveOptions& o) { return o.pattern == "stream"; }
 // later, so its expected size stands in.
 std::uint64_t expected_samples(const DriveOptions& o) {
   if (is_stream(o)) return o.windows;
-  if (o.pattern == kLoadPattern) return o.rate * o.duration_ms / 1000 + 1;
+  if (o.pattern == OpenLoopLoad::name) return o.rate * o.duration_ms / 1000 + 1;
   return o.iterations;
 }
 
@@ -338,10 +338,11 @@ void drive(const DriveOptions& o, SamplesWriter& samples, SamplesWriter& warmup,
   samples.open(o.samples_file, expected_samples(o));
   if (!o.warmup_samples_file.empty()) warmup.open(o.warmup_samples_file, o.warmup);
   check_supported(o);
-  if (o.pattern == kBurstPattern) return burst::run_burst_client(o, *o.mechanism->burst, recorder);
-  if (o.pattern == kLoadPattern && o.mechanism->burst != nullptr)  // RPC: its own (11.5.4)
+  if (o.pattern == ConnectionBurst::name)
+    return burst::run_burst_client(o, *o.mechanism->burst, recorder);
+  if (o.pattern == OpenLoopLoad::name && o.mechanism->burst != nullptr)  // RPC: its own (11.5.4)
     return load::run_load_client(o, *o.mechanism->burst, recorder);
-  if (o.pattern == kLoadPattern && o.mechanism->queue_load != nullptr)  // 11.5.5
+  if (o.pattern == OpenLoopLoad::name && o.mechanism->queue_load != nullptr)  // 11.5.5
     return load::drive_queue(*o.mechanism->queue_load, o, recorder);
   o.mechanism->drive(o, recorder);
 }

@@ -1,6 +1,7 @@
 """ipclab Python peer: `python -m ipclab_peer capabilities|serve|drive ...`.
 
     cli.py           strict command line -> CapabilitiesConfig / ServeConfig / DriveConfig
+                     (cli_configs.py), by the flag table (cli_flags.py) and patterns.py's rules
     mechanisms.py    the one table of mechanisms; patterns.py the one table of patterns
     capabilities.py  capabilities: what the two tables say, as one JSON line
     server.py        serve: READY, answer REQUESTs, shut down cleanly (shutdown.py)

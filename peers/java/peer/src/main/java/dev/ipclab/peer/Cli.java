@@ -4,8 +4,6 @@ import dev.ipclab.linuxipc.LinuxIpc;
 import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.objects.ObjectWire;
-import dev.ipclab.peer.pattern.Samples;
-import dev.ipclab.peer.pattern.StreamShape;
 import dev.ipclab.peer.rpc.Structs;
 import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.transport.Numbers;
@@ -14,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -50,18 +49,13 @@ final class Cli {
      */
     private static final List<String> DRIVE_REQUIRED = List.of("mechanism", "endpoint",
             "samples-file", "result-file");
-    private static final List<String> STREAM_ONLY = List.of("message-size", "messages", "windows");
-    /** Round-trip flags that a stream does not take (section 11.1). */
-    private static final List<String> ROUND_TRIP_ONLY = List.of("request-size", "response-size",
-            "iterations", "payload", "sequence-length", "http-client", "native-library",
-            "warmup-samples-file", "void", "one-way", "rest-body", "corba-payload");
     private static final Set<String> PAYLOADS = Set.of(DriveOptions.BYTES, "small", "medium",
             "large", DriveOptions.OBJECT, DriveOptions.LONG);
     /** Java only: rest's client library (okhttp as in the thesis, or java.net.http). */
     private static final Set<String> HTTP_CLIENTS = Set.of(DriveOptions.OKHTTP, "jdk");
 
     /** Keeps warmup + iterations + 1 sequence numbers well inside a signed long. */
-    private static final long MAX_COUNT = 1L << 62;
+    static final long MAX_COUNT = 1L << 62;
     /** --read-size: 0 (greedy reads, the default) or 1 … MAX_PAYLOAD (134217728). */
     private static final int MAX_READ_SIZE = Frame.MAX_PAYLOAD;
 
@@ -147,22 +141,40 @@ final class Cli {
                         Integer.toString(BurstOptions.DEFAULT_WORKERS)), "--workers", 1, 1024));
     }
 
+    /**
+     * {@code drive}: the pattern's entry in {@link Pattern} says which flags it takes and reads
+     * them. An unknown pattern (unsupported later, exit 7) takes the round trips' flags and none
+     * of a pattern's own.
+     */
     private static DriveOptions drive(Map<String, String> flags) {
-        String pattern = flags.getOrDefault("pattern", "rr");
-        if (pattern.equals(LoadCli.LOAD)) {
-            return LoadCli.drive(flags);
-        }
-        LoadCli.refuseLoadFlags(flags, pattern);
-        boolean stream = pattern.equals(Pattern.STREAM.label());
-        for (String name : stream ? ROUND_TRIP_ONLY : STREAM_ONLY) {
-            if (flags.containsKey(name)) {
-                throw new IllegalArgumentException("--" + name + " is not a flag of --pattern "
-                        + pattern);
+        String name = flags.getOrDefault("pattern", Pattern.RR.label());
+        Optional<Pattern> pattern = Pattern.byName(name);
+        refuseOtherFlags(flags, pattern, name);
+        return pattern.map(p -> p.flags().reader()).orElse(Cli::driveRoundTrips)
+                .read(flags, name);
+    }
+
+    /** A flag the pattern refuses, or another pattern's own, is a usage error. */
+    private static void refuseOtherFlags(Map<String, String> flags, Optional<Pattern> pattern,
+            String name) {
+        for (String flag : pattern.map(p -> p.flags().refused()).orElse(List.of())) {
+            if (flags.containsKey(flag)) {
+                throw new IllegalArgumentException("--" + flag + " is not a flag of --pattern "
+                        + name);
             }
         }
-        if (stream) {
-            return driveStream(flags);
+        for (Pattern other : Pattern.values()) {
+            for (String flag : other.flags().own()) {
+                if (flags.containsKey(flag) && pattern.filter(other::equals).isEmpty()) {
+                    throw new IllegalArgumentException("--" + flag + " is a flag of --pattern "
+                            + other.label() + " only, not of --pattern " + name);
+                }
+            }
         }
+    }
+
+    /** rr, short and an unknown pattern: round trips of sizes S and R, or a structured record. */
+    static DriveOptions driveRoundTrips(Map<String, String> flags, String pattern) {
         if (!flags.containsKey("iterations")) {
             throw new IllegalArgumentException("missing required flag --iterations");
         }
@@ -174,7 +186,7 @@ final class Cli {
                     + "object or long, got '" + payload + "'");
         }
         boolean structured = Structs.Kind.byLabel(payload) != null;
-        Study study = Study.of(flags, pattern, structured);
+        Study study = Study.of(flags, structured);
         String httpClient = httpClient(flags);
         return checkObjectSizes(new DriveOptions(
                 mechanism,
@@ -263,35 +275,7 @@ final class Cli {
         return value.equals(other);
     }
 
-    /** {@code --pattern stream}: S, N, W (1 … N, default 10 or N if fewer) and the common flags. */
-    private static DriveOptions driveStream(Map<String, String> flags) {
-        for (String name : List.of("message-size", "messages")) {
-            if (!flags.containsKey(name)) {
-                throw new IllegalArgumentException("missing required flag --" + name
-                        + " (--pattern stream)");
-            }
-        }
-        long messages = Numbers.inRange(flags.get("messages"), "--messages", 1, MAX_COUNT);
-        long windows = flags.containsKey("windows")
-                ? Numbers.inRange(flags.get("windows"), "--windows", 1, messages)
-                : Math.min(DriveOptions.DEFAULT_WINDOWS, messages);
-        if (windows > Samples.MAX) {
-            throw new IllegalArgumentException("--windows is at most " + Samples.MAX);
-        }
-        String mechanism = flags.get("mechanism");
-        return new DriveOptions(mechanism, endpoint(mechanism, flags.get("endpoint"), true),
-                Pattern.STREAM.label(), 0, 0,
-                Numbers.inRange(flags.getOrDefault("warmup", "0"), "--warmup", 0, MAX_COUNT), 0,
-                path(flags, "samples-file"), path(flags, "result-file"), seed(flags),
-                Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"), "--io-timeout"),
-                pollInterval(flags), spin(flags), null, DriveOptions.BYTES,
-                DriveOptions.DEFAULT_SEQUENCE_LENGTH, DriveOptions.OKHTTP, warmupSamplesFile(flags),
-                new StreamShape((int) Numbers.inRange(flags.get("message-size"), "--message-size",
-                        1, Frame.MAX_PAYLOAD), messages, windows),
-                Study.of(flags, Pattern.STREAM.label(), false));
-    }
-
-    private static Path warmupSamplesFile(Map<String, String> flags) {
+    static Path warmupSamplesFile(Map<String, String> flags) {
         return flags.containsKey("warmup-samples-file") ? path(flags, "warmup-samples-file") : null;
     }
 

@@ -4,20 +4,17 @@ import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.load.LoadShape;
 import dev.ipclab.peer.transport.Numbers;
 import dev.ipclab.peer.transport.SysVKeys;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** The command line of pattern load (PROTOCOL.md 1 and 11.5), beside {@link Cli}. */
+/**
+ * The command line of pattern load (PROTOCOL.md 1 and 11.5), beside {@link Cli}: the flags only
+ * load takes and the ones it refuses are its {@link Pattern} entry's, checked before
+ * {@link #drive}.
+ */
 final class LoadCli {
-    static final String LOAD = "load";
-    /** The client's flags that only load takes. */
-    private static final List<String> LOAD_ONLY = List.of("clients", "rate", "arrival",
-            "duration-ms", "warmup-ms", "records-file");
-    /** The flags of other patterns that load refuses (11.5.3). */
-    private static final List<String> NOT_LOAD = List.of("iterations", "warmup",
-            "warmup-samples-file", "payload", "sequence-length", "message-size", "messages",
-            "windows", "void", "one-way");
     /** A burst server's flags, which a load server refuses (11.5.1). */
     private static final List<String> BURST_SERVE_ONLY = List.of("connections", "phases-file",
             "backlog");
@@ -34,13 +31,7 @@ final class LoadCli {
 
     private LoadCli() {}
 
-    /** Another pattern with a flag of load's is a usage error. */
-    static void refuseLoadFlags(Map<String, String> flags, String pattern) {
-        refuse(flags, LOAD_ONLY, "is a flag of --pattern load only, not of --pattern " + pattern);
-    }
-
     static DriveOptions drive(Map<String, String> flags) {
-        refuse(flags, NOT_LOAD, "is not a flag of --pattern load");
         for (String name : List.of("clients", "rate", "duration-ms", "records-file")) {
             if (!flags.containsKey(name)) {
                 throw new IllegalArgumentException("missing required flag --" + name
@@ -62,24 +53,26 @@ final class LoadCli {
                 Cli.path(flags, "records-file"));
         String mechanism = flags.get("mechanism");
         return new DriveOptions(mechanism, endpoint(mechanism, flags.get("endpoint")),
-                LOAD, size(flags, "request-size"), size(flags, "response-size"), 0, 0,
+                Pattern.LOAD.label(), size(flags, "request-size"), size(flags, "response-size"),
+                0, 0,
                 Cli.path(flags, "samples-file"), Cli.path(flags, "result-file"), Cli.seed(flags),
                 Numbers.positiveSecondsAsNanos(flags.getOrDefault("io-timeout", "30"),
                         "--io-timeout"),
                 Cli.pollInterval(flags), Cli.spin(flags), null, DriveOptions.BYTES,
                 DriveOptions.DEFAULT_SEQUENCE_LENGTH, Cli.httpClient(flags), null, null,
-                Study.of(flags, LOAD, false), shape);
+                Study.of(flags, false), shape);
     }
 
     /**
-     * {@code serve --pattern load}: only load, and only with --server-model; a burst server's
-     * own flags are refused.
+     * {@code serve --pattern load}: only a pattern a server model serves by name (its
+     * {@link Pattern} entry says so: load), and only with --server-model; a burst server's own
+     * flags are refused.
      */
     static BurstOptions serve(Map<String, String> flags) {
         String pattern = flags.get("pattern");
-        if (!pattern.equals(LOAD)) {
-            throw new IllegalArgumentException("serve --pattern takes only load, got '" + pattern
-                    + "'");
+        if (Pattern.byName(pattern).filter(p -> p.flags().servedByModel()).isEmpty()) {
+            throw new IllegalArgumentException("serve --pattern takes only " + servedByModel()
+                    + ", got '" + pattern + "'");
         }
         if (!flags.containsKey("server-model")) {
             throw new IllegalArgumentException("missing required flag --server-model "
@@ -101,6 +94,12 @@ final class LoadCli {
                 Integer.toString(BurstOptions.DEFAULT_WORKERS)), "--workers", 1, 1024),
                 Cli.nodelay(flags), TUNING.stream().filter(flags::containsKey)
                         .collect(Collectors.toSet()));
+    }
+
+    /** The patterns {@code serve --pattern} takes. */
+    private static String servedByModel() {
+        return Arrays.stream(Pattern.values()).filter(p -> p.flags().servedByModel())
+                .map(Pattern::label).collect(Collectors.joining(", "));
     }
 
     /** sysv-mq's load endpoint names two queues (11.5.5); every other is the mechanism's own. */

@@ -34,23 +34,15 @@ record Study(boolean voidCalls, boolean nodelay, boolean restJson, boolean corba
             LinuxIpc.Binding.FFM, null, false, false, false, false, false);
 
     /**
-     * The study flags of a drive (section 1): --void with rr only, --one-way and --source with
-     * short only; --rest-body json and --corba-payload string with bytes payloads only,
-     * --value-range and --records with structured payloads only. Whether the mechanism has them
-     * is the client's question (unsupported, exit 7).
+     * The study flags of a drive (section 1): --rest-body json and --corba-payload string with
+     * bytes payloads only, --value-range and --records with structured payloads only. Which
+     * pattern takes --void (rr), --one-way and --source (short) is its {@link Pattern} entry's,
+     * checked before; whether the mechanism has them is the client's question (unsupported,
+     * exit 7).
      */
-    static Study of(Map<String, String> flags, String pattern, boolean structured) {
+    static Study of(Map<String, String> flags, boolean structured) {
         boolean voidCalls = flags.containsKey("void");
         boolean oneWay = flags.containsKey("one-way");
-        if (voidCalls && !pattern.equals(Pattern.RR.label())) {
-            throw new IllegalArgumentException("--void is a flag of --pattern rr only");
-        }
-        if (oneWay && !pattern.equals(Pattern.SHORT.label())) {
-            throw new IllegalArgumentException("--one-way is a flag of --pattern short only");
-        }
-        if (flags.containsKey("source") && !pattern.equals(Pattern.SHORT.label())) {
-            throw new IllegalArgumentException("--source is a flag of --pattern short only");
-        }
         boolean restJson = Cli.choice(flags, "rest-body", "octet", "json");
         boolean corbaString = Cli.choice(flags, "corba-payload", "octets", "string");
         if (structured && (restJson || corbaString)) {

@@ -71,6 +71,22 @@ class CliTest {
         assertEquals("ctypes", serve.mechanism());
     }
 
+    /** A pattern's own flags and the ones it refuses are its Pattern entry's (one message each). */
+    @Test
+    void patternFlagsComeFromThePatternTable() {
+        assertUsage(with("--void", "--pattern", "short"),
+                "--void is a flag of --pattern rr only, not of --pattern short");
+        assertUsage(with("--one-way"), "--one-way is a flag of --pattern short only, not of --pattern rr");
+        assertUsage(with("--source", "one", "--pattern", "burst"),
+                "--source is a flag of --pattern short only, not of --pattern burst");
+        assertUsage(with("--windows", "2"), "--windows is a flag of --pattern stream only, not of --pattern rr");
+        assertUsage(with("--clients", "2"), "--clients is a flag of --pattern load only, not of --pattern rr");
+        assertUsage(with("--pattern", "stream"), "--request-size is not a flag of --pattern stream");
+        assertUsage(with("--pattern", "load"), "--iterations is not a flag of --pattern load");
+        assertUsage(new String[] {"serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0",
+            "--pattern", "rr", "--server-model", "thread"}, "serve --pattern takes only load, got 'rr'");
+    }
+
     @Test
     void rejectsMissingOrUnknownSubcommand() {
         assertUsage(new String[0], "missing subcommand");
