@@ -1,4 +1,4 @@
-"""Pattern burst's pure parts (burst.py, export/phases.py): the kernel counters' parser, one
+"""Pattern burst's pure parts (burst.py, output/csv.py): the kernel counters' parser, one
 round's phase values, the pooled summary with its t-interval, phases.csv and the Table 1 shape."""
 import csv
 import io
@@ -7,7 +7,9 @@ import pytest
 
 from ipclab.analyse import burst
 from ipclab.execute import burst as burst_round
-from ipclab.output import phases, study
+from ipclab.output import csv as export_csv
+from ipclab.output import study
+from ipclab.output.page import Page
 
 NETSTAT = """TcpExt: SyncookiesSent ListenOverflows ListenDrops TCPSynRetrans
 TcpExt: 0 17 19 4
@@ -82,10 +84,10 @@ def record(model, status="ok", **extra):
 
 
 def test_phases_csv_has_a_row_per_case_side_and_phase():
-    rows = list(csv.DictReader(io.StringIO(phases.to_csv([record("thread"), {"id": "x"}]))))
+    rows = list(csv.DictReader(io.StringIO(export_csv.render_phases(Page("", records=[record("thread"), {"id": "x"}])))))
     assert [(r["case_id"], r["side"], r["phase"], r["mean_ns"]) for r in rows] == [
         ("0001-thread", "server", "accept", "2000.0")]
-    assert list(rows[0]) == list(phases.COLUMNS)
+    assert list(rows[0]) == list(export_csv.PHASE_COLUMNS)
 
 
 def test_the_table_has_phases_for_rows_and_models_for_columns():

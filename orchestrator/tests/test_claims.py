@@ -120,14 +120,17 @@ def test_the_report_carries_the_verdicts_into_table_md_run_json_and_the_terminal
     report = model.build(document, StatSettings(outliers="none"), kept)
     assert [v.verdict for v in report.claims] == [verdicts.HOLDS]
     assert document["claims"][0]["verdict"] == "holds"
-    from ipclab.output import markdown, terminal
-    text = markdown.report_markdown(report)
+    from ipclab.output import html, markdown, sections, terminal
+    page = sections.page(report)
+    text = markdown.render(page)
+    assert text.startswith("# ipclab: s\n\n## claims of the study")   # what the run was for
     assert "| t | Table 1 | 63% | 0.6" in text and "| holds |" in text
-    lines = [str(line) for line, _ in terminal.show(report)]
+    assert "- replication: 1 of 1 claim hold, 0 fail, 0 cannot tell." in text
+    lines = [str(line) for line, _ in terminal.render(page)]
     assert lines[-1] == "replication: 1 of 1 claim hold, 0 fail, 0 cannot tell; see table.md"
-    from ipclab.output.report import sections
-    [(title, fragment)] = sections.claims(report)
-    assert title.startswith("replication: 1 of 1") and "<td>holds</td>" in fragment
+    written = html.render(page)
+    assert "<h2 id='claims'>Claims of the study</h2>" in written and "<td>holds</td>" in written
+    assert written.index("Claims of the study") < written.index("Every case")
 
 
 BASE = {"name": "c", "matrix": {"mechanism": ["tcp", "fifo"], "client": ["java"],
@@ -208,8 +211,10 @@ def test_compare_names_the_claims_whose_verdict_changed():
         made.append(compare.Run(f"run{len(made)}", document, kept))
     found = compare.compare(*made)
     assert found.claims == [("fifo < tcp", "holds", "fails"), ("tcp fast", "holds", "holds")]
-    assert "claim changed: fifo < tcp: holds (A) → fails (B)" in compare.to_markdown(found)
-    assert "claims: 1 of 2 changed verdict" in compare.to_markdown(found)
+    from ipclab.output import compare as compared, markdown
+    text = markdown.render(compared.page(found))
+    assert "claim changed: fifo < tcp: holds (A) → fails (B)" in text
+    assert "claims: 1 of 2 changed verdict" in text
 
 
 def test_measured_is_the_pair_nearest_to_failing_when_all_hold():

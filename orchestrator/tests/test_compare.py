@@ -15,6 +15,8 @@ from ipclab.common.errors import UserError
 from ipclab.plan.matrix import Case
 from ipclab.plan.placement import available_cpus
 from ipclab.execute.rundir import RunStore
+from ipclab.output import compare as compared
+from ipclab.output import html, markdown, terminal
 from ipclab.output.publish import Publisher
 from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import ReportSettings, RunSettings, Scenario, StatSettings
@@ -67,10 +69,29 @@ def test_pairs_by_parameters_not_ids_and_lists_cases_of_one_run(tmp_path):
     assert by["shm cpp→cpp 16 B/16 B"].status == "only in B"
     assert [p.label for p in found.slower_than(0.05)] == ["tcp cpp→cpp 16 B/16 B"]
     assert found.slower_than(0.5) == []
-    text = compare.to_markdown(found)
+    page = compared.page(found)
+    text = markdown.render(page)
     assert "| pipe cpp→cpp 16 B/16 B | - | - | - | - | only in A |" in text
     assert compare.RULE in text
     assert json.dumps(found.as_dict())
+    written = html.render(page)   # the same section, laid out by the run's page renderer
+    assert "<h2 id='compare'>B against A</h2>" in written and "<td>only in A</td>" in written
+    assert "<tr class='failed'><td>tcp cpp→cpp 16 B/16 B</td>" in written   # slower
+    assert written.count("<script>") == 1     # no figures: plotly.js is left out
+
+
+@pytest.mark.parametrize("width", [60, 100])
+def test_the_terminal_gives_up_the_medians_first_and_fits_the_width(width):
+    from rich.console import Console
+    pairs = [compare.Pair(f"tcp cpp→cpp {n} B/{n} B", "compared", 10_000.0, 13_000.0, 1.3, 1.2,
+                          1.4, 0.001, "slower", rounds_a=3, rounds_b=3) for n in (16, 1024)]
+    found = compare.Comparison("results/a", "results/b", {}, pairs)
+    console = Console(width=width, record=True)
+    for renderable, at in terminal.render(compared.page(found), terminal.Options(width)):
+        console.print(renderable)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= width
+    assert "B/A [95% CI]" in text and ("B median" in text) == (width >= 100)
 
 
 def test_a_parameter_that_differs_between_the_runs_is_what_they_compare(tmp_path):
@@ -126,6 +147,9 @@ def test_cli_exit_code_follows_fail_above(tmp_path):
     failing = run("--fail-above", "5%", "--markdown", str(md))
     assert failing.returncode == 1 and "significantly slower" in failing.stdout
     assert "| slower |" in md.read_text()
+    page = b / "compare.html"   # the page beside B's own
+    assert f"report: {page}" in failing.stdout.replace("\n", "")
+    assert "<td>slower</td>" in page.read_text()
     assert run("--fail-above", "50%").returncode == 0
 
 

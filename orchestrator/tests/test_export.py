@@ -1,4 +1,4 @@
-"""Exporters are pure: fixed records in, bytes out, compared with golden files.
+"""Renderers are pure: a page of fixed records in, bytes out, compared with golden files.
 Set IPCLAB_UPDATE_GOLDEN=1 to rewrite the golden files after an intended change."""
 import os
 from pathlib import Path
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ipclab.analyse import case_stats
-from ipclab.output import to_csv, to_markdown
+from ipclab.output import csv, markdown, model, sections
 from ipclab.plan.matrix import Case
 from ipclab.execute.runner import Outcome
 from ipclab.plan.scenario import StatSettings
@@ -73,10 +73,14 @@ def test_the_same_records_give_the_same_intervals():
     assert records() == records()
 
 
+def page():
+    return sections.page(model.of_records(records(), "ipclab: golden", "tcp", "median",
+                                          table_notes=["a note"]))
+
+
 def test_csv_golden():
-    check("cases.csv", to_csv(records()))
+    check("cases.csv", csv.render(page()))
 
 
 def test_markdown_golden():
-    check("table.md", to_markdown(records(), "ipclab: golden", "tcp", "median",
-                                  notes=["a note"]))
+    check("table.md", markdown.render(page()))

@@ -175,7 +175,8 @@ def test_report_rewrites_the_page_and_refuses_an_unwritable_figures_directory(ti
 
 
 def test_the_environment_section_says_why_a_preflight_probe_was_skipped():
-    from ipclab.output.report import html as report_html
+    from ipclab.output import run_info
     document = {"environment": {"hostname": "h"},
                 "preflight": [{"placement": "same-core", "skipped": "ipclab-floor is missing"}]}
-    assert "skipped: ipclab-floor is missing" in report_html._environment(document)
+    assert dict(run_info.environment(document))["preflight same-core"] == \
+        "skipped: ipclab-floor is missing"

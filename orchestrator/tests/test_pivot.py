@@ -1,10 +1,11 @@
-"""Pivot tables (export/pivot.py) and their `[report]` settings: fixed records in, cells out."""
+"""Pivot tables (output/pivot.py) and their `[report]` settings: fixed records in, cells out."""
 from pathlib import Path
 
 import pytest
 
 from ipclab.common.errors import UserError
-from ipclab.output import pivot, study
+from ipclab.output import markdown, model, pivot, study
+from ipclab.output.page import Page
 from ipclab.plan import matrix
 from ipclab.plan.scenario import build_scenario, load_scenario
 
@@ -107,7 +108,8 @@ def test_markdown_of_the_pivot_study_puts_each_cell_on_one_line():
     report = {"table": "pivot", "rows": ["request_size", "response_size"],
               "columns": "mechanism", "cell": "mean", "ratio_to": {"mechanism": "jni"}}
     studies = study.tables("pivot", thesis_records(), "tcp", report)
-    text = study.to_markdown(studies, "t")
+    text = markdown.render(Page("t", tuple(study.sections(model.of_records([], "t", None, "median",
+                                                                         studies=studies)))))
     assert "| request | response | corba | jni | tcp |" in text
     assert "| 16 B | 16 B | 1.224 ms (188× jni) [1.163–1.285] |" in text
     assert "- failed: case 6: why" in text

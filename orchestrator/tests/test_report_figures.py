@@ -4,11 +4,18 @@ import json
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
 import pytest
 
-from ipclab.output import model
+from dataclasses import replace
+from html import escape
+
+from ipclab.analyse import compare
+from ipclab.output import cases, html, model, run_info, sections
+from ipclab.output import compare as compared
+from ipclab.output.page import Page, Section, Table
 from ipclab.output.report import data as report_data
-from ipclab.output.report import figures, html, paper, study_figures
+from ipclab.output.report import figures, paper, plotly, study_figures
 from ipclab.output.report.data import RunData, binned_medians, quantile_grid
 
 
@@ -79,7 +86,7 @@ def test_many_language_pairs_are_a_panel_per_client_with_one_legend_entry_per_pa
     assert chart.groups == ("client cpp", "client java", "client python")
     assert [s.name for s in chart.series if s.group == "client java"] == [
         "java→cpp", "java→cpp p99", "java→java", "java→java p99", "java→python", "java→python p99"]
-    traces = html.plotly_figure(chart)["data"]
+    traces = plotly.figure(chart)["data"]
     shown = [t["name"] for t in traces if t.get("showlegend", True)]
     assert len(shown) == 9 and all(not n.endswith("p99") for n in shown)
     assert {t["legendgroup"] for t in traces if t["name"] == "cpp→java p99"} == {"cpp→java"}
@@ -244,15 +251,18 @@ def test_every_plotly_figure_passes_plotlys_validator():
     charts = figures.charts(every_figure_run())
     assert len(keys(charts)) == len(set(keys(charts))) >= 6
     for chart in charts:
-        figure = html.plotly_figure(chart)
+        figure = plotly.figure(chart)
         go.Figure(figure)  # raises on any property Plotly does not know
         json.dumps(figure, allow_nan=False)
 
 
 def test_page_inlines_plotly_once_and_names_no_url():
     data = every_figure_run()
-    page = html.render(data.report, data, sections=[html.table_section("compared", ["a"], [["<b>"]])])
-    plotly_js = html.get_plotlyjs()
+    planted = Section("more", "compared", tables=(Table(("a",), (("<b>",),)),))
+    with_more = replace(sections.page(data.report),
+                        sections=(*sections.page(data.report).sections, planted))
+    page = html.render(with_more, html.Options(figures.charts(data)))
+    plotly_js = get_plotlyjs()
     assert page.count(plotly_js) == 1
     rest = page.replace(plotly_js, "")
     assert "http://" not in rest and "https://" not in rest and "<link" not in rest
@@ -261,8 +271,13 @@ def test_page_inlines_plotly_once_and_names_no_url():
     assert "&lt;b&gt;" in rest and "a note" in rest and "it broke" in rest
 
 
+def cases_page(records, caption=None):
+    return html.render(Page("t", (Section("cases", "every case",
+                                          tables=(cases.every_case(records, caption),)),)))
+
+
 def test_summary_table_sorts_numbers_by_value():
-    table = html.summary_table([record(1, median=9_000.0), record(2, median=10_000.0)])
+    table = cases_page([record(1, median=9_000.0), record(2, median=10_000.0)])
     assert "data-k='9000'" in table and "data-k='10000'" in table
 
 
@@ -272,7 +287,7 @@ def test_the_case_table_puts_each_interval_under_its_value_to_fit_a_window():
                rounds_ok=3, round_spread=1.17)
     r["trimmed"].update(mean=2_326_000.0, ci95_low=1_900_000.0, ci95_high=2_800_000.0, p99=5.7e6,
                         std=1.2e6)
-    table = html.summary_table([r], "× the baseline")
+    table = cases_page([r], "× the baseline")
     (row,) = re.findall(r"<tbody><tr>(.*?)</tr>", table)
     cells = re.findall(r"<td[^>]*>(.*?)</td>", row)
     assert cells[6] == "1.923 ms<br><span class='ci'>[1.731–2.308]</span>", cells
@@ -293,21 +308,18 @@ def test_paper_draws_every_kind_of_chart_with_its_panels(tmp_path):
     assert all(p.stat().st_size > 1000 for p in written)
 
 
-def test_a_comparison_is_a_section_of_the_page():
-    comparison = {"a": "run-a", "b": "run-b", "rule": "the rule", "varied": {"placement": ["same-core", "cross-core"]},
-                  "pairs": [{"label": "tcp cpp→cpp 16 B/16 B", "status": "compared", "median_a": 1000.0,
-                             "median_b": 1200.0, "ratio": 1.2, "low": 1.1, "high": 1.3, "p": 0.001,
-                             "verdict": "slower", "reason": None},
-                            {"label": "uds cpp→cpp 16 B/16 B", "status": "only in A", "reason": None}],
-                  "claims": [{"claim": "fifo < tcp", "a": "holds", "b": "fails"},
-                             {"claim": "mq < tcp", "a": "holds", "b": "holds"}]}
-    title, fragment = html.compare_section(comparison)
-    assert "claim changed: fifo &lt; tcp: holds (A) → fails (B)" in fragment
-    assert "1 of 2 changed verdict" in fragment and "mq &lt;" not in fragment
-    assert "run-b" in title and "1.200 [1.100–1.300]" in fragment and "only in A" in fragment
-    assert "same-core (A) → cross-core (B)" in fragment
-    page = html.render(run([record(1)]).report, sections=[(title, fragment)])
-    assert fragment in page
+def test_a_comparison_is_a_page_of_the_same_renderer():
+    comparison = compare.Comparison(
+        "run-a", "run-b", {"placement": ("same-core", "cross-core")},
+        [compare.Pair("tcp cpp→cpp 16 B/16 B", "compared", 1000.0, 1200.0, 1.2, 1.1, 1.3, 0.001,
+                      "slower", rounds_a=3, rounds_b=3),
+         compare.Pair("uds cpp→cpp 16 B/16 B", "only in A")],
+        claims=[("fifo < tcp", "holds", "fails"), ("mq < tcp", "holds", "holds")])
+    page = html.render(compared.page(comparison))
+    assert "claim changed: fifo &lt; tcp: holds (A) → fails (B)" in page
+    assert "1 of 2 changed verdict" in page and "mq &lt;" not in page
+    assert "B: run-b" in page and "1.20 [1.10–1.30]" in page and "only in A" in page
+    assert "same-core (A) → cross-core (B)" in page and escape(compare.RULE) in page
 
 
 def test_wire_bytes_of_a_structured_record_have_no_application_bar():
@@ -322,7 +334,7 @@ def test_wire_bytes_of_a_structured_record_have_no_application_bar():
 def test_a_run_where_nothing_finished_has_a_page_without_figures():
     failed = [record(1, status="failed"), record(2, status="not-applicable", trimmed=None)]
     assert figures.charts(run(failed)) == []
-    page = html.render(run(failed).report)
+    page = html.render(sections.page(run(failed).report), html.Options([]))
     assert "No case finished: nothing to draw." in page and "it broke" in page
 
 
@@ -445,7 +457,7 @@ def test_the_studies_figures_draw_in_plotly_and_matplotlib():
               if c.key.startswith(("mechanisms-by-size", "sequence-length", "bars-by-size"))]
     assert len(charts) == 4
     for chart in charts:
-        go.Figure(html.plotly_figure(chart))
+        go.Figure(plotly.figure(chart))
         paper.plt.close(paper.draw(chart))
 
 
@@ -478,7 +490,7 @@ def test_the_histogram_one_panel_per_mechanism_at_its_smallest_size():
     assert "near-normal" in steps.name and curve.style == "dash"
     assert max(curve.y) == pytest.approx(max(steps.y), rel=0.5)       # the same scale
     assert figures.histogram(study_run(records, ["bars-by-size"])) == []
-    go.Figure(html.plotly_figure(chart))
+    go.Figure(plotly.figure(chart))
     paper.plt.close(paper.draw(chart))
 
 
@@ -502,7 +514,7 @@ def test_the_pages_scenario_lists_only_what_its_patterns_read():
                                                          "message_size": [1024], "exclude": []},
                                  "run": {"iterations": 10, "connectors": 200, "messages": 5,
                                          "backlog": 512}, "statistics": {}}}
-        return html._scenario(document)
+        return dict(run_info.scenario(document))
     rr = page_scenario("rr")
     assert "iterations" in rr and "mechanism" in rr
     assert not any(k in rr for k in ("connectors", "backlog", "server_model", "messages",
@@ -516,7 +528,7 @@ def test_the_pages_scenario_names_each_excluded_combination():
     document = {"scenario": {"name": "s", "run": {}, "statistics": {}, "matrix": {
         "mechanism": ["rest", "tcp"], "pattern": ["rr"],
         "exclude": [{"mechanism": ["rest"], "request_size": [134217728]}]}}}
-    assert "mechanism rest; request_size 128 MiB" in html._scenario(document)
+    assert dict(run_info.scenario(document))["exclude"] == "mechanism rest; request_size 128 MiB"
 
 
 def test_the_headline_puts_every_mechanism_fastest_first_at_the_smallest_size():

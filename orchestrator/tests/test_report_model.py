@@ -1,13 +1,14 @@
 """One Report per run (output/model.py), handed to every renderer: report.html shows what table.md
 and the terminal show (the study tables and pivots, the bytes on the wire, the phases), and
 table.md rendered from the Report is the golden file. On the saved run of test_report_golden.py."""
+import re
 from html import escape
 
 import pytest
 from rich.console import Console
 
 from ipclab.analyse import saved
-from ipclab.output import markdown, model, terminal
+from ipclab.output import markdown, model, sections, terminal
 from ipclab.output.report import HTML_NAME, figures, paper, write_html
 from ipclab.output.report import data as report_data
 from ipclab.plan.scenario import StatSettings
@@ -29,11 +30,11 @@ def page_of(tmp_path, variant):
 
 # (variant, a study table's title, one of its cells): as the golden table.md has them
 STUDIES = [
-    ("pivot", "mean by response_size × pattern × client and mechanism",
-     "29.16 µs (1× tcp)<br>[24.12–35.40]"),
-    ("pivot-percent", "median by mechanism × pattern × response_size and pair", None),
-    ("stream-cpu", "<h2>stream</h2>", "74,693"),
-    ("server-models", "server models: phases per connection", "4.943 ms [0.029–13.391]"),
+    ("pivot", "Mean by response_size × pattern × client and mechanism</h2>",
+     "29.16 µs (1× tcp)<br><span class='ci'>[24.12–35.40]</span>"),
+    ("pivot-percent", "Median by mechanism × pattern × response_size and pair</h2>", None),
+    ("stream-cpu", "<h2 id='study-1'>Stream</h2>", "74,693"),
+    ("server-models", "Server models: phases per connection", "4.943 ms [0.029–13.391]"),
 ]
 
 
@@ -48,10 +49,13 @@ def test_report_html_shows_the_study_tables(tmp_path, variant, title, cell):
 def test_report_html_shows_the_wire_bytes_the_phases_and_the_warnings(tmp_path):
     run, report = report_of(tmp_path, "cases")
     page = write_html(run, report).read_text(encoding="utf-8")
-    assert "<h2>Bytes on the wire per call</h2>" in page
+    assert "<h2 id='wire'>Bytes on the wire per call</h2>" in page
     assert "<th>payload B</th>" in page and "<td>16 B/16 B burst</td>" in page
     assert "<td class='num'>-0.0256</td>" in page
-    assert "<h2>Phases of each connection (bursts)</h2>" in page
+    assert "<h2 id='phases'>Phases of each connection (bursts)</h2>" in page
+    ids = [a or b for a, b in re.findall(r"id='([^']+)'|id=\"([^\"]+)\"",
+                                                 page.split("</head>")[1])]
+    assert len(ids) == len(set(ids)), "an anchor named twice (the figures' data is found by id)"
     assert "mean [95% CI]" in page
     assert report.warnings   # the saved run has a few: summed up by kind as the terminal does
     for group in report.warnings:
@@ -62,13 +66,13 @@ def test_report_html_shows_the_wire_bytes_the_phases_and_the_warnings(tmp_path):
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_table_md_of_the_report_is_the_golden_file(tmp_path, variant):
     _, report = report_of(tmp_path, variant)
-    assert markdown.report_markdown(report) == (GOLDEN / variant / "table.md").read_text()
+    assert markdown.render(sections.page(report)) == (GOLDEN / variant / "table.md").read_text()
 
 
 def test_the_terminal_shows_the_report(tmp_path):
     _, report = report_of(tmp_path, "pivot")
     console = Console(width=200, record=True)
-    for renderable, width in terminal.show(report, 200):
+    for renderable, width in terminal.render(sections.page(report), terminal.Options(200)):
         console.print(renderable)
     text = console.export_text()
     assert "mean by response_size × pattern × client and mechanism" in text

@@ -3,7 +3,8 @@ not applicable and why, what reaches the peers, and that leaving them alone chan
 import pytest
 
 from ipclab.common.errors import UserError
-from ipclab.output import to_csv
+from ipclab.output import csv as export_csv
+from ipclab.output.page import Page
 from ipclab.plan import matrix
 from ipclab.plan import settings as setting_table
 from ipclab.plan.scenario import load_scenario
@@ -93,7 +94,7 @@ def test_a_bad_value_is_one_line_naming_the_flag(catalog, flag, value, expected)
 def test_cases_csv_has_a_setting_column_only_where_a_case_changed_it(catalog):
     def header(made):
         records = [{**c.as_dict(), "status": "ok"} for c in made]
-        return to_csv(records).splitlines()[0].split(",")
+        return export_csv.render(Page("", records=records)).splitlines()[0].split(",")
     assert "nodelay" not in header(cases(catalog, mechanism="tcp"))
     assert "nodelay" in header(cases(catalog, mechanism="tcp", nodelay="on,off"))
 

@@ -4,8 +4,15 @@ import io
 import pytest
 from rich.console import Console
 
-from ipclab.output.terminal import render
+from ipclab.output import model, sections, terminal
 from test_export import records
+
+
+def render(records, title, baseline_label, compare, notes=(), width=120, wide=False,
+           verbose=False, studies=()):
+    """What the terminal prints of a Report made of loose records."""
+    report = model.of_records(records, title, baseline_label, compare, notes, studies)
+    return terminal.render(sections.page(report), terminal.Options(width, wide, verbose))
 
 
 def shown(width, wide=False, verbose=False, extra=()):
@@ -18,8 +25,8 @@ def shown(width, wide=False, verbose=False, extra=()):
 
 
 def not_applicable(index, reason):
-    return {"index": index, "status": "not-applicable", "reason": reason, "placement": "same-core",
-            "warnings": []}
+    return {**records()[0], "index": index, "status": "not-applicable", "reason": reason,
+            "placement": "same-core", "warnings": []}
 
 
 @pytest.mark.parametrize("width", [40, 60, 80, 100, 120])

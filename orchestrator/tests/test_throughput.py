@@ -10,12 +10,14 @@ from rich.console import Console
 from ipclab.analyse import case_stats
 from ipclab.analyse import throughput
 from ipclab.execute import network
-from ipclab.output import study, to_csv, to_markdown
-from ipclab.output.terminal import render
+from ipclab.output import csv as export_csv
+from ipclab.output import markdown, model, sections, study
+from ipclab.output.page import Page
 from ipclab.plan.matrix import Case
 from ipclab.execute.runner import Outcome, case_timeout, effective_warmup, expected_samples
 from ipclab.plan.scenario import RunSettings, StatSettings
 from ipclab.execute import rundir
+from test_terminal import render
 
 SETTINGS = StatSettings()
 
@@ -191,7 +193,7 @@ def records():
 
 
 def test_csv_has_the_pattern_columns_empty_where_they_do_not_apply():
-    rows = list(csv.DictReader(io.StringIO(to_csv(records()))))
+    rows = list(csv.DictReader(io.StringIO(export_csv.render(Page("", records=records())))))
     stream, short, rr = rows
     for column in ("msgs_per_s", "mib_per_s", "client_user_s", "client_sys_s", "server_user_s",
                    "server_sys_s", "cpu_us_per_msg", "client_cpu_share", "csw_per_msg", "lost"):
@@ -231,7 +233,7 @@ def test_lost_messages_are_said_on_the_terminal():
 
 def test_markdown_of_a_stream_run_has_no_latency_columns():
     stream, _ = stream_record()
-    text = to_markdown([stream], "t", None, "median")
+    text = markdown.render(sections.page(model.of_records([stream], "t", None, "median")))
     assert "msgs/s [95% CI]" in text and "p99" not in text
 
 
@@ -277,5 +279,6 @@ def test_the_study_is_printed_instead_of_the_case_table_and_written_as_markdown(
     text = console.file.getvalue()
     assert "ipclab: mq · stream" in text and "failed: case 3" in text
     assert max(len(line) for line in text.splitlines()) <= 120
-    md = study.to_markdown(studies, "ipclab: mq")
+    md = markdown.render(sections.page(model.of_records(study_records(), "ipclab: mq", None,
+                                                        "median", studies=studies)))
     assert "| mechanism | client→server | size | wall s | client user s |" in md

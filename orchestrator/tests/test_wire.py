@@ -5,16 +5,22 @@ import shutil
 import socket
 import struct
 import subprocess
+from types import SimpleNamespace
 
 import pytest
 
 from ipclab.plan import matrix
 from ipclab.execute import wire
-from ipclab.output.csv import to_csv
+from ipclab.output import csv as export_csv
+from ipclab.output.page import Page
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import build_scenario
 from ipclab.execute.workspace import Workspace
 from ipclab.records.fields import WIRE_FIELDS
+
+
+def to_csv(records):
+    return export_csv.render(Page("", records=records))
 
 
 def _counts(req, resp, req_conn=(0, 0), resp_conn=(0, 0)):
@@ -142,6 +148,7 @@ def _counted(index, mechanism, payload, length, req, resp):
 
 
 def test_the_wire_table_groups_by_shape_leanest_first_and_ranks():
+    from ipclab.output import markdown
     from ipclab.output import wire as view
     records = [_counted(1, "grpc", "small", 5, 150, 90), _counted(2, "ice", "small", 5, 120, 80),
                _counted(3, "thrift-binary", "small", 5, 160, 95),
@@ -156,12 +163,12 @@ def test_the_wire_table_groups_by_shape_leanest_first_and_ranks():
     assert view.ranking(records) == [
         "leanest ice in 1 of 2, thrift-compact in 1 of 2; heaviest thrift-binary in 2 of 2",
         "sequences of 5: leanest thrift-compact in 1 of 1; heaviest thrift-binary in 1 of 1",
-        "sequences of 300: leanest ice in 1 of 1; heaviest thrift-binary in 1 of 1",
-        view.STUDY["text"] + "; here ice was leanest in 1 of 2 and thrift-binary heaviest in 2 of 2."]
-    markdown = view.to_markdown(records)
-    assert markdown.startswith("## bytes on the wire per call")
-    assert "| 6 | small ×300 | ice | python→java | 1200 | 80 | 1280 | 2 | - |" in markdown
-    assert view.to_markdown([records[-1]]) == "" and view.terminal([]) == []
+        "sequences of 300: leanest ice in 1 of 1; heaviest thrift-binary in 1 of 1"]
+    # the middleware study's conclusions are its scenario's claims, not words of this table
+    text = markdown.render(Page("t", tuple(view.sections(SimpleNamespace(records=records)))))
+    assert text.startswith("# t\n\n## bytes on the wire per call")
+    assert "| 6 | small ×300 | ice | python→java | 1200 | 80 | 1280 | 2 | - |" in text
+    assert view.sections(SimpleNamespace(records=[records[-1]])) == []
 
 
 def test_a_cases_settings_name_its_row_and_keep_it_out_of_the_others_group():

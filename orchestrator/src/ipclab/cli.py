@@ -13,7 +13,7 @@ from ipclab.plan import settings as setting_table
 from ipclab.output import report as ipclab_report
 from ipclab.execute.probe import load_catalog
 from ipclab.common.errors import UserError
-from ipclab.output import model
+from ipclab.output import model, sections
 from ipclab.output import terminal
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import DEFAULT_SCENARIO, StatSettings, load_scenario
@@ -208,17 +208,27 @@ def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir
 @click.argument("run_a", type=click.Path())
 @click.argument("run_b", type=click.Path())
 @click.option("--markdown", "markdown_file", type=click.Path(), help="also write the table here")
+@click.option("--html", "html_file", type=click.Path(),
+              help="write the page here (default RUN_B/compare.html)")
 @click.option("--fail-above", help="exit 1 when a case is significantly slower in B by more "
                                    "than this, e.g. 5%")
-def compare_cmd(run_a, run_b, markdown_file, fail_above):
+def compare_cmd(run_a, run_b, markdown_file, html_file, fail_above):
     """Compare RUN_B against RUN_A case by case: ratio of medians, interval, p, verdict."""
     from ipclab.analyse import compare
+    from ipclab.output import compare as compared, html, markdown
     threshold = compare.parse_threshold(fail_above) if fail_above is not None else None
     found = compare.compare(compare.load_run(run_a), compare.load_run(run_b))
-    for line in compare.render(found, console.width):
-        console.print(line)
+    page = compared.page(found)
+    for line in terminal.render(page, terminal.Options(console.width)):
+        _print_at(*line)
     if markdown_file:
-        Path(markdown_file).write_text(compare.to_markdown(found))
+        Path(markdown_file).write_text(markdown.render(page))
+    try:   # the comparison is printed: a page that cannot be written is one line
+        path = ipclab_report.write_page(html_file or Path(run_b) / "compare.html",
+                                        html.render(page))
+        console.print(f"report: {path}", markup=False, highlight=False)
+    except UserError as e:
+        console.print(f"page not written: {e}", style="yellow", markup=False, highlight=False)
     if threshold is not None and found.slower_than(threshold):
         console.print(f"[red]{len(found.slower_than(threshold))} case(s) significantly slower "
                       f"by more than {100 * threshold:g}%[/]")
@@ -340,7 +350,8 @@ def _write_html(out_dir, report):
 
 
 def _show(report, wide=False, verbose=False):
-    for line in terminal.show(report, console.width, wide, verbose):
+    for line in terminal.render(sections.page(report),
+                                terminal.Options(console.width, wide, verbose)):
         _print_at(*line)
 
 

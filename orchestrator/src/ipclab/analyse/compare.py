@@ -15,10 +15,6 @@ Pure functions from the two documents onward; only `load_run` reads files."""
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from rich import box
-from rich.cells import cell_len
-from rich.table import Table
-from rich.text import Text
 
 from ipclab.analyse import case_stats
 from ipclab.analyse import claims as claim_verdicts
@@ -27,7 +23,6 @@ from ipclab.analyse import stats
 from ipclab.common.errors import UserError
 from ipclab.plan.matrix import short_label
 from ipclab.plan.scenario import StatSettings
-from ipclab.common.units import format_ns, format_ratio_interval
 from ipclab.analyse import saved
 
 KEY = ("mechanism", "pattern", "client", "server", "request_size", "response_size",
@@ -226,86 +221,3 @@ def parse_threshold(text):
     if not 0 <= number < 1000 or number != number:
         raise UserError(f"--fail-above: {text!r} is not a percentage (e.g. 5%)")
     return number / 100
-
-
-# --- output ---------------------------------------------------------------------------------------
-
-HEADERS = ("case", "A median", "B median", "B/A [95% CI]", "p", "verdict")
-
-
-def _cells(pair):
-    if pair.status != "compared":
-        return [pair.label, "-", "-", "-", "-",
-                pair.status + (f": {pair.reason}" if pair.reason else "")]
-    return [pair.label, format_ns(pair.median_a), format_ns(pair.median_b),
-            format_ratio_interval(pair.ratio, pair.low, pair.high), _p(pair.p), pair.verdict]
-
-
-def _p(p):
-    return "-" if p is None else ("<0.001" if p < 0.001 else f"{p:.3f}")
-
-
-def _heading(comparison):
-    lines = [f"A: {comparison.a}", f"B: {comparison.b}"]
-    lines += [f"compared across {k}: {va} (A) → {vb} (B)"
-              for k, (va, vb) in comparison.varied.items()]
-    return lines
-
-
-def _summary(comparison):
-    counts = {}
-    for pair in comparison.pairs:
-        what = pair.verdict or pair.status
-        counts[what] = counts.get(what, 0) + 1
-    return ", ".join(f"{n} {what}" for what, n in counts.items())
-
-
-def _cost_lines(comparison):
-    """--explain: one line per case whose counted costs per call changed."""
-    return [f"cost changed: {p.label}: {'; '.join(p.costs)} (per call, A → B)"
-            for p in comparison.pairs if p.costs]
-
-
-def _claim_lines(comparison):
-    """One line per claim whose verdict changed, then how many kept theirs."""
-    if not comparison.claims:
-        return []
-    changed = comparison.changed_claims
-    lines = [f"claim changed: {text}: {a} (A) → {b} (B)" for text, a, b in changed]
-    return lines + [f"claims: {len(changed)} of {len(comparison.claims)} changed verdict"]
-
-
-def to_markdown(comparison):
-    lines = ["# ipclab compare", "", *[f"- {x}" for x in _heading(comparison)], "",
-             "| " + " | ".join(HEADERS) + " |", "|---|---:|---:|---:|---:|---|"]
-    lines += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(p)) + " |"
-              for p in comparison.pairs]
-    lines += ["", f"- {comparison.rule}", *[f"- {n}" for n in comparison.notes],
-              f"- {_summary(comparison)}", *[f"- {x}" for x in _cost_lines(comparison)],
-              *[f"- {x}" for x in _claim_lines(comparison)]]
-    return "\n".join(lines) + "\n"
-
-
-def render(comparison, width=120):
-    """Rich renderables that fit `width`: the medians go first when it is narrow; the case and
-    the verdict are cut with an ellipsis last."""
-    rows = [_cells(p) for p in comparison.pairs]
-    need = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(HEADERS)]
-    shown = list(range(len(HEADERS)))
-    for drop in (2, 1, 4):  # B median, A median, p: the ratio and the verdict say the most
-        if sum(need[i] for i in shown) + 3 * (len(shown) - 1) <= width:
-            break
-        shown.remove(drop)
-    table = Table(title="ipclab compare · B against A", box=box.SIMPLE_HEAD, pad_edge=False,
-                  caption=comparison.rule, caption_justify="left")
-    for i in shown:
-        table.add_column(HEADERS[i], justify="left" if i in (0, 5) else "right",
-                         no_wrap=True, overflow="ellipsis")
-    for pair, row in zip(comparison.pairs, rows):
-        style = {"slower": "red", "faster": "green"}.get(pair.verdict)
-        table.add_row(*(row[i] for i in shown), style=style if pair.status == "compared"
-                      else "dim")
-    return ([Text(x) for x in _heading(comparison)] + [table, Text(_summary(comparison))]
-            + [Text(f"note: {n}", style="yellow") for n in comparison.notes]
-            + [Text(x) for x in _cost_lines(comparison)]
-            + [Text(x, style="bold") for x in _claim_lines(comparison)])

@@ -8,7 +8,7 @@ ever lost.
     samples/<id>.r<k>.i64         raw round trips of round k of each case: little-endian int64 ns
     samples/<id>.r<k>.warmup.i64  the warm-up round trips of that round (flagged as warm-up)
     logs/<id>.r<k>.<role>.stderr  the peers' stderr of a failed round
-    phases.csv        burst: one row per case, side and phase (output/phases.py)
+    phases.csv        burst: one row per case, side and phase (output/csv.py)
     burst/<id>.r<k>.phases.csv    burst: the server's phases of every connection of round k
     burst/<id>.r<k>.records.csv   burst: the client's record of every connection (PROTOCOL.md 11.4)
 """

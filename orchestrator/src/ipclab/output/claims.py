@@ -1,10 +1,13 @@
-"""The claims table (analyse/claims.py's verdicts) as table.md shows it, and the terminal's one
-line. Pure: verdicts in, text out."""
+"""The claims of a study (analyse/claims.py's verdicts): their table and what decides those that
+do not hold, first in table.md and report.html, and the terminal's last line; `why_lines` for
+`ipclab why`. Pure: verdicts in, Sections and text out."""
 from ipclab.analyse import claims as claim_verdicts
 from ipclab.common.units import format_ns_interval, format_rate_interval
+from ipclab.output.page import FILES, SCREEN, Line, Section, Table
 from ipclab.plan import claims as claim_table
 
 HEADERS = ("claim", "source", "study", "measured", "verdict")
+WHY_HEADERS = ("condition changed", "verdict", "measured", "pairs")
 
 
 def measured_text(verdict, pair=None):
@@ -69,29 +72,42 @@ def _pairs(pairs):
                                                for v, n in counts.items() if n)
 
 
-def markdown_of(verdicts, whys=()):
-    lines = ["## claims of the study", "", "| " + " | ".join(HEADERS) + " |",
-             "|" + "---|" * len(HEADERS)]
-    lines += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in rows(verdicts)]
-    lines += ["", f"- {claim_verdicts.summary_line(verdicts)}."]
-    lines += [f"- {v.text}: {v.verdict}: {v.advice}" for v in verdicts if v.advice]
-    lines.append(f"- {claim_verdicts.RULE}")
-    if whys:
-        lines += ["", "## what decides the claims that do not hold", "",
-                  "Each claim judged again with one condition changed at a time, from what "
-                  "this run holds (`ipclab why RUN`).", ""]
-        for why in whys:
-            first, *tried = why_lines(why)
-            lines += [f"- {_escape(first)}", *(f"  - {_escape(t.strip())}" for t in tried)]
-    return "\n".join(lines) + "\n"
+def sections(report):
+    """The claims table with its verdicts, first: what a study's run is for; a claim that does not
+    hold is marked. Then what decides each claim that does not hold (analyse/why.py): the claim
+    judged with one condition changed at a time, a row per change."""
+    if not report.claims:
+        return []
+    table = rows(report.claims)
+    notes = [f"{claim_verdicts.summary_line(report.claims)}.",
+             *(f"{v.text}: {v.verdict}: {v.advice}" for v in report.claims if v.advice),
+             claim_verdicts.RULE]
+    out = [Section("claims", "claims of the study", tables=(Table(
+        HEADERS, tuple(table), notes=tuple(Line(n) for n in notes),
+        tones=tuple("failed" if row[-1] != claim_verdicts.HOLDS and not row[0].startswith(BEYOND)
+                    else None for row in table)),), media=FILES, headline=True)]
+    if report.why:
+        out.append(Section(
+            "why", "what decides the claims that do not hold", lead=(
+                "Each claim judged again with one condition changed at a time, from what this "
+                "run holds (`ipclab why RUN`).",),
+            tables=tuple(_why_table(why) for why in report.why), media=FILES, headline=True))
+    return out
 
 
-def terminal_line(verdicts, where="table.md"):
-    return f"{claim_verdicts.summary_line(verdicts)}; see {where}"
+def _why_table(why):
+    return Table(WHY_HEADERS, tuple((t.changed, t.verdict,
+                                     measured_text(t.found) if t.found.measured else "-",
+                                     _pairs(t.found.pairs)) for t in why.tried),
+                 title=why.text, caption=f"{why.verdict} as the study ran it; {why.finding}")
 
 
-def _escape(text):  # as markdown.py's, which imports this module
-    return str(text).replace("|", "\\|").replace("\n", " ")
+def summary(report, where="table.md"):
+    """The terminal's last line: how the study's conclusions fared."""
+    if not report.claims:
+        return []
+    return [Section("claims-summary", lines=(Line(
+        f"{claim_verdicts.summary_line(report.claims)}; see {where}", "strong"),), media=SCREEN)]
 
 
 def why_lines(why):

@@ -1,11 +1,12 @@
 """The client hosts of bursts spread over hosts ([hosts] clients, execute/spread.py): a row per
-case and host, for the terminal and table.md. Pure functions of the case records
-(analyse/burst.py's `client_hosts`)."""
+case and host, for every reader. Pure functions of the case records (analyse/burst.py's
+`client_hosts`)."""
 from ipclab.common.units import format_ns
+from ipclab.output.page import Section, Table
 
 HEADERS = ("#", "host", "ok", "failed", "rate", "median", "first start", "start spread",
            "late release", "clock offset")
-RIGHT = (0, 2, 3, 4, 5, 6, 7, 8, 9)
+RIGHT = tuple(i != 1 for i in range(len(HEADERS)))
 CAPTION = ("each host's connections (burst) or requests (load) over the ok rounds; rate: its "
            "conns/s or achieved requests/s (median over rounds); median: of its connections' or "
            "requests' times, every round pooled; first start: a burst's first "
@@ -38,23 +39,10 @@ def _offset(host):
             f"± {format_ns(host.get('clock_uncertainty_ns'))}")
 
 
-def markdown_of(table):
+def sections(report):
+    """The table of client hosts; none when no case spread its clients over hosts."""
+    table = rows(report.shown)
     if not table:
-        return ""
-    lines = ["## client hosts", "", CAPTION + ".", "", "| " + " | ".join(HEADERS) + " |",
-             "|" + "|".join("---:" if i in RIGHT else "---" for i in range(len(HEADERS))) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(row) + " |" for row in table]) + "\n"
-
-
-def terminal_of(table_rows):
-    from rich import box
-    from rich.table import Table
-    if not table_rows:
         return []
-    table = Table(title="client hosts", box=box.SIMPLE_HEAD, pad_edge=False, caption=CAPTION,
-                  caption_justify="left")
-    for i, header in enumerate(HEADERS):
-        table.add_column(header, justify="right" if i in RIGHT else "left")
-    for row in table_rows:
-        table.add_row(*row)
-    return [table]
+    return [Section("client-hosts", "client hosts", lead=(CAPTION + ".",),
+                    tables=(Table(HEADERS, tuple(tuple(r) for r in table), RIGHT, wrap=True),))]

@@ -1,6 +1,6 @@
-"""The human table's columns, shared by the Markdown and terminal renderers: each column's header,
-alignment, cell and priority (the terminal keeps the highest-priority columns that fit its width;
-Markdown and `--wide` show them all)."""
+"""The table of every case's columns (cases.py lays them out for every reader): each column's
+header, alignment, cell and priority (the terminal keeps the highest-priority columns that fit
+its width; table.md, report.html and `--wide` show them all)."""
 from dataclasses import dataclass
 from typing import Callable
 
@@ -11,10 +11,6 @@ from ipclab.plan.matrix import describe_shape
 from ipclab.common.units import (format_ns, format_ns_interval, format_rate_interval,
                                  format_ratio_interval)
 
-ALL_PATTERNS = frozenset(pattern_table.NAMES)
-TIMES = pattern_table.named(lambda p: p.whole_times)  # samples are whole round trips, connections
-
-
 @dataclass(frozen=True)
 class Column:
     key: str
@@ -22,22 +18,29 @@ class Column:
     right: bool
     cell: Callable
     priority: int | None  # lower first; None: only in the wide table
-    patterns: frozenset = ALL_PATTERNS  # the column is shown when a record has one of these
+    # which patterns' records it speaks of: a test of the record's pattern row, read when the
+    # table is laid out (a row the table gains later is judged like the others); None: every one
+    patterns: Callable | None = None
     needs: str | None = None    # ... and, if named, when a record has this field (a sweep's knee)
 
 
 def applicable(columns, records):
     """The columns that say something about these records (a stream run has no round-trip
     times, a round-trip run no messages/s, a run without a rate sweep no knee)."""
-    present = {pattern_table.of_record(r).name for r in records}
-    return [c for c in columns if c.patterns & present
+    present = {pattern_table.of_record(r).name: pattern_table.of_record(r) for r in records}
+    return [c for c in columns if any(c.patterns is None or c.patterns(p) for p in present.values())
             and (c.needs is None or any(r.get(c.needs) is not None for r in records))]
 
 
-def _figures(r, patterns=TIMES):
+def whole_times(pattern):
+    """Samples are whole round trips, connections or requests."""
+    return pattern.whole_times
+
+
+def _figures(r, patterns=whole_times):
     """The trimmed figures of an ok case of `patterns` (a failed case's finished rounds stay in
     cases.csv; a stream's times per message are there too)."""
-    ok = r.get("status") == "ok" and pattern_table.of_record(r).name in patterns
+    ok = r.get("status") == "ok" and (patterns is None or patterns(pattern_table.of_record(r)))
     return r.get("trimmed") if ok else None
 
 
@@ -116,7 +119,7 @@ def _time_wait(r):
 
 
 def _outliers(r):
-    if r.get("outliers_removed") is None or not _figures(r, ALL_PATTERNS):
+    if r.get("outliers_removed") is None or not _figures(r, None):
         return "-"
     return f"{r['outliers_removed']}/{r['raw']['count']}"
 
@@ -131,7 +134,7 @@ def _rounds(r):
 
 
 def _spread(r):
-    return f"{r['round_spread']:.2f}" if _figures(r, ALL_PATTERNS) and r.get("round_spread") else "-"
+    return f"{r['round_spread']:.2f}" if _figures(r, None) and r.get("round_spread") else "-"
 
 
 def status(record):
@@ -154,7 +157,7 @@ def _sizes(r):
 
 def _own(key):
     """The patterns whose row lists the column `key` as its own."""
-    return pattern_table.named(lambda p: key in p.columns)
+    return lambda pattern: key in pattern.columns
 
 
 COLUMNS = (
@@ -166,7 +169,7 @@ COLUMNS = (
     Column("pair", "client→server", False, _pair, 2),
     Column("sizes", "sizes", True, _sizes, 3),
     Column("placement", "placement", False, lambda r: r["placement"], 4),
-    Column("median", "median [95% CI]", True, _median, 5, TIMES),
+    Column("median", "median [95% CI]", True, _median, 5, whole_times),
     Column("msgs_per_s", "msgs/s [95% CI]", True, _rate("msgs_per_s"), 5, _own("msgs_per_s")),
     Column("mib_per_s", "MiB/s", True, _mib, 5.2, _own("mib_per_s")),
     Column("cpu_us_per_msg", "CPU µs/msg", True, _cpu_per_msg, 5.4, _own("cpu_us_per_msg")),
@@ -176,13 +179,13 @@ COLUMNS = (
     Column("service_p99", "service p99", True, _load_ns("service_p99"), 6.1, _own("service_p99")),
     Column("late_p99", "client late p99", True, _load_ns("client_lateness_p99"), 6.2,
            _own("late_p99")),
-    Column("syscalls", "syscalls/call c | s", True, _explained, 6.5, ALL_PATTERNS,
+    Column("syscalls", "syscalls/call c | s", True, _explained, 6.5, None,
            "explain_client_syscalls"),
     Column("lost", "lost", True, _lost, None, _own("lost")),
     Column("time_wait", "TIME_WAIT", True, _time_wait, None, _own("time_wait")),
-    Column("mean", "mean ± 95% CI", True, _mean, None, TIMES),
-    Column("std", "std", True, _trimmed("std"), None, TIMES),
-    Column("p99", "p99", True, _trimmed("p99"), 6, TIMES),
+    Column("mean", "mean ± 95% CI", True, _mean, None, whole_times),
+    Column("std", "std", True, _trimmed("std"), None, whole_times),
+    Column("p99", "p99", True, _trimmed("p99"), 6, whole_times),
     Column("outliers", "outliers", True, _outliers, None),
     Column("rounds", "rounds", True, _rounds, None),
     Column("spread", "spread", True, _spread, None),

@@ -1,8 +1,13 @@
-"""cases.csv: one row per case, every statistic in nanoseconds, failures with their reason.
+"""cases.csv and phases.csv: a page's records (output/page.py) as numbers. Pure: a page in, text
+out.
 
-The time statistics are of round trips (rr), whole connections (short) or, for a stream, of
-each window's time per message (ipclab/throughput.py); the stream and short figures
-(msgs_per_s … time_wait) are empty where they do not apply."""
+cases.csv: one row per case, every statistic in nanoseconds, failures with their reason. The
+time statistics are of round trips (rr), whole connections (short) or, for a stream, of each
+window's time per message (analyse/throughput.py); the stream and short figures (msgs_per_s …
+time_wait) are empty where they do not apply.
+
+phases.csv (pattern burst, PROTOCOL.md 11.4): one row per burst case, side and phase (the
+records' `phases`, analyse/burst.py); none for a run without burst cases."""
 import csv
 import io
 
@@ -48,7 +53,9 @@ def _stat_name(field):
     return field if field == "count" else f"{field}_ns"
 
 
-def to_csv(records):
+def render(page, options=None):
+    """cases.csv of the page's records."""
+    records = page.records
     out = io.StringIO()
     wire = any("wire_req_bytes" in r for r in records)
     burst = any(patterns.of_record(r).phases for r in records)
@@ -92,6 +99,29 @@ def _flatten(record):
     row["warnings"] = "; ".join(w["text"] if isinstance(w, dict) else str(w)
                                 for w in record.get("warnings") or [])
     return row
+
+
+PHASE_COLUMNS = ("case_id", "side", "phase", "count", "mean_ns", "ci95_low_ns", "ci95_high_ns",
+                 "median_ns", "p99_ns", "max_ns")
+
+
+def render_phases(page, options=None):
+    """phases.csv of the page's records, or None when none is a burst case."""
+    if not any(patterns.of_record(r).phases for r in page.records):
+        return None
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(PHASE_COLUMNS)
+    for record in page.records:
+        for row in record.get("phases") or []:
+            writer.writerow([record["id"], *(_phase_cell(row.get(c)) for c in PHASE_COLUMNS[1:])])
+    return out.getvalue()
+
+
+def _phase_cell(value):
+    if value is None:
+        return ""
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
 
 
 def _cell(value):

@@ -1,14 +1,15 @@
-"""--explain's section, for table.md, report.html and the terminal: per counted case, each side's
+"""--explain's section, for table.md and report.html: per counted case, each side's
 system calls, wake-ups and CPU per call, the top calls, and the model's parts beside the measured
-median (analyse/explained.py). Pure: records in, rows and text out."""
+median (analyse/explained.py). Pure: records in, rows and a Section out."""
 from ipclab.analyse.explained import median_of
 from ipclab.common.units import format_ns
+from ipclab.output.page import FILES, Line, Section, Table
 from ipclab.plan import patterns
 from ipclab.plan.matrix import describe_shape
 
 HEADERS = ("#", "case", "median", "syscalls c / s", "wake-ups c / s", "CPU µs c / s",
            "model: syscalls + copies + wake-ups", "explains", "top calls c / s")
-RIGHT = {0, 2, 3, 4, 5, 6, 7}
+RIGHT = tuple(i in (0, 2, 3, 4, 5, 6, 7) for i in range(len(HEADERS)))
 CAPTION = ("Per round trip (a stream: per message; short and burst: per connection; load: per "
            "request), each side, from a "
            "pair of N calls less a pair of one: system calls and their names counted by perf "
@@ -78,12 +79,12 @@ def findings(records):
     return out
 
 
-def markdown_of(table, lines):
+def sections(report):
+    """--explain's table and findings, for the files (too wide for a terminal); none when no
+    case was counted."""
+    table = rows(report.records)
     if not table:
-        return ""
-    out = ["## explained: what each call costs", "", CAPTION + ".", "",
-           "| " + " | ".join(HEADERS) + " |",
-           "|" + "|".join("---:" if i in RIGHT else "---" for i in range(len(HEADERS))) + "|"]
-    out += ["| " + " | ".join(row) + " |" for row in table]
-    out += [""] + [f"- {line}" for line in lines] if lines else []
-    return "\n".join(out) + "\n"
+        return []
+    return [Section("explained", "explained: what each call costs", lead=(CAPTION + ".",),
+                    tables=(Table(HEADERS, tuple(table), RIGHT, notes=tuple(
+                        Line(t) for t in findings(report.records))),), media=FILES)]

@@ -1,39 +1,44 @@
-"""table.md: the result table as GitHub-flavoured Markdown, every column and every case."""
-from ipclab.output.columns import COLUMNS, applicable, ratio_caption
+"""table.md: a page (output/page.py) as GitHub-flavoured Markdown: the title, then each section
+with its heading, lead, tables (every row and column) and lines as a list. Pure: a page in,
+text out."""
+from ipclab.output.page import MARKDOWN, shown
 
 
-def to_markdown(records, title, baseline_label, compare, notes=()):
-    columns = applicable(COLUMNS, records) if records else list(COLUMNS)
-    head = [c.header for c in columns]
-    lines = [f"# {title}", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for record in records:
-        lines.append("| " + " | ".join(_escape(c.cell(record)) for c in columns) + " |")
-    caption = ratio_caption(baseline_label, compare)
-    notes = ([caption] if caption else []) + list(notes)
-    if notes:
-        lines += ["", *[f"- {n}" for n in notes]]
+def render(page, options=None):
+    lines = [f"# {page.title}"]
+    for section in page.shown(MARKDOWN):
+        lines += ["", *_section(section)]
     return "\n".join(lines) + "\n"
+
+
+def _section(section):
+    out = [f"## {section.title}", ""] if section.title else []
+    for paragraph in section.lead:
+        out += [paragraph, ""]
+    for table in section.tables:
+        out += _table(table)
+    out += _items(str(line) for line in shown(section.lines, verbose=True))
+    return out[:-1] if out and out[-1] == "" else out
+
+
+def _table(table):
+    out = [f"### {table.title}", ""] if table.title else []
+    if not table.headers:    # (name, value) rows
+        return out + _items(f"{name}: {value}" for name, value in table.rows)
+    if table.rows:
+        out += ["| " + " | ".join(_escape(h) for h in table.headers) + " |",
+                "|" + "".join("---:|" if table.is_right(i) else "---|"
+                              for i in range(len(table.headers)))]
+        out += ["| " + " | ".join(_escape(c) for c in row) + " |" for row in table.rows]
+        out.append("")
+    notes = [table.caption] if table.caption else []
+    return out + _items([*notes, *(str(line) for line in shown(table.notes, verbose=True))])
+
+
+def _items(texts):
+    texts = [f"- {t}" for t in texts]
+    return [*texts, ""] if texts else []
 
 
 def _escape(text):
     return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def report_markdown(report):
-    """table.md of a Report (output/model.py): the study's shape first with every case below it,
-    then the bytes on the wire per call (--wire-bytes)."""
-    from ipclab.output import claims, client_hosts, explained, study, wire
-    table = to_markdown(report.records, report.title, report.baseline_label, report.compare,
-                        notes=report.table_notes)
-    if report.studies:
-        table = study.to_markdown(report.studies, report.title) + "\n" + table.replace(
-            f"# {report.title}", "## every case", 1)
-    if report.claims:  # a study's verdicts come first: they are what the run was for
-        table = claims.markdown_of(report.claims, report.why) + "\n" + table
-    section = wire.markdown_of(report.wire.rows, report.wire.ranking) if report.wire else ""
-    if report.explained:
-        section += ("\n" if section else "") + explained.markdown_of(report.explained.rows,
-                                                                     report.explained.findings)
-    spread = client_hosts.markdown_of(report.client_hosts)
-    section += ("\n" if section and spread else "") + spread
-    return table + ("\n" + section if section else "")

@@ -1,12 +1,13 @@
-"""The report of a run, built once from its saved data and handed to every renderer: the terminal
-(terminal.py), table.md (markdown.py), cases.csv, phases.csv, run.json (publish.py writes them),
-report.html and the figures (report/) and the history database (history.py).
+"""The report of a run, built once from its saved data: its sections (sections.py) make the page
+every renderer lays out (terminal.py, markdown.py, csv.py, json.py, html.py; publish.py and
+report/ write the files), and the figures (report/) and the history database (history.py) read
+it too.
 
 `build` takes the run's document whose records are analysed (analyse/case_stats.py), the
 statistics settings and, where the ratios are drawn again, the samples each case kept inside its
-fences. Everything a renderer shows is decided here (the title, the baseline, the study tables, the
-wire section, the phases, the notes and warnings); a renderer only lays it out. Nothing here reads
-a file: the figures' samples are read by report/data.py from the run's samples/ directory."""
+fences. What the run found is decided here (the title, the baseline, the claims' verdicts, the
+study tables, the phases, the notes and warnings); the sections lay it out. Nothing here reads a
+file: the figures' samples are read by report/data.py from the run's samples/ directory."""
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -15,32 +16,12 @@ from ipclab.analyse import explained as explained_model
 from ipclab.analyse import claims as claim_verdicts
 from ipclab.analyse import why as claim_why
 from ipclab.analyse.stats import ADVICE, FACTS
-from ipclab.output import phases as export_phases
-from ipclab.output import client_hosts, explained, study
-from ipclab.output import wire
+from ipclab.output import study
 from ipclab.output.columns import ratio_caption
 from ipclab.plan import patterns as pattern_table
 from ipclab.plan.scenario import StatSettings
 
 SKIPPED = ("not-applicable", "unavailable")
-
-
-@dataclass(frozen=True)
-class WireSection:
-    """Bytes on the wire per call (wire.py): the table's rows, leanest first, and the ranking."""
-    headers: tuple
-    rows: list
-    ranking: list
-    caption: str
-
-
-@dataclass(frozen=True)
-class ExplainedSection:
-    """--explain's table (explained.py): a row per counted case, and the model's findings."""
-    headers: tuple
-    rows: list
-    findings: list
-    caption: str
 
 
 @dataclass(frozen=True)
@@ -64,11 +45,7 @@ class Report:
     studies: list = field(default_factory=list)    # study.Study tables of the scenario's [report]
     claims: list = field(default_factory=list)     # analyse/claims.py Verdicts of its [[claim]]s
     why: list = field(default_factory=list)        # analyse/why.py Whys of those not holding
-    wire: WireSection = None                       # None: no case counted its bytes
-    explained: ExplainedSection = None             # None: no case was counted (--explain)
-    burst: bool = False                            # the run has burst cases: phases.csv
     phases: list = field(default_factory=list)     # {"case_id", side, phase, ...} rows
-    client_hosts: list = field(default_factory=list)  # client_hosts.py rows: spread bursts
     notes: list = field(default_factory=list)      # the run's notes (environment, sweeps, hosts)
     table_notes: list = field(default_factory=list)  # table.md's: method, notes, case warnings
     warnings: list = field(default_factory=list)   # WarningGroup per kind, in ADVICE order
@@ -122,9 +99,7 @@ def of_records(records, title, baseline_label, compare, notes=(), studies=(), **
     return Report(
         title=title, records=records, baseline_label=baseline_label, compare=compare,
         ratio_caption=ratio_caption(baseline_label, compare), studies=list(studies),
-        wire=wire_section(records), explained=explained_section(records),
-        burst=export_phases.has_phases(records),
-        phases=phase_rows(records), client_hosts=client_hosts.rows(shown), notes=list(notes), warnings=warning_groups(shown),
+        phases=phase_rows(records), notes=list(notes), warnings=warning_groups(shown),
         case_warnings=case_warnings(shown), skipped=skipped_lines(records),
         lost=lost_lines(shown), **more)
 
@@ -134,17 +109,6 @@ def studies_of(document):
     report = document["scenario"].get("report") or {}
     return study.tables(report.get("table", "cases"), document["results"],
                         report.get("versus", "tcp"), report)
-
-
-def wire_section(records):
-    rows = wire.rows(records)
-    return WireSection(wire.HEADERS, rows, wire.ranking(records), wire.CAPTION) if rows else None
-
-
-def explained_section(records):
-    rows = explained.rows(records)
-    return ExplainedSection(explained.HEADERS, rows, explained.findings(records),
-                            explained.CAPTION) if rows else None
 
 
 def phase_rows(records):

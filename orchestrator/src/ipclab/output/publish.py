@@ -10,17 +10,14 @@ every case's row of four files, takes milliseconds for hundreds of cases, agains
 or more; rewriting whole files keeps every file consistent with the others at every moment."""
 import os
 
-from ipclab import output as export
 from ipclab.analyse import case_stats, pooled, saved, stats
-from ipclab.output import markdown, model
-from ipclab.output import phases as export_phases
+from ipclab.output import csv, json, markdown, model, sections
 
-# The files of a run, each rendered from the Report (None: the run has no such file).
-FILES = (("run.json", lambda report: export.to_json(report.document)),
-         ("cases.csv", lambda report: export.to_csv(report.records)),
-         ("phases.csv", lambda report: export_phases.to_csv(report.records) if report.burst
-          else None),
-         ("table.md", markdown.report_markdown))
+# The files of a run, each rendered from the Report's page (None: the run has no such file).
+FILES = (("run.json", json.render),
+         ("cases.csv", csv.render),
+         ("phases.csv", csv.render_phases),
+         ("table.md", markdown.render))
 
 
 class Publisher:
@@ -50,8 +47,9 @@ class Publisher:
 
 def write_outputs(out_dir, report):
     """Rewrites run.json, cases.csv, phases.csv (burst cases only) and table.md of `report`."""
+    page = sections.page(report)
     for name, render in FILES:
-        text = render(report)
+        text = render(page)
         if text is not None:
             _atomic_write(out_dir / name, text)
 

@@ -1,6 +1,7 @@
 """Tables in the shape of a published study, chosen by a scenario's `[report] table`: pure
-functions from records to `Study` tables (headers, cells, caption), which the Markdown and
-terminal renderers lay out. Adding a shape is adding one function to SHAPES.
+functions from records to `Study` tables (headers, cells, caption), the Report's (model.py),
+which `sections` hands every renderer, each in place of the table of every case on the terminal.
+Adding a shape is adding one function to SHAPES.
 
 stream-cpu: the message-queue-versus-socket comparison (a 2010 blog post, issue 10): per
 pattern, one row per mechanism × client→server pair with the wall time, each side's user and
@@ -8,13 +9,14 @@ system seconds, messages/s, and each mechanism's ratios to the `versus` mechanis
 default tcp; a variant such as "tcp nodelay off" names the socket as the study ran it) for the
 same pair and placement.
 
-pivot: the general shape (export/pivot.py): rows, columns, the statistic in the cell and a ratio
+pivot: the general shape (pivot.py): rows, columns, the statistic in the cell and a ratio
 to one column, from `[report]` rows, columns, cell, ratio_to, ratio_as. The thesis's Table 4.1,
 the Java IPC paper's Table 1 and the middleware study's figures are pivots."""
 from dataclasses import dataclass
 
 from ipclab.output import phases as _phases
 from ipclab.output import pivot as _pivot
+from ipclab.output.page import Line, Section, Table
 from ipclab.records.fields import BURST_PHASES as PHASES
 from ipclab.plan import patterns
 from ipclab.plan.matrix import describe_shape, variant
@@ -205,12 +207,11 @@ def tables(name, records, versus, report=None):
     return SHAPES[name](records, versus) if name in SHAPES else []
 
 
-def to_markdown(studies, title):
-    lines = [f"# {title}"]
-    for study in studies:
-        lines += ["", f"## {study.title}", "",
-                  "| " + " | ".join(h.replace("\n", " ") for h in study.headers) + " |",
-                  "|" + "".join("---:|" if r else "---|" for r in study.right)]
-        lines += ["| " + " | ".join(c.replace("\n", " ") for c in row) + " |" for row in study.rows]
-        lines += ["", f"- {study.caption}", *[f"- failed: {f}" for f in study.failed]]
-    return "\n".join(lines) + "\n"
+def sections(report):
+    """A section per study table, titled as it is; its failed cases listed under it."""
+    return [Section(f"study-{n}", s.title, tables=(Table(
+        s.headers, tuple(tuple(row) for row in s.rows), s.right, caption=s.caption,
+        notes=tuple(Line(f"failed: {f}", "failed", fit=True) for f in s.failed),
+        tones=tuple("failed" if s.headers[-1] == "status" and row[-1] != "ok" else None
+                    for row in s.rows),  # a pivot has no status
+        wrap=s.wrap),)) for n, s in enumerate(report.studies, 1)]

@@ -1,19 +1,14 @@
-"""Bytes on the wire per call (wire.py's figures), for table.md and the terminal: one row per
-counted case, grouped by what travels and leanest first, then which mechanism was leanest and
-heaviest how often. Pure: records in, rows and text out."""
+"""Bytes on the wire per call (execute/wire.py's figures), for every reader: one row per counted
+case, grouped by what travels and leanest first, then which mechanism was leanest and heaviest
+how often. Pure: records in, rows and a Section out."""
+from ipclab.output.page import Line, Section, Table
 from ipclab.plan import patterns
 from ipclab.plan import settings as setting_table
 from ipclab.plan.matrix import describe_shape
 
 HEADERS = ("#", "shape", "mechanism", "client→server", "request B", "response B", "total B",
            "packets", "payload B")
-# The middleware study (../shared/seeds/003_*, Gierlach 2021, Python → Java, L3 bytes per call):
-# what it concluded about encodings, to set beside this run's ranking.
-STUDY = {"mechanisms": {"grpc", "thrift-binary", "thrift-compact", "ice"},
-         "leanest": "ice", "heaviest": "thrift-binary",
-         "text": "the middleware study (seeds/003) found Ice's encoding the leanest and Thrift "
-                 "binary the heaviest in every comparison, Thrift compact leanest for small "
-                 "records with sequences of 5, gRPC close to Thrift compact"}
+RIGHT = tuple(i in (0, 4, 5, 6, 7) for i in range(len(HEADERS)))
 
 
 def counted(records):
@@ -54,8 +49,9 @@ def rows(records):
 
 def ranking(records):
     """Lines saying which mechanism was leanest and heaviest in how many groups (of groups with
-    at least two mechanisms), for structured records also per sequence length (the study's
-    figures are per sequence length), then the study's finding when the run has its frameworks."""
+    at least two mechanisms), for structured records also per sequence length (the middleware
+    study's figures are per sequence length; its conclusions are claims of its scenario,
+    judged in the claims section)."""
     groups = {}
     for r in counted(records):
         groups.setdefault(_group(r), []).append(r)
@@ -69,17 +65,7 @@ def ranking(records):
                                               if g[0].get("sequence_length") == n
                                               and g[0].get("payload", "bytes") != "bytes"])
               for n in lengths] if len(lengths) > 1 else []
-    if lengths and STUDY["mechanisms"] <= {r["mechanism"] for r in counted(records)}:
-        lines.append(_versus_study(compared))
     return lines
-
-
-def _versus_study(compared):
-    """The study's finding beside this run's: how often its leanest and heaviest were so here."""
-    lean = sum(1 for g in compared if g[0]["mechanism"] == STUDY["leanest"])
-    heavy = sum(1 for g in compared if g[-1]["mechanism"] == STUDY["heaviest"])
-    return (f"{STUDY['text']}; here {STUDY['leanest']} was leanest in {lean} of {len(compared)} "
-            f"and {STUDY['heaviest']} heaviest in {heavy} of {len(compared)}.")
 
 
 def _ranked(prefix, compared):
@@ -100,39 +86,11 @@ CAPTION = ("L3 bytes (IP header and all) per call (a stream: per message) in eac
            "warm-up excluded (docs/wire.md); payload: the application's bytes")
 
 
-def to_markdown(records):
-    """A `## bytes on the wire per call` section, or "" when nothing was counted."""
-    return markdown_of(rows(records), ranking(records))
-
-
-def markdown_of(table, ranked):
-    """The section of `rows` and `ranking` (output/model.py keeps them once per run)."""
+def sections(report):
+    """`--wire-bytes`: the table, leanest first, and the ranking; none when nothing was counted."""
+    table = rows(report.records)
     if not table:
-        return ""
-    lines = ["## bytes on the wire per call", "", CAPTION + ".", "",
-             "| " + " | ".join(HEADERS) + " |",
-             "|" + "|".join("---:" if i in (0, 4, 5, 6, 7) else "---" for i in range(len(HEADERS)))
-             + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in table]
-    lines += [""] + [f"- {line}" for line in ranked]
-    return "\n".join(lines) + "\n"
-
-
-def terminal(records):
-    """The same for the terminal: a rich Table and the ranking lines, or [] when none."""
-    return terminal_of(rows(records), ranking(records))
-
-
-def terminal_of(table_rows, ranked):
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-    if not table_rows:
         return []
-    table = Table(title="bytes on the wire per call", box=box.SIMPLE_HEAD, pad_edge=False,
-                  caption=CAPTION, caption_justify="left")
-    for i, header in enumerate(HEADERS):
-        table.add_column(header, justify="right" if i in (0, 4, 5, 6, 7) else "left")
-    for row in table_rows:
-        table.add_row(*row)
-    return [table, *(Text(line) for line in ranked)]
+    return [Section("wire", "bytes on the wire per call", lead=(CAPTION + ".",), tables=(Table(
+        HEADERS, tuple(table), RIGHT, notes=tuple(Line(t) for t in ranking(report.records)),
+        wrap=True),))]

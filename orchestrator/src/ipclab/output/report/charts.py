@@ -1,7 +1,7 @@
 """A chart described once, drawn twice: the figure functions (figures.py) return these plain
-descriptions, html.py draws them with Plotly and paper.py with matplotlib. Neither drawing
-library leaks into the figures, so a figure is one small pure function and its tests need
-neither."""
+descriptions, plotly.py draws them with Plotly (for output/html.py's page) and paper.py with
+matplotlib. Neither drawing library leaks into the figures, so a figure is one small pure
+function and its tests need neither."""
 from dataclasses import dataclass, field
 
 

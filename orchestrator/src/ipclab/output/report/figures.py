@@ -1,6 +1,6 @@
 """The report's figures: a registry of small pure functions, each RunData in, a list of Charts
-out (empty when the run has nothing for it: no streams, no wire bytes...). html.py and paper.py
-draw every chart the registry returns, in registry order. Adding a figure is one function in
+out (empty when the run has nothing for it: no streams, no wire bytes...). plotly.py (the page's) and
+paper.py draw every chart the registry returns, in registry order. Adding a figure is one function in
 latency_figures.py, pattern_figures.py, load_figures.py or study_figures.py (a study's own, drawn when the
 scenario's `[report] figures` names it), its place in FIGURES, and a test on a hand-made
 document.
