@@ -13,7 +13,7 @@ from rich.console import Console
 from ipclab.common.units import format_ns
 from ipclab.output import html, markdown, model, publish, sections, terminal
 from ipclab.output.page import FILES, Line, Section, Table
-from test_export import records
+from test_renderers import records
 
 
 def slowest(report):

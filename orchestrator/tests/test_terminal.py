@@ -5,7 +5,7 @@ import pytest
 from rich.console import Console
 
 from ipclab.output import model, sections, terminal
-from test_export import records
+from test_renderers import records
 
 
 def render(records, title, baseline_label, compare, notes=(), width=120, wide=False,
