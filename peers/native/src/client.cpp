@@ -1,11 +1,8 @@
 #include "client.hpp"
 
-#include <dlfcn.h>
 #include <unistd.h>
 
-#include <cstdio>
-#include <cstring>
-#include <vector>
+#include <string>
 
 #include "burst/client.hpp"
 #include "load/client.hpp"
@@ -16,110 +13,8 @@
 #include "links.hpp"
 #include "mechanisms.hpp"
 #include "patterns.hpp"
-#include "payload.hpp"
 
 namespace ipclab {
-
-// ---- the checks of section 2, outside the timed region ---------------------------------------
-
-void check_response(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
-                    const DriveOptions& o, const std::uint8_t* expected_payload) {
-  if (got < kHeaderSize)
-    throw PeerError(ErrorKind::protocol,
-                    "frame of " + std::to_string(got) + " bytes, shorter than a header");
-  if (auto bad = check_reply_header(decode_header(reply), FrameKind::response, seq,
-                                    o.response_size, o.request_size))
-    throw PeerError(ErrorKind::protocol, *bad);
-  const std::size_t total = kHeaderSize + o.response_size;
-  if (got != total)
-    throw PeerError(ErrorKind::protocol, "frame size: expected " + std::to_string(total) +
-                                             ", received " + std::to_string(got));
-  const std::size_t off =
-      first_difference(reply + kHeaderSize, expected_payload, o.response_size, seq);
-  if (off != kNoDifference)
-    throw PeerError(ErrorKind::payload_mismatch,
-                    "payload mismatch at offset " + std::to_string(off));
-}
-
-namespace {
-
-// An END_ACK's header and size (section 2), answering END `seq`, with `payload` bytes.
-void check_ack_frame(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
-                     std::size_t payload) {
-  if (got < kHeaderSize)
-    throw PeerError(ErrorKind::protocol,
-                    "END_ACK of " + std::to_string(got) + " bytes, shorter than a header");
-  if (auto bad = check_reply_header(decode_header(reply), FrameKind::end_ack, seq,
-                                    static_cast<std::uint32_t>(payload), 0))
-    throw PeerError(ErrorKind::protocol, "END_ACK " + *bad);
-  if (got != kHeaderSize + payload)
-    throw PeerError(ErrorKind::protocol, "END_ACK size: expected " +
-                                             std::to_string(kHeaderSize + payload) +
-                                             ", received " + std::to_string(got));
-}
-
-void check_corrupted(std::uint64_t corrupted) {
-  if (corrupted != 0)
-    throw PeerError(ErrorKind::payload_mismatch,
-                    "payload mismatch: server received " + std::to_string(corrupted) +
-                        " corrupted request payloads");
-}
-
-}  // namespace
-
-void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq) {
-  check_ack_frame(reply, got, seq, kEndAckSize - kHeaderSize);
-  check_corrupted(load_le64(reply + kHeaderSize));
-}
-
-void check_one_way_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
-                       std::uint64_t sent) {
-  check_ack_frame(reply, got, seq, kOneWayAckPayload);
-  check_corrupted(load_le64(reply + kHeaderSize));
-  const std::uint64_t received = load_le64(reply + kHeaderSize + 8);
-  if (received < sent)
-    throw PeerError(ErrorKind::protocol,
-                    "the server received " + std::to_string(received) +
-                        " one-way requests, the client sent " + std::to_string(sent) +
-                        " (warm-up + iterations)");
-}
-
-void check_mark_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq) {
-  if (got < kHeaderSize)
-    throw PeerError(ErrorKind::protocol, "MARK_ACK of " + std::to_string(got) + " bytes");
-  if (auto bad = check_reply_header(decode_header(reply), FrameKind::mark_ack, seq, 0, 0))
-    throw PeerError(ErrorKind::protocol, "MARK_ACK " + *bad);
-}
-
-void finish_stream(const std::uint8_t* ack, std::size_t got, std::uint64_t end_sequence,
-                   bool lossy, const DriveOptions& o, StreamReport& report, Recorder& recorder) {
-  check_ack_frame(ack, got, end_sequence, kStreamAckPayload);
-  std::uint64_t field[7];
-  for (int i = 0; i < 7; ++i) field[i] = load_le64(ack + kHeaderSize + 8 * i);
-  const std::uint64_t received = field[0], gaps = field[1], checksum = field[2];
-  report.messages = o.messages;
-  report.message_size = o.message_size;
-  report.windows = o.windows;
-  report.server_cpu = {field[3], field[4], field[5], field[6]};
-  // udp: a lost datagram is counted, not an error; the checksum is checked when none was lost.
-  if (lossy && received < o.messages) report.lost = o.messages - received;
-  recorder.report(report);  // the figures are kept whatever the validation finds
-  if (report.lost != 0) return;
-  if (received != o.messages || gaps != 0)
-    throw PeerError(ErrorKind::payload_mismatch,
-                    "payload mismatch: the server received " + std::to_string(received) + " of " +
-                        std::to_string(o.messages) + " messages, " + std::to_string(gaps) +
-                        (gaps == 1 ? " gap" : " gaps"));
-  // The measured messages follow the two MARKs and the warm-up: sequences M+2 ... M+N+1.
-  const std::uint64_t want = expected_checksum(o.seed, o.message_size, o.warmup + 2, o.messages);
-  if (checksum != want) {
-    char text[160];
-    std::snprintf(text, sizeof text,
-                  "payload mismatch: stream checksum 0x%016llx from the server, 0x%016llx sent",
-                  static_cast<unsigned long long>(checksum), static_cast<unsigned long long>(want));
-    throw PeerError(ErrorKind::payload_mismatch, text);
-  }
-}
 
 // ---- the drivers ------------------------------------------------------------------------------
 
@@ -131,9 +26,6 @@ void run_pattern(Link& link, const DriveOptions& o, Recorder& recorder) {
   if (!Patterns::run(o.pattern, link, o, recorder))
     throw PeerError(ErrorKind::unsupported, "pattern '" + o.pattern + "' is not implemented");
 }
-
-// Keeps the compiler from moving memory accesses to p across this point (the clock reads).
-inline void touch(const void* p) noexcept { asm volatile("" : : "r"(p) : "memory"); }
 
 }  // namespace
 
@@ -168,103 +60,6 @@ void drive_files(const DirEndpoint& dir, bool poll, const DriveOptions& o, Recor
   if (poll) return run_pattern(link, o, recorder);
   ReceiveWatchdog watchdog(o.io_timeout_ns);
   run_pattern(link, o, recorder);
-}
-
-namespace {
-
-// none with --mock new-array (contract 6): the thesis's Mock. Each call makes a new zero-filled
-// array of the response size (value-initialised) and checks its length, and nothing more; the
-// array is freed after the clock, once its length was checked again (its bytes are zeros by
-// definition, so there is nothing else to validate).
-void drive_new_arrays(const DriveOptions& o, Recorder& recorder) {
-  const std::size_t resp_len = o.response_size;
-  const std::uint64_t total = o.warmup + o.iterations;
-  std::uint64_t seq = 0;
-  try {
-    for (; seq < total; ++seq) {
-      const std::int64_t t0 = now_ns();
-      std::vector<std::uint8_t> fresh(resp_len);
-      touch(fresh.data());  // the array is made and zeroed: the compiler may not drop it
-      const bool length_ok = fresh.size() == resp_len;  // the thesis's length check
-      const std::int64_t t1 = now_ns();
-
-      if (!length_ok || fresh.size() != resp_len)
-        throw PeerError(ErrorKind::payload_mismatch,
-                        "payload mismatch: a new array of " + std::to_string(fresh.size()) +
-                            " bytes, expected " + std::to_string(resp_len));
-      recorder.record(seq, t1 - t0);
-    }
-  } catch (const PeerError& e) {
-    throw PeerError(e.kind(), at_sequence(e.what(), seq));
-  }
-}
-
-}  // namespace
-
-// none and direct (section 4.4): one round trip is one call of ipclab_call (direct) or the
-// same work done in place (none: copy of the cached response base, stamp; or, --mock new-array,
-// a new array per call). No frames: the request and response buffers are the payloads. Every
-// response is validated after the clock, and only then recorded.
-void drive_calls(ipclab_call_fn call, const DriveOptions& o, Recorder& recorder) {
-  if (call == nullptr && o.mock_new_array) return drive_new_arrays(o, recorder);
-  std::vector<std::uint8_t> request(o.request_size);
-  fill_base(o.seed, PayloadStream::request, request.data(), o.request_size);
-  std::uint8_t head[kStampBytes] = {};
-  if (o.request_size != 0)  // an empty vector's data() may be null (memcpy needs a pointer)
-    std::memcpy(head, request.data(), o.request_size < kStampBytes ? o.request_size : kStampBytes);
-  const std::vector<std::uint8_t> expected =
-      make_base(o.seed, PayloadStream::response, o.response_size);
-  std::vector<std::uint8_t> response(o.response_size);
-
-  std::uint8_t* const req = request.data();
-  std::uint8_t* const resp = response.data();
-  const std::uint8_t* const base = expected.data();
-  const std::size_t req_len = o.request_size;
-  const std::size_t resp_len = o.response_size;
-  const std::uint64_t seed = o.seed;
-  const std::uint64_t total = o.warmup + o.iterations;
-  std::uint64_t seq = 0;
-  try {
-    for (; seq < total; ++seq) {
-      stamp_from(req, head, req_len, seq);
-      touch(req);
-      int rc = 0;
-      const std::int64_t t0 = now_ns();
-      if (call != nullptr) {
-        rc = call(req, req_len, resp, resp_len, seed, seq);
-      } else {
-        if (resp_len != 0) std::memcpy(resp, base, resp_len);  // both null when empty
-        stamp_in_place(resp, resp_len, seq);
-      }
-      touch(resp);
-      const std::int64_t t1 = now_ns();
-
-      if (rc != 0)
-        throw PeerError(ErrorKind::payload_mismatch,
-                        "payload mismatch: ipclab_call returned " + std::to_string(rc) +
-                            " (wrong request stamp)");
-      const std::size_t off = first_difference(resp, base, resp_len, seq);
-      if (off != kNoDifference)
-        throw PeerError(ErrorKind::payload_mismatch,
-                        "payload mismatch at offset " + std::to_string(off));
-      recorder.record(seq, t1 - t0);
-    }
-  } catch (const PeerError& e) {
-    throw PeerError(e.kind(), at_sequence(e.what(), seq));
-  }
-}
-
-// The library is loaded at run time from --native-library, so the peer itself starts without
-// it. The handle stays open until the process exits.
-ipclab_call_fn load_ipclab_call(const std::string& path) {
-  void* lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    const char* why = ::dlerror();
-    throw PeerError(ErrorKind::io, "cannot load " + path + ": " + (why ? why : "dlopen failed"));
-  }
-  void* sym = ::dlsym(lib, "ipclab_call");
-  if (sym == nullptr) throw PeerError(ErrorKind::io, path + " has no symbol ipclab_call");
-  return reinterpret_cast<ipclab_call_fn>(sym);
 }
 
 // ---- drive ------------------------------------------------------------------------------------

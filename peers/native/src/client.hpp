@@ -2,6 +2,7 @@
 // and result files (PROTOCOL.md sections 2, 3, 7). run_drive looks the mechanism up in the
 // table (mechanisms.hpp); the table's rows connect and hand the connection to one of the
 // drivers below, which run the asked pattern (patterns.hpp) over the matching link (links.hpp).
+// The checks of what the server answers are reply_checks.hpp's.
 #pragma once
 
 #include <memory>
@@ -29,7 +30,7 @@ void drive_datagrams(DatagramSocket socket, const DriveOptions& o, Recorder& rec
 void drive_messages(std::unique_ptr<MessageChannel> channel, bool timer, const DriveOptions& o,
                     Recorder& recorder);
 void drive_files(const DirEndpoint& dir, bool poll, const DriveOptions& o, Recorder& recorder);
-// none (call == nullptr) and direct (section 4.4).
+// none (call == nullptr) and direct (section 4.4), in inproc.cpp.
 void drive_calls(ipclab_call_fn call, const DriveOptions& o, Recorder& recorder);
 // direct: ipclab_call from --native-library (io error if it cannot be loaded).
 ipclab_call_fn load_ipclab_call(const std::string& path);

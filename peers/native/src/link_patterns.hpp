@@ -20,6 +20,7 @@
 #include "options.hpp"
 #include "pattern_flags.hpp"
 #include "payload.hpp"
+#include "reply_checks.hpp"  // the checks of what the server answers
 #include "result.hpp"
 #include "tally.hpp"
 #include "transport/timeout.hpp"
@@ -35,18 +36,6 @@ inline std::int64_t now_ns() noexcept {
 inline std::string at_sequence(const std::string& message, std::uint64_t sequence) {
   return message + " (sequence " + std::to_string(sequence) + ")";
 }
-
-// The client's checks of one received RESPONSE (section 2), outside the timed region.
-void check_response(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
-                    const DriveOptions& o, const std::uint8_t* expected_payload);
-// END, then END_ACK carrying the number of corrupted requests the server saw (section 2).
-void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq);
-// A one-way END, then its END_ACK (11.2): corrupted requests (payload mismatch if any), then
-// the requests the server received (fewer than `sent`: protocol).
-void check_one_way_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
-                       std::uint64_t sent);
-// A stream's MARK, then MARK_ACK (11.1 step 3): a header only.
-void check_mark_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq);
 
 // The client's buffers of a request-response pattern (rr, short): the REQUEST frame with its
 // base payload (only the sequence and the stamp change per round trip), the expected RESPONSE
@@ -236,11 +225,6 @@ bool may_lose(const Link& link) noexcept {
   if constexpr (requires { link.lossy(); }) return link.lossy();
   return false;
 }
-
-// What the client checks in a stream's END_ACK and reports (11.1 steps 4, 5, 8).
-// Reports the figures to the recorder, then validates (a mismatch throws).
-void finish_stream(const std::uint8_t* ack, std::size_t got, std::uint64_t end_sequence,
-                   bool lossy, const DriveOptions& o, StreamReport& report, Recorder& recorder);
 
 // Hands one stream message to the link: the link's own way when it has one (grpc: a Chunk with
 // the sequence, 11.3), else as a frame's bytes go (one write, one datagram, one file; channel

@@ -92,6 +92,7 @@ int run_serve(const ServeOptions& options);
 // endpoint and never returns (a fatal error throws PeerError).
 [[noreturn]] void serve_streams(std::unique_ptr<StreamServer> server, const ServeOptions& o);
 [[noreturn]] void serve_datagrams(DatagramSocket socket, const ServeOptions& o);
+// (channel_servers.cpp)
 [[noreturn]] void serve_messages(MessageServer server, const ServeOptions& o);
 [[noreturn]] void serve_files(const DirEndpoint& dir, bool poll, const ServeOptions& o);
 

@@ -1,5 +1,11 @@
 package dev.ipclab.peer;
 
+import static dev.ipclab.peer.Behaviours.datagrams;
+import static dev.ipclab.peer.Behaviours.inProcess;
+import static dev.ipclab.peer.Behaviours.rpc;
+import static dev.ipclab.peer.Behaviours.shm;
+import static dev.ipclab.peer.Behaviours.stream;
+
 import dev.ipclab.peer.burst.BurstOptions;
 import dev.ipclab.peer.burst.BurstServer;
 import dev.ipclab.peer.burst.Listening;
@@ -8,27 +14,19 @@ import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.inprocess.InProcess;
 import dev.ipclab.peer.load.LoadCalls;
-import dev.ipclab.peer.pattern.Exchange;
 import dev.ipclab.peer.pattern.OneWay;
 import dev.ipclab.peer.pattern.Session;
-import dev.ipclab.peer.pattern.StreamExchange;
 import dev.ipclab.peer.rpc.CorbaBench;
 import dev.ipclab.peer.rpc.GrpcBench;
 import dev.ipclab.peer.rpc.IceBench;
 import dev.ipclab.peer.rpc.RestClients;
 import dev.ipclab.peer.rpc.RestServer;
 import dev.ipclab.peer.rpc.RmiServer;
-import dev.ipclab.peer.rpc.RpcClient;
 import dev.ipclab.peer.rpc.RpcDrive;
 import dev.ipclab.peer.rpc.RpcModel;
-import dev.ipclab.peer.rpc.RpcServer;
-import dev.ipclab.peer.rpc.RpcServerAdapter;
 import dev.ipclab.peer.rpc.SoapBench;
 import dev.ipclab.peer.rpc.ThriftBench;
-import dev.ipclab.peer.server.DatagramServer;
-import dev.ipclab.peer.server.Responder;
 import dev.ipclab.peer.server.Server;
-import dev.ipclab.peer.server.StreamServer;
 import dev.ipclab.peer.transport.AmqpLink;
 import dev.ipclab.peer.transport.AmqpPort;
 import dev.ipclab.peer.transport.ClientLink;
@@ -54,7 +52,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Function;
 import java.util.function.IntSupplier;
 
 /**
@@ -209,70 +206,6 @@ enum Mechanism {
         if (!behaviour.loadModels().isEmpty() || !behaviour.rpcModels().isEmpty()) {
             patterns.add(Pattern.LOAD);
         }
-    }
-
-    /**
-     * Frames over a byte stream or messages: {@link StreamServer}; {@link Exchange} (rr),
-     * {@link StreamExchange} (stream).
-     */
-    private static Behaviour stream(Listen listen, Connect connect) {
-        return frames((options, diagnostics) -> new StreamServer(
-                listen.listen(options.endpoint(), options.settings()), responder(options), diagnostics,
-                options.readSize()), connect);
-    }
-
-    /** One frame per datagram: {@link DatagramServer}; the same clients. */
-    private static Behaviour datagrams(Bind bind, Connect connect) {
-        return frames((options, diagnostics) -> new DatagramServer(bind.bind(options.endpoint(),
-                options.settings()), responder(options), diagnostics), connect);
-    }
-
-    private static Behaviour frames(Serve serve, Connect connect) {
-        return new Behaviour(serve, options -> Exchange.open(link(connect, options), options.seed(),
-                options.requestSize(), options.responseSize()), false, false, connect)
-                .streaming(options -> StreamExchange.open(link(connect, options), options.seed(),
-                        options.stream().messageSize(), options.ioTimeoutNanos()));
-    }
-
-    /** Connects a client's link, or fails with an io error naming the endpoint. */
-    private static ClientLink link(Connect connect, DriveOptions options) throws PeerException {
-        try {
-            return connect.connect(options.endpoint(), options.settings());
-        } catch (IOException e) {
-            throw PeerException.io("cannot connect to " + options.endpoint() + ": "
-                    + PeerException.describe(e), e);
-        }
-    }
-
-    private static Behaviour shm(Shm.Wait wait) {
-        return stream((e, s) -> Shm.listen(wait, e, s.spinNanos()),
-                (e, s) -> Shm.connect(wait, e, s.ioTimeoutNanos(), s.spinNanos()));
-    }
-
-    /** @param maker the call a case's study flags (--mock, --jni-arrays) ask for */
-    private static Behaviour inProcess(Function<Study, InProcess.Maker> maker,
-            boolean nativeLibrary) {
-        return new Behaviour(null, options -> InProcess.open(maker.apply(options.study()),
-                options.nativeLibrary(), options.seed(), options.requestSize(),
-                options.responseSize()), false, nativeLibrary, null);
-    }
-
-    private static Behaviour rpc(RpcServer.Factory serve, RpcClient.Factory connect) {
-        return new Behaviour((options, diagnostics) -> RpcServerAdapter.open(serve,
-                options.endpoint(), options.seed(), options.fault(), options.nodelay()),
-                options -> RpcDrive.open(connect, options.rpc()), true, false, null);
-    }
-
-    /**
-     * An RPC mechanism with load (11.5.4): {@code rr} is the configuration its rr server runs,
-     * served under load too; {@code more} are the framework's other configurations.
-     */
-    private static Behaviour rpc(RpcClient.Factory connect, RpcModel rr, RpcModel... more) {
-        return rpc(rr.factory(), connect).rpcLoading(connect, rr, more);
-    }
-
-    private static Responder responder(ServeOptions options) {
-        return new Responder(options.seed(), options.fault());
     }
 
     static Optional<Mechanism> byName(String name) {

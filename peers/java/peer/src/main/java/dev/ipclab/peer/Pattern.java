@@ -11,6 +11,7 @@ import dev.ipclab.peer.pattern.StreamDrive;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -86,8 +87,9 @@ enum Pattern {
 
     Pattern(String label, Flags flags, Driver driver) {
         this.label = label;
-        this.flags = flags;
-        this.driver = driver;
+        // a row without its flags or its driver would fail only when a command line names it
+        this.flags = Objects.requireNonNull(flags, label);
+        this.driver = Objects.requireNonNull(driver, label);
     }
 
     static Optional<Pattern> byName(String name) {
