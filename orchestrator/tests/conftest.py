@@ -33,9 +33,9 @@ def pytest_collection_modifyitems(config, items):
         assert 1 <= k <= n
     except (ValueError, AssertionError):
         raise pytest.UsageError(f"IPCLAB_TEST_SHARD: expected K/N with 1 <= K <= N, got {shard!r}")
-    kept = [item for item, dealt in zip(items, deal(items, n)) if dealt == k - 1]
-    config.hook.pytest_deselected(items=[t for t in items if t not in kept])
-    items[:] = kept
+    shards = deal(items, n)
+    config.hook.pytest_deselected(items=[t for t, s in zip(items, shards) if s != k - 1])
+    items[:] = [t for t, s in zip(items, shards) if s == k - 1]
 
 
 def deal(items, n):

@@ -203,3 +203,9 @@ def test_a_load_is_counted_per_request():
     assert outcome.status == "ok", outcome.reason
     sends = dict(outcome.explain["server"]["top"]).get("sendto")
     assert sends is not None and 0.9 <= sends <= 1.1, outcome.explain
+
+
+def test_the_records_names_are_what_explain_counts():
+    """records/fields.py names the counts a record keeps; explain.py is where they come from
+    (perf's events, then a struct rusage's parts): the two lists must stay one."""
+    assert explain.COUNTS == (*explain.PERF_EVENTS.values(), *explain.USAGE)
