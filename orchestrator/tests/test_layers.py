@@ -15,7 +15,9 @@ MAY_IMPORT = {
     "app": set(LAYERS),
     "output": {"analyse", "plan", "records", "common"},
     "analyse": {"plan", "records", "common"},
-    "execute": {"plan", "records", "common"},
+    # execute decides some things while it runs (a rate sweep's step, the progress line, the
+    # preflight note) by a statistic: it asks analyse/reduce.py and computes none itself.
+    "execute": {"analyse", "plan", "records", "common"},
     "plan": {"records", "common"},
     "records": {"common"},
     "common": set(),
@@ -150,3 +152,31 @@ def _stdlib_imports(path):
     tree = ast.parse(path.read_text(), str(path))
     return {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names} \
         | {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+
+
+# The numpy and statistics-module calls that compute a statistic; execute/ and bench/ call
+# analyse/ for them (analyse/reduce.py), so every figure printed comes from one place.
+STATISTICS = {"median", "percentile", "quantile", "mean", "average", "std", "var", "nanmedian",
+              "nanpercentile", "nanmean", "stdev", "variance", "fmean", "quantiles"}
+
+
+def statistic_calls(path):
+    """(line, name) of each np.<statistic>(…) or statistics.<statistic>(…) call in a file."""
+    tree = ast.parse(path.read_text(), str(path))
+    return [(n.lineno, n.func.attr) for n in ast.walk(tree)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name) and n.func.value.id in ("np", "numpy", "statistics")
+            and n.func.attr in STATISTICS]
+
+
+def test_statistics_are_computed_only_in_analyse():
+    found = [(name, *call) for name, path in modules().items()
+             if layer_of(name) == "execute" or name.startswith("ipclab.bench")
+             for call in statistic_calls(path)]
+    assert found == []
+
+
+def test_a_statistic_outside_analyse_is_caught(tmp_path):
+    planted = tmp_path / "rounds.py"
+    planted.write_text("import numpy as np\n\ndef f(x):\n    return float(np.median(x))\n")
+    assert statistic_calls(planted) == [(4, "median")]

@@ -45,12 +45,12 @@ def test_request_times_split_the_wait_for_the_server_from_the_clients_own_latene
 
 def test_a_records_file_with_another_header_gives_nothing():
     assert load.request_times("request,connection\n1,0\n") == {}
-    assert load.reductions({}) == {}
+    assert analysis.reductions({}) == {}
 
 
 def test_reductions_are_nearest_rank_percentiles():
     values = np.arange(1, 1001, dtype=np.int64)
-    got = load.reductions({"response": values})["response"]
+    got = analysis.reductions({"response": values})["response"]
     assert got == {"p50": 500, "p90": 900, "p99": 990, "p99_9": 999, "max": 1000}
 
 

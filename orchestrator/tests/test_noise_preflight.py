@@ -1,6 +1,7 @@
 """Noise records and the preflight probe's mode finding, from injected data."""
 import numpy as np
 
+from ipclab.analyse import reduce
 from ipclab.analyse.noise import concerns
 from ipclab.execute import noise
 from ipclab.execute import preflight
@@ -40,16 +41,16 @@ def test_a_quiet_round_has_no_concerns():
 
 def test_one_mode():
     g = np.random.default_rng(1)
-    assert len(preflight.modes(100_000 * g.lognormal(0, 0.3, 20000))) == 1
-    assert len(preflight.modes(np.full(1000, 5000))) == 1
-    assert preflight.modes([]) == []
+    assert len(reduce.modes(100_000 * g.lognormal(0, 0.3, 20000))) == 1
+    assert len(reduce.modes(np.full(1000, 5000))) == 1
+    assert reduce.modes([]) == []
 
 
 def test_two_modes_of_a_cross_cpu_wake_up():
     g = np.random.default_rng(1)
     fast = 100_000 * g.lognormal(0, 0.1, 6000)
     slow = 750_000 * g.lognormal(0, 0.1, 4000)
-    (m1, s1), (m2, s2) = preflight.modes(g.permutation(np.concatenate([fast, slow])))
+    (m1, s1), (m2, s2) = reduce.modes(g.permutation(np.concatenate([fast, slow])))
     assert abs(m1 - 100_000) < 5000 and abs(m2 - 750_000) < 40_000
     assert abs(s1 - 0.6) < 0.01 and abs(s1 + s2 - 1) < 1e-9
 

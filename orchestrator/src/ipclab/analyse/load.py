@@ -11,7 +11,7 @@ median over rounds of the round's nearest-rank percentile), the errors, and two 
 """
 import statistics
 
-from ipclab.analyse import hosts, stats
+from ipclab.analyse import hosts, reduce, stats
 from ipclab.common.units import format_ns
 from ipclab.plan import patterns
 
@@ -20,10 +20,23 @@ PART = __name__.rpartition(".")[2]
 CLIENT_LATE_NS = 1_000_000   # a client more than 1 ms behind its own schedule (p99) did not keep it
 ACHIEVED_SHARE = 0.99        # of the target rate
 TIMES = ("response", "service", "lateness", "client_lateness")
+PERCENTILES = (50, 90, 99, 99.9, 100)   # of each time, per round
 # The fields a load case adds to its record (and cases.csv).
 FIELDS = ("achieved_per_s", "target_per_s", "requests_ok", "requests_failed", "errors",
           *(f"{t}_{p}" for t in TIMES for p in ("p50", "p90", "p99", "p99_9", "max")),
           "schedule_kept", "rate_achieved", "knee_per_s", "knee_low", "knee_high", "slo_ns")
+
+
+def reductions(times):
+    """A round's nearest-rank percentiles of each time ({name: int64 array}, execute/load.py's
+    request_times): what a round's entry keeps and a rate sweep's step is judged by; empty
+    without requests."""
+    return {name: {_pname(p): int(v) for p, v in reduce.ranked(times[name], PERCENTILES).items()}
+            for name in TIMES if times.get(name) is not None and times[name].size}
+
+
+def _pname(p):
+    return "max" if p == 100 else f"p{p:g}".replace(".", "_")
 
 
 def figures(record):

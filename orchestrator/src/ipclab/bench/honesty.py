@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from rich.table import Table
 
-from ipclab.analyse import compare
+from ipclab.analyse import compare, reduce
 from ipclab.records.precision import relative_width
 
 
@@ -69,7 +69,7 @@ def machine_shift(run_a, run_b):
     cannot hold it: they come from its own rounds, all in the same state of the machine."""
     ratios = [b["trimmed"]["median"] / a["trimmed"]["median"] for a, b in _pairs(run_a, run_b)
               if a["trimmed"]["median"]]
-    return float(np.median(ratios)) if ratios else None
+    return reduce.median(ratios)
 
 
 def moved_note(shift):
@@ -122,7 +122,7 @@ def summary(run_1, run_2, seconds=(None, None)):
         w = widths(run)
         if w:
             table.add_row(f"run {k}: median interval, middle case / 90th percentile case",
-                          f"±{100 * np.median(w):.1f}% / ±{100 * np.quantile(w, 0.9):.1f}%")
+                          f"±{100 * reduce.median(w):.1f}% / ±{100 * reduce.percentile(w, 90):.1f}%")
         unstable = sum(r.get("stable") is False for r in run.document["results"])
         table.add_row(f"run {k}: cases flagged unstable", f"{unstable} of {len(w)}")
         if seconds[k - 1] is not None:

@@ -13,7 +13,6 @@ import json
 import re
 import select
 import shutil
-import statistics
 import subprocess
 import tempfile
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ import numpy as np
 from rich.table import Table
 
 from ipclab.bench.kernel import positive
+from ipclab.analyse import reduce
 from ipclab.common.errors import UserError
 from ipclab.common.units import format_ns
 from ipclab.plan import placement
@@ -189,12 +189,11 @@ def _cpp_median(peer, endpoint, iterations, cpus, scratch, notes):
         notes.append(f"C++ client round failed (exit {done.returncode}): {done.stderr.strip()}")
         return None
     data = np.fromfile(samples, dtype="<i8")
-    return float(np.median(data)) if data.size else None
+    return reduce.median(data)
 
 
 def _mid(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
+    return reduce.median([v for v in values if v is not None])
 
 
 def _table(medians, iterations, seconds, rounds, where, cpus):

@@ -7,7 +7,6 @@ noisy moment on a shared machine hits both sides alike: the ratio is the median 
 (peer / floor of the same round), which cancels most drift between rounds. `bench stream` does
 the same for one-way streams and short connections (rates, not times). Prints numbers;
 asserts nothing."""
-import statistics
 import subprocess
 import tempfile
 
@@ -18,6 +17,7 @@ from ipclab.plan import matrix
 from ipclab.plan import patterns
 from ipclab.plan.patterns import SHORT, STREAM
 from ipclab.plan import placement
+from ipclab.analyse import reduce
 from ipclab.common.errors import UserError
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import build_scenario
@@ -101,19 +101,18 @@ def _floor_median(floor_bin, mech, iterations, cpus, scratch):
         if done.returncode != 0:
             return None
         data = np.fromfile(samples.name, dtype="<i8")
-    return float(np.median(data)) if data.size else None
+    return reduce.median(data)
 
 
 def _peer_median(runner, case):
     if case.skip_status:
         return None
     outcome = runner.run(case)
-    return float(np.median(outcome.samples)) if outcome.status == "ok" else None
+    return reduce.median(outcome.samples) if outcome.status == "ok" else None
 
 
 def _mid(values):
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
+    return reduce.median([v for v in values if v is not None])
 
 
 def _table(catalog, held, medians, iterations, rounds, where, cpus):
@@ -293,7 +292,7 @@ def _peer_rate(runner, case):
         return None
     if patterns.of(case.pattern).per_window:
         return outcome.client["messages"] * 1e9 / outcome.client["stream_ns"]
-    return 1e9 / float(np.mean(outcome.samples))
+    return 1e9 / reduce.mean(outcome.samples)
 
 
 def _stream_table(held, rates, cases, messages, iterations, rounds, where, cpus, size):

@@ -19,8 +19,7 @@ measured pair's is what counting cost, kept per case.
 import os
 import shutil
 
-import numpy as np
-
+from ipclab.analyse import reduce
 from ipclab.execute import wire
 from ipclab.execute.parts import part_of
 from ipclab.records.fields import EXPLAIN_COUNTS, EXPLAIN_SIDES
@@ -189,10 +188,7 @@ def format_top(top):
 
 def counting_cost(measured, counted):
     """How much slower the counted pair's median was than the measured pair's (0.05: 5%)."""
-    if measured is None or counted is None or not len(measured) or not len(counted):
-        return None
-    base = float(np.median(measured))
-    return float(np.median(counted)) / base - 1 if base > 0 else None
+    return reduce.relative_change(measured, counted)
 
 
 def add_round(record, outcome):
@@ -204,15 +200,11 @@ def add_round(record, outcome):
     rounds = [e["explain"] for e in record.get("rounds") or [] if e.get("explain")]
     for side in SIDES:
         for name in COUNTS:
-            values = sorted(r[side][name] for r in rounds if name in r.get(side, {}))
-            record[f"explain_{side}_{name}"] = _median(values) if values else None
+            record[f"explain_{side}_{name}"] = reduce.median(
+                [r[side][name] for r in rounds if name in r.get(side, {})])
         tops = [r[side]["top"] for r in rounds if "top" in r.get(side, {})]
         record[f"explain_{side}_top"] = format_top(tops[-1]) if tops else None
-    costs = sorted(r["counting_cost"] for r in rounds if r.get("counting_cost") is not None)
-    record["explain_counting_cost"] = _median(costs) if costs else None
+    record["explain_counting_cost"] = reduce.median(
+        [r["counting_cost"] for r in rounds if r.get("counting_cost") is not None])
     record["explain_copies"] = next((r["copies"] for r in rounds if "copies" in r), None)
 
-
-def _median(values):
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2

@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 
+from ipclab.analyse import reduce
 from ipclab.execute import preflight
 from ipclab.plan import patterns, placement
 
@@ -83,4 +84,4 @@ def _median(binary, args, scratch, iterations=SAMPLES, warmup=WARMUP):
         data = np.fromfile(out.name, dtype="<i8")
     if not data.size:
         raise FloorError(f"the floor ({args[0]}) wrote no samples")
-    return float(np.median(data))
+    return reduce.median(data)

@@ -9,7 +9,8 @@ Methods, stated once (docs/load.md says why):
   Lateness = sent − intended start; the part of it the client alone is to blame for is
   sent − max(intended start, the previous response on the same connection): a connection whose
   previous request has not come back waits for it (the server's delay, not the client's).
-- Percentiles are nearest-rank over the round's measured requests without error.
+- Percentiles are nearest-rank over the round's measured requests without error
+  (analyse/load.py's reductions, kept in the round's entry).
 - Achieved rate: the client's `achieved_per_s` (ok measured requests over the time from the
   measured part's start to its last response).
 - A rate sweep (`--rate sweep`) is one round made of steps, each a fresh pair of peers at one
@@ -25,15 +26,13 @@ import csv
 import dataclasses
 import io
 import json
-import math
-
 import numpy as np
 
+from ipclab.analyse import load as figures
 from ipclab.execute import burst
 from ipclab.plan import settings as setting_table
 
 COLUMNS = ("request", "connection", "measured", "intended_ns", "sent_ns", "received_ns", "error")
-PERCENTILES = (50, 90, 99, 99.9, 100)
 KEEP = ("clients", "rate", "arrival", "duration_ms", "warmup_ms", "requests_ok",
         "requests_failed", "errors", "achieved_per_s", "lateness_p99_ns",
         "hosts")  # hosts: a row per client host (spread.py)
@@ -97,7 +96,7 @@ def round_entry(outcome, key):
     client, part = outcome.client or {}, outcome.part or {}
     times = request_times(part.get("records_text") or "")
     return {key: {**{k: client.get(k) for k in KEEP},
-                  **reductions(times), "records_file": part.get("records_file"),
+                  **figures.reductions(times), "records_file": part.get("records_file"),
                   "hdr_files": part.get("hdr_files"),
                   **{k: part[k] for k in ("steps", "knee_per_s", "slo_ns") if k in part}}}
 
@@ -127,28 +126,6 @@ def _previous_answers(body):
         out[int(row[0])] = last.get(row[1], 0)
         last[row[1]] = int(row[5]) if row[5] else 0
     return out
-
-
-def reductions(times):
-    """Per-round percentiles (nearest rank) of each time; empty without requests."""
-    out = {}
-    for name in ("response", "service", "lateness", "client_lateness"):
-        values = times.get(name)
-        if values is None or not values.size:
-            continue
-        ordered = np.sort(values)
-        out[name] = {_pname(p): int(ordered[nearest_rank(p, ordered.size) - 1]) for p in PERCENTILES}
-    return out
-
-
-def nearest_rank(percent, n):
-    """The 1-based rank of the `percent` percentile of n values: ⌈percent·n/100⌉, at least 1
-    (rounded first, so that 99.9 % of 1000 is rank 999, not 1000 by a float's last bit)."""
-    return max(1, math.ceil(round(percent * n / 100, 9)))
-
-
-def _pname(p):
-    return "max" if p == 100 else f"p{p:g}".replace(".", "_")
 
 
 def save_files(run_dir, case, round_index, info):
@@ -318,7 +295,7 @@ class Sweep:
             self.steps.append({"rate": rate, "status": outcome.status})
             return None
         times = request_times((outcome.part or {}).get("records_text") or "")
-        found = reductions(times)
+        found = figures.reductions(times)
         p99 = found.get("response", {}).get("p99")
         self.slo = self.slo or (p99 and SLO_FACTOR * p99)
         client = outcome.client or {}

@@ -3,13 +3,15 @@
 machine's wake-ups cost today. On a VM a wake-up on another CPU can cost tens to hundreds of
 microseconds and come in modes; one note says so when it does.
 
-The floor is called here the way `ipclab bench` calls it; the mode finding is pure."""
+The floor is called here the way `ipclab bench` calls it; its figures and modes are
+analyse/reduce.py's."""
 import subprocess
 import tempfile
 import time
 
 import numpy as np
 
+from ipclab.analyse import reduce
 from ipclab.plan import placement
 from ipclab.common.units import format_ns
 
@@ -17,10 +19,6 @@ MECHANISM = "uds"
 SIZE = 16
 CALIBRATION = 200            # round trips to learn how long one takes
 SLOW_CROSS_NS = 30_000       # a cross-CPU 16 B round trip above this is slow (bare metal: a few µs)
-MODE_SHARE = 0.05            # a mode holds at least this share of the round trips
-MODE_RATIO = 2.0             # and lies at least this factor from the other
-VALLEY = 0.25                # with a valley below this share of the smaller peak between them
-BIN_DECADES = 0.05           # histogram bins in log10(ns)
 
 
 def floor_binary(root):
@@ -48,19 +46,15 @@ def _probe_one(binary, where, seconds, scratch):
     first, error = _floor(binary, CALIBRATION, CALIBRATION // 4, cpus, scratch)
     if first is None:
         return {**record, "skipped": error}
-    per_round_trip = max(float(np.mean(first)), 1.0)  # the mean: tails take time too
+    per_round_trip = max(reduce.mean(first), 1.0)  # the mean: tails take time too
     iterations = int(min(max(seconds * 1e9 / per_round_trip, CALIBRATION), 1_000_000))
     started = time.monotonic()
     samples, error = _floor(binary, iterations, iterations // 10, cpus, scratch)
     if samples is None:
         return {**record, "skipped": error}
-    found = modes(samples)
     return {**record, "iterations": iterations, "seconds": round(time.monotonic() - started, 3),
-            "min_ns": float(samples.min()), "median_ns": float(np.median(samples)),
-            "p10_ns": float(np.percentile(samples, 10)),
-            "p90_ns": float(np.percentile(samples, 90)),
-            "p99_ns": float(np.percentile(samples, 99)),
-            "modes": [{"median_ns": m, "share": round(s, 4)} for m, s in found]}
+            **reduce.spread(samples),
+            "modes": [{"median_ns": m, "share": round(s, 4)} for m, s in reduce.modes(samples)]}
 
 
 def _floor(binary, iterations, warmup, cpus, scratch):
@@ -77,45 +71,6 @@ def _floor(binary, iterations, warmup, cpus, scratch):
             return None, f"the floor exited with {done.returncode}: {done.stderr.strip()[:200]}"
         data = np.fromfile(out.name, dtype="<i8")
     return (data, None) if data.size else (None, "the floor wrote no samples")
-
-
-def modes(samples):
-    """[(median ns, share)] of the modes of a latency sample, fastest first: one entry when it has
-    one mode. Modes are found in a histogram of log10(ns): two peaks each holding at least
-    MODE_SHARE of the samples, at least MODE_RATIO apart, with a valley between them lower than
-    VALLEY times the smaller peak. Only the two largest modes are reported."""
-    x = np.asarray(samples, dtype=np.float64)
-    x = x[x > 0]
-    if x.size < 50:
-        return [(float(np.median(x)), 1.0)] if x.size else []
-    logs = np.log10(x)
-    edges = np.arange(logs.min(), logs.max() + BIN_DECADES, BIN_DECADES)
-    if edges.size < 3:
-        return [(float(np.median(x)), 1.0)]
-    counts, edges = np.histogram(logs, bins=edges)
-    counts = np.convolve(counts, [1, 1, 1], mode="same")  # smooth one bin each way
-    peaks = [i for i in range(counts.size)
-             if counts[i] > 0 and counts[i] >= counts[max(i - 1, 0)]
-             and counts[i] >= counts[min(i + 1, counts.size - 1)]]
-    best = None
-    for a in peaks:
-        for b in peaks:
-            if b <= a or (edges[b] - edges[a]) < np.log10(MODE_RATIO):
-                continue
-            valley = counts[a:b + 1].min()
-            if valley >= VALLEY * min(counts[a], counts[b]):
-                continue
-            cut = edges[a + int(np.argmin(counts[a:b + 1]))]
-            low, high = x[logs < cut], x[logs >= cut]
-            if min(low.size, high.size) < MODE_SHARE * x.size:
-                continue
-            score = min(low.size, high.size)
-            if best is None or score > best[0]:
-                best = (score, low, high)
-    if best is None:
-        return [(float(np.median(x)), 1.0)]
-    _, low, high = best
-    return [(float(np.median(low)), low.size / x.size), (float(np.median(high)), high.size / x.size)]
 
 
 def notes(probes):

@@ -7,11 +7,11 @@ import random
 import signal
 import time
 
-import numpy as np
 from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                            TimeElapsedColumn)
 
+from ipclab.analyse import reduce
 from ipclab.execute import explain, floors, preflight
 from ipclab.plan import patterns
 from ipclab.common.units import format_ns, format_rate
@@ -186,10 +186,10 @@ def _figure(outcome):
         rate = client["messages"] * 1e9 / client["stream_ns"]
         lost = f", {client['lost']} lost" if client.get("lost") else ""
         return f"{format_rate(rate)} msgs/s over {client['stream_ns'] / 1e9:.3g} s{lost}"
-    median = float(np.median(outcome.samples))
+    median = reduce.median(outcome.samples)
     if pattern.keeps_tail and client.get(pattern.rate_column) is not None:  # load: its tail, rate
         knee = (outcome.part or {}).get("knee_per_s")
-        return (f"median {format_ns(median)}, p99 {format_ns(float(np.percentile(outcome.samples, 99)))}"
+        return (f"median {format_ns(median)}, p99 {format_ns(reduce.percentile(outcome.samples, 99))}"
                 f", {format_rate(client[pattern.rate_column])}/s achieved"
                 + (f", knee {format_rate(knee)}/s" if knee else ""))
     if pattern.progress:
