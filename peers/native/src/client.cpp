@@ -18,17 +18,6 @@ namespace ipclab {
 
 // ---- the drivers ------------------------------------------------------------------------------
 
-namespace {
-
-// The asked pattern over a connected link; the table's check makes an unknown name impossible.
-template <class Link>
-void run_pattern(Link& link, const DriveOptions& o, Recorder& recorder) {
-  if (!Patterns::run(o.pattern, link, o, recorder))
-    throw PeerError(ErrorKind::unsupported, "pattern '" + o.pattern + "' is not implemented");
-}
-
-}  // namespace
-
 void drive_stream(Stream stream, const DriveOptions& o, Recorder& recorder,
                   StreamConnector reconnect) {
   StreamLink link(std::move(stream), std::move(reconnect));

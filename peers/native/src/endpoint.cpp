@@ -117,6 +117,28 @@ AmqpEndpoint parse_amqp(const std::string& text, bool with_queue) {
   return e;
 }
 
+ZmqEndpoint parse_zmq_tcp(const std::string& text) {
+  const char* form = "is not tcp://HOST:PORT,tcp://HOST:PORT";
+  const auto comma = text.find(',');
+  if (comma == std::string::npos) throw bad(text, form);
+  std::string parts[2] = {text.substr(0, comma), text.substr(comma + 1)};
+  for (std::string& part : parts) {
+    if (part.rfind("tcp://", 0) != 0) throw bad(text, form);
+    try {
+      const InetEndpoint e = parse_inet(part.substr(6));
+      if (e.port == 0) throw bad(text, form);
+      part = "tcp://" + to_string(e);
+    } catch (const UsageError&) {
+      throw bad(text, form);
+    }
+  }
+  return {parts[0], parts[1]};
+}
+
+ZmqEndpoint zmq_ipc_sockets(const std::string& path) {
+  return {"ipc://" + path, "ipc://" + path + ".stream"};
+}
+
 Endpoint parse_endpoint(EndpointKind kind, const std::string& text) {
   switch (kind) {
     case EndpointKind::inet: return parse_inet(text);
@@ -132,6 +154,7 @@ Endpoint parse_endpoint(EndpointKind kind, const std::string& text) {
       return IorEndpoint{text};
     case EndpointKind::amqp_broker: return parse_amqp(text, false);
     case EndpointKind::amqp_queue: return parse_amqp(text, true);
+    case EndpointKind::zmq_tcp: return parse_zmq_tcp(text);
   }
   throw bad(text, "has an unknown kind");
 }

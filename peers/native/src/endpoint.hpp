@@ -21,6 +21,7 @@ enum class EndpointKind {
   ior,         // IOR:...: the corba client (10.3)
   amqp_broker,  // amqp://HOST:PORT: the activemq responder (4.7)
   amqp_queue,   // amqp://HOST:PORT/QUEUE: the activemq client (4.7)
+  zmq_tcp,      // tcp://HOST:P1,tcp://HOST:P2: the zmq-tcp client (4.8)
 };
 
 struct InetEndpoint {
@@ -56,9 +57,16 @@ struct AmqpEndpoint {
   std::string queue;  // the client's request queue; empty for the responder
 };
 
+// The two sockets of a ZeroMQ server (4.8) as the library addresses them: its request socket
+// (REP) and its stream socket (PULL).
+struct ZmqEndpoint {
+  std::string requests;  // tcp://HOST:PORT or ipc://PATH
+  std::string stream;
+};
+
 using Endpoint = std::variant<std::monostate, InetEndpoint, PathEndpoint, FdEndpoint, DirEndpoint,
                               AutoEndpoint, KeyEndpoint, PosixNameEndpoint, InprocEndpoint,
-                              IorEndpoint, AmqpEndpoint>;
+                              IorEndpoint, AmqpEndpoint, ZmqEndpoint>;
 
 // Parses text as an endpoint of this kind; a mistake is a UsageError ("bad value for
 // --endpoint: ...").
@@ -71,6 +79,10 @@ KeyEndpoint parse_sysv_key(const std::string& text);
 PosixNameEndpoint parse_posix_name(const std::string& text);
 // amqp://HOST:PORT, and /QUEUE after it when with_queue (a non-empty name without a slash).
 AmqpEndpoint parse_amqp(const std::string& text, bool with_queue);
+// tcp://HOST:PORT,tcp://HOST:PORT (zmq-tcp's READY, 4.8).
+ZmqEndpoint parse_zmq_tcp(const std::string& text);
+// zmq-ipc's sockets at PATH (4.8): ipc://PATH and ipc://PATH.stream.
+ZmqEndpoint zmq_ipc_sockets(const std::string& path);
 
 // The endpoint of a parsed option, as the kind its mechanism's table row promises.
 template <class E>

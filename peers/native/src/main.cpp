@@ -18,6 +18,8 @@
 //                                                       per framework
 //   broker/           activemq (4.7) over Qpid Proton C++: amqp_session.cpp (the connection and
 //                     its thread), amqp_client.cpp, amqp_server.cpp
+//   zmq/              zmq-tcp, zmq-ipc (4.8) over libzmq: zmq_socket.cpp (context, sockets,
+//                     options), zmq_client.cpp (the link), zmq_server.cpp
 //   burst/            pattern burst (11.4): client.cpp, serving.cpp (what every server model
 //                     shares), server_models.cpp (their table), per_connection.cpp, pools.cpp,
 //                     event_loop.cpp, io_uring.cpp (the models), exchange.cpp (burst's or
@@ -41,6 +43,9 @@
 #ifdef IPCLAB_WITH_PROTON
 #include "broker/amqp.hpp"
 #endif
+#ifdef IPCLAB_WITH_ZMQ
+#include "zmq/zmq_socket.hpp"
+#endif
 #include "server.hpp"
 
 namespace {
@@ -63,6 +68,9 @@ int main(int argc, char** argv) {
   rpc::install();
 #ifdef IPCLAB_WITH_PROTON
   broker::install();  // activemq (4.7), where the build found Qpid Proton C++
+#endif
+#ifdef IPCLAB_WITH_ZMQ
+  zeromq::install();  // zmq-tcp, zmq-ipc (4.8), where the build found libzmq
 #endif
   const std::vector<std::string> args(argv + 1, argv + argc);
   Command command;

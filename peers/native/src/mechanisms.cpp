@@ -13,6 +13,7 @@
 #include "patterns.hpp"
 #include "rpc_hooks.hpp"
 #include "server.hpp"
+#include "zmq_hooks.hpp"
 #include "transport/message.hpp"
 #include "transport/transport.hpp"
 
@@ -49,6 +50,9 @@ void serve_rpc(Serve o) { rpc_hooks().serve(o); }
 // The broker's row likewise (broker_hooks.hpp).
 void drive_broker(Drive o, Recorder& r) { broker_hooks().drive(o, r); }
 void serve_broker(Serve o) { broker_hooks().serve(o); }
+// And ZeroMQ's (zmq_hooks.hpp).
+void drive_zmq(Drive o, Recorder& r) { zmq_hooks().drive(o, r); }
+void serve_zmq(Serve o) { zmq_hooks().serve(o); }
 
 constexpr Family frames = Family::frames;
 constexpr Family rpc = Family::rpc;
@@ -143,10 +147,17 @@ constexpr Mechanism kMechanisms[] = {
     // found Proton; the responder takes the broker, the client the responder's queue on it.
     {"activemq", Family::broker, Kind::amqp_broker, Kind::amqp_queue, kStreamPatterns, any_size,
      drive_broker, serve_broker},
+    // Section 4.8: ZeroMQ (libzmq, zmq/), where the build found it. zmq-tcp's server binds
+    // HOST:PORT and READY names its two sockets; zmq-ipc's binds PATH and PATH.stream.
+    {"zmq-tcp", Family::zmq, Kind::inet, Kind::zmq_tcp, kStreamPatterns, any_size, drive_zmq,
+     serve_zmq},
+    {"zmq-ipc", Family::zmq, Kind::path, Kind::path, kStreamPatterns, any_size, drive_zmq,
+     serve_zmq},
 };
 
 bool implemented(const Mechanism& m) {
   if (m.family == Family::broker) return broker_hooks().drive != nullptr;
+  if (m.family == Family::zmq) return zmq_hooks().drive != nullptr;
   if (m.family != Family::rpc) return true;
   const RpcHooks& hooks = rpc_hooks();
   return hooks.supports != nullptr && hooks.supports(m.name);

@@ -29,6 +29,7 @@ enum class Family {
   inproc,  // in-process calls, drive only (4.4)
   rpc,     // RPC middleware with its own protocol; structured payloads allowed (10)
   broker,  // section 2 frames as a message broker's messages (4.7), where Proton is built in
+  zmq,     // section 2 frames as ZeroMQ messages (4.8), where libzmq is built in
 };
 
 struct Mechanism {

@@ -84,6 +84,14 @@ struct PatternTable {
 using Patterns =
     PatternTable<RequestResponse, OneWayStream, ShortConnections, ConnectionBurst, OpenLoopLoad>;
 
+// The asked pattern over a connected link (every driver of client.cpp, the broker's and
+// ZeroMQ's); the table's check makes an unknown name impossible.
+template <class Link>
+void run_pattern(Link& link, const DriveOptions& o, Recorder& recorder) {
+  if (!Patterns::run(o.pattern, link, o, recorder))
+    throw PeerError(ErrorKind::unsupported, "pattern '" + o.pattern + "' is not implemented");
+}
+
 // What the rows of mechanisms.cpp name (section 11's table). Every pattern over one link: rr,
 // stream and short (connections or queues opened per message), the start of the lists below.
 inline constexpr std::array<std::string_view, 3> kFramePatterns = {

@@ -77,6 +77,10 @@ class WholeFrameServer {
     if (payload_ != nullptr && responder_.after_send(header_, payload_)) ++corrupted_;
     payload_ = nullptr;
   }
+  // The stream messages the last MARK announced that have not come yet, and their size (a
+  // server whose messages come apart from its frames, zmq 4.8, reads them first).
+  std::uint64_t pending() const noexcept { return responder_.pending(); }
+  std::size_t message_size() const noexcept { return responder_.message_size(); }
 
  private:
   Responder responder_;

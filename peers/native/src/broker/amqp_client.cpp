@@ -16,8 +16,7 @@ namespace {
 
 void drive(const DriveOptions& o, Recorder& recorder) {
   AmqpLink link(endpoint_as<AmqpEndpoint>(o.endpoint), o.persistent, o.io_timeout_ns);
-  if (!Patterns::run(o.pattern, link, o, recorder))
-    throw PeerError(ErrorKind::unsupported, "pattern '" + o.pattern + "' is not implemented");
+  run_pattern(link, o, recorder);
 }
 
 }  // namespace
