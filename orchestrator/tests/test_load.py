@@ -226,18 +226,18 @@ def test_load_over_a_mechanism_of_one_client_is_refused_alone_and_not_applicable
         scenario(catalog, pattern="load", mechanism="pipe")
     made = matrix.expand(scenario(catalog, pattern="rr,load", mechanism="pipe",
                                   server_model="epoll"), catalog)
-    assert [(c.pattern, c.skip_status) for c in made] == [("rr", None), ("load", "not-applicable")]
+    assert [(c.pattern.name, c.skip_status) for c in made] == [("rr", None), ("load", "not-applicable")]
 
 
 def test_a_request_over_one_message_is_not_applicable_to_load_over_a_shared_queue(catalog):
     made = matrix.expand(scenario(catalog, pattern="rr,load", mechanism="sysv-mq,posix-mq",
                                   request_size="8168,8169", server_model="iterative"), catalog)
-    load_cases = {(c.mechanism, c.request_size): c for c in made if c.pattern == "load"}
+    load_cases = {(c.mechanism, c.request_size): c for c in made if c.pattern.name == "load"}
     for mech in ("sysv-mq", "posix-mq"):
         assert "over 8168 B: under load every client shares one request queue" in \
             load_cases[mech, 8169].skip_reason
         assert "shares one request queue" not in (load_cases[mech, 8168].skip_reason or "")
-    assert all(c.skip_status is None for c in made if c.pattern == "rr")
+    assert all(c.skip_status is None for c in made if c.pattern.name == "rr")
 
 
 def test_a_sweep_without_a_passing_step_says_so():

@@ -80,7 +80,7 @@ def test_a_planted_pattern_is_planned_run_saved_and_analysed(planted, tmp_path):
                    "rounds": 2}}
     scenario = build_scenario(raw, "t.toml", planted, {}, "t")
     (case,) = matrix.expand(scenario, planted)
-    assert case.pattern == "ping" and case.skip_status is None and "ping" in case.label
+    assert case.pattern is PING and case.skip_status is None and "ping" in case.label
     with Workspace() as ws:
         runner = Runner(scenario, planted, ws)
         store = RunStore(tmp_path / "run", scenario, {}, [case],

@@ -18,7 +18,7 @@ FIELDS = ("connections", "connections_ok", "connections_failed", "slow_connects"
 def figures(record):
     """A burst case's fields (None for other patterns): sums over ok rounds, conns/s median."""
     out = dict.fromkeys(FIELDS)
-    pattern = patterns.of(record.get("pattern"))
+    pattern = patterns.of_record(record)
     if not pattern.phases:
         return {}
     rounds = [e[pattern.entry_key] for e in record.get("rounds") or []

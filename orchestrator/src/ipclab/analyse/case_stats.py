@@ -24,7 +24,7 @@ ANALYSIS_FIELDS = ("raw", "trimmed", "outliers_removed", "warnings", "round_medi
 def per_message_rounds(record, rounds):
     """A stream case's rounds as each window's time per message (throughput.py); other
     patterns' rounds unchanged."""
-    pattern = patterns.of(record.get("pattern"))
+    pattern = patterns.of_record(record)
     if not pattern.per_window:
         return rounds
     messages = {e["round"]: (e.get(pattern.entry_key) or {}).get("messages")
@@ -63,7 +63,7 @@ def analyse(record, rounds, settings, seed=1):
 def _analyse(record, rounds, settings, seed):
     pooled = np.concatenate(list(rounds.values()))
     # Under load the tail is the result (a stall's waiting requests), never an outlier.
-    outliers = "none" if patterns.of(record.get("pattern")).keeps_tail else settings.outliers
+    outliers = patterns.of_record(record).outliers(settings.outliers)
     kept_pooled, removed = stats.remove_outliers(pooled, outliers, settings.tukey_k)
     if outliers == "tukey" and kept_pooled.size:
         low, high = stats.tukey_fences(pooled, settings.tukey_k)
@@ -78,7 +78,7 @@ def _analyse(record, rounds, settings, seed):
         if kept_pooled.size else raw
     record["raw"], record["trimmed"] = raw.as_dict(), trimmed.as_dict()
     record["outliers_removed"] = removed
-    pattern = patterns.of(record.get("pattern"))
+    pattern = patterns.of_record(record)
     warnings = stats.advice(trimmed, raw.count, removed, windows=pattern.per_window,
                             tail_is_result=pattern.keeps_tail)
     _round_figures(record, rounds, kept)

@@ -38,8 +38,7 @@ def model(record, floors):
     """{"parts": {part: ns or None}, "total": ns, "share": of the median} or None (a stream, a
     burst, a load; no floors, no median)."""
     median, pattern = median_of(record), patterns.of_record(record)
-    if (not floors or "syscall_ns" not in floors or not median
-            or pattern.shape == patterns.MESSAGE or pattern.execute):
+    if not floors or "syscall_ns" not in floors or not median or not pattern.explains_time():
         return None
     parts = {"syscalls": _both(record, "syscalls", floors["syscall_ns"]),
              "copies": _copies(record, floors),

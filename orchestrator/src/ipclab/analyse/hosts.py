@@ -63,7 +63,7 @@ def analyse(record, rounds, settings, rng):
 
 def _cells(record, rounds, settings):
     """(host names, cells[h][r]: host h's samples in round r inside the case's outlier fences)."""
-    pattern = patterns.of(record.get("pattern"))
+    pattern = patterns.of_record(record)
     if not pattern.spreads:
         return None
     entries = {e["round"]: (e.get(pattern.entry_key) or {}).get("hosts")
@@ -93,6 +93,6 @@ def _cells(record, rounds, settings):
 
 
 def _fences(rounds, record, settings):
-    if patterns.of(record.get("pattern")).keeps_tail or settings.outliers != "tukey":
+    if patterns.of_record(record).outliers(settings.outliers) != "tukey":
         return None
     return stats.tukey_fences(np.concatenate(list(rounds.values())), settings.tukey_k)

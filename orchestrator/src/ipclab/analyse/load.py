@@ -41,7 +41,7 @@ def _pname(p):
 
 def figures(record):
     """A load case's fields ({} for other patterns)."""
-    pattern = patterns.of(record.get("pattern"))
+    pattern = patterns.of_record(record)
     if pattern.execute != PART:
         return {}
     out = dict.fromkeys(FIELDS)

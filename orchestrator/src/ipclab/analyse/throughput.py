@@ -100,7 +100,7 @@ def stream_figures(record):
     """The stream fields of a case record from its trimmed per-message statistics and its ok
     rounds (module note). Every field None when the record has no ok stream round."""
     out = dict.fromkeys(STREAM_FIELDS)
-    key = patterns.of(record.get("pattern")).entry_key
+    key = patterns.of_record(record).entry_key
     entries = [e for e in record.get("rounds") or [] if e.get("status") == "ok" and e.get(key)]
     per_round = [f for f in (stream_round(e, key) for e in entries) if f]
     if entries:
@@ -136,7 +136,7 @@ def short_figures(record):
     if trimmed:
         out["conns_per_s"], out["conns_per_s_ci_low"], out["conns_per_s_ci_high"] = rate(
             trimmed["median"], record.get("median_ci_low"), record.get("median_ci_high"))
-    key = patterns.of(record.get("pattern")).entry_key
+    key = patterns.of_record(record).entry_key
     counted = [e[key] for e in record.get("rounds") or []
                if e.get("status") == "ok" and e.get(key) is not None]
     out["time_wait"] = counted[-1] if counted else None
@@ -145,7 +145,7 @@ def short_figures(record):
 
 def figures(record):
     """Every pattern field of a record: its own pattern's figures, None for the others."""
-    out, pattern = dict.fromkeys(FIELDS), patterns.of(record.get("pattern"))
+    out, pattern = dict.fromkeys(FIELDS), patterns.of_record(record)
     if pattern.per_window:
         out.update(stream_figures(record))
     elif pattern.median_rate:

@@ -14,7 +14,6 @@ import numpy as np
 from rich.table import Table
 
 from ipclab.plan import matrix
-from ipclab.plan import patterns
 from ipclab.plan.patterns import SHORT, STREAM
 from ipclab.plan import placement
 from ipclab.analyse import reduce
@@ -246,19 +245,19 @@ def run_stream(catalog, console, messages, iterations, rounds, where, size):
                    "windows": 10}}
     scenario = build_scenario(raw, "<stream benchmark>", catalog, {}, STREAM.name)
     cases = sorted((c for c in matrix.expand(scenario, catalog)
-                    if c.pattern == STREAM.name or c.mechanism == "tcp"),
-                   key=lambda c: (c.pattern != STREAM.name, c.index))
+                    if c.pattern is STREAM or c.mechanism == "tcp"),
+                   key=lambda c: (c.pattern is not STREAM, c.index))
     rates = {}  # (pattern, mechanism, "floor" or "peer") -> per-round rates
     with Workspace() as ws, console.status("measuring") as status:
         runner = Runner(scenario, catalog, ws)
         for r in range(1, rounds + 1):
             for case in cases:
-                what = f"round {r}/{rounds}: {case.mechanism} {case.pattern}"
+                what = f"round {r}/{rounds}: {case.mechanism} {case.pattern.name}"
                 status.update(f"{what} floor")
-                rates.setdefault((case.pattern, case.mechanism, "floor"), []).append(
+                rates.setdefault((case.pattern.name, case.mechanism, "floor"), []).append(
                     _floor_rate(floor_bin, case, messages, iterations, warmup, size, cpus, ws.path))
                 status.update(f"{what} {held.display} peer")
-                rates.setdefault((case.pattern, case.mechanism, "peer"), []).append(
+                rates.setdefault((case.pattern.name, case.mechanism, "peer"), []).append(
                     _peer_rate(runner, case))
     console.print(_stream_table(held, rates, cases, messages, iterations, rounds, where, cpus,
                                 size))
@@ -267,11 +266,11 @@ def run_stream(catalog, console, messages, iterations, rounds, where, size):
 def _floor_rate(floor_bin, case, messages, iterations, warmup, size, cpus, scratch):
     """The floor's messages/s (stream) or connections/s (short), or None if it failed."""
     with tempfile.NamedTemporaryFile(dir=scratch, suffix=".i64") as samples:
-        if patterns.of(case.pattern).per_window:
+        if case.pattern.per_window:
             what = ["--size", str(size), "--messages", str(messages)]
         else:
             what = ["--size", str(size), "--response-size", "1", "--iterations", str(iterations)]
-        argv = [str(floor_bin), case.mechanism, "--pattern", case.pattern, *what,
+        argv = [str(floor_bin), case.mechanism, "--pattern", case.pattern.name, *what,
                 "--warmup", str(warmup), "--samples-file", samples.name]
         if cpus.client:
             argv += ["--client-cpu", str(cpus.client[0]), "--server-cpu", str(cpus.server[0])]
@@ -279,7 +278,7 @@ def _floor_rate(floor_bin, case, messages, iterations, warmup, size, cpus, scrat
         data = np.fromfile(samples.name, dtype="<i8") if done.returncode == 0 else np.empty(0)
     if not data.size or data.min() <= 0:
         return None
-    if patterns.of(case.pattern).per_window:
+    if case.pattern.per_window:
         return messages * 1e9 / float(data[0])
     return 1e9 / float(data.mean())
 
@@ -290,7 +289,7 @@ def _peer_rate(runner, case):
     outcome = runner.run(case)
     if outcome.status != "ok":
         return None
-    if patterns.of(case.pattern).per_window:
+    if case.pattern.per_window:
         return outcome.client["messages"] * 1e9 / outcome.client["stream_ns"]
     return 1e9 / reduce.mean(outcome.samples)
 
@@ -304,12 +303,12 @@ def _stream_table(held, rates, cases, messages, iterations, rounds, where, cpus,
                  f"round rates {held.display} (floor)"):
         table.add_column(name, justify="left" if name in ("pattern", "mechanism") else "right")
     for case in cases:
-        floors = rates[(case.pattern, case.mechanism, "floor")]
-        mine = rates[(case.pattern, case.mechanism, "peer")]
+        floors = rates[(case.pattern.name, case.mechanism, "floor")]
+        mine = rates[(case.pattern.name, case.mechanism, "peer")]
         ratio = _mid([p / f for p, f in zip(mine, floors) if p and f])
         verdict = "-" if ratio is None else ("yes" if ratio >= STREAM_TARGET else "[red]no[/]")
         per_round = ", ".join(f"{format_rate(p)} ({format_rate(f)})" for p, f in zip(mine, floors))
-        table.add_row(f"{case.pattern} {'msgs' if patterns.of(case.pattern).per_window else 'conns'}",
+        table.add_row(f"{case.pattern.name} {'msgs' if case.pattern.per_window else 'conns'}",
                       case.mechanism, format_rate(_mid(floors)), format_rate(_mid(mine)),
                       f"{ratio:.3f}" if ratio else "-", verdict, per_round)
     return table

@@ -11,14 +11,11 @@ from ipclab.plan import patterns
 def effective_warmup(case, run):
     """The scenario's warm-up (round trips, or a stream's messages; an in-process case at least
     run.warmup_inprocess), capped so that it moves at most run.warmup_max_bytes."""
-    pattern = patterns.of(case.pattern)
+    pattern = case.pattern
     wanted = run.warmup
     if run.warmup_inprocess and case.mechanism in _in_process():
         wanted = max(wanted, run.warmup_inprocess)
-    if pattern.warmup == patterns.MESSAGES:
-        per_unit = case.message_size + pattern.frame_bytes
-    else:
-        per_unit = case.request_size + case.response_size + pattern.frame_bytes
+    per_unit = pattern.unit_bytes(case) + pattern.frame_bytes
     most = min(run.warmup_max_bytes, link.warmup_bytes(run))  # a slow link moves less
     return min(wanted, max(1, most // per_unit)) if wanted else 0
 
@@ -32,7 +29,7 @@ def _in_process():
 
 def expected_samples(case, run):
     """Samples a client writes: a stream's windows (at most one per message), else iterations."""
-    return min(run.windows, run.messages) if patterns.of(case.pattern).per_window else run.iterations
+    return case.pattern.samples_per_round(run)
 
 
 # A long stream or many short connections take longer than case_timeout's usual few minutes:
@@ -48,15 +45,12 @@ def case_timeout(case, run):
     `timeout`): per message for stream and per connection for short, their warm-ups included; per
     connection of a burst plus a connect that may wait --io-timeout for its SYN; a load's
     schedule, its warm-up and one io timeout for its last answers; rr none."""
-    pattern = patterns.of(case.pattern)
+    pattern = case.pattern
     if pattern.timeout == patterns.NO_ALLOWANCE:
         return run.case_timeout
     if pattern.timeout == patterns.SCHEDULE:
         return run.case_timeout + run.load_warmup + run.duration + run.io_timeout
-    if pattern.shape == patterns.MESSAGE:
-        size = case.message_size
-    else:
-        size = case.request_size + case.response_size
+    size = pattern.unit_bytes(case)
     if pattern.timeout == patterns.PER_CONNECTION:
         return run.case_timeout + run.io_timeout + run.connections * (
             PER_MESSAGE_S + size * PER_BYTE_S)

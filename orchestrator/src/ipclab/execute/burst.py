@@ -27,7 +27,6 @@ from dataclasses import replace
 import numpy as np
 
 from ipclab.execute.places import LOCAL
-from ipclab.plan import patterns
 from ipclab.records.fields import BURST_CLIENT_PHASES, BURST_COUNTERS, BURST_PHASES
 
 PHASES, CLIENT_PHASES, COUNTERS = BURST_PHASES, BURST_CLIENT_PHASES, BURST_COUNTERS
@@ -43,7 +42,7 @@ def server_flags(case, run, case_dir):
 
 
 def drive_flags(case, run, case_dir):
-    return ["--pattern", case.pattern, "--connections", str(run.connections),
+    return ["--pattern", case.pattern.name, "--connections", str(run.connections),
             "--connectors", str(run.connectors), "--processes", str(run.processes),
             *exchange_flags(case, run, case_dir)]
 
@@ -265,10 +264,10 @@ def phase_values(phases_text, records_text):
 def save_files(run_dir, case, round_index, info):
     """Writes a round's per-connection files to RUN/<pattern>/ (RUN/burst/) and notes their names
     in `info`."""
-    folder = run_dir / case.pattern
+    folder = run_dir / case.pattern.name
     folder.mkdir(exist_ok=True)
     for key, suffix in (("phases_text", "phases.csv"), ("records_text", "records.csv")):
         if info.get(key):
-            name = f"{case.pattern}/{case.id}.r{round_index}.{suffix}"
+            name = f"{case.pattern.name}/{case.id}.r{round_index}.{suffix}"
             (run_dir / name).write_text(info[key])
             info[key.replace("_text", "_file")] = name

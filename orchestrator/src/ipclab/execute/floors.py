@@ -14,7 +14,7 @@ import numpy as np
 
 from ipclab.analyse import reduce
 from ipclab.execute import preflight
-from ipclab.plan import patterns, placement
+from ipclab.plan import placement
 
 SYSCALL_BATCH = 1000
 COPY_BYTES = 1 << 20          # each memcpy sample copies about this many bytes
@@ -27,10 +27,7 @@ def sizes(cases):
     """The payload sizes the explained cases copy."""
     found = set()
     for case in cases:
-        if patterns.of(case.pattern).shape == patterns.MESSAGE:
-            found.add(case.message_size)
-        else:
-            found.update((case.request_size, case.response_size))
+        found.update(case.pattern.payload_sizes(case))
     return sorted(s for s in found if s)
 
 

@@ -44,12 +44,12 @@ HDR_INTERVAL_NS = 10**9           # one interval histogram per second of intende
 # --- the runner's side ----------------------------------------------------------------------------
 
 def server_flags(case, run, case_dir):
-    return ["--pattern", case.pattern, "--server-model", case.server_model]
+    return ["--pattern", case.pattern.name, "--server-model", case.server_model]
 
 
 def drive_flags(case, run, case_dir):
     """The schedule's times and the files; its clients, rate and arrival are settings."""
-    return ["--pattern", case.pattern,
+    return ["--pattern", case.pattern.name,
             "--duration-ms", str(max(1, round(run.duration * 1000))),
             "--warmup-ms", str(round(run.load_warmup * 1000)),
             *burst.exchange_flags(case, run, case_dir)]
@@ -131,12 +131,12 @@ def _previous_answers(body):
 def save_files(run_dir, case, round_index, info):
     """Writes a round's records to RUN/load/<id>.r<k>.records.csv and its response and service
     times as HdrHistogram interval logs (.response.hlog, .service.hlog), noting their names."""
-    folder = run_dir / case.pattern
+    folder = run_dir / case.pattern.name
     folder.mkdir(exist_ok=True)
     text = info.get("records_text")
     if not text:
         return
-    stem = f"{case.pattern}/{case.id}.r{round_index}"
+    stem = f"{case.pattern.name}/{case.id}.r{round_index}"
     (run_dir / f"{stem}.records.csv").write_text(text)
     info["records_file"] = f"{stem}.records.csv"
     times = request_times(text)

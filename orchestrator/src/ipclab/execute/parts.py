@@ -1,12 +1,11 @@
 """A pattern's execute part: what the runner, the run directory and --explain ask of a case's
 pattern, one interface (`Part`) every pattern answers. A pattern with peer flags and files of
 its own names its module in its row's `execute` (plan/patterns.py: burst.py, load.py); the
-others share plain.py's part, shaped by their row's traits (an exchange or a stream of
+others share plain.py's part, shaped by their row's methods (an exchange or a stream of
 messages). The stages call the part they are handed and never ask which pattern it is."""
 from typing import Callable, Protocol
 
 from ipclab.execute import burst, load, plain
-from ipclab.plan import patterns
 
 
 class Part(Protocol):
@@ -60,4 +59,4 @@ PARTS: dict[str, Part] = {module.__name__.rpartition(".")[2]: module for module 
 
 def part_of(case) -> Part:
     """The execute part of the case's pattern (a Case)."""
-    return PARTS.get(patterns.of(case.pattern).execute, plain)
+    return PARTS.get(case.pattern.execute, plain)

@@ -13,7 +13,6 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
 
 from ipclab.analyse import reduce
 from ipclab.execute import explain, floors, preflight
-from ipclab.plan import patterns
 from ipclab.common.units import format_ns, format_rate
 from ipclab.records.precision import relative_width
 
@@ -181,7 +180,7 @@ class RoundsEta:
 
 def _figure(outcome):
     """A finished round in a few words: a stream's rate, else its median round trip."""
-    client, pattern = outcome.client or {}, patterns.of(outcome.case.pattern)
+    client, pattern = outcome.client or {}, outcome.case.pattern
     if pattern.per_window and client.get("stream_ns"):
         rate = client["messages"] * 1e9 / client["stream_ns"]
         lost = f", {client['lost']} lost" if client.get("lost") else ""

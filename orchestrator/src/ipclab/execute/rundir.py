@@ -18,7 +18,6 @@ from pathlib import Path
 from ipclab.common.errors import UserError
 from ipclab.execute import explain, wire
 from ipclab.execute.parts import part_of
-from ipclab.plan import patterns
 from ipclab.records.schema import SCHEMA
 
 
@@ -178,5 +177,5 @@ def add_round(record, outcome, samples_file=None, warmup_file=None, position=Non
 
 def _pattern_figures(outcome):
     """A round entry's pattern-specific part, under its row's entry_key (its execute part's)."""
-    key = patterns.of(outcome.case.pattern).entry_key
+    key = outcome.case.pattern.entry_key
     return part_of(outcome.case).round_entry(outcome, key)

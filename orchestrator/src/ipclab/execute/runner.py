@@ -11,7 +11,6 @@ from ipclab.execute import endpoints
 from ipclab.execute import explain
 from ipclab.execute import ipcobjects
 from ipclab.execute import network
-from ipclab.plan import patterns
 from ipclab.execute import noise
 from ipclab.execute import spread
 from ipclab.plan import placement
@@ -176,7 +175,7 @@ class Runner:
         """The case's client here (or where the link puts it), or its clients spread over the
         client hosts (spread.py: unpinned, each writing its files there)."""
         part = part_of(case)
-        if net.clients and patterns.of(case.pattern).spreads:
+        if net.clients and case.pattern.spreads:
             def start_one(place, share_case, share_run, folder, extra):
                 return self._start(share_case, "client", None, folder, (),
                                    [*target, *_drive_flags(share_case, share_run, folder), *extra],
@@ -253,7 +252,7 @@ def _time_wait(case, mech, ready, places=(LOCAL,)):
     server's port (/proc/net/tcp and tcp6, state 06, either end) where the clients ran, counted
     when they have finished; a note when a kernel's TIME_WAIT table was full, else None); else
     (None, None)."""
-    if not patterns.of(case.pattern).counts_time_wait or mech.endpoint != "inet" or not ready:
+    if not case.pattern.counts_time_wait or mech.endpoint != "inet" or not ready:
         return None, None
     port = str(ready.get("endpoint", "")).rsplit(":", 1)[-1]
     if not port.isdigit():

@@ -101,7 +101,7 @@ def calibration_run(run):
 
 def units(case, run):
     """Measured calls (or a stream's messages) of the measured pair."""
-    return run.messages if patterns.of(case.pattern).shape == patterns.MESSAGE else run.iterations
+    return case.pattern.measured_items(run)
 
 
 def per_call(total, calibration, calls):
@@ -139,7 +139,7 @@ def record_figures(record):
     median = lambda key: _median([w[key] for w in rounds])  # noqa: E731
     out.update(wire_req_bytes=median("req_bytes"), wire_resp_bytes=median("resp_bytes"),
                wire_packets_per_call=median("packets"))
-    if patterns.of(record.get("pattern")).wire_conn_bytes:
+    if patterns.of_record(record).wire_conn_bytes:
         out["wire_conn_bytes"] = median("conn_bytes")
     if record.get("payload", "bytes") == "bytes":
         size = record.get("message_size")

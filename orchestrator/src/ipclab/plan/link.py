@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, replace
 
 from ipclab.common.errors import UserError
-from ipclab.plan import patterns
 
 KINDS = ("loopback", "veth")
 _RATE = re.compile(r"^(\d+(?:\.\d+)?)(bit|kbit|mbit|gbit|tbit)$", re.IGNORECASE)
@@ -91,7 +90,7 @@ def mark(cases, run, catalog, hosts=None):
     for case in cases:
         reason = None if case.skip_status else why_not(catalog.mechanism(case.mechanism), run,
                                                          hosts)
-        spreads = patterns.of(case.pattern).spreads
+        spreads = case.pattern.spreads
         if not reason and not case.skip_status and (hosts or {}).get("clients") \
                 and (spreads or not hosts.get("client")):
             reason = why_not_spread(case, catalog, len(hosts["clients"]))
@@ -104,13 +103,13 @@ def why_not_spread(case, catalog, hosts):
     """Why `case` cannot spread its clients over `hosts` client hosts ([hosts] clients), or
     None: only a burst or a load can, with a client that takes --release-at, and a load needs a
     client and a request per second for each host."""
-    if not patterns.of(case.pattern).spreads:
-        return (f"{case.pattern} with hosts.clients: only a burst or a load spreads its clients "
+    if not case.pattern.spreads:
+        return (f"{case.pattern.name} with hosts.clients: only a burst or a load spreads its clients "
                 f"over hosts; the one client of the other patterns runs on hosts.client, none "
                 f"is named (or here, from a scenario without hosts.clients)")
     lang = catalog.languages[case.client]
-    if case.pattern not in lang.release_at:
-        return (f"the {lang.display} {case.pattern} client cannot be released at an agreed "
+    if case.pattern.name not in lang.release_at:
+        return (f"the {lang.display} {case.pattern.name} client cannot be released at an agreed "
                 f"instant (--release-at), so it cannot run on several hosts at once")
     settings = dict(case.settings)
     for name in ("clients", "rate"):

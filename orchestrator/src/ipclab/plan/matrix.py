@@ -1,7 +1,8 @@
 """The matrix of cases: every combination of the scenario's axes, each either runnable or
 marked with why it is not (a skip is a result too, never a silent drop)."""
+import dataclasses
 import itertools
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from ipclab.plan import patterns
 from ipclab.plan import settings as setting_table
@@ -18,7 +19,7 @@ class Case:
     request_size: int | None   # None for stream cases (their size is message_size)
     response_size: int | None
     placement: str
-    pattern: str
+    pattern: patterns.Pattern  # its row (a name given here becomes its row)
     skip_status: str | None = None  # "not-applicable" or "unavailable"
     skip_reason: str | None = None
     payload: str = "bytes"
@@ -27,6 +28,10 @@ class Case:
     server_model: str | None = None     # burst cases only (PROTOCOL.md 11.4)
     # (name, value) of every setting that applies to the case (plan/settings.py), defaults too
     settings: tuple = ()
+
+    def __post_init__(self):
+        if not isinstance(self.pattern, patterns.Pattern):  # a name: a test's, a saved record's
+            object.__setattr__(self, "pattern", patterns.of(self.pattern))
 
     @property
     def shape(self):
@@ -42,7 +47,7 @@ class Case:
     def id(self):
         model = f"-{self.server_model}" if self.server_model else ""
         return (f"{self.index:04d}-{self.mechanism}-{self.client}-{self.server}-"
-                f"{self.shape}-{self.placement}-{self.pattern}{model}"
+                f"{self.shape}-{self.placement}-{self.pattern.name}{model}"
                 f"{setting_table.id_suffix(self.settings)}")
 
     @property
@@ -50,7 +55,9 @@ class Case:
         return case_label(self)
 
     def as_dict(self):
-        return {"id": self.id, **asdict(self), "settings": dict(self.settings)}
+        """The case as run.json keeps it: its pattern by name."""
+        return {"id": self.id, **{f.name: getattr(self, f.name) for f in dataclasses.fields(self)},
+                "pattern": self.pattern.name, "settings": dict(self.settings)}
 
 
 def case_label(case, pattern=True, server_model=True, placement=True, also=()):
@@ -70,7 +77,7 @@ def variant(case, pattern=True, server_model=True):
     (its pattern where it names itself, a burst's server model, the settings it changed)."""
     get = _getter(case)
     words = [get("mechanism")]
-    if pattern and patterns.of(get("pattern")).in_label:
+    if pattern and patterns.of_record(case).in_label:
         words.append(get("pattern"))
     if server_model and get("server_model"):
         words.append(get("server_model"))
@@ -98,7 +105,14 @@ def short_label(case, also=()):
 
 
 def _getter(record):
-    return record.get if isinstance(record, dict) else lambda k: getattr(record, k, None)
+    """A reader of a case record's fields (a dict), or of a Case's (or a case's fields) as its
+    record has them: the pattern by its name."""
+    get = record.get if isinstance(record, dict) else lambda k: getattr(record, k, None)
+    return lambda k: _as_written(get(k))
+
+
+def _as_written(value):
+    return value.name if isinstance(value, patterns.Pattern) else value
 
 
 def describe_shape(record):
@@ -113,24 +127,6 @@ def describe_shape(record):
     return f"{get('payload')} ×{get('sequence_length')}" + (" void" if reply == "void" else "")
 
 
-def _shapes(m, pattern):
-    """(request_size, response_size, payload, sequence_length, message_size) in order: the size
-    grid for bytes, the sequence lengths for each structured payload (sizes do not apply to
-    those); for a stream, its message sizes (request and response sizes do not apply)."""
-    if patterns.of(pattern).shape == patterns.MESSAGE:
-        yield from ((None, None, "bytes", None, size) for size in m["message_size"])
-        return
-    if m.get("sizes") == "zip":
-        sizes = list(zip(m["request_size"], m["response_size"]))
-    else:
-        sizes = list(itertools.product(m["request_size"], m["response_size"]))
-    for payload in m["payload"]:
-        if payload == "bytes":
-            yield from ((req, resp, payload, None, None) for req, resp in sizes)
-        else:
-            yield from ((0, 0, payload, n, None) for n in m["sequence_length"])
-
-
 def expand(scenario, catalog, cpus=None):
     """Cases in a stable order: the scenario's axes nested left to right, except that each
     pattern brings its own shapes (a stream's message sizes, the others' request × response
@@ -138,8 +134,9 @@ def expand(scenario, catalog, cpus=None):
     cases = []
     m = scenario.matrix
     # burst: one case per server model (PROTOCOL.md 11.4), innermost of the pattern's shapes.
-    shaped = [(pattern, shape, model) for pattern in m["pattern"] for shape in _shapes(m, pattern)
-              for model in (m["server_model"] if patterns.of(pattern).server_models else [None])]
+    shaped = [(pattern, shape, model) for pattern in map(patterns.of, m["pattern"])
+              for shape in pattern.shapes(m)
+              for model in (m["server_model"] if pattern.server_models else [None])]
     somewhere = _settings_used(m, catalog, shaped)
     combos = ((mech, client, _server(catalog.mechanism(mech), client, server), shaped_one, where,
                chosen)
@@ -266,17 +263,10 @@ def _too_big(f, mech, langs):
     return why
 
 
-def one_client_reason(mech, pattern, catalog):
-    """Why `pattern` cannot run over `mech`: its server serves one client."""
-    able = [m.name for m in catalog.mechanisms.values() if m.many_clients]
-    return (f"{mech.name} serves one client at a time, and {pattern} needs a server that serves "
-            f"several at once ({', '.join(able)})")
-
-
 def _model_why_not(f, mech, server):
     """Why the case's server model cannot run (not applicable, or unavailable on this machine),
     or None."""
-    pattern = patterns.of(f["pattern"])
+    pattern = f["pattern"]
     models = getattr(server, pattern.models_key).get(mech.name, [])
     optional = server.optional_server_models.get(f["server_model"])
     if f["server_model"] not in models and optional:
@@ -298,27 +288,25 @@ def _why_not(f, catalog, cpus):
         if rule:
             return "not-applicable", rule
         roles = roles[:1]  # no server process to ask for a role
-    if patterns.of(f["pattern"]).many_clients and not mech.many_clients:
-        return "not-applicable", one_client_reason(mech, f["pattern"], catalog)
-    shared = patterns.of(f["pattern"]).many_clients and f["request_size"] is not None and \
-        mech.shared_not_applicable(f["request_size"])
-    if shared:
-        return "not-applicable", shared
+    pattern = f["pattern"]
+    why = pattern.mechanism_why_not(mech, catalog, f["request_size"])  # load: many clients
+    if why:
+        return "not-applicable", why
     if f["placement"] == "same-core" and not mech.same_core:
         return "not-applicable", f"{mech.name} at same-core: {mech.same_core_reason}"
     for role, lang in roles:
         if not lang.supports(mech.name, role):
             return "not-applicable", f"the {lang.display} peer has no {mech.name} {role} role"
     client = roles[0][1]
-    if f["pattern"] not in client.patterns_of(mech.name):
+    if pattern.name not in client.patterns_of(mech.name):
         return "not-applicable", (f"the {client.display} peer drives {mech.name} with "
                                   f"{', '.join(client.patterns_of(mech.name))} only, not "
-                                  f"{f['pattern']}")
+                                  f"{pattern.name}")
     why = f["server_model"] and _model_why_not(f, mech, roles[1][1])
     if why:
         return why
     for name, value in f["settings"]:
-        why = setting_table.why_not(name, value, mech, f["pattern"], f["payload"],
+        why = setting_table.why_not(name, value, mech, pattern, f["payload"],
                                     [lang for _, lang in roles])
         if why:
             return "not-applicable", f"{name} = {value}: {why}"
@@ -330,9 +318,9 @@ def _why_not(f, catalog, cpus):
         f["settings"], f["request_size"], f["response_size"])
     if why:
         return "not-applicable", why
-    if not patterns.of(f["pattern"]).records and f["payload"] != "bytes":
-        return "not-applicable", (f"the {f['pattern']} pattern carries sized payloads only, not "
-                                  f"the structured record {f['payload']}")
+    why = pattern.payload_why_not(f["payload"])  # rr carries the structured records
+    if why:
+        return "not-applicable", why
     too_big = _too_big(f, mech, [lang for _, lang in roles])
     if too_big:
         return "not-applicable", too_big

@@ -9,7 +9,6 @@ from pathlib import Path
 from ipclab.common.errors import UserError
 from ipclab.plan import claims as claim_table
 from ipclab.plan import hosts, patterns, report_spec
-from ipclab.plan.matrix import one_client_reason
 from ipclab.plan.validator import (  # noqa: F401 (the scenario's vocabulary, re-exported)
     MAX_PAYLOAD, PLACEMENTS, DEFAULT_PLACEMENT, PATTERNS, OUTLIER_RULES,
     PAYLOADS, MAX_SEQUENCE_LENGTH, MATRIX_AXES, VOID, BASELINE_KEYS, Validator)
@@ -212,12 +211,12 @@ def _load_times(v, run, run_raw, overrides):
 def _many_clients(v, matrix, catalog, where):
     """A run of patterns that all need a server of several clients (load) over a mechanism whose
     server has one is a mistake in the input, not a case (with another pattern beside it, those
-    cases are only not applicable)."""
-    if not all(patterns.of(p).many_clients for p in matrix["pattern"]):
-        return
+    cases are only not applicable): every row's `mechanism_why_not` says why not."""
+    rows = [patterns.of(p) for p in matrix["pattern"]]
     for name in matrix["mechanism"]:
-        if not catalog.mechanism(name).many_clients:
-            v.fail_at(where, one_client_reason(catalog.mechanism(name), matrix["pattern"][0], catalog))
+        why = [row.mechanism_why_not(catalog.mechanism(name), catalog) for row in rows]
+        if why and all(why):
+            v.fail_at(where, why[0])
 
 
 def _void_reply(matrix_raw, overrides):

@@ -33,7 +33,7 @@ class Setting:
     name: str                   # the matrix axis, the [matrix] key, the cases.csv column
     default: object
     values: tuple | None        # the values a scenario may give; None: a whole number ≥ 1
-    applies: Callable           # (value, mechanism, pattern name, payload) -> why not, or None
+    applies: Callable           # (value, mechanism, pattern row, payload) -> why not, or None
     roles: tuple = ()           # the peers ("serve", "drive") given `--NAME VALUE` (the name with
     #                             dashes) for a value other than the default, or:
     flags: Callable | None = None  # a value other than the default -> {role: [peer flags]}
@@ -56,10 +56,10 @@ class Setting:
 
 
 def _pattern_takes(setting, value, pattern):
-    """(whether the case's pattern takes this value of the setting, the patterns that do): the
-    pattern table says which settings are some patterns' alone."""
+    """(whether the case's pattern (its row) takes this value of the setting, the patterns that
+    do): the pattern table says which settings are some patterns' alone."""
     takers = patterns.taking(setting, value)
-    return (not takers or pattern in {p.name for p in takers}), takers
+    return (not takers or pattern.takes(setting, value)), takers
 
 
 def _reply(value, mech, pattern, payload):
@@ -168,8 +168,8 @@ def _serialized_sizes(value, request_size, response_size):
 # backlog of 50, its client connected from one address.
 def _pattern_over(mechanisms, what):
     """A setting of the patterns whose rows take it, over `mechanisms`."""
-    def why_not(value, mech, pattern_name, payload):
-        ok, takers = _pattern_takes(what, value, pattern_name)
+    def why_not(value, mech, pattern, payload):
+        ok, takers = _pattern_takes(what, value, pattern)
         if not ok or mech.name not in mechanisms:
             names = " or ".join(p.name for p in takers)
             return f"{what} applies to the {names} pattern over {', '.join(mechanisms)} only"
