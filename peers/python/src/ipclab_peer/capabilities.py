@@ -26,6 +26,8 @@ def entry(mechanism):
         described["load_models"] = list(mechanism.load_models)
     if mechanism.codec:  # thrift-*: which of the library's codecs this peer uses
         described["codec"] = mechanism.codec
+    if mechanism.library:  # zmq-*: the messaging library and its version (PROTOCOL.md 4.8)
+        described["library"] = mechanism.library()
     return described
 
 

@@ -45,6 +45,7 @@ DATAGRAMS = "datagrams"  # section 2 frames, one per datagram, answered per sour
 INPROC = "inproc"        # section 4.4: no server, a function call
 RPC = "rpc"              # section 10: the framework's own protocol, structured payloads too
 BROKER = "broker"        # section 4.7: section 2 frames as messages through a broker's queues
+ZMQ = "zmq"              # section 4.8: section 2 frames as ZeroMQ messages (REQ/REP, PUSH/PULL)
 
 
 def _everything():
@@ -81,6 +82,8 @@ class Mechanism:
     nodelay_off_unsupported: str = ""
     # The codec of an RPC framework where it has more than one (capabilities' `codec`).
     codec: str = ""
+    # The messaging library and its version (capabilities' `library`), computed when asked.
+    library: Optional[Callable[[], str]] = None
 
     @property
     def roles(self):
@@ -94,6 +97,15 @@ def _amqp(role):
     def start(endpoint, config, *cleanup):
         from .transport import amqp
         return getattr(amqp, role)(endpoint, config, *cleanup)
+    return start
+
+
+def _zmq(role):
+    """zmq-tcp's and zmq-ipc's connect, listen or library (transport/zeromq.py), imported on
+    first use like activemq's."""
+    def start(*args):
+        from .transport import zeromq
+        return getattr(zeromq, role)(*args)
     return start
 
 
@@ -201,4 +213,9 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
     # --delivery (PROTOCOL.md 1, 4.7) is this mechanism's only.
     Mechanism("activemq", BROKER, endpoints.BROKER, _amqp("connect"), _amqp("listen"),
               patterns=STREAM, variants=("delivery",)),
+    # ZeroMQ (PROTOCOL.md 4.8): rr and stream, one client at a time (no short, no load).
+    Mechanism("zmq-tcp", ZMQ, endpoints.ZMQ_TCP, _zmq("connect"), _zmq("listen"),
+              patterns=STREAM, library=_zmq("library")),
+    Mechanism("zmq-ipc", ZMQ, endpoints.SOCKET_PATH, _zmq("connect"), _zmq("listen"),
+              patterns=STREAM, library=_zmq("library")),
 )}

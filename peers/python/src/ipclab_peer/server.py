@@ -15,7 +15,7 @@ from .datagram_stream import Clients, stream_datagram
 from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST,
                     REQUEST_NO_REPLY, Rejected, check_incoming)
 from .load.queue_server import serve as queue_load_serve
-from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, RPC
+from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, RPC, ZMQ
 from .messages import receive_stream
 from .reader import FrameReader
 from .responder import Responder
@@ -266,6 +266,13 @@ def serve_broker(listener, config):
     return serve_messages(listener, config)
 
 
+def serve_zmq(listener, config):
+    """zmq-tcp, zmq-ipc: the loop over the REP and PULL sockets (zmq_server.py, which needs
+    pyzmq: imported here, once the listener has bound)."""
+    from .zmq_server import serve as serve_sockets
+    return serve_sockets(listener, config)
+
+
 # How each family of mechanisms (mechanisms.py) is served.
 LOOPS = {FRAMES: serve_streams, DATAGRAMS: serve_datagrams, RPC: serve_rpc,
-         BROKER: serve_broker}
+         BROKER: serve_broker, ZMQ: serve_zmq}

@@ -201,6 +201,36 @@ def parse_broker_queue(text):
 
 
 @dataclass(frozen=True)
+class ZmqSockets:
+    """A ZeroMQ server's two sockets (PROTOCOL.md 4.8): its request socket and its stream
+    socket, as the library addresses them (tcp://HOST:PORT, ipc://PATH)."""
+    requests: str
+    stream: str
+
+    def __str__(self):
+        return f"{self.requests},{self.stream}"
+
+
+def parse_zmq_tcp(text):
+    """`tcp://HOST:PORT,tcp://HOST:PORT`: a zmq-tcp server's READY endpoint."""
+    parts = text.split(",")
+    try:
+        if len(parts) != 2 or not all(part.startswith("tcp://") for part in parts):
+            raise ValueError
+        addresses = [parse_host_port(part[len("tcp://"):]) for part in parts]
+        if not all(address.port for address in addresses):
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"expected tcp://HOST:PORT,tcp://HOST:PORT, got {text!r}") from None
+    return ZmqSockets(*(f"tcp://{address}" for address in addresses))
+
+
+def zmq_ipc_sockets(path):
+    """zmq-ipc's sockets at PATH (4.8): ipc://PATH and ipc://PATH.stream."""
+    return ZmqSockets(f"ipc://{path}", f"ipc://{path}.stream")
+
+
+@dataclass(frozen=True)
 class Grammar:
     """What `--endpoint` holds in each role. `kind` is the orchestrator's name for how it
     prepares the server's endpoint (protocol/mechanisms.toml)."""
@@ -224,3 +254,5 @@ INPROC = Grammar("inproc", None, parse_inproc)
 CORBA = Grammar("inet", parse_host_port, parse_ior)
 # activemq: the responder is given the broker, READY names its request queue on it.
 BROKER = Grammar("broker", parse_broker, parse_broker_queue)
+# zmq-tcp: the server binds HOST:PORT, READY names its two sockets (PROTOCOL.md 4.8).
+ZMQ_TCP = Grammar("inet", parse_host_port, parse_zmq_tcp)
