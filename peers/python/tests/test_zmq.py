@@ -130,9 +130,13 @@ def test_rejected_frames_are_answered_empty_and_the_server_goes_on(workdir):
         run = Drive(workdir, "zmq-tcp", server.endpoint, 16, 16, 5)
         assert run.returncode == 0, describe(run)
         assert server.stop() == 0
-        assert server.drain_stderr() == [f"ipclab-peer: rejected frame: {reason}" for reason in (
-            "truncated header", "length mismatch", "bad magic", "unexpected message",
-            "length mismatch")]
+        said = server.drain_stderr()
+        prefix = "ipclab-peer: rejected frame: "
+        assert said[:3] == [prefix + r for r in ("truncated header", "length mismatch", "bad magic")]
+        # The two stream messages travel on the PULL connection beside the MARK on the REQ one:
+        # nothing orders the two connections, so the server may meet the unannounced message
+        # after the MARK (then it is the wrong size where one is due, and the second unexpected).
+        assert sorted(said[3:]) == [prefix + "length mismatch", prefix + "unexpected message"]
 
 
 def test_an_empty_answer_is_a_protocol_error(workdir):
