@@ -3,6 +3,7 @@ with where it is, and a session whose test leaks a FIFO fails naming it."""
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from ipclab.execute import leaks
@@ -27,6 +28,7 @@ def test_a_process_is_ours_when_it_carries_the_tag():
     tagged = subprocess.Popen(["sleep", "30"], env={**os.environ, leaks.TAG_VARIABLE: "t-1"})
     other = subprocess.Popen(["sleep", "30"], env={**os.environ, leaks.TAG_VARIABLE: "t-2"})
     try:
+        _until_exec_done(tagged.pid)
         assert leaks.tagged_processes("t-1") == [(tagged.pid, "sleep 30")]
         assert f"process {tagged.pid}: sleep 30" in leaks.find("t-1")
     finally:
@@ -34,6 +36,16 @@ def test_a_process_is_ours_when_it_carries_the_tag():
             p.kill()
             p.wait()
     assert leaks.tagged_processes("t-1") == []
+
+
+def _until_exec_done(pid):
+    """Popen returns once the child's exec has closed its close-on-exec pipe, which the kernel
+    does before it lays out the new program's arguments and environment: until then
+    /proc/PID/environ and cmdline read empty (CI saw the tagged sleep missed so once)."""
+    deadline = time.monotonic() + 10
+    while not Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep"):
+        assert time.monotonic() < deadline, f"process {pid} never showed its command line"
+        time.sleep(0.001)
 
 
 def test_a_scratch_directory_is_left_over_once_its_run_is_gone(tmp_path):
