@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ipclab.plan import capabilities
@@ -16,7 +17,7 @@ from ipclab.execute import probe
 from ipclab.execute.probe import load_catalog
 from ipclab.plan.catalog import Language, repo_root
 from ipclab.common.errors import UserError
-from ipclab.execute.runner import Runner
+from ipclab.execute.runner import Outcome, Runner
 from ipclab.plan.scenario import build_scenario
 from ipclab.execute.workspace import Workspace
 
@@ -186,3 +187,30 @@ def test_list_names_the_codec_a_peer_answers_for_a_mechanism(catalog):
     assert lang.codecs == {"thrift-compact": "C (fastbinary)"}
     assert "codec C (fastbinary)" in _cell(lang, "thrift-compact")
     assert "codec" not in _cell(lang, "tcp")
+
+
+def test_the_library_a_peer_answers_is_listed_and_recorded_per_case(catalog, tmp_path):
+    """A messaging library's version (`library`) shows in `ipclab list` and goes into each case's
+    record for the side that ran it; a mechanism without one records none."""
+    from ipclab.execute.rundir import add_round, new_record
+    from ipclab.output.listing import _cell
+    lang = fake_language(**{"zmq-tcp": ["serve", "drive"], "tcp": ["serve", "drive"]})
+    got = answer(**{"zmq-tcp": ["serve", "drive"], "tcp": ["serve", "drive"]})
+    got["mechanisms"]["zmq-tcp"]["library"] = "libzmq 4.3.4"
+    capabilities.apply(lang, got, catalog.mechanisms)
+    assert lang.libraries == {"zmq-tcp": "libzmq 4.3.4"}
+    assert "libzmq 4.3.4" in _cell(lang, "zmq-tcp") and "libzmq" not in _cell(lang, "tcp")
+    catalog.languages["fake"] = lang
+    try:
+        for mechanism, expected in (("zmq-tcp", "libzmq 4.3.4"), ("tcp", None)):
+            case = next(c for c in matrix.expand(build_scenario(
+                {"matrix": {"mechanism": [mechanism], "client": ["fake"], "server": ["fake"],
+                            "placement": ["unpinned"]}}, "t", catalog, {}, "t"), catalog))
+            with Workspace() as ws:
+                libraries = Runner(build_scenario({}, "t", catalog, {}, "t"), catalog,
+                                   ws)._libraries(case)
+            outcome = Outcome(case, "ok", libraries=libraries, samples=np.zeros(1))
+            record = add_round(new_record(case), outcome)
+            assert (record["client_library"], record["server_library"]) == (expected, expected)
+    finally:
+        del catalog.languages["fake"]

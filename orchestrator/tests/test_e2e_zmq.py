@@ -41,6 +41,9 @@ def test_every_pair_round_trips_and_streams(mechanism, seed):
         assert [(o.case.label, o.status, o.reason) for o in outcomes if o.status != "ok"] == []
         assert {(o.case.client, o.case.server) for o in outcomes} == \
             {(c, s) for c in langs for s in langs}
+        recorded = [(o.case.label, o.libraries) for o in outcomes]  # each side's library version
+        assert all("zmq" in got["client_library"] and "zmq" in got["server_library"]
+                   for _, got in recorded), recorded
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)

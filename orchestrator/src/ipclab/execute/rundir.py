@@ -137,6 +137,7 @@ def new_record(case, rounds_planned=1):
         **case.as_dict(), "status": case.skip_status or "pending", "reason": case.skip_reason,
         "client_cpus": None, "server_cpus": None, "seconds": 0.0, "notes": [],
         "warmup": None, "client_runtime": None, "server_runtime": None,
+        "client_library": None, "server_library": None,
         "rounds_planned": rounds_planned if not case.skip_status else 0, "rounds": [],
     }
 
@@ -156,6 +157,7 @@ def add_round(record, outcome, samples_file=None, warmup_file=None, position=Non
         **_pattern_figures(outcome),
     })
     record.update(outcome.cpus)
+    record.update(outcome.libraries)
     record["seconds"] = round(record["seconds"] + outcome.seconds, 3)
     for note in outcome.notes:
         text = f"round {outcome.round}: {note}"

@@ -47,6 +47,9 @@ class Outcome:
     wire_total: dict | None = None  # --wire-bytes: what the counters moved during the pair
     explain: dict | None = None     # --explain: per call, per side (explain.py)
     usage: dict | None = None       # role -> the kernel's resource usage of the peer (explain.usage)
+    # client_library, server_library: the library each side's build carries the mechanism over
+    # (its capabilities' `library`: this machine's build, also for a peer run on another host)
+    libraries: dict = field(default_factory=dict)
 
 
 class Runner:
@@ -78,7 +81,16 @@ class Runner:
         if not pinned or outcome.cpus.get("client_cpus") is None:
             pinned = placement.available_cpus()
         outcome.noise = noise.summarise(before, after, pinned, noise.ticks_per_second())
+        outcome.libraries = self._libraries(case)
         return outcome
+
+    def _libraries(self, case):
+        """Which library (and version) each side ran the mechanism with, where it has one."""
+        languages, mech = self.catalog.languages, case.mechanism
+        sides = {"client": case.client, "server": None if self.catalog.mechanism(mech).inprocess
+                 else case.server}
+        return {f"{side}_library": languages[name].libraries.get(mech) if name else None
+                for side, name in sides.items()}
 
     def _run_linked(self, case, case_dir):
         """The case inside its link's namespaces (network.py), counted when wire bytes are on: the

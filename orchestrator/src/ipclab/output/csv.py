@@ -31,8 +31,8 @@ ROUND_COLUMNS = ["rounds", "round_spread", "median_ci_low_ns", "median_ci_high_n
 # median, and whether that met the target.
 PRECISION_COLUMNS = ["median_ci_rel", "precision_met"]
 TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_id",
-                "client_runtime", "server_runtime", "seconds", "samples_file", "warmup_samples",
-                "warnings"]
+                "client_runtime", "server_runtime", "client_library", "server_library", "seconds",
+                "samples_file", "warmup_samples", "warnings"]
 
 
 def columns(wire=False, burst=False, settings=(), precision=False, load=False, explain=False):

@@ -28,6 +28,8 @@ def _cell(lang, mechanism):
     limit = f" ≤ {format_size(lang.max_payload[mechanism][0])}" if mechanism in lang.max_payload else ""
     if mechanism in lang.codecs:  # which codec the numbers are of (a Thrift protocol's)
         limit += f", codec {lang.codecs[mechanism]}"
+    if mechanism in lang.libraries:  # which version the numbers are of
+        limit += f", {lang.libraries[mechanism]}"
     if lang.unavailable:
         return f"[yellow]{'+'.join(roles)}{limit}, not built[/]"
     return f"[green]{'+'.join(roles)}{limit}[/]"

@@ -68,10 +68,10 @@ def _check_limit(where, lang, mech, got):
 
 def apply(lang, answer, mechanisms):
     """What only the running peer knows: kernel limits (peer_limit mechanisms), its runtime,
-    the codec of a framework that has more than one."""
+    the codec of a framework that has more than one, the library a mechanism is carried over."""
     lang.runtime = answer.get("runtime")
-    lang.codecs = {name: got["codec"] for name, got in answer["mechanisms"].items()
-                   if isinstance(got.get("codec"), str) and got["codec"]}
+    lang.codecs = _strings(answer, "codec")
+    lang.libraries = _strings(answer, "library")
     for name, got in answer["mechanisms"].items():  # optional server models present here
         for key in MODEL_KEYS:
             if got.get(key) and name in getattr(lang, key):
@@ -80,6 +80,12 @@ def apply(lang, answer, mechanisms):
         mech = mechanisms.get(name)
         if mech and mech.peer_limit and name in lang.mechanisms:
             lang.max_payload[name] = (got["max_payload"], mech.limit_reason)
+
+
+def _strings(answer, key):
+    """mechanism -> its entry's `key`, where that is a non-empty string."""
+    return {name: got[key] for name, got in answer["mechanisms"].items()
+            if isinstance(got.get(key), str) and got[key]}
 
 
 def _same(where, field, expected, got, message=None):

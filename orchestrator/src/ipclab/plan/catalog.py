@@ -113,6 +113,9 @@ class Language:
     # mechanism -> which of its library's codecs the built peer uses, where it says (its
     # capabilities' `codec`, PROTOCOL.md 1): the Python peer's Thrift protocols
     codecs: dict = field(default_factory=dict)
+    # mechanism -> the library and version the built peer carries it over, where it says (its
+    # capabilities' `library`, PROTOCOL.md 1): "libzmq 4.3.4"; each case records it (rundir.py)
+    libraries: dict = field(default_factory=dict)
     # [locate] name -> what its command printed on this machine, where it found something
     # (execute/probe.py asks)
     located: dict = field(default_factory=dict)
