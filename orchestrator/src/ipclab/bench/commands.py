@@ -1,5 +1,5 @@
 """`ipclab bench …`: the benchmarks that print numbers (speed targets are checked here, never by
-timed assertions in tests), each a thin command over kernel.py, http.py, honesty.py,
+timed assertions in tests), each a thin command over kernel.py, libraries.py, http.py, honesty.py,
 load.py."""
 import click
 
@@ -30,6 +30,17 @@ def bench_shm(iterations, rounds):
     """shm beside the cache-line floor and uds; jni, ffm, ctypes call overhead."""
     from ipclab.bench.kernel import run_shm
     run_shm(load_catalog(), console, iterations, rounds)
+
+
+@bench.command("libraries")
+@click.option("--iterations", default="20000", help="round trips per measurement")
+@click.option("--rounds", default="3", help="alternating rounds of floor and peer")
+@click.option("--placement", default="same-core", help="same-core, cross-core or unpinned")
+def bench_libraries(iterations, rounds, placement):
+    """The C++ peer over each messaging library at 16 B beside the library's own latency test
+    (libzmq's local_lat/remote_lat as one C program): ≤ 1.05."""
+    from ipclab.bench.libraries import run_libraries
+    run_libraries(load_catalog(), console, iterations, rounds, placement)
 
 
 @bench.command(patterns.STREAM.name)  # `ipclab bench stream`
