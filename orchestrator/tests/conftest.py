@@ -2,10 +2,11 @@ import os
 import tempfile
 import time
 import uuid
+from types import SimpleNamespace
 
 import pytest
 
-from ipclab.execute import leaks
+from ipclab.execute import explain, leaks
 from ipclab.execute.probe import load_catalog
 
 # Every process this session starts (ipclab runs, their peers, their ssh) inherits this tag, so
@@ -70,3 +71,14 @@ def pytest_sessionfinish(session, exitstatus):
         for line in left:
             reporter.write_line(f"  {line}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.fixture
+def counting():
+    """perf's counts for the test: tracefs mounted as `ipclab run --explain` mounts it (as root,
+    and unmounted after), else the test is skipped saying why nothing could be counted."""
+    with explain.tracing(SimpleNamespace(explain=True)):
+        why = explain.unavailable()
+        if why:
+            pytest.skip(why)
+        yield

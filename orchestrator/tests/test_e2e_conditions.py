@@ -8,7 +8,6 @@ import os
 
 import pytest
 
-from ipclab.execute import explain
 from ipclab.execute.probe import load_catalog
 from test_e2e import LANGS, cases_csv, ipclab, run_cases, seed  # noqa: F401 (seed: a fixture)
 
@@ -29,9 +28,8 @@ def by_setting(outcomes, name):
     return {dict(o.case.settings)[name]: o for o in outcomes}
 
 
-@pytest.mark.skipif(explain.unavailable() is not None, reason=str(explain.unavailable()))
 @pytest.mark.parametrize("server", LANGS)
-def test_a_read_size_makes_each_read_that_many_bytes(server):
+def test_a_read_size_makes_each_read_that_many_bytes(server, counting):
     # 4 KiB messages: a server asking for 1 KiB a call makes at least four reads a message; its
     # own greedy reads take many messages a call.
     outcomes = one_round({"mechanism": ["tcp"], "client": ["cpp"], "server": [server],

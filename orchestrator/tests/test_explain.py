@@ -1,6 +1,10 @@
 """`--explain`: per call from a pair less a one-call pair (execute/explain.py), the model at the
 floors (analyse/explained.py), its section and compare's lines, and real pipe and uds cases."""
 import json
+import os
+import shutil
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,7 +18,7 @@ from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
 from ipclab.execute.probe import load_catalog
 from ipclab.plan.scenario import build_scenario
-from test_e2e import ipclab
+from test_e2e import ROOT, ipclab, quick_run
 
 
 def perf_file(path, syscalls, migrations=1, by_name=None):
@@ -144,8 +148,7 @@ def test_compare_names_the_costs_that_changed():
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(explain.unavailable() is not None, reason=str(explain.unavailable()))
-def test_a_pipe_round_trip_is_a_write_and_a_read_each_side(tmp_path):
+def test_a_pipe_round_trip_is_a_write_and_a_read_each_side(tmp_path, counting):
     out = tmp_path / "run"
     done = ipclab("run", "--explain", "--mechanism", "pipe", "--client", "cpp", "--server", "cpp",
                   "--request-size", "16", "--response-size", "16", "--iterations", "2000",
@@ -164,7 +167,6 @@ def test_a_pipe_round_trip_is_a_write_and_a_read_each_side(tmp_path):
     assert {"explain_client_top", "explain_model_share", "explain_counting_cost"} <= set(header)
 
 
-@pytest.mark.e2e
 @pytest.mark.e2e
 def test_without_perf_one_line_says_so_and_the_rest_is_counted(monkeypatch):
     monkeypatch.setattr(explain, "unavailable", lambda: "perf is not installed (Debian: linux-perf)")
@@ -187,8 +189,7 @@ def test_without_perf_one_line_says_so_and_the_rest_is_counted(monkeypatch):
 
 
 @pytest.mark.e2e
-@pytest.mark.skipif(explain.unavailable() is not None, reason=str(explain.unavailable()))
-def test_a_load_is_counted_per_request():
+def test_a_load_is_counted_per_request(counting):
     # Each request is one answer the C++ epoll server sends: a load of 1 s at 1000 req/s less
     # a load of 1 ms after the same warm-up.
     catalog = load_catalog()
@@ -209,3 +210,26 @@ def test_the_records_names_are_what_explain_counts():
     """records/fields.py names the counts a record keeps; explain.py is where they come from
     (perf's events, then a struct rusage's parts): the two lists must stay one."""
     assert explain.COUNTS == (*explain.PERF_EVENTS.values(), *explain.USAGE)
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("perf") or not shutil.which("unshare"),
+                    reason="needs root, perf and unshare")
+def test_as_root_a_run_mounts_tracefs_for_its_counts_and_unmounts_it(tmp_path):
+    """In a mount namespace of its own (the machine's tracefs untouched) with tracefs unmounted:
+    `ipclab run --explain` counts system calls, says it mounted tracefs, and leaves it unmounted."""
+    out = tmp_path / "run"
+    script = (f"umount {explain.TRACEFS} 2>/dev/null; test ! -d {explain.TRACEPOINT} || exit 90; "
+              f'"$@" || exit $?; test ! -d {explain.TRACEPOINT} || exit 91')
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+                           script, "sh", sys.executable, "-m", "ipclab",
+                           *quick_run(["run", "--explain", "--mechanism", "pipe", "--client",
+                                       "cpp", "--server", "cpp", "--request-size", "16",
+                                       "--response-size", "16", "--iterations", "300",
+                                       "--placement", "same-core", "--out", str(out)])],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    document = json.loads((out / "run.json").read_text())
+    assert explain.MOUNTED_NOTE in document["notes"]
+    (record,) = document["results"]
+    assert record["explain_client_syscalls"] > 1, record

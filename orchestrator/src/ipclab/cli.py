@@ -123,9 +123,10 @@ def run(scenario, out, wide, verbose, html, **flags):
     network.check_machine(plan.run, hosts=plan.hosts)
     env = environment.collect(catalog.root)
     out_dir = Path(out) if out else rundir.default_out_dir(catalog.root, plan.name)
-    with Workspace() as workspace, places.connect(plan.hosts, catalog.root, workspace.path) as remote:
+    with Workspace() as workspace, places.connect(plan.hosts, catalog.root, workspace.path) as remote, \
+            explain.tracing(plan.run) as mounted:
         notes = environment.warnings(env) + _swept_notes(workspace.swept, network.sweep())
-        notes += explain.notes(plan.run)
+        notes += explain.notes(plan.run, mounted)
         notes += [claims_note] if claims_note else []
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes

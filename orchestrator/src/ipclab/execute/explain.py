@@ -18,6 +18,8 @@ measured pair's is what counting cost, kept per case.
 """
 import os
 import shutil
+import subprocess
+from contextlib import contextmanager
 
 from ipclab.analyse import reduce
 from ipclab.execute import wire
@@ -42,7 +44,11 @@ USAGE = {"voluntary": lambda u: u.ru_nvcsw, "involuntary": lambda u: u.ru_nivcsw
          "user_us": lambda u: u.ru_utime * 1e6, "system_us": lambda u: u.ru_stime * 1e6}
 COUNTS, SIDES = EXPLAIN_COUNTS, EXPLAIN_SIDES  # the record's names (records/fields.py)
 TOP = 3                           # system calls named per side
-TRACEPOINT = "/sys/kernel/tracing/events/raw_syscalls/sys_enter"
+TRACEFS = "/sys/kernel/tracing"
+TRACEPOINT = f"{TRACEFS}/events/raw_syscalls/sys_enter"
+MOUNT = ["mount", "-t", "tracefs", "nodev", TRACEFS]
+MOUNTED_NOTE = (f"--explain: tracefs was not mounted; ipclab mounted it at {TRACEFS} for this "
+                f"run and unmounted it after")
 NOTE = ("--explain: each case ran more pairs of peers: a calibration pair, and two counted under "
         "perf stat (every system call passes a tracepoint); its times are those of its usual "
         "measured pair, and explain_counting_cost says how much slower the counted pair was")
@@ -53,16 +59,35 @@ def unavailable():
     if not shutil.which("perf"):
         return "perf is not installed (Debian: linux-perf)"
     if not os.path.isdir(TRACEPOINT):
-        return f"the syscall tracepoint is missing ({TRACEPOINT}: mount -t tracefs nodev /sys/kernel/tracing)"
+        return (f"the syscall tracepoint is missing ({TRACEPOINT}): tracefs is not mounted; as "
+                f"root ipclab mounts it for the run, or run `{' '.join(MOUNT)}`")
     return None
 
 
-def notes(run):
-    """The run's note on --explain: what counting did to its times, or why nothing was counted."""
+@contextmanager
+def tracing(run):
+    """tracefs for the run's --explain: mounted where it is missing and ipclab is root, and
+    unmounted after (also after Ctrl-C or a failure); yields whether it mounted it. Elsewhere
+    nothing is touched and unavailable() says why nothing is counted."""
+    mounted = False
+    if (run.explain and shutil.which("perf") and os.geteuid() == 0
+            and os.path.isdir(TRACEFS) and not os.path.isdir(TRACEPOINT)):
+        mounted = subprocess.run(MOUNT, capture_output=True).returncode == 0
+        mounted = mounted and os.path.isdir(TRACEPOINT)
+    try:
+        yield mounted
+    finally:
+        if mounted:
+            subprocess.run(["umount", TRACEFS], capture_output=True)
+
+
+def notes(run, mounted=False):
+    """The run's note on --explain: what counting did to its times, or why nothing was counted;
+    `mounted`: whether ipclab mounted tracefs for it (tracing())."""
     if not run.explain:
         return []
     why = unavailable()
-    return [NOTE] + ([f"--explain: no system calls or migrations counted ({why}); context "
+    return [NOTE] + ([MOUNTED_NOTE] if mounted else []) + ([f"--explain: no system calls or migrations counted ({why}); context "
                       f"switches, page faults and CPU come from the kernel's resource usage"]
                      if why else [])
 
