@@ -293,10 +293,10 @@ class Run:
     """One finished `drive` run with `args` and its output files in `directory`: exit code,
     stderr, result JSON, raw samples."""
 
-    def __init__(self, directory, args, pass_fds=()):
+    def __init__(self, directory, args, pass_fds=(), timeout=WAIT):
         samples, result = Path(directory) / "samples.bin", Path(directory) / "result.json"
         self.proc = run_peer(["drive", *args, "--samples-file", str(samples),
-                              "--result-file", str(result)], pass_fds=pass_fds)
+                              "--result-file", str(result)], pass_fds=pass_fds, timeout=timeout)
         self.returncode = self.proc.returncode
         self.stderr = self.proc.stderr
         self.result = json.loads(result.read_text()) if result.exists() else None
@@ -307,11 +307,11 @@ class Drive(Run):
     """Round trips (pattern rr unless `extra` says otherwise)."""
 
     def __init__(self, directory, mechanism, endpoint, request_size, response_size,
-                 iterations=5, extra=(), pass_fds=()):
+                 iterations=5, extra=(), pass_fds=(), timeout=WAIT):
         super().__init__(directory, [
             "--mechanism", mechanism, "--endpoint", endpoint,
             "--request-size", str(request_size), "--response-size", str(response_size),
-            "--iterations", str(iterations), *extra], pass_fds)
+            "--iterations", str(iterations), *extra], pass_fds, timeout)
 
 
 class Stream(Run):

@@ -41,8 +41,9 @@ def test_the_stream_high_water_mark_keeps_64_mib():
 def test_round_trips_up_to_the_largest_payload(mechanism, workdir):
     with zmq_server(mechanism, workdir) as server:
         for size, iterations in ((0, 10), (16, 20), (MIB, 3), (MAX_PAYLOAD, 1)):
+            # 128 MiB each way takes seconds, a minute and more on a machine shared with builds
             run = Drive(workdir, mechanism, server.endpoint, size, size, iterations,
-                        ["--warmup", "1"])
+                        ["--warmup", "1", "--io-timeout", "150"], timeout=180)
             assert run.returncode == 0, describe(run)
             assert run.result["samples"] == iterations
         assert server.stop() == 0
