@@ -34,9 +34,12 @@ def test_a_read_size_makes_each_read_that_many_bytes(server, counting):
     # own greedy reads take many messages a call.
     outcomes = one_round({"mechanism": ["tcp"], "client": ["cpp"], "server": [server],
                           "pattern": ["stream"], "message_size": ["4KiB"],
-                          "read_size": ["1KiB", "0"]}, messages=20000, explain=True)
+                          "read_size": ["1KiB", "0"]}, messages=20000, explain=True,
+                         io_timeout=60)  # a JVM counted under perf beside other suites
     cases = by_setting(outcomes, "read_size")
-    assert cases[1024].explain["server"]["syscalls"] >= 4, cases[1024].explain
+    # four reads a message, less what the one-message calibration pair's edges take off the
+    # difference (CI: 3.99975)
+    assert cases[1024].explain["server"]["syscalls"] >= 3.99, cases[1024].explain
     assert cases[0].explain["server"]["syscalls"] < 2, cases[0].explain
 
 
