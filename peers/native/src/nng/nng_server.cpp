@@ -2,13 +2,11 @@
 // stream's control frames) and a PULL stream socket (a stream's messages), answered as a section
 // 2 server would (WholeFrameServer, server.hpp). While a MARK's messages are due it reads only
 // the stream socket, so a control frame is taken only once every message before it came;
-// otherwise it waits on both sockets' NNG_OPT_RECVFD descriptors. The lifecycle (lifecycle.cpp)
+// otherwise it waits for the next request, and takes the stream messages nobody announced as
+// it comes (they are rejected, nothing answers them). The lifecycle (lifecycle.cpp)
 // ends the process on a signal or stdin's end and removes the ipc socket files.
-#include <poll.h>
 #include <sys/stat.h>
 
-#include <cerrno>
-#include <cstring>
 #include <string>
 #include <variant>
 
@@ -56,8 +54,6 @@ std::string listen_sockets(const ServeOptions& o, Socket& requests, Socket& stre
   return base + std::to_string(p1) + "," + base + std::to_string(p2);
 }
 
-bool readable(const pollfd& p) { return (p.revents & POLLIN) != 0; }
-
 }  // namespace
 
 void serve(const ServeOptions& o) {
@@ -69,24 +65,19 @@ void serve(const ServeOptions& o) {
 
   WholeFrameServer frames(o);
   Message m;
-  pollfd fds[2] = {{requests.receive_fd(), POLLIN, 0}, {stream.receive_fd(), POLLIN, 0}};
   for (;;) {
     if (frames.pending() != 0) {  // a message is due: the stream socket alone
       m.receive(stream);
       frames.take(m.data(), m.size());  // counted, or rejected (length mismatch)
       continue;
     }
-    if (::poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      throw PeerError(ErrorKind::io, std::string("poll: ") + std::strerror(errno));
-    }
-    if (readable(fds[1])) {  // nothing was announced
-      m.receive(stream);
-      report_rejected("unexpected message");
-      continue;
-    }
-    if (!readable(fds[0])) continue;
+    // The next request, as a plain nng server waits for it: blocked in the library's receive
+    // (a wait on both sockets' NNG_OPT_RECVFD costs a poll and the library's notification pipe,
+    // about 5% of a 16-byte round trip here). Stream messages nobody announced are taken as the
+    // request comes, before it is answered.
     m.receive(requests);
+    for (Message unexpected; unexpected.try_receive(stream);)
+      report_rejected("unexpected message");
     const Responder::Answer a = frames.take(m.data(), m.size());
     if (a.size == 0) {  // rejected: REP answers every request, here with an empty message
       requests.send("", 0);

@@ -72,13 +72,6 @@ void Socket::dial(const std::string& url) {
   if (const int rv = nng_dialer_start(dialer, 0); rv != 0) throw_nng("dial " + url, rv);
 }
 
-int Socket::receive_fd() const {
-  int fd = -1;
-  if (const int rv = nng_socket_get_int(socket_, NNG_OPT_RECVFD, &fd); rv != 0)
-    throw_nng("nng option " NNG_OPT_RECVFD, rv);
-  return fd;
-}
-
 void Socket::send(const void* p, std::size_t n) {
   if (const int rv = nng_send(socket_, const_cast<void*>(p), n, 0); rv != 0)
     throw_nng("send of a " + std::to_string(n) + "-byte message", rv);
@@ -90,6 +83,15 @@ void Message::receive(Socket& socket) {
     msg_ = nullptr;
     throw_nng("receive", rv);
   }
+}
+
+bool Message::try_receive(Socket& socket) {
+  release();
+  const int rv = nng_recvmsg(socket.handle(), &msg_, NNG_FLAG_NONBLOCK);
+  if (rv == 0) return true;
+  msg_ = nullptr;
+  if (rv == NNG_EAGAIN) return false;
+  throw_nng("receive", rv);
 }
 
 }  // namespace ipclab::nanomsg

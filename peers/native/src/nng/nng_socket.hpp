@@ -47,7 +47,6 @@ class Socket {
   int listen(const std::string& url, int ipc_mode = 0);
   // Dials url (tcp: with TCP_NODELAY) and waits for the connection (a refused one fails at once).
   void dial(const std::string& url);
-  int receive_fd() const;  // NNG_OPT_RECVFD: readable while a message is waiting
   nng_socket handle() const noexcept { return socket_; }
 
   // One whole message: sends n bytes (copied into a message of the library's).
@@ -66,6 +65,8 @@ class Message {
   Message& operator=(const Message&) = delete;
   // Receives the next message of `socket`; throws PeerError.
   void receive(Socket& socket);
+  // Takes a message `socket` has already (NNG_FLAG_NONBLOCK); false when it has none.
+  bool try_receive(Socket& socket);
   const std::uint8_t* data() const noexcept {
     return static_cast<const std::uint8_t*>(nng_msg_body(msg_));
   }
