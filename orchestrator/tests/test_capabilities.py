@@ -214,3 +214,30 @@ def test_the_library_a_peer_answers_is_listed_and_recorded_per_case(catalog, tmp
             assert (record["client_library"], record["server_library"]) == (expected, expected)
     finally:
         del catalog.languages["fake"]
+
+
+def test_an_unsupported_mechanism_says_why_in_list_and_in_its_cases(catalog, tmp_path):
+    """peer.toml's [unsupported] names why a peer lacks a mechanism: `ipclab list`'s cell and the
+    not-applicable reason of a case that needs it say it; one it also claims is refused."""
+    from ipclab.output.listing import _cell
+    from ipclab.plan.catalog import _load_language
+    toml = tmp_path / "peer.toml"
+    base = 'language = "fake"\ndisplay = "Fake"\ncommand = ["x"]\n[mechanisms]\ntcp = ["serve", "drive"]\n'
+    toml.write_text(base + '[unsupported]\nuds = "no sockets here"\n')
+    lang = _load_language(toml, catalog.mechanisms, tmp_path)
+    assert lang.unsupported == {"uds": "no sockets here"}
+    assert "unsupported: no sockets here" in _cell(lang, "uds")
+    assert _cell(fake_language(tcp=["serve", "drive"]), "uds") == "[dim]unsupported[/]"
+    catalog.languages["fake"] = lang
+    try:
+        raw = {"matrix": {"mechanism": ["uds"], "client": ["fake"], "server": ["fake"],
+                          "placement": ["unpinned"]}, "run": {"iterations": 5}}
+        (case,) = matrix.expand(build_scenario(raw, "t.toml", catalog, {}, "t"), catalog)
+    finally:
+        del catalog.languages["fake"]
+    assert case.skip_status == "not-applicable"
+    assert case.skip_reason == "the Fake peer has no uds drive role: no sockets here"
+    for wrong in ('tcp = "claimed above"', 'nosuch = "x"', 'uds = ""'):
+        toml.write_text(base + "[unsupported]\n" + wrong + "\n")
+        with pytest.raises(UserError, match=r"\[unsupported\]"):
+            _load_language(toml, catalog.mechanisms, tmp_path)

@@ -21,7 +21,7 @@ enum class EndpointKind {
   ior,         // IOR:...: the corba client (10.3)
   amqp_broker,  // amqp://HOST:PORT: the activemq responder (4.7)
   amqp_queue,   // amqp://HOST:PORT/QUEUE: the activemq client (4.7)
-  zmq_tcp,      // tcp://HOST:P1,tcp://HOST:P2: the zmq-tcp client (4.8)
+  zmq_tcp,      // tcp://HOST:P1,tcp://HOST:P2: the zmq-tcp client (4.8), nng-tcp's (4.9)
 };
 
 struct InetEndpoint {

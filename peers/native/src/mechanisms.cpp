@@ -14,6 +14,7 @@
 #include "rpc_hooks.hpp"
 #include "server.hpp"
 #include "zmq_hooks.hpp"
+#include "nng_hooks.hpp"
 #include "transport/message.hpp"
 #include "transport/transport.hpp"
 
@@ -53,6 +54,9 @@ void serve_broker(Serve o) { broker_hooks().serve(o); }
 // And ZeroMQ's (zmq_hooks.hpp).
 void drive_zmq(Drive o, Recorder& r) { zmq_hooks().drive(o, r); }
 void serve_zmq(Serve o) { zmq_hooks().serve(o); }
+// And NNG's (nng_hooks.hpp).
+void drive_nng(Drive o, Recorder& r) { nng_hooks().drive(o, r); }
+void serve_nng(Serve o) { nng_hooks().serve(o); }
 
 constexpr Family frames = Family::frames;
 constexpr Family rpc = Family::rpc;
@@ -153,11 +157,18 @@ constexpr Mechanism kMechanisms[] = {
      serve_zmq},
     {"zmq-ipc", Family::zmq, Kind::path, Kind::path, kStreamPatterns, any_size, drive_zmq,
      serve_zmq},
+    // Section 4.9: NNG (libnng, nng/), where the build found it. Its endpoints are ZeroMQ's:
+    // nng-tcp's READY names its two sockets as tcp:// URLs; nng-ipc's are PATH and PATH.stream.
+    {"nng-tcp", Family::nng, Kind::inet, Kind::zmq_tcp, kStreamPatterns, any_size, drive_nng,
+     serve_nng},
+    {"nng-ipc", Family::nng, Kind::path, Kind::path, kStreamPatterns, any_size, drive_nng,
+     serve_nng},
 };
 
 bool implemented(const Mechanism& m) {
   if (m.family == Family::broker) return broker_hooks().drive != nullptr;
   if (m.family == Family::zmq) return zmq_hooks().drive != nullptr;
+  if (m.family == Family::nng) return nng_hooks().drive != nullptr;
   if (m.family != Family::rpc) return true;
   const RpcHooks& hooks = rpc_hooks();
   return hooks.supports != nullptr && hooks.supports(m.name);

@@ -1,5 +1,6 @@
 """`ipclab list`: what each language's peer can do, from the capability data, and whether it can
 run on this machine."""
+from rich.markup import escape
 from rich.table import Table
 
 from ipclab.common.units import format_size
@@ -24,7 +25,8 @@ def _cell(lang, mechanism):
     roles = [name for role, name in (("drive", "client"), ("serve", "server"))
              if lang.supports(mechanism, role)]
     if not roles:
-        return "[dim]unsupported[/]"
+        why = lang.unsupported.get(mechanism)
+        return f"[dim]unsupported: {escape(why)}[/]" if why else "[dim]unsupported[/]"
     limit = f" ≤ {format_size(lang.max_payload[mechanism][0])}" if mechanism in lang.max_payload else ""
     if mechanism in lang.codecs:  # which codec the numbers are of (a Thrift protocol's)
         limit += f", codec {lang.codecs[mechanism]}"

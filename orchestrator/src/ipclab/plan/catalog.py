@@ -97,6 +97,9 @@ class Language:
     # mechanism -> (bytes, reason): where this language's implementation carries less than the
     # mechanism itself (a framework's own message limit, or a kernel limit the peer reported)
     max_payload: dict = field(default_factory=dict)
+    # mechanism -> why this language's peer does not implement it (peer.toml [unsupported]):
+    # said by `ipclab list` and in each case's not-applicable reason
+    unsupported: dict = field(default_factory=dict)
     patterns: dict = field(default_factory=dict)   # mechanism -> patterns; default ["rr"]
     server_models: dict = field(default_factory=dict)  # mechanism -> burst server models (11.4)
     load_models: dict = field(default_factory=dict)    # mechanism -> load server models (11.5)
@@ -252,6 +255,11 @@ def _load_language(path, mechanisms, root):
             raise UserError(f"{path}: [max_payload] {mech} = {spec!r}: expected a known mechanism "
                             f"= {{ bytes = N, reason = \"...\" }}")
         limits[mech] = (spec["bytes"], spec["reason"])
+    unsupported = data.get("unsupported", {})
+    for mech, why in unsupported.items():
+        if mech not in mechanisms or mech in roles or not isinstance(why, str) or not why:
+            raise UserError(f"{path}: [unsupported] {mech} = {why!r}: expected a known mechanism "
+                            f"that [mechanisms] does not list = \"why not\"")
     for name, spec in data.get("locate", {}).items():
         if not isinstance(spec, dict) or not isinstance(spec.get("command"), list):
             raise UserError(f"{path}: [locate] {name} = {spec!r}: expected {{ command = [...] }}")
@@ -272,6 +280,7 @@ def _load_language(path, mechanisms, root):
         clean=list(data.get("clean", [])),
         fingerprint=list(data.get("fingerprint", [])), version=list(data.get("version", [])),
         build_hint=data.get("build_hint", "make build"), max_payload=limits, root=root,
+        unsupported=dict(unsupported),
         own_settings={name: list(mechs) for name, mechs in own.items()},
         release_at=tuple(data.get("release_at", ())),
     )

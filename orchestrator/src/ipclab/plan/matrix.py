@@ -296,7 +296,9 @@ def _why_not(f, catalog, cpus):
         return "not-applicable", f"{mech.name} at same-core: {mech.same_core_reason}"
     for role, lang in roles:
         if not lang.supports(mech.name, role):
-            return "not-applicable", f"the {lang.display} peer has no {mech.name} {role} role"
+            why = lang.unsupported.get(mech.name)
+            return "not-applicable", (f"the {lang.display} peer has no {mech.name} {role} role"
+                                      + (f": {why}" if why else ""))
     client = roles[0][1]
     if pattern.name not in client.patterns_of(mech.name):
         return "not-applicable", (f"the {client.display} peer drives {mech.name} with "

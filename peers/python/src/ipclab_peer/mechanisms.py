@@ -46,6 +46,7 @@ INPROC = "inproc"        # section 4.4: no server, a function call
 RPC = "rpc"              # section 10: the framework's own protocol, structured payloads too
 BROKER = "broker"        # section 4.7: section 2 frames as messages through a broker's queues
 ZMQ = "zmq"              # section 4.8: section 2 frames as ZeroMQ messages (REQ/REP, PUSH/PULL)
+NNG = "nng"              # section 4.9: section 2 frames as NNG messages (REQ/REP, PUSH/PULL)
 
 
 def _everything():
@@ -106,6 +107,15 @@ def _zmq(role):
     def start(*args):
         from .transport import zeromq
         return getattr(zeromq, role)(*args)
+    return start
+
+
+def _nng(role):
+    """nng-tcp's and nng-ipc's connect, listen or library (transport/nng.py), imported on first
+    use like ZeroMQ's."""
+    def start(*args):
+        from .transport import nng
+        return getattr(nng, role)(*args)
     return start
 
 
@@ -218,4 +228,10 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
               patterns=STREAM, library=_zmq("library")),
     Mechanism("zmq-ipc", ZMQ, endpoints.SOCKET_PATH, _zmq("connect"), _zmq("listen"),
               patterns=STREAM, library=_zmq("library")),
+    # NNG (PROTOCOL.md 4.9): rr and stream, one client at a time (no short, no load); its
+    # endpoints have ZeroMQ's grammar.
+    Mechanism("nng-tcp", NNG, endpoints.ZMQ_TCP, _nng("connect"), _nng("listen"),
+              patterns=STREAM, library=_nng("library")),
+    Mechanism("nng-ipc", NNG, endpoints.SOCKET_PATH, _nng("connect"), _nng("listen"),
+              patterns=STREAM, library=_nng("library")),
 )}

@@ -15,7 +15,7 @@ from .datagram_stream import Clients, stream_datagram
 from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST,
                     REQUEST_NO_REPLY, Rejected, check_incoming)
 from .load.queue_server import serve as queue_load_serve
-from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, RPC, ZMQ
+from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, NNG, RPC, ZMQ
 from .messages import receive_stream
 from .reader import FrameReader
 from .responder import Responder
@@ -273,6 +273,13 @@ def serve_zmq(listener, config):
     return serve_sockets(listener, config)
 
 
+def serve_nng(listener, config):
+    """nng-tcp, nng-ipc: the loop over the REP and PULL sockets (nng_server.py, which needs
+    pynng: imported here, once the listener is listening)."""
+    from .nng_server import serve as serve_sockets
+    return serve_sockets(listener, config)
+
+
 # How each family of mechanisms (mechanisms.py) is served.
 LOOPS = {FRAMES: serve_streams, DATAGRAMS: serve_datagrams, RPC: serve_rpc,
-         BROKER: serve_broker, ZMQ: serve_zmq}
+         BROKER: serve_broker, ZMQ: serve_zmq, NNG: serve_nng}
