@@ -14,10 +14,14 @@ import java.util.Map;
  * stdout, generated from {@link Mechanism} and {@link Pattern}, the tables its dispatch reads.
  */
 record Capabilities() implements Command {
-    /** One mechanism's entry; field names become snake_case; no server or load models: left out. */
+    /**
+     * One mechanism's entry; field names become snake_case; no server or load models, no
+     * library: left out.
+     */
     record Entry(List<String> roles, List<String> patterns, int maxPayload,
             @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> serverModels,
-            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> loadModels) {}
+            @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> loadModels,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String library) {}
 
     /** The answer, in the contract's field order. */
     record Answer(int contract, String language, String runtime, Map<String, Entry> mechanisms) {}
@@ -25,6 +29,9 @@ record Capabilities() implements Command {
     static Answer answer() {
         Map<String, Entry> mechanisms = new LinkedHashMap<>();
         for (Mechanism m : Mechanism.values()) {
+            if (m.unavailable() != null) {
+                continue; // its library is missing here (libzmq): not offered
+            }
             List<String> roles = new ArrayList<>();
             if (m.serves()) {
                 roles.add(Cli.SERVE);
@@ -33,7 +40,7 @@ record Capabilities() implements Command {
             mechanisms.put(m.label(), new Entry(roles,
                     m.patterns().stream().map(Pattern::label).toList(), m.maxPayload(),
                     m.serverModels().stream().map(ServerModel::label).toList(),
-                    m.loadModelNames()));
+                    m.loadModelNames(), m.library()));
         }
         return new Answer(PeerInfo.CONTRACT, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, mechanisms);
     }

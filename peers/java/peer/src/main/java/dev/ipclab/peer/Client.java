@@ -102,6 +102,9 @@ final class Client {
     private Mechanism supportedMechanism() throws PeerException {
         Mechanism mechanism = Mechanism.byName(options.mechanism()).orElseThrow(() ->
                 PeerException.unsupported("unknown mechanism " + options.mechanism()));
+        if (mechanism.unavailable() != null) {
+            throw PeerException.unsupported(mechanism.label() + ": " + mechanism.unavailable());
+        }
         if (options.structured() && !mechanism.carriesRecords()) {
             throw PeerException.unsupported("structured payloads (--payload " + options.payload()
                     + ") need an RPC mechanism, not " + mechanism.label());

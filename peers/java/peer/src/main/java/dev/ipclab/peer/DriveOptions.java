@@ -1,6 +1,7 @@
 package dev.ipclab.peer;
 
 import dev.ipclab.peer.burst.BurstOptions;
+import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.load.LoadShape;
 import dev.ipclab.peer.objects.ObjectDrive;
 import dev.ipclab.peer.pattern.StreamShape;
@@ -78,9 +79,11 @@ record DriveOptions(
 
     /** What a link may read. */
     Mechanism.Settings settings() {
+        long largestAnswer = Frame.HEADER_SIZE + (stream != null ? Frame.STREAM_END_ACK_PAYLOAD
+                : Math.max(responseSize, Frame.END_ACK_PAYLOAD));
         return new Mechanism.Settings(ioTimeoutNanos, pollIntervalNanos, spinNanos, study.nodelay(),
                 Delivery.persistent(study.delivery()), BurstOptions.DEFAULT_BACKLOG,
-                study.oneSource());
+                study.oneSource(), largestAnswer, stream != null ? stream.messageSize() : 0);
     }
 
     /** What an RPC client needs (section 10). */

@@ -4,6 +4,7 @@ import dev.ipclab.peer.transport.Amqp;
 import dev.ipclab.peer.transport.Endpoints;
 import dev.ipclab.peer.transport.PosixMq;
 import dev.ipclab.peer.transport.SysVKeys;
+import dev.ipclab.peer.transport.ZeroMq;
 
 /**
  * The endpoint grammars of PROTOCOL.md section 4 (the {@code endpoint} kinds of
@@ -42,7 +43,9 @@ enum EndpointKind {
         }
     }),
     /** activemq (4.7): the broker's {@code amqp://HOST:PORT}; a client adds {@code /QUEUE}. */
-    BROKER(Amqp::parse);
+    BROKER(Amqp::parse),
+    /** zmq-tcp (4.8): the server binds {@code HOST:PORT}; a client gets READY's two addresses. */
+    ZMQ_TCP(ZeroMq::checkTcp);
 
     static final String AUTO = "auto";
 

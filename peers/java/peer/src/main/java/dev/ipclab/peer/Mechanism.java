@@ -45,6 +45,8 @@ import dev.ipclab.peer.transport.Tcp;
 import dev.ipclab.peer.transport.Udp;
 import dev.ipclab.peer.transport.Uds;
 import dev.ipclab.peer.transport.UdsDgram;
+import dev.ipclab.peer.transport.ZeroMq;
+import dev.ipclab.peer.transport.Zmq;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -125,7 +127,18 @@ enum Mechanism {
     SOAP("soap", EndpointKind.INET, rpc(SoapBench::serve, SoapBench::connect)),
     /** A broker (4.7): one AMQP message per frame, answered to its reply-to as a datagram is. */
     ACTIVEMQ("activemq", EndpointKind.BROKER, datagrams((e, s) -> AmqpPort.bind(e, s.persistent()),
-            (e, s) -> AmqpLink.connect(e, s.ioTimeoutNanos(), s.persistent())));
+            (e, s) -> AmqpLink.connect(e, s.ioTimeoutNanos(), s.persistent()))),
+    /**
+     * ZeroMQ (4.8) over libzmq through FFM: REQ/REP carries the frames, PUSH/PULL a stream's
+     * messages, one ZeroMQ message each, served as datagrams are. zmq-tcp's server binds
+     * HOST:PORT and READY names its two sockets; zmq-ipc's binds PATH and PATH.stream.
+     */
+    ZMQ_TCP("zmq-tcp", EndpointKind.ZMQ_TCP, datagrams((e, s) -> ZeroMq.bindTcp(e),
+            (e, s) -> ZeroMq.connect(e, false, s.ioTimeoutNanos(), s.largestAnswer(),
+                    s.messageSize()))),
+    ZMQ_IPC("zmq-ipc", EndpointKind.PATH, datagrams((e, s) -> ZeroMq.bindIpc(e),
+            (e, s) -> ZeroMq.connect(e, true, s.ioTimeoutNanos(), s.largestAnswer(),
+                    s.messageSize())));
 
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */
@@ -140,9 +153,12 @@ enum Mechanism {
      * @param persistent --delivery persistent (activemq only, 4.7)
      * @param backlog --backlog: a listening socket's (tcp, uds) listen() backlog
      * @param oneSource --source one: a short client over tcp binds no source address (11.2)
+     * @param largestAnswer a client's largest answer in bytes (ZeroMQ's ZMQ_MAXMSGSIZE, 4.8)
+     * @param messageSize a stream client's message size, else 0 (ZeroMQ's high-water mark)
      */
     record Settings(long ioTimeoutNanos, long pollIntervalNanos, long spinNanos, boolean nodelay,
-            boolean persistent, int backlog, boolean oneSource) {}
+            boolean persistent, int backlog, boolean oneSource, long largestAnswer,
+            int messageSize) {}
 
     interface Listen {
         StreamListener listen(String endpoint, Settings settings) throws IOException;
@@ -235,6 +251,24 @@ enum Mechanism {
 
     boolean serves() {
         return behaviour.serve() != null;
+    }
+
+    /** A ZeroMQ mechanism (4.8), which needs libzmq. */
+    private boolean zeroMq() {
+        return this == ZMQ_TCP || this == ZMQ_IPC;
+    }
+
+    /**
+     * Why this machine cannot run it (libzmq missing: capabilities leaves it out, and a client
+     * or server asked for it answers unsupported), or null.
+     */
+    String unavailable() {
+        return zeroMq() ? Zmq.problem() : null;
+    }
+
+    /** capabilities' {@code library} (section 1): the library it runs, e.g. "libzmq 4.3.4". */
+    String library() {
+        return zeroMq() ? Zmq.version() : null;
     }
 
     Set<Pattern> patterns() {
@@ -354,6 +388,7 @@ enum Mechanism {
     ClientLink connect(String endpoint, long ioTimeoutNanos) throws IOException {
         return behaviour.link().connect(endpoint, new Settings(ioTimeoutNanos,
                 DEFAULT_POLL_INTERVAL_NANOS, DEFAULT_SPIN_NANOS, true, false,
-                BurstOptions.DEFAULT_BACKLOG, false));
+                BurstOptions.DEFAULT_BACKLOG, false, Frame.HEADER_SIZE + (long) Frame.MAX_PAYLOAD,
+                0));
     }
 }

@@ -25,7 +25,7 @@ record ServeOptions(String mechanism, String endpoint, long seed, Fault fault,
     /** What a listener may read; a server's waits have no timeout. */
     Mechanism.Settings settings() {
         return new Mechanism.Settings(0, pollIntervalNanos, spinNanos, nodelay,
-                Delivery.persistent(delivery), listenBacklog(), false);
+                Delivery.persistent(delivery), listenBacklog(), false, 0, 0);
     }
 
     /** The rr server's listen() backlog: --backlog, or 512. */

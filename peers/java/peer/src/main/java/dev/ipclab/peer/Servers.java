@@ -30,6 +30,9 @@ final class Servers {
             throw PeerException.unsupported(mechanism.label()
                     + " is an in-process call: there is no server (drive only)");
         }
+        if (mechanism.unavailable() != null) {
+            throw PeerException.unsupported(mechanism.label() + ": " + mechanism.unavailable());
+        }
         Client.checkNoDelay(mechanism, options.nodelay());
         Delivery.check(mechanism, options.delivery());
         checkFault(mechanism, options);

@@ -12,11 +12,12 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * udp, uds-dgram, and a broker's messages (activemq, 4.7): answers each datagram to its source
- * address (a message: to its reply-to); a stream's messages are bare datagrams after a MARK
- * (section 11.1). A malformed datagram is dropped with a rejection line;
- * the server goes on. Corrupted-request counts are kept per client address;
- * a stream's counters are the responder's (one client streams at a time).
+ * udp, uds-dgram, a broker's messages (activemq, 4.7) and ZeroMQ's (4.8): answers each datagram
+ * to its source address (a message: to its reply-to; ZeroMQ: on its REP); a stream's messages are
+ * bare datagrams after a MARK (ZeroMQ: on its PULL; section 11.1). A malformed datagram is
+ * dropped with a rejection line (ZeroMQ's port answers it empty); the server goes on.
+ * Corrupted-request counts are kept per client address; a stream's counters are the responder's
+ * (one client streams at a time).
  */
 public final class DatagramServer implements Server {
     private final DatagramPort port;
@@ -50,7 +51,7 @@ public final class DatagramServer implements Server {
         while (!stopping) {
             try {
                 in.clear();
-                int size = port.receive(in);
+                int size = port.receive(in, !port.lossy() && announced != 0);
                 if (size > in.capacity() && size <= port.receiveCapacity()) {
                     in = null; // lets the smaller buffer go before the larger one is made
                     in = Frame.allocate(size);
@@ -103,6 +104,7 @@ public final class DatagramServer implements Server {
         } else if (kind == Frame.MARK) {
             inStream = true;
             announced = Frame.markCount(in, 0);
+            port.streamStarts((int) Frame.markSize(in, 0));
             responder.answer(in, 0, reply, 0, 0);
         } else if (responder.answer(in, 0, reply, 0, 0) != 0) {
             corrupted.merge(port.source(), 1L, Long::sum);

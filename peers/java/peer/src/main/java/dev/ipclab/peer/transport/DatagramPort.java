@@ -4,7 +4,10 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
-/** A datagram server's socket (udp, uds-dgram): one datagram per frame, answers to its source. */
+/**
+ * A datagram server's socket (udp, uds-dgram; a broker's queue, 4.7; ZeroMQ's sockets, 4.8): one
+ * datagram per frame, answers to its source.
+ */
 public interface DatagramPort extends Closeable {
     /** The endpoint for the READY line. */
     String endpoint();
@@ -42,6 +45,22 @@ public interface DatagramPort extends Closeable {
      *     not bytes); the server goes on
      */
     int receive(ByteBuffer dst) throws IOException;
+
+    /**
+     * Receives as {@link #receive(ByteBuffer)}, told whether a stream's messages are due (a MARK
+     * announced some that have not come): a port whose stream messages come on a socket of their
+     * own (ZeroMQ's PULL, 4.8) then reads only that socket, so that no control frame overtakes
+     * them.
+     */
+    default int receive(ByteBuffer dst, boolean messageDue) throws IOException {
+        return receive(dst);
+    }
+
+    /**
+     * A valid MARK of messages of messageSize bytes is about to be answered: a port whose stream
+     * needs it (ZeroMQ's high-water mark, 4.8) sets itself up for them.
+     */
+    default void streamStarts(int messageSize) throws IOException {}
 
     /**
      * Copies the message just received, which did not fit, into the larger dst; only a port

@@ -5,7 +5,6 @@ import dev.ipclab.linuxipc.UnixDatagramSocket;
 import dev.ipclab.linuxipc.UnixSocketAddress;
 import dev.ipclab.peer.frame.Frame;
 import java.io.IOException;
-import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -112,34 +111,6 @@ public final class UdsDgram {
                         + " bytes: " + e.getMessage(), e);
             }
             throw e;
-        }
-    }
-
-    /**
-     * The native segment behind each direct buffer a socket sends from or receives into, made
-     * once per buffer (request and END; or receive buffer, response and END_ACK), so no round
-     * trip allocates.
-     * Frames always start at position 0.
-     */
-    private static final class Segments {
-        private final ByteBuffer[] buffers = new ByteBuffer[3];
-        private final MemorySegment[] segments = new MemorySegment[3];
-        private int next;
-
-        MemorySegment of(ByteBuffer buffer) {
-            if (buffer.position() != 0) {
-                throw new IllegalArgumentException("a frame starts at position 0");
-            }
-            for (int i = 0; i < buffers.length; i++) {
-                if (buffers[i] == buffer) {
-                    return segments[i];
-                }
-            }
-            MemorySegment segment = MemorySegment.ofBuffer(buffer.duplicate().clear());
-            buffers[next] = buffer;
-            segments[next] = segment;
-            next = (next + 1) % buffers.length;
-            return segment;
         }
     }
 

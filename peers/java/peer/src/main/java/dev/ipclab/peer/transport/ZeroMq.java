@@ -1,0 +1,458 @@
+package dev.ipclab.peer.transport;
+
+import dev.ipclab.peer.frame.Frame;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * zmq-tcp and zmq-ipc (PROTOCOL.md 4.8) over libzmq ({@link Zmq}). The server binds a REP request
+ * socket (rr's frames, a stream's MARK and END) and a PULL stream socket (a stream's messages) as
+ * one {@link DatagramPort}, so the {@code DatagramServer} checks and answers every frame as it
+ * does a datagram's. The client connects a REQ and, for a stream, a PUSH once the first MARK_ACK
+ * is in (the server has set its stream socket's high-water mark by then). Each frame or stream
+ * message is one ZeroMQ message; every socket has ZMQ_LINGER 0 and a ZMQ_MAXMSGSIZE, so the
+ * library never allocates for a message larger than this side takes.
+ */
+public final class ZeroMq {
+    private static final String TCP = "tcp://";
+    private static final String IPC = "ipc://";
+    private static final String STREAM_SUFFIX = ".stream";
+    /** The server's first buffer; a larger message grows it ({@link Port#receiveAgain}). */
+    private static final int FIRST_CAPACITY = 64 * 1024;
+    /** A native byte of which a send takes none: the empty answer. */
+    private static final MemorySegment EMPTY = java.lang.foreign.Arena.global().allocate(1);
+
+    private ZeroMq() {}
+
+    /** The two sockets' addresses: requests (REP) and stream (PULL). */
+    record Sockets(String requests, String stream) {}
+
+    /**
+     * A client's zmq-tcp endpoint, READY's {@code tcp://HOST:P1,tcp://HOST:P2}.
+     *
+     * @throws IllegalArgumentException if it is not of that form
+     */
+    public static void checkTcp(String endpoint, boolean drive) {
+        if (!drive) {
+            Endpoints.hostPort(endpoint);
+        } else {
+            tcpSockets(endpoint);
+        }
+    }
+
+    private static Sockets tcpSockets(String endpoint) {
+        String[] parts = endpoint.split(",", -1);
+        String form = "a zmq-tcp client's endpoint is tcp://HOST:PORT,tcp://HOST:PORT, got '"
+                + endpoint + "'";
+        if (parts.length != 2) {
+            throw new IllegalArgumentException(form);
+        }
+        for (String part : parts) {
+            if (!part.startsWith(TCP) || Endpoints.hostPort(part.substring(TCP.length())).port() == 0) {
+                throw new IllegalArgumentException(form);
+            }
+        }
+        return new Sockets(parts[0], parts[1]);
+    }
+
+    private static Sockets ipcSockets(String path) {
+        return new Sockets(IPC + path, IPC + path + STREAM_SUFFIX);
+    }
+
+    /** zmq-tcp's server: binds HOST:PORT (port 0: the library's choice) and a second port. */
+    public static DatagramPort bindTcp(String endpoint) throws IOException {
+        Endpoints.HostPort at = Endpoints.hostPort(endpoint);
+        String host = at.host().contains(":") ? "[" + at.host() + "]" : at.host();
+        return Port.open(List.of(), (requests, stream) -> {
+            requests.bind(TCP + host + ":" + (at.port() == 0 ? "*" : Integer.toString(at.port())));
+            stream.bind(TCP + host + ":*");
+            return requests.lastEndpoint() + "," + stream.lastEndpoint();
+        });
+    }
+
+    /**
+     * zmq-ipc's server: binds PATH and PATH.stream, refusing either if it exists (libzmq would
+     * replace it), each mode 0600 once bound; both are removed on close.
+     */
+    public static DatagramPort bindIpc(String endpoint) throws IOException {
+        String path = Endpoints.path(endpoint);
+        List<Path> files = List.of(Path.of(path), Path.of(path + STREAM_SUFFIX));
+        for (Path file : files) {
+            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+                throw new FileAlreadyExistsException(file.toString(), null, "path exists");
+            }
+        }
+        Sockets sockets = ipcSockets(path);
+        return Port.open(files, (requests, stream) -> {
+            requests.bind(sockets.requests());
+            ownerOnly(files.get(0));
+            stream.bind(sockets.stream());
+            ownerOnly(files.get(1));
+            return path;
+        });
+    }
+
+    private static void ownerOnly(Path file) throws IOException {
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+    }
+
+    /**
+     * A client of either mechanism.
+     *
+     * @param endpoint zmq-tcp: READY's two addresses; zmq-ipc: the server's PATH
+     * @param largestAnswer the largest answer it waits for (its REQ's ZMQ_MAXMSGSIZE)
+     * @param messageSize a stream's message size (its PUSH's high-water mark); 0 for rr
+     */
+    public static ClientLink connect(String endpoint, boolean ipc, long ioTimeoutNanos,
+            long largestAnswer, int messageSize) throws IOException {
+        Sockets sockets = ipc ? ipcSockets(Endpoints.path(endpoint)) : tcpSockets(endpoint);
+        return new Link(sockets, ioTimeoutNanos, largestAnswer, messageSize);
+    }
+
+    private interface Binding {
+        /** Binds both sockets; returns READY's endpoint. */
+        String bind(Zmq.Socket requests, Zmq.Socket stream) throws IOException;
+    }
+
+    /**
+     * The server's two sockets as one port. While a MARK's messages are due it reads only the
+     * stream socket ({@link #receive(ByteBuffer, boolean)}), so that a control frame is taken only
+     * once every message announced before it has come; otherwise it polls both, and a stream
+     * message then is {@code unexpected message}. REP must answer every request before it takes
+     * the next: a request left unanswered (rejected, or one that wants no answer) is answered with
+     * an empty message before the next receive. Only the serving thread uses the sockets; another
+     * thread stops it by shutting the context down ({@link #wake}), and {@link #close} closes the
+     * sockets once no call of that thread is running.
+     */
+    private static final class Port implements DatagramPort {
+        private final Zmq.Context context;
+        private final Zmq.Socket requests;
+        private final Zmq.Socket stream;
+        private final Zmq.Message message;
+        private final Zmq.Poll poll;
+        private final List<Path> files;
+        private final String endpoint;
+        private final Segments segments = new Segments();
+        /** Held around every call on the sockets; close() takes it to release them. */
+        private final ReentrantLock using = new ReentrantLock();
+        /** A request was received on REP and not yet answered. */
+        private boolean owed;
+        private volatile boolean open = true;
+        private boolean released;
+
+        private Port(Zmq.Context context, Zmq.Socket requests, Zmq.Socket stream, List<Path> files,
+                String endpoint) {
+            this.context = context;
+            this.requests = requests;
+            this.stream = stream;
+            this.files = files;
+            this.endpoint = endpoint;
+            this.message = new Zmq.Message();
+            this.poll = new Zmq.Poll(requests, stream);
+        }
+
+        static Port open(List<Path> files, Binding binding) throws IOException {
+            Zmq.Context context = new Zmq.Context();
+            List<Zmq.Socket> made = new ArrayList<>();
+            try {
+                Zmq.Socket requests = new Zmq.Socket(context, Zmq.REP);
+                made.add(requests);
+                Zmq.Socket stream = new Zmq.Socket(context, Zmq.PULL);
+                made.add(stream);
+                requests.setMaxMessage(Frame.HEADER_SIZE + (long) Frame.MAX_PAYLOAD);
+                stream.setMaxMessage(Frame.MAX_PAYLOAD);
+                String endpoint = binding.bind(requests, stream);
+                return new Port(context, requests, stream, files, endpoint);
+            } catch (IOException | RuntimeException e) {
+                made.forEach(Zmq.Socket::close);
+                context.close();
+                removeFiles(files, e);
+                throw e;
+            }
+        }
+
+        private static void removeFiles(List<Path> files, Throwable failure) {
+            for (Path file : files) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException e) {
+                    if (failure != null) {
+                        failure.addSuppressed(e);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public String endpoint() {
+            return endpoint;
+        }
+
+        @Override
+        public int maxPayload() {
+            return Frame.MAX_PAYLOAD;
+        }
+
+        @Override
+        public int maxMessage() {
+            return Frame.MAX_PAYLOAD;
+        }
+
+        @Override
+        public int receiveCapacity() {
+            return Frame.HEADER_SIZE + Frame.MAX_PAYLOAD;
+        }
+
+        /** libzmq holds each message whole: the buffer starts small and grows to fit. */
+        @Override
+        public int firstCapacity() {
+            return FIRST_CAPACITY;
+        }
+
+        @Override
+        public int receive(ByteBuffer dst) throws IOException {
+            return receive(dst, false);
+        }
+
+        @Override
+        public int receive(ByteBuffer dst, boolean messageDue) throws IOException {
+            using.lock();
+            try {
+                checkOpen();
+                if (owed) {
+                    owed = false;
+                    requests.send(EMPTY, 0, "the empty answer to a rejected request");
+                }
+                if (messageDue) {
+                    message.receive(stream, "receive on the stream socket");
+                    return copy(dst);
+                }
+                int readable = poll.waitReadable("zmq_poll");
+                if ((readable & 2) != 0) { // nothing was announced
+                    message.receive(stream, "receive on the stream socket");
+                    throw new FrameRejectedException("unexpected message");
+                }
+                message.receive(requests, "receive on the request socket");
+                owed = true;
+                return copy(dst);
+            } catch (Zmq.ZmqException e) {
+                throw stopped(e);
+            } finally {
+                using.unlock();
+            }
+        }
+
+        /** A call that failed because the context was shut down: the port is closed. */
+        private IOException stopped(Zmq.ZmqException e) {
+            if (e.terminated()) {
+                open = false;
+            }
+            return e;
+        }
+
+        private void checkOpen() throws IOException {
+            if (!open) {
+                throw new IOException("the ZeroMQ sockets are closed");
+            }
+        }
+
+        /** The message into dst from 0 when it fits; its size either way. */
+        private int copy(ByteBuffer dst) {
+            long size = message.size();
+            if (size > dst.capacity()) {
+                return (int) Math.min(size, Integer.MAX_VALUE);
+            }
+            MemorySegment.copy(message.data(), 0, segments.of(dst.clear()), 0, size);
+            return (int) size;
+        }
+
+        @Override
+        public int receiveAgain(ByteBuffer dst) throws IOException {
+            using.lock();
+            try {
+                checkOpen();
+                return copy(dst);
+            } finally {
+                using.unlock();
+            }
+        }
+
+        /** One key for every client: END_ACK counts since the previous END of any client. */
+        @Override
+        public Object source() {
+            return endpoint;
+        }
+
+        /** The answer to the request just received, on REP. */
+        @Override
+        public void reply(ByteBuffer frame) throws IOException {
+            using.lock();
+            try {
+                checkOpen();
+                requests.send(segments.of(frame), frame.limit(), "send of a "
+                        + frame.limit() + "-byte answer");
+                owed = false;
+            } catch (Zmq.ZmqException e) {
+                throw stopped(e);
+            } finally {
+                using.unlock();
+            }
+        }
+
+        /** The stream socket's high-water mark for this stream, set before its MARK_ACK goes. */
+        @Override
+        public void streamStarts(int messageSize) throws IOException {
+            using.lock();
+            try {
+                checkOpen();
+                stream.set(Zmq.RCVHWM, Zmq.streamHwm(messageSize));
+            } finally {
+                using.unlock();
+            }
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        /** Shutting the context down makes the serving thread's blocked call return (ETERM). */
+        @Override
+        public void wake() {
+            context.shutdown();
+        }
+
+        /**
+         * Removes the ipc files, stops the serving thread's calls and then, once none is running
+         * (the serving thread sees the context shut down at once), closes the sockets and the
+         * context. A process that ends while its serving thread never lets go halts anyway.
+         */
+        @Override
+        public void close() throws IOException {
+            open = false;
+            context.shutdown();
+            IOException failure = new IOException("cannot remove the ipc socket files");
+            removeFiles(files, failure);
+            try {
+                if (using.tryLock(2, TimeUnit.SECONDS)) {
+                    try {
+                        release();
+                    } finally {
+                        using.unlock();
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (failure.getSuppressed().length != 0) {
+                throw failure;
+            }
+        }
+
+        private void release() {
+            if (!released) {
+                released = true;
+                message.close();
+                poll.close();
+                requests.close();
+                stream.close();
+                context.close();
+            }
+        }
+    }
+
+    /**
+     * The client: a REQ for the frames and, for a stream, a PUSH for its messages, connected once
+     * the first MARK_ACK is in. A receive or send blocked longer than --io-timeout is a timeout.
+     */
+    private static final class Link implements ClientLink {
+        private final Zmq.Context context;
+        private final Zmq.Socket req;
+        private final Sockets sockets;
+        private final int timeoutMillis;
+        private final int messageSize;
+        private final Segments segments = new Segments();
+        private Zmq.Socket push;
+
+        Link(Sockets sockets, long ioTimeoutNanos, long largestAnswer, int messageSize)
+                throws IOException {
+            this.sockets = sockets;
+            this.timeoutMillis = Math.max(1, Zmq.timeoutMillis(ioTimeoutNanos));
+            this.messageSize = messageSize;
+            this.context = new Zmq.Context();
+            Zmq.Socket socket = null;
+            try {
+                socket = new Zmq.Socket(context, Zmq.REQ);
+                socket.setMaxMessage(largestAnswer);
+                socket.set(Zmq.RCVTIMEO, timeoutMillis);
+                socket.set(Zmq.SNDTIMEO, timeoutMillis);
+                socket.connect(sockets.requests());
+            } catch (IOException | RuntimeException e) {
+                if (socket != null) {
+                    socket.close();
+                }
+                context.close();
+                throw e;
+            }
+            this.req = socket;
+        }
+
+        @Override
+        public void send(ByteBuffer frame) throws IOException {
+            req.send(segments.of(frame), frame.limit(), "send of a " + frame.limit()
+                    + "-byte frame");
+        }
+
+        /** The answer copied into dst as far as it fits; its real size, so a wrong one shows. */
+        @Override
+        public int receive(ByteBuffer dst, int frameSize) throws IOException {
+            int size = req.receive(segments.of(dst.clear()), dst.capacity(), "receive of an answer");
+            if (push == null && size == Frame.HEADER_SIZE && Frame.kind(dst) == Frame.MARK_ACK) {
+                connectPush();
+            }
+            return size;
+        }
+
+        private void connectPush() throws IOException {
+            Zmq.Socket socket = new Zmq.Socket(context, Zmq.PUSH);
+            try {
+                socket.setMaxMessage(Frame.MAX_PAYLOAD);
+                socket.set(Zmq.SNDHWM, Zmq.streamHwm(messageSize));
+                socket.set(Zmq.SNDTIMEO, timeoutMillis);
+                socket.connect(sockets.stream());
+            } catch (IOException | RuntimeException e) {
+                socket.close();
+                throw e;
+            }
+            push = socket;
+        }
+
+        /** A stream message (11.1): one message on the PUSH socket. */
+        @Override
+        public void sendMessage(ByteBuffer message) throws IOException {
+            if (push == null) {
+                throw new IOException("a stream message before any MARK_ACK");
+            }
+            push.send(segments.of(message), message.limit(), "send of a stream message");
+        }
+
+        @Override
+        public void close() {
+            if (push != null) {
+                push.close();
+            }
+            req.close();
+            context.close();
+        }
+    }
+}
