@@ -34,18 +34,29 @@ def run_floor(catalog, console, iterations, rounds, where):
     scenario = _scenario(catalog, iterations, where)
     cases = [c for c in matrix.expand(scenario, catalog) if c.client == c.server]
     held = _held_to_floor(catalog)
-    medians = {}  # (mechanism, who) -> list of per-round medians
+    steps = []  # the floor, then each language's peer, per mechanism
+    for mech in MECHANISMS:
+        steps.append((f"{mech} floor", (mech, "floor"), lambda runner, scratch, mech=mech:
+                      _floor_median(floor_bin, mech, iterations, cpus, scratch)))
+        steps += [(f"{mech} {case.client} peer", (mech, case.client),
+                   lambda runner, scratch, case=case: _peer_median(runner, case))
+                  for case in cases if case.mechanism == mech]
+    medians = alternate(catalog, scenario, rounds, console, steps)  # key -> per-round medians
+    console.print(_table(catalog, held, medians, iterations, rounds, where, cpus))
+
+
+def alternate(catalog, scenario, rounds, console, steps):
+    """Each of `steps`, (label, key, measure(runner, scratch)), in order once a round for
+    `rounds` rounds, floors and peers alternating so that a noisy moment of a shared machine hits
+    both alike: key -> the per-round values."""
+    values = {}
     with Workspace() as ws, console.status("measuring") as status:
         runner = Runner(scenario, catalog, ws)
         for r in range(1, rounds + 1):
-            for mech in MECHANISMS:
-                status.update(f"round {r}/{rounds}: {mech} floor")
-                medians.setdefault((mech, "floor"), []).append(
-                    _floor_median(floor_bin, mech, iterations, cpus, ws.path))
-                for case in (c for c in cases if c.mechanism == mech):
-                    status.update(f"round {r}/{rounds}: {mech} {case.client} peer")
-                    medians.setdefault((mech, case.client), []).append(_peer_median(runner, case))
-    console.print(_table(catalog, held, medians, iterations, rounds, where, cpus))
+            for label, key, measure in steps:
+                status.update(f"round {r}/{rounds}: {label}")
+                values.setdefault(key, []).append(measure(runner, ws.path))
+    return values
 
 
 def _floor_and_cpus(catalog, where):

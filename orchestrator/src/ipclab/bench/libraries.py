@@ -13,11 +13,10 @@ import numpy as np
 from rich.table import Table
 
 from ipclab.analyse import reduce
-from ipclab.bench.kernel import SIZE, TARGET, _floor_and_cpus, _held_to_floor, _mid, positive
+from ipclab.bench.kernel import (SIZE, TARGET, _floor_and_cpus, _held_to_floor, _mid, alternate,
+                                 positive)
 from ipclab.common.errors import UserError
 from ipclab.common.units import format_ns
-from ipclab.execute.runner import Runner
-from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
 from ipclab.plan.scenario import build_scenario
 
@@ -39,16 +38,13 @@ def run_libraries(catalog, console, iterations, rounds, where):
            "run": {"iterations": iterations, "warmup": warmup}}
     scenario = build_scenario(raw, "<libraries benchmark>", catalog, {}, "libraries")
     cases = {c.mechanism: c for c in matrix.expand(scenario, catalog)}
-    figures = {}  # (mechanism, "floor" or "peer") -> per-round (median, mean one-way)
-    with Workspace() as ws, console.status("measuring") as status:
-        runner = Runner(scenario, catalog, ws)
-        for r in range(1, rounds + 1):
-            for mech in mechanisms:
-                status.update(f"round {r}/{rounds}: {mech} floor")
-                figures.setdefault((mech, "floor"), []).append(
-                    _floor(catalog, mech, iterations, warmup, cpus, ws.path))
-                status.update(f"round {r}/{rounds}: {mech} {held.display} peer")
-                figures.setdefault((mech, "peer"), []).append(_peer(runner, cases[mech]))
+    steps = [step for mech in mechanisms for step in (
+        (f"{mech} floor", (mech, "floor"), lambda runner, scratch, mech=mech:
+         _floor(catalog, mech, iterations, warmup, cpus, scratch)),
+        (f"{mech} {held.display} peer", (mech, "peer"),
+         lambda runner, scratch, mech=mech: _peer(runner, cases[mech])))]
+    # (mechanism, "floor" or "peer") -> per-round (median, mean one-way)
+    figures = alternate(catalog, scenario, rounds, console, steps)
     console.print(_table(held, mechanisms, figures, iterations, rounds, where, cpus))
 
 
