@@ -1,27 +1,18 @@
-"""zmq-tcp and zmq-ipc (PROTOCOL.md 4.8) through pyzmq: READY's endpoints and the ipc socket
-files, rr up to the largest payload, a stream, the faults, what the server rejects (and that it
-goes on), the patterns it does not carry, and `capabilities`' library."""
+"""zmq-tcp and zmq-ipc (PROTOCOL.md 4.8) through pyzmq, what is ZeroMQ's own (what it shares
+with NNG is in test_nng_and_zmq.py): what the server rejects (and that it goes on) and an empty
+answer through pyzmq's sockets, and `capabilities`' library."""
+import contextlib
 import json
-import stat
-import threading
-from pathlib import Path
 
-import pytest
 import zmq
-from peers import Drive, Server, Stream, describe, run_peer
-from test_client import assert_error
+from peers import run_peer
+from test_nng_and_zmq import (MIB, check_an_empty_answer_is_a_protocol_error,
+                              check_rejected_frames_are_answered_empty_and_the_server_goes_on)
 
-from ipclab_peer.frame import (END, HEADER_SIZE, MAX_PAYLOAD, STREAM_ACK, encode_header,
-                               encode_mark)
+from ipclab_peer.frame import MAX_PAYLOAD
 from ipclab_peer.transport.zeromq import stream_hwm
 
 MECHANISMS = ("zmq-tcp", "zmq-ipc")
-MIB = 1 << 20
-
-
-def zmq_server(mechanism, workdir, *extra):
-    endpoint = str(Path(workdir) / "s") if mechanism == "zmq-ipc" else "127.0.0.1:0"
-    return Server(mechanism, endpoint, *extra)
 
 
 def test_capabilities_name_the_library():
@@ -37,107 +28,29 @@ def test_the_stream_high_water_mark_keeps_64_mib():
         [1000, 1000, 512, 64, 1, 1]
 
 
-@pytest.mark.parametrize("mechanism", MECHANISMS)
-def test_round_trips_up_to_the_largest_payload(mechanism, workdir):
-    with zmq_server(mechanism, workdir) as server:
-        for size, iterations in ((0, 10), (16, 20), (MIB, 3), (MAX_PAYLOAD, 1)):
-            # 128 MiB each way takes seconds, a minute and more on a machine shared with builds
-            run = Drive(workdir, mechanism, server.endpoint, size, size, iterations,
-                        ["--warmup", "1", "--io-timeout", "150"], timeout=180)
-            assert run.returncode == 0, describe(run)
-            assert run.result["samples"] == iterations
-        assert server.stop() == 0
+@contextlib.contextmanager
+def _req_and_push(requests, stream):
+    context = zmq.Context(1)
+    req, push = context.socket(zmq.REQ), context.socket(zmq.PUSH)
+    for sock, address in ((req, requests), (push, stream)):
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.RCVTIMEO, 5000)
+        sock.connect(address)
 
-
-@pytest.mark.parametrize("mechanism", MECHANISMS)
-def test_a_stream_then_round_trips(mechanism, workdir):
-    with zmq_server(mechanism, workdir) as server:
-        for size, messages in ((1, 2000), (4096, 2000), (4 * MIB, 20)):
-            run = Stream(workdir, mechanism, server.endpoint, size, messages,
-                         ["--warmup", "10", "--windows", "4"])
-            assert run.returncode == 0, describe(run)
-            assert run.result["messages"] == messages and len(run.samples) == 8 * 4
-        run = Drive(workdir, mechanism, server.endpoint, 100, 200, 3)
-        assert run.returncode == 0, describe(run)
-
-
-@pytest.mark.parametrize("mechanism", MECHANISMS)
-@pytest.mark.parametrize("fault", ["flip-response-byte", "drop-stream-message",
-                                   "flip-stream-byte"])
-def test_faults_fail_the_client(mechanism, fault, workdir):
-    with zmq_server(mechanism, workdir, "--fault", fault) as server:
-        if fault == "flip-response-byte":
-            run = Drive(workdir, mechanism, server.endpoint, 16, 64, 3)
-        else:
-            run = Stream(workdir, mechanism, server.endpoint, 64, 10)
-        assert_error(run, 3, "payload-mismatch")
-
-
-@pytest.mark.parametrize("mechanism", MECHANISMS)
-def test_short_and_load_are_not_carried(mechanism, workdir):
-    endpoint = str(Path(workdir) / "s") if mechanism == "zmq-ipc" else \
-        "tcp://127.0.0.1:1,tcp://127.0.0.1:2"
-    assert_error(Drive(workdir, mechanism, endpoint, 16, 16, 1, ["--pattern", "short"]), 7,
-                 "unsupported")
-    load = run_peer(["serve", "--pattern", "load", "--server-model", "iterative",
-                     "--mechanism", mechanism, "--endpoint", endpoint.split(",")[0]])
-    assert load.returncode == 7, load.stderr
-
-
-def test_ready_names_both_tcp_sockets(workdir):
-    with zmq_server("zmq-tcp", workdir) as server:
-        requests, stream = server.endpoint.split(",")
-        assert requests.startswith("tcp://127.0.0.1:") and stream.startswith("tcp://127.0.0.1:")
-        assert requests != stream
-
-
-def test_ipc_sockets_are_private_refused_when_present_and_removed(workdir):
-    path = Path(workdir) / "s"
-    with zmq_server("zmq-ipc", workdir) as server:
-        assert server.endpoint == str(path)
-        for socket_path in (path, Path(f"{path}.stream")):
-            mode = socket_path.stat().st_mode
-            assert stat.S_ISSOCK(mode) and stat.S_IMODE(mode) == 0o600
-        second = run_peer(["serve", "--mechanism", "zmq-ipc", "--endpoint", str(path)])
-        assert second.returncode == 5 and "path exists" in second.stderr
-        assert server.stop() == 0
-    assert not path.exists() and not Path(f"{path}.stream").exists()
+    def ask(frame):
+        req.send(frame)
+        return req.recv()
+    try:
+        yield ask, push.send
+    finally:
+        req.close()
+        push.close()
+        context.term()
 
 
 def test_rejected_frames_are_answered_empty_and_the_server_goes_on(workdir):
-    with zmq_server("zmq-tcp", workdir) as server:
-        requests, stream = server.endpoint.split(",")
-        context = zmq.Context(1)
-        req, push = context.socket(zmq.REQ), context.socket(zmq.PUSH)
-        for sock, address in ((req, requests), (push, stream)):
-            sock.setsockopt(zmq.LINGER, 0)
-            sock.setsockopt(zmq.RCVTIMEO, 5000)
-            sock.connect(address)
-        try:
-            for bad in (bytes(10), encode_header(1, 0, 100, 0) + bytes(10), b"IPCX" + bytes(20)):
-                req.send(bad)
-                assert req.recv() == b""
-            push.send(bytes(16))  # nobody announced it
-            req.send(encode_mark(0, 32, 2))
-            assert len(req.recv()) == HEADER_SIZE
-            push.send(bytes(31))  # where 32 bytes are due: the rest of the count is given up
-            req.send(encode_header(END, 3, 0, 0))
-            ack = req.recv()
-            assert STREAM_ACK.unpack_from(ack, HEADER_SIZE)[0] == 0  # received
-        finally:
-            req.close()
-            push.close()
-            context.term()
-        run = Drive(workdir, "zmq-tcp", server.endpoint, 16, 16, 5)
-        assert run.returncode == 0, describe(run)
-        assert server.stop() == 0
-        said = server.drain_stderr()
-        prefix = "ipclab-peer: rejected frame: "
-        assert said[:3] == [prefix + r for r in ("truncated header", "length mismatch", "bad magic")]
-        # The two stream messages travel on the PULL connection beside the MARK on the REQ one:
-        # nothing orders the two connections, so the server may meet the unannounced message
-        # after the MARK (then it is the wrong size where one is due, and the second unexpected).
-        assert sorted(said[3:]) == [prefix + "length mismatch", prefix + "unexpected message"]
+    check_rejected_frames_are_answered_empty_and_the_server_goes_on("zmq-tcp", workdir,
+                                                                     _req_and_push)
 
 
 def test_an_empty_answer_is_a_protocol_error(workdir):
@@ -147,13 +60,6 @@ def test_an_empty_answer_is_a_protocol_error(workdir):
         sock.setsockopt(zmq.LINGER, 0)
         sock.bind("tcp://127.0.0.1:*")
     endpoint = ",".join(s.getsockopt_string(zmq.LAST_ENDPOINT) for s in (rep, pull))
-    answer = threading.Thread(target=lambda: (rep.recv(), rep.send(b"")))
-    answer.start()
-    try:
-        run = Drive(workdir, "zmq-tcp", endpoint, 16, 16, 1, ["--io-timeout", "5"])
-    finally:
-        answer.join()
-        rep.close()
-        pull.close()
-        context.term()
-    assert_error(run, 4, "protocol")
+    check_an_empty_answer_is_a_protocol_error("zmq-tcp", workdir, endpoint, rep,
+                                              lambda: (rep.close(), pull.close(),
+                                                       context.term()))

@@ -12,16 +12,14 @@ from any buffer (ffi.from_buffer, copied into the library's message by nng_send)
 the library's allocation copied into the caller's buffer or read in place, then freed (pynng's
 own recv() copies into bytes, and fails on an empty message, which a rejected frame's answer is).
 """
-import os
-import stat
-
 import pynng
 from pynng import ffi, lib
 from pynng.options import _getopt_int
 
 from ..errors import IoError, ProtocolError, ReceiveTimeout
 from ..frame import END_ACK_LENGTH, HEADER_SIZE, MAX_PAYLOAD, STREAM_ACK_LENGTH
-from .endpoints import Path, zmq_ipc_sockets
+from .endpoints import Path
+from .req_and_stream import bind_ipc_pair, client_sockets
 
 BUFFER_BUDGET, BUFFER_DEFAULT = 64 << 20, 1000
 # NNG_OPT_RECVMAXSZ counts the whole message on the wire, and req0/rep0 put a 4-byte request ID
@@ -140,8 +138,7 @@ class ClientLink:
 
 
 def connect(endpoint, config):
-    sockets = zmq_ipc_sockets(endpoint) if isinstance(endpoint, Path) else endpoint
-    return ClientLink(sockets, config)
+    return ClientLink(client_sockets(endpoint), config)
 
 
 class Listener:
@@ -152,9 +149,9 @@ class Listener:
         self.stream = _socket(pynng.Pull0, MAX_PAYLOAD)
         try:
             if isinstance(endpoint, Path):
-                _listen_ipc(self.requests, str(endpoint), cleanup)
-                _listen_ipc(self.stream, f"{endpoint}.stream", cleanup)
-                self.endpoint = str(endpoint)
+                # pynng starts the listener at once: the mode is set just after.
+                self.endpoint = bind_ipc_pair(endpoint, cleanup, self.requests.listen,
+                                              self.stream.listen)
             else:
                 host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
                 ports = []
@@ -177,18 +174,6 @@ class Listener:
     def close(self):
         self.requests.close()
         self.stream.close()
-
-
-def _listen_ipc(sock, path, cleanup):
-    """Listens at ipc://PATH, refusing a path that exists (libnng would replace a stale one),
-    registered for removal as it is made, mode 0600 (pynng starts the listener at once, so the
-    mode is set just after, in the orchestrator's private directory)."""
-    if os.path.lexists(path):
-        raise IoError(f"path exists: {path}")
-    with cleanup.creating() as created:
-        sock.listen(f"ipc://{path}")
-        created(path)
-    os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
 
 
 def listen(endpoint, config, cleanup):

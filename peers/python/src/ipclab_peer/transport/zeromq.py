@@ -9,14 +9,12 @@ ZeroMQ message; every socket has ZMQ_LINGER 0 and a ZMQ_MAXMSGSIZE, so the libra
 allocates for a message larger than this side takes. Sends copy (pyzmq's copy=True), so a
 stamped buffer can be reused at once.
 """
-import os
-import stat
-
 import zmq
 
 from ..errors import IoError, ReceiveTimeout
 from ..frame import END_ACK_LENGTH, HEADER_SIZE, MARK_ACK, MAX_PAYLOAD, STREAM_ACK_LENGTH
-from .endpoints import Path, zmq_ipc_sockets
+from .endpoints import Path
+from .req_and_stream import bind_ipc_pair, client_sockets
 
 KIND = 5  # the header's kind byte
 HWM_BUDGET, HWM_DEFAULT = 64 << 20, 1000
@@ -102,8 +100,7 @@ class ClientLink:
 
 
 def connect(endpoint, config):
-    sockets = zmq_ipc_sockets(endpoint) if isinstance(endpoint, Path) else endpoint
-    return ClientLink(sockets, config)
+    return ClientLink(client_sockets(endpoint), config)
 
 
 class Listener:
@@ -115,9 +112,8 @@ class Listener:
         self.stream = _socket(self._context, zmq.PULL, MAX_PAYLOAD)
         try:
             if isinstance(endpoint, Path):
-                _bind_ipc(self.requests, str(endpoint), cleanup)
-                _bind_ipc(self.stream, f"{endpoint}.stream", cleanup)
-                self.endpoint = str(endpoint)
+                self.endpoint = bind_ipc_pair(endpoint, cleanup, self.requests.bind,
+                                              self.stream.bind)
             else:
                 host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
                 self.requests.bind(f"tcp://{host}:{endpoint.port or '*'}")
@@ -132,17 +128,6 @@ class Listener:
         before the MARK_ACK goes (PROTOCOL.md 4.8)."""
         if size:
             self.stream.setsockopt(zmq.RCVHWM, stream_hwm(size))
-
-
-def _bind_ipc(sock, path, cleanup):
-    """Binds ipc://PATH, refusing a path that exists (libzmq would replace it), registered for
-    removal as it is made, mode 0600."""
-    if os.path.lexists(path):
-        raise IoError(f"path exists: {path}")
-    with cleanup.creating() as created:
-        sock.bind(f"ipc://{path}")
-        created(path)
-    os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
 
 
 def listen(endpoint, config, cleanup):
