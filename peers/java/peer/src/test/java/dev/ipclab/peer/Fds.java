@@ -3,6 +3,7 @@ package dev.ipclab.peer;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
+import dev.ipclab.peer.transport.Downcalls;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -33,7 +34,7 @@ final class Fds {
             }
             return new int[] {fds.getAtIndex(JAVA_INT, 0), fds.getAtIndex(JAVA_INT, 1)};
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
@@ -42,7 +43,7 @@ final class Fds {
         try (Arena arena = Arena.ofConfined()) {
             return (int) OPEN.invokeExact(arena.allocateFrom(path.toString()), flags);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
@@ -51,21 +52,11 @@ final class Fds {
         try {
             rc = (int) CLOSE.invokeExact(fd);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Downcalls.unexpected(t);
         }
         if (rc != 0) {
             throw new IllegalStateException("close(" + fd + ") failed");
         }
-    }
-
-    private static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException e) {
-            return e;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
     }
 
     private static MethodHandle handle(String name, FunctionDescriptor descriptor) {

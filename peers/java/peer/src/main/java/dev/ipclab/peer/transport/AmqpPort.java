@@ -1,6 +1,5 @@
 package dev.ipclab.peer.transport;
 
-import dev.ipclab.peer.frame.Frame;
 import jakarta.jms.BytesMessage;
 import jakarta.jms.Connection;
 import jakarta.jms.Destination;
@@ -21,16 +20,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * sends wait for the broker's settlement. The broker deletes nothing and neither does this: the
  * orchestrator's broker is removed whole.
  */
-public final class AmqpPort implements DatagramPort {
-    /** The server's first buffer; a larger message grows it ({@link #receiveAgain}). */
-    private static final int FIRST_CAPACITY = 64 * 1024;
-
+public final class AmqpPort extends WholeMessagePort {
     private final Connection connection;
     private final Session session;
     private final MessageConsumer consumer;
     private final MessageProducer producer;
     private final AtomicReference<JMSException> failure;
-    private final String endpoint;
     private final Amqp.Copier copier = new Amqp.Copier();
     private BytesMessage pending;
     private Destination replyTo;
@@ -39,10 +34,10 @@ public final class AmqpPort implements DatagramPort {
 
     private AmqpPort(Connection connection, AtomicReference<JMSException> failure, String broker,
             boolean persistent) throws JMSException {
+        String queue = Amqp.ownQueue("requests");
+        super(broker + "/" + queue);
         this.connection = connection;
         this.failure = failure;
-        String queue = Amqp.ownQueue("requests");
-        this.endpoint = broker + "/" + queue;
         this.session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
         this.consumer = session.createConsumer(session.createQueue(queue));
         this.producer = Amqp.producer(session, null, persistent);
@@ -64,32 +59,6 @@ public final class AmqpPort implements DatagramPort {
             Amqp.closeQuietly(connection, e);
             throw Amqp.io("cannot consume from the broker at " + address.broker(), e);
         }
-    }
-
-    @Override
-    public String endpoint() {
-        return endpoint;
-    }
-
-    @Override
-    public int maxPayload() {
-        return Frame.MAX_PAYLOAD;
-    }
-
-    @Override
-    public int maxMessage() {
-        return Frame.MAX_PAYLOAD;
-    }
-
-    @Override
-    public int receiveCapacity() {
-        return Frame.HEADER_SIZE + Frame.MAX_PAYLOAD;
-    }
-
-    /** The broker has each message whole: the server's buffer starts small and grows to fit. */
-    @Override
-    public int firstCapacity() {
-        return FIRST_CAPACITY;
     }
 
     /**
@@ -127,7 +96,7 @@ public final class AmqpPort implements DatagramPort {
             open = false;
             JMSException lost = failure.get();
             throw lost != null ? Amqp.io("the connection to the broker failed", lost)
-                    : new IOException("the consumer of " + endpoint + " was closed");
+                    : new IOException("the consumer of " + endpoint() + " was closed");
         }
         return message;
     }
@@ -145,12 +114,6 @@ public final class AmqpPort implements DatagramPort {
     @Override
     public String answerProblem() {
         return replyTo == null ? "no reply-to" : null;
-    }
-
-    /** One key for every client: END_ACK counts since the previous END of any client (4.7). */
-    @Override
-    public Object source() {
-        return endpoint;
     }
 
     /** To the last message's reply-to, with its correlation-id as it came. */

@@ -27,8 +27,6 @@ public final class ZeroMq {
     private static final String TCP = "tcp://";
     private static final String IPC = "ipc://";
     private static final String STREAM_SUFFIX = ".stream";
-    /** The server's first buffer; a larger message grows it ({@link Port#receiveAgain}). */
-    private static final int FIRST_CAPACITY = 64 * 1024;
     /** A native byte of which a send takes none: the empty answer. */
     private static final MemorySegment EMPTY = java.lang.foreign.Arena.global().allocate(1);
 
@@ -134,14 +132,13 @@ public final class ZeroMq {
      * thread stops it by shutting the context down ({@link #wake}), and {@link #close} closes the
      * sockets once no call of that thread is running.
      */
-    private static final class Port implements DatagramPort {
+    private static final class Port extends WholeMessagePort {
         private final Zmq.Context context;
         private final Zmq.Socket requests;
         private final Zmq.Socket stream;
         private final Zmq.Message message;
         private final Zmq.Poll poll;
         private final List<Path> files;
-        private final String endpoint;
         private final Segments segments = new Segments();
         /** Held around every call on the sockets; close() takes it to release them. */
         private final ReentrantLock using = new ReentrantLock();
@@ -152,11 +149,11 @@ public final class ZeroMq {
 
         private Port(Zmq.Context context, Zmq.Socket requests, Zmq.Socket stream, List<Path> files,
                 String endpoint) {
+            super(endpoint);
             this.context = context;
             this.requests = requests;
             this.stream = stream;
             this.files = files;
-            this.endpoint = endpoint;
             this.message = new Zmq.Message();
             this.poll = new Zmq.Poll(requests, stream);
         }
@@ -191,32 +188,6 @@ public final class ZeroMq {
                     }
                 }
             }
-        }
-
-        @Override
-        public String endpoint() {
-            return endpoint;
-        }
-
-        @Override
-        public int maxPayload() {
-            return Frame.MAX_PAYLOAD;
-        }
-
-        @Override
-        public int maxMessage() {
-            return Frame.MAX_PAYLOAD;
-        }
-
-        @Override
-        public int receiveCapacity() {
-            return Frame.HEADER_SIZE + Frame.MAX_PAYLOAD;
-        }
-
-        /** libzmq holds each message whole: the buffer starts small and grows to fit. */
-        @Override
-        public int firstCapacity() {
-            return FIRST_CAPACITY;
         }
 
         @Override
@@ -285,12 +256,6 @@ public final class ZeroMq {
             } finally {
                 using.unlock();
             }
-        }
-
-        /** One key for every client: END_ACK counts since the previous END of any client. */
-        @Override
-        public Object source() {
-            return endpoint;
         }
 
         /** The answer to the request just received, on REP. */

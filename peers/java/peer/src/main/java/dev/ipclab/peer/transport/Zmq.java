@@ -1,5 +1,6 @@
 package dev.ipclab.peer.transport;
 
+import static dev.ipclab.peer.transport.Downcalls.unexpected;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -212,15 +213,74 @@ public final class Zmq {
         }
     }
 
-    /** Rethrows what a downcall can throw besides its result (nothing, for these functions). */
-    private static RuntimeException unexpected(Throwable e) {
-        if (e instanceof RuntimeException r) {
-            return r;
+    /** A downcall that returns an int (its result, or negative with errno set). */
+    @FunctionalInterface
+    private interface IntCall {
+        int invoke() throws Throwable;
+    }
+
+    /**
+     * What a socket, a message and a poll share: the memory they hold for the library, freed on
+     * {@link #close}, and the errno their calls capture into it.
+     */
+    private abstract static class Native implements AutoCloseable {
+        final Arena arena = Arena.ofShared();
+        final MemorySegment state = arena.allocate(Lib.CALL_STATE);
+        private boolean closed;
+
+        final int errno() {
+            return (int) Lib.ERRNO.get(state, 0L);
         }
-        if (e instanceof Error err) {
-            throw err;
+
+        /** One call that returns 0, or not with errno set: then what's failure. */
+        final void call(String what, IntCall call) throws IOException {
+            int rc;
+            try {
+                rc = call.invoke();
+            } catch (Throwable e) {
+                throw unexpected(e);
+            }
+            if (rc != 0) {
+                throw failure(what, errno());
+            }
         }
-        return new IllegalStateException(e);
+
+        /** A call retried while it fails with EINTR; its result, or what's failure. */
+        final int retried(String what, IntCall call) throws IOException {
+            try {
+                int rc;
+                while ((rc = call.invoke()) < 0) {
+                    int errno = errno();
+                    if (errno != EINTR) {
+                        throw failure(what, errno);
+                    }
+                }
+                return rc;
+            } catch (IOException e) {
+                throw e;
+            } catch (Throwable e) {
+                throw unexpected(e);
+            }
+        }
+
+        /** The library's release of what this holds, before its memory is freed. */
+        abstract void release() throws Throwable;
+
+        /** Once: {@link #release} then the memory. */
+        @Override
+        public final void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                release();
+            } catch (Throwable e) {
+                throw unexpected(e);
+            } finally {
+                arena.close();
+            }
+        }
     }
 
     /** A libzmq failure that is not a timeout; {@link #terminated()} once the context is shut down. */
@@ -286,12 +346,9 @@ public final class Zmq {
     }
 
     /** A socket of one type with ZMQ_LINGER 0, used by one thread at a time. */
-    static final class Socket implements AutoCloseable {
-        private final Arena arena = Arena.ofShared();
-        private final MemorySegment state = arena.allocate(Lib.CALL_STATE);
+    static final class Socket extends Native {
         private final MemorySegment scratch = arena.allocate(JAVA_LONG, 2);
         private final MemorySegment handle;
-        private boolean closed;
 
         Socket(Context context, int type) throws IOException {
             MemorySegment socket;
@@ -310,10 +367,6 @@ public final class Zmq {
             set(LINGER, 0);
         }
 
-        private int errno() {
-            return (int) Lib.ERRNO.get(state, 0L);
-        }
-
         MemorySegment handle() {
             return handle;
         }
@@ -330,15 +383,7 @@ public final class Zmq {
         }
 
         private void setOption(int option, long size, String what) throws IOException {
-            int rc;
-            try {
-                rc = (int) Lib.SETSOCKOPT.invokeExact(state, handle, option, scratch, size);
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
-            if (rc != 0) {
-                throw failure(what, errno());
-            }
+            call(what, () -> (int) Lib.SETSOCKOPT.invokeExact(state, handle, option, scratch, size));
         }
 
         void bind(String address) throws IOException {
@@ -349,16 +394,11 @@ public final class Zmq {
             addressCall(Lib.CONNECT, address, "connect " + address);
         }
 
-        private void addressCall(MethodHandle call, String address, String what)
+        private void addressCall(MethodHandle function, String address, String what)
                 throws IOException {
-            int rc;
             try (Arena local = Arena.ofConfined()) {
-                rc = (int) call.invokeExact(state, handle, local.allocateFrom(address));
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
-            if (rc != 0) {
-                throw failure(what, errno());
+                MemorySegment c = local.allocateFrom(address);
+                call(what, () -> (int) function.invokeExact(state, handle, c));
             }
         }
 
@@ -368,32 +408,15 @@ public final class Zmq {
                 MemorySegment buf = local.allocate(256);
                 MemorySegment len = local.allocate(JAVA_LONG);
                 len.set(JAVA_LONG, 0, buf.byteSize());
-                int rc = (int) Lib.GETSOCKOPT.invokeExact(state, handle, LAST_ENDPOINT, buf, len);
-                if (rc != 0) {
-                    throw failure("zmq_getsockopt ZMQ_LAST_ENDPOINT", errno());
-                }
+                call("zmq_getsockopt ZMQ_LAST_ENDPOINT",
+                        () -> (int) Lib.GETSOCKOPT.invokeExact(state, handle, LAST_ENDPOINT, buf, len));
                 return buf.getString(0);
-            } catch (IOException e) {
-                throw e;
-            } catch (Throwable e) {
-                throw unexpected(e);
             }
         }
 
         /** One whole message of the n bytes at data (EINTR retried). */
         void send(MemorySegment data, long n, String what) throws IOException {
-            try {
-                while ((int) Lib.SEND.invokeExact(state, handle, data, n, 0) < 0) {
-                    int errno = errno();
-                    if (errno != EINTR) {
-                        throw failure(what, errno);
-                    }
-                }
-            } catch (IOException e) {
-                throw e;
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
+            retried(what, () -> (int) Lib.SEND.invokeExact(state, handle, data, n, 0));
         }
 
         /**
@@ -402,45 +425,19 @@ public final class Zmq {
          * @return the message's real size, which may exceed capacity
          */
         int receive(MemorySegment buf, long capacity, String what) throws IOException {
-            try {
-                int n;
-                while ((n = (int) Lib.RECV.invokeExact(state, handle, buf, capacity, 0)) < 0) {
-                    int errno = errno();
-                    if (errno != EINTR) {
-                        throw failure(what, errno);
-                    }
-                }
-                return n;
-            } catch (IOException e) {
-                throw e;
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
+            return retried(what, () -> (int) Lib.RECV.invokeExact(state, handle, buf, capacity, 0));
         }
 
         /** zmq_close, once; linger 0 drops whatever is unsent. */
         @Override
-        public void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            try {
-                int ignored = (int) Lib.CLOSE.invokeExact(handle);
-            } catch (Throwable e) {
-                throw unexpected(e);
-            } finally {
-                arena.close();
-            }
+        void release() throws Throwable {
+            int ignored = (int) Lib.CLOSE.invokeExact(handle);
         }
     }
 
     /** A received message, kept by libzmq until the next receive into it or {@link #close}. */
-    static final class Message implements AutoCloseable {
-        private final Arena arena = Arena.ofShared();
-        private final MemorySegment state = arena.allocate(Lib.CALL_STATE);
+    static final class Message extends Native {
         private final MemorySegment msg = arena.allocate(Lib.MSG);
-        private boolean closed;
 
         Message() {
             try {
@@ -452,18 +449,7 @@ public final class Zmq {
 
         /** Receives the next message of socket in place of this one (EINTR retried). */
         void receive(Socket socket, String what) throws IOException {
-            try {
-                while ((int) Lib.MSG_RECV.invokeExact(state, msg, socket.handle, 0) < 0) {
-                    int errno = (int) Lib.ERRNO.get(state, 0L);
-                    if (errno != EINTR) {
-                        throw failure(what, errno);
-                    }
-                }
-            } catch (IOException e) {
-                throw e;
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
+            retried(what, () -> (int) Lib.MSG_RECV.invokeExact(state, msg, socket.handle, 0));
         }
 
         long size() {
@@ -485,25 +471,13 @@ public final class Zmq {
         }
 
         @Override
-        public void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            try {
-                int ignored = (int) Lib.MSG_CLOSE.invokeExact(msg);
-            } catch (Throwable e) {
-                throw unexpected(e);
-            } finally {
-                arena.close();
-            }
+        void release() throws Throwable {
+            int ignored = (int) Lib.MSG_CLOSE.invokeExact(msg);
         }
     }
 
     /** zmq_poll over two sockets for input, without a timeout. */
-    static final class Poll implements AutoCloseable {
-        private final Arena arena = Arena.ofShared();
-        private final MemorySegment state = arena.allocate(Lib.CALL_STATE);
+    static final class Poll extends Native {
         private final MemorySegment items = arena.allocate(Lib.POLL_ITEM, 2);
 
         Poll(Socket first, Socket second) {
@@ -521,37 +495,23 @@ public final class Zmq {
          * @return which have one: bit 0 the first socket, bit 1 the second
          */
         int waitReadable(String what) throws IOException {
-            try {
-                while (true) {
-                    int rc = (int) Lib.POLL.invokeExact(state, items, 2, -1L);
-                    if (rc < 0) {
-                        int errno = (int) Lib.ERRNO.get(state, 0L);
-                        if (errno != EINTR) {
-                            throw failure(what, errno);
-                        }
-                        continue;
-                    }
-                    int readable = 0;
-                    for (int i = 0; i < 2; i++) {
-                        if ((items.get(JAVA_SHORT, i * Lib.POLL_ITEM.byteSize() + Lib.REVENTS)
-                                & POLLIN) != 0) {
-                            readable |= 1 << i;
-                        }
-                    }
-                    if (readable != 0) {
-                        return readable;
+            while (true) {
+                retried(what, () -> (int) Lib.POLL.invokeExact(state, items, 2, -1L));
+                int readable = 0;
+                for (int i = 0; i < 2; i++) {
+                    if ((items.get(JAVA_SHORT, i * Lib.POLL_ITEM.byteSize() + Lib.REVENTS)
+                            & POLLIN) != 0) {
+                        readable |= 1 << i;
                     }
                 }
-            } catch (IOException e) {
-                throw e;
-            } catch (Throwable e) {
-                throw unexpected(e);
+                if (readable != 0) {
+                    return readable;
+                }
             }
         }
 
+        /** Nothing of the library's: only the memory. */
         @Override
-        public void close() {
-            arena.close();
-        }
+        void release() {}
     }
 }

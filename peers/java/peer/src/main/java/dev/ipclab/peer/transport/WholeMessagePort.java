@@ -1,0 +1,51 @@
+package dev.ipclab.peer.transport;
+
+import dev.ipclab.peer.frame.Frame;
+
+/**
+ * What the ports over a library that holds each message whole share (a broker's queue, 4.7;
+ * ZeroMQ's sockets, 4.8): frames up to {@link Frame#MAX_PAYLOAD}, a server buffer that starts
+ * small and grows to fit ({@link #receiveAgain}), and one source for every client.
+ */
+abstract class WholeMessagePort implements DatagramPort {
+    /** The server's first buffer; a larger message grows it ({@link #receiveAgain}). */
+    private static final int FIRST_CAPACITY = 64 * 1024;
+
+    private final String endpoint;
+
+    WholeMessagePort(String endpoint) {
+        this.endpoint = endpoint;
+    }
+
+    @Override
+    public final String endpoint() {
+        return endpoint;
+    }
+
+    @Override
+    public final int maxPayload() {
+        return Frame.MAX_PAYLOAD;
+    }
+
+    @Override
+    public final int maxMessage() {
+        return Frame.MAX_PAYLOAD;
+    }
+
+    @Override
+    public final int receiveCapacity() {
+        return Frame.HEADER_SIZE + Frame.MAX_PAYLOAD;
+    }
+
+    /** The library has each message whole: the server's buffer starts small and grows to fit. */
+    @Override
+    public final int firstCapacity() {
+        return FIRST_CAPACITY;
+    }
+
+    /** One key for every client: END_ACK counts since the previous END of any client (4.7, 4.8). */
+    @Override
+    public final Object source() {
+        return endpoint;
+    }
+}
