@@ -1,47 +1,13 @@
-"""End to end for NNG (PROTOCOL.md 4.9) through the runner and the CLI: every pair of the languages
-that have nng-tcp and nng-ipc, rr and a stream, few round trips and small sizes; a response
-corrupted in flight failing its case; no socket file left in the case directories and nothing
-for `ipclab leaks` after; and what NNG does not carry (short; the Java peer, with its reason)
-said per case."""
+"""End to end for NNG (PROTOCOL.md 4.9) through the CLI, what is NNG's own (what it shares with
+ZeroMQ, every pair round tripping and streaming and a corrupted response failing its case, is in
+test_e2e_nng_and_zmq.py): what NNG does not carry (short; the Java peer, with its reason) said
+per case, and nothing for `ipclab leaks` after."""
 import pytest
 
-from ipclab.execute.probe import load_catalog
-from test_e2e import faulty, ipclab, offered, rotation, run_cases, seed  # noqa: F401 - a fixture
-from test_e2e_zmq import run_leaving_no_socket
+from test_e2e import ipclab
 
 pytestmark = pytest.mark.e2e
 MECHANISMS = ("nng-tcp", "nng-ipc")
-
-
-@pytest.mark.parametrize("mechanism", MECHANISMS)
-def test_every_pair_round_trips_and_streams(mechanism, seed):
-    langs = offered(mechanism)
-    assert {"cpp", "python"} <= set(langs)
-    for pattern, sizes in (("rr", {"request_size": ["16", "64KiB"], "response_size": ["16"]}),
-                           ("stream", {"message_size": ["1KiB"]})):
-        outcomes = run_leaving_no_socket(load_catalog(), {
-            "matrix": {"mechanism": [mechanism], "client": langs, "server": langs,
-                       "pattern": [pattern], "placement": ["unpinned"], **sizes},
-            "run": {"iterations": 50, "warmup": 5, "messages": 500, "windows": 5,
-                    "seed": seed}})
-        assert [(o.case.label, o.status, o.reason) for o in outcomes if o.status != "ok"] == []
-        assert {(o.case.client, o.case.server) for o in outcomes} == \
-            {(c, s) for c in langs for s in langs}
-
-
-@pytest.mark.parametrize("mechanism", MECHANISMS)
-def test_a_response_corrupted_in_flight_fails_the_case(mechanism, seed):
-    catalog = load_catalog()
-    langs = offered(mechanism)
-    for client, server in rotation(langs):
-        bad = faulty(catalog, server)
-        catalog.languages[bad.name] = bad
-        _, (outcome,) = run_cases(catalog, {
-            "matrix": {"mechanism": [mechanism], "client": [client], "server": [bad.name],
-                       "placement": ["unpinned"]},
-            "run": {"iterations": 10, "warmup": 0, "seed": seed}})
-        assert outcome.status == "failed", outcome.case.label
-        assert "payload mismatch" in outcome.reason, outcome.reason
 
 
 def test_short_and_java_are_not_applicable_with_their_reasons(tmp_path):
