@@ -5,18 +5,14 @@ per case, and nothing for `ipclab leaks` after."""
 import pytest
 
 from test_e2e import ipclab
+from test_e2e_nng_and_zmq import cases_of_a_short_run
 
 pytestmark = pytest.mark.e2e
 MECHANISMS = ("nng-tcp", "nng-ipc")
 
 
 def test_short_and_java_are_not_applicable_with_their_reasons(tmp_path):
-    out = tmp_path / "run"
-    done = ipclab("run", "--mechanism", "nng-tcp,nng-ipc", "--client", "cpp,java",
-                  "--server", "cpp", "--pattern", "short", "--iterations", "5", "--rounds", "1",
-                  "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    text = (out / "cases.csv").read_text()
+    text = cases_of_a_short_run(tmp_path, MECHANISMS)
     assert "drives nng-tcp with rr, stream only, not short" in text
     assert "drives nng-ipc with rr, stream only, not short" in text
     for mechanism in MECHANISMS:

@@ -11,7 +11,7 @@ from ipclab.execute.runner import Runner
 from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
 from ipclab.plan.scenario import build_scenario
-from test_e2e import faulty, offered, rotation, run_cases, seed  # noqa: F401 - a fixture
+from test_e2e import faulty, ipclab, offered, rotation, run_cases, seed  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.e2e
 MECHANISMS = ("nng-tcp", "nng-ipc", "zmq-tcp", "zmq-ipc")
@@ -64,3 +64,14 @@ def test_a_response_corrupted_in_flight_fails_the_case(mechanism, seed):
             "run": {"iterations": 10, "warmup": 0, "seed": seed}})
         assert outcome.status == "failed", outcome.case.label
         assert "payload mismatch" in outcome.reason, outcome.reason
+
+
+def cases_of_a_short_run(tmp_path, mechanisms):
+    """cases.csv of a short run of C++ and Java clients against a C++ server over
+    `mechanisms`, for what each library does not carry."""
+    out = tmp_path / "run"
+    done = ipclab("run", "--mechanism", ",".join(mechanisms), "--client", "cpp,java",
+                  "--server", "cpp", "--pattern", "short", "--iterations", "5", "--rounds", "1",
+                  "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    return (out / "cases.csv").read_text()

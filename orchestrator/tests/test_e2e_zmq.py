@@ -5,18 +5,14 @@ case, and nothing for `ipclab leaks` after."""
 import pytest
 
 from test_e2e import ipclab
+from test_e2e_nng_and_zmq import cases_of_a_short_run
 
 pytestmark = pytest.mark.e2e
 MECHANISMS = ("zmq-tcp", "zmq-ipc")
 
 
 def test_short_is_not_applicable(tmp_path):
-    out = tmp_path / "run"
-    done = ipclab("run", "--mechanism", "zmq-tcp,zmq-ipc", "--client", "cpp,java",
-                  "--server", "cpp", "--pattern", "short", "--iterations", "5", "--rounds", "1",
-                  "--out", str(out))
-    assert done.returncode == 0, done.stderr
-    text = (out / "cases.csv").read_text()
+    text = cases_of_a_short_run(tmp_path, MECHANISMS)
     for client in ("C++", "Java"):
         for mechanism in MECHANISMS:
             assert (f"the {client} peer drives {mechanism} with rr, stream only, not short"
