@@ -84,12 +84,4 @@ void Message::receive(Socket& socket) {
     if (zmq_errno() != EINTR) throw_zmq("receive");
 }
 
-bool Message::try_receive(Socket& socket) {
-  while (zmq_msg_recv(&msg_, socket.handle(), ZMQ_DONTWAIT) < 0) {
-    if (zmq_errno() == EAGAIN) return false;
-    if (zmq_errno() != EINTR) throw_zmq("receive");
-  }
-  return true;
-}
-
 }  // namespace ipclab::zeromq

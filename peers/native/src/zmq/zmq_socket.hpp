@@ -70,8 +70,6 @@ class Message {
   Message& operator=(const Message&) = delete;
   // Receives the next message of `socket` (EINTR retried); throws PeerError.
   void receive(Socket& socket);
-  // The next message if one is there now (ZMQ_DONTWAIT), else false; throws PeerError.
-  bool try_receive(Socket& socket);
   const std::uint8_t* data() noexcept { return static_cast<const std::uint8_t*>(zmq_msg_data(&msg_)); }
   std::size_t size() noexcept { return zmq_msg_size(&msg_); }
 
