@@ -20,6 +20,8 @@
 //                     its thread), amqp_client.cpp, amqp_server.cpp
 //   zmq/              zmq-tcp, zmq-ipc (4.8) over libzmq: zmq_socket.cpp (context, sockets,
 //                     options), zmq_client.cpp (the link), zmq_server.cpp
+//   redis/            redis-tcp, redis-uds (4.10) over hiredis: redis_connection.cpp (the
+//                     connection, pipelined commands), redis_client.cpp (the link), redis_server.cpp
 //   burst/            pattern burst (11.4): client.cpp, serving.cpp (what every server model
 //                     shares), server_models.cpp (their table), per_connection.cpp, pools.cpp,
 //                     event_loop.cpp, io_uring.cpp (the models), exchange.cpp (burst's or
@@ -46,6 +48,9 @@
 #ifdef IPCLAB_WITH_ZMQ
 #include "zmq/zmq_socket.hpp"
 #endif
+#ifdef IPCLAB_WITH_HIREDIS
+#include "redis/redis_connection.hpp"
+#endif
 #include "server.hpp"
 
 namespace {
@@ -71,6 +76,9 @@ int main(int argc, char** argv) {
 #endif
 #ifdef IPCLAB_WITH_ZMQ
   zeromq::install();  // zmq-tcp, zmq-ipc (4.8), where the build found libzmq
+#endif
+#ifdef IPCLAB_WITH_HIREDIS
+  redis::install();  // redis-tcp, redis-uds (4.10), where the build found hiredis
 #endif
   const std::vector<std::string> args(argv + 1, argv + argc);
   Command command;

@@ -13,6 +13,7 @@
 #include "patterns.hpp"
 #include "rpc_hooks.hpp"
 #include "server.hpp"
+#include "redis_hooks.hpp"
 #include "zmq_hooks.hpp"
 #include "transport/message.hpp"
 #include "transport/transport.hpp"
@@ -53,6 +54,9 @@ void serve_broker(Serve o) { broker_hooks().serve(o); }
 // And ZeroMQ's (zmq_hooks.hpp).
 void drive_zmq(Drive o, Recorder& r) { zmq_hooks().drive(o, r); }
 void serve_zmq(Serve o) { zmq_hooks().serve(o); }
+// And Redis's (redis_hooks.hpp).
+void drive_redis(Drive o, Recorder& r) { redis_hooks().drive(o, r); }
+void serve_redis(Serve o) { redis_hooks().serve(o); }
 
 constexpr Family frames = Family::frames;
 constexpr Family rpc = Family::rpc;
@@ -153,11 +157,18 @@ constexpr Mechanism kMechanisms[] = {
      serve_zmq},
     {"zmq-ipc", Family::zmq, Kind::path, Kind::path, kStreamPatterns, any_size, drive_zmq,
      serve_zmq},
+    // Section 4.10: Redis lists through a Redis server (hiredis, redis/), where the build found
+    // hiredis; both peers take the server and the round's key name.
+    {"redis-tcp", Family::redis, Kind::redis_tcp, Kind::redis_tcp, kStreamPatterns, any_size,
+     drive_redis, serve_redis},
+    {"redis-uds", Family::redis, Kind::redis_uds, Kind::redis_uds, kStreamPatterns, any_size,
+     drive_redis, serve_redis},
 };
 
 bool implemented(const Mechanism& m) {
   if (m.family == Family::broker) return broker_hooks().drive != nullptr;
   if (m.family == Family::zmq) return zmq_hooks().drive != nullptr;
+  if (m.family == Family::redis) return redis_hooks().drive != nullptr;
   if (m.family != Family::rpc) return true;
   const RpcHooks& hooks = rpc_hooks();
   return hooks.supports != nullptr && hooks.supports(m.name);

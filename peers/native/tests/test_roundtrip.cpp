@@ -217,6 +217,9 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
 #ifdef IPCLAB_EXPECT_ZMQ
   names.insert(names.end(), {"zmq-tcp", "zmq-ipc"});  // only where libzmq is built in (4.8)
 #endif
+#ifdef IPCLAB_EXPECT_HIREDIS
+  names.insert(names.end(), {"redis-tcp", "redis-uds"});  // only where hiredis is built in (4.10)
+#endif
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(m.contains(name));
@@ -226,7 +229,7 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
     const bool streams = shorts || n == "udp" || n == "uds-dgram" || n == "pipe" ||
                          n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
                          n.rfind("shm", 0) == 0 || n == "grpc" ||  // grpc, rest: 11.3
-                         n == "activemq" || n.rfind("zmq-", 0) == 0;
+                         n == "activemq" || n.rfind("zmq-", 0) == 0 || n.rfind("redis-", 0) == 0;
     // tcp also carries burst (11.4) and load (11.5) and names the server models of each; uds
     // carries load only, without epoll-reuseport (AF_UNIX has no SO_REUSEPORT); the message
     // queues carry load over one shared request queue (11.5.5); every RPC framework but soap
