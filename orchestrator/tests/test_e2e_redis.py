@@ -1,0 +1,139 @@
+"""End to end for Redis (PROTOCOL.md 4.10) through the runner and the CLI: a redis-server ipclab
+starts for each round and removes after it; every pair of the languages that have redis-tcp and
+redis-uds, rr and a stream, few round trips and small sizes; a response corrupted in flight
+failing its case; a killed server failing its case with the reason; Ctrl-C leaving no server;
+no socket left and nothing for `ipclab leaks`; the patterns Redis does not carry said per case."""
+import os
+import random
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from ipclab.execute import leaks
+from ipclab.execute.probe import load_catalog
+from ipclab.execute.redis_server import redis_binary
+from ipclab.execute.runner import Runner
+from ipclab.execute.workspace import Workspace
+from ipclab.plan import matrix
+from ipclab.plan.scenario import build_scenario
+from test_e2e import (cases_csv, client_running, faulty, ipclab, offered, rotation,  # noqa: F401
+                      run_cases, seed, start_run)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
+    redis_binary() is None, reason="no redis-server: make setup installs Debian's")]
+MECHANISMS = ("redis-tcp", "redis-uds")
+
+
+def redis_servers_of(run_pid):
+    """PIDs of the Redis servers a run started (their working directory is in its workspace)."""
+    mark = f"/ipclab-{run_pid}-"
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if mark in os.readlink(proc / "cwd") and b"redis-server" in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def run_leaving_nothing(catalog, raw):
+    """The scenario's cases, one round each; asserts no socket is left in the run's workspace
+    and no Redis server runs once they are done, then returns the outcomes."""
+    scenario = build_scenario(raw, "t", catalog, {}, "t")
+    with Workspace() as ws:
+        runner = Runner(scenario, catalog, ws)
+        outcomes = [runner.run(case) for case in matrix.expand(scenario, catalog)]
+        assert leaks.special_files(ws.path) == []
+        assert redis_servers_of(os.getpid()) == [], "a Redis server outlived its round"
+    return outcomes
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_every_pair_round_trips_and_streams(mechanism, seed):
+    langs = offered(mechanism)
+    assert {"cpp", "python"} <= set(langs)
+    for pattern, sizes in (("rr", {"request_size": ["16", "64KiB"], "response_size": ["16"]}),
+                           ("stream", {"message_size": ["1KiB"]})):
+        outcomes = run_leaving_nothing(load_catalog(), {
+            "matrix": {"mechanism": [mechanism], "client": langs, "server": langs,
+                       "pattern": [pattern], "placement": ["unpinned"], **sizes},
+            "run": {"iterations": 50, "warmup": 5, "messages": 3000, "windows": 5,
+                    "seed": seed}})
+        assert [(o.case.label, o.status, o.reason) for o in outcomes if o.status != "ok"] == []
+        assert {(o.case.client, o.case.server) for o in outcomes} == \
+            {(c, s) for c in langs for s in langs}
+        assert {o.server["broker"] for o in outcomes}.pop().startswith("Redis ")
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_response_corrupted_in_flight_fails_the_case(mechanism, seed):
+    catalog = load_catalog()
+    for client, server in rotation(offered(mechanism)):
+        bad = faulty(catalog, server)
+        catalog.languages[bad.name] = bad
+        _, (outcome,) = run_cases(catalog, {
+            "matrix": {"mechanism": [mechanism], "client": [client], "server": [bad.name],
+                       "placement": ["unpinned"]},
+            "run": {"iterations": 10, "warmup": 0, "seed": seed}})
+        assert outcome.status == "failed", outcome.case.label
+        assert "payload mismatch" in outcome.reason, outcome.reason
+
+
+def start_endless(tmp_path, mechanism):
+    seed, out = random.randrange(2, 2**63), tmp_path / "run"
+    proc = start_run(seed, out, "--mechanism", mechanism, "--client", "cpp", "--server", "cpp",
+                     "--request-size", "16", "--response-size", "16",
+                     "--iterations", "10000000000", "--warmup", "0")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if redis_servers_of(proc.pid) and client_running(seed):
+            return seed, out, proc
+        time.sleep(0.05)  # polling a process table we do not own
+    proc.kill()
+    proc.wait()
+    raise AssertionError(f"no Redis server and client appeared: "
+                         f"{cases_csv(out) if (out / 'cases.csv').exists() else 'no cases.csv'}")
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_killed_server_fails_its_case_with_the_reason_and_leaves_nothing(tmp_path, mechanism):
+    seed, out, proc = start_endless(tmp_path, mechanism)
+    try:
+        for pid in redis_servers_of(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        code = proc.wait(timeout=120)
+    finally:
+        proc.kill()
+    assert redis_servers_of(proc.pid) == []
+    assert code == 1
+    (case,) = cases_csv(out)
+    assert case["status"] == "failed" and \
+        "the Redis server was killed by SIGKILL" in case["reason"], case["reason"]
+    assert ipclab("leaks").returncode == 0
+
+
+def test_ctrl_c_mid_case_leaves_no_server(tmp_path):
+    seed, out, proc = start_endless(tmp_path, "redis-uds")
+    try:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=120)
+    finally:
+        proc.kill()
+    assert code == 130
+    assert redis_servers_of(proc.pid) == []
+    assert ipclab("leaks").returncode == 0
+
+
+def test_short_is_not_applicable_and_java_has_neither(tmp_path):
+    out = tmp_path / "run"
+    done = ipclab("run", "--mechanism", "redis-tcp,redis-uds", "--client", "cpp,java",
+                  "--server", "cpp", "--pattern", "short", "--iterations", "5", "--rounds", "1",
+                  "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    text = (out / "cases.csv").read_text()
+    assert "drives redis-tcp with rr, stream only, not short" in text
+    assert "the Java peer has no redis-uds drive role" in text
+    assert ipclab("leaks").returncode == 0
