@@ -13,10 +13,11 @@ import pytest
 
 from ipclab.execute import leaks
 from ipclab.execute.probe import load_catalog
-from ipclab.execute.redis_server import redis_binary
+from ipclab.execute.redis_server import RedisServer, redis_binary
 from ipclab.execute.runner import Runner
 from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
+from ipclab.plan.catalog import repo_root
 from ipclab.plan.scenario import build_scenario
 from test_e2e import (cases_csv, client_running, faulty, ipclab, offered, rotation,  # noqa: F401
                       run_cases, seed, start_run)
@@ -80,6 +81,31 @@ def test_a_response_corrupted_in_flight_fails_the_case(mechanism, seed):
             "run": {"iterations": 10, "warmup": 0, "seed": seed}})
         assert outcome.status == "failed", outcome.case.label
         assert "payload mismatch" in outcome.reason, outcome.reason
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_named_server_is_used_and_neither_started_nor_stopped(tmp_path, mechanism):
+    # [hosts] redis, redis_socket: the rounds go through a server the scenario names; the run
+    # starts none and leaves this one running, its lists gone once the exchange ended.
+    transport = "tcp" if mechanism == "redis-tcp" else "uds"
+    existing = RedisServer(tmp_path / "existing", repo_root(), transport, "unused")
+    try:
+        existing.start()
+        named = ({"redis": "redis://%s:%d" % existing.address} if transport == "tcp"
+                 else {"redis_socket": existing.address})
+        _, outcomes = run_cases(load_catalog(), {
+            "matrix": {"mechanism": [mechanism], "client": ["cpp", "python"],
+                       "server": ["python", "cpp"], "request_size": ["1KiB"],
+                       "response_size": ["16"], "placement": ["unpinned"]},
+            "run": {"iterations": 20, "warmup": 2}, "hosts": named},
+            pairs={("cpp", "python"), ("python", "cpp")})
+        assert [(o.case.label, o.status) for o in outcomes] == \
+            [(o.case.label, "ok") for o in outcomes] and len(outcomes) == 2
+        assert redis_servers_of(os.getpid()) == [], "the run started a Redis server of its own"
+        assert not existing.process.exited(), "the run stopped the scenario's server"
+        assert all(":c" in o.server["endpoint"] for o in outcomes)
+    finally:
+        assert existing.stop() is None
 
 
 def start_endless(tmp_path, mechanism):
