@@ -1,11 +1,11 @@
 """End to end for NNG (PROTOCOL.md 4.9) through the CLI, what is NNG's own (what it shares with
 ZeroMQ, every pair round tripping and streaming and a corrupted response failing its case, is in
-test_e2e_nng_and_zmq.py): what NNG does not carry (short; the Java peer, with its reason) said
+test_e2e_message_libraries.py): what NNG does not carry (short; the Java peer, with its reason) said
 per case, and nothing for `ipclab leaks` after."""
 import pytest
 
 from test_e2e import ipclab
-from test_e2e_nng_and_zmq import cases_of_a_short_run
+from test_e2e_message_libraries import cases_of_a_short_run
 
 pytestmark = pytest.mark.e2e
 MECHANISMS = ("nng-tcp", "nng-ipc")

@@ -1,11 +1,11 @@
 """End to end for ZeroMQ (PROTOCOL.md 4.8) through the CLI, what is ZeroMQ's own (what it shares
 with NNG, every pair of C++, Java and Python round tripping and streaming and a corrupted response
-failing its case, is in test_e2e_nng_and_zmq.py): the patterns ZeroMQ does not carry said per
+failing its case, is in test_e2e_message_libraries.py): the patterns ZeroMQ does not carry said per
 case, and nothing for `ipclab leaks` after."""
 import pytest
 
 from test_e2e import ipclab
-from test_e2e_nng_and_zmq import cases_of_a_short_run
+from test_e2e_message_libraries import cases_of_a_short_run
 
 pytestmark = pytest.mark.e2e
 MECHANISMS = ("zmq-tcp", "zmq-ipc")

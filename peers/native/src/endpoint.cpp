@@ -1,5 +1,6 @@
 #include "endpoint.hpp"
 
+#include <cctype>
 #include <climits>
 
 #include "error.hpp"
@@ -135,6 +136,37 @@ ZmqEndpoint parse_zmq_tcp(const std::string& text) {
   return {parts[0], parts[1]};
 }
 
+RedisEndpoint parse_redis(const std::string& text, bool tcp) {
+  const char* form = tcp ? "is not redis://HOST:PORT/NAME" : "is not unix://PATH#NAME";
+  const std::string scheme = tcp ? "redis://" : "unix://";
+  if (text.rfind(scheme, 0) != 0) throw bad(text, form);
+  const std::string rest = text.substr(scheme.size());
+  const auto cut = tcp ? rest.find('/') : rest.rfind('#');
+  if (cut == std::string::npos || cut == 0) throw bad(text, form);
+  RedisEndpoint e;
+  e.name = rest.substr(cut + 1);
+  if (e.name.empty() || e.name.size() > 200) throw bad(text, form);
+  for (const char c : e.name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' ||
+          c == '-'))
+      throw bad(text, "has a NAME outside A-Z a-z 0-9 . _ : -");
+  if (tcp) {
+    try {
+      const InetEndpoint inet = parse_inet(rest.substr(0, cut));
+      if (inet.port == 0) throw bad(text, form);
+      e.host = inet.host;
+      e.port = inet.port;
+    } catch (const UsageError&) {
+      throw bad(text, form);
+    }
+  } else {
+    e.path = rest.substr(0, cut);
+    if (e.path.front() != '/') throw bad(text, "has a socket path that is not absolute");
+  }
+  e.text = text;
+  return e;
+}
+
 ZmqEndpoint zmq_ipc_sockets(const std::string& path) {
   return {"ipc://" + path, "ipc://" + path + ".stream"};
 }
@@ -155,6 +187,8 @@ Endpoint parse_endpoint(EndpointKind kind, const std::string& text) {
     case EndpointKind::amqp_broker: return parse_amqp(text, false);
     case EndpointKind::amqp_queue: return parse_amqp(text, true);
     case EndpointKind::zmq_tcp: return parse_zmq_tcp(text);
+    case EndpointKind::redis_tcp: return parse_redis(text, true);
+    case EndpointKind::redis_uds: return parse_redis(text, false);
   }
   throw bad(text, "has an unknown kind");
 }

@@ -22,6 +22,8 @@ enum class EndpointKind {
   amqp_broker,  // amqp://HOST:PORT: the activemq responder (4.7)
   amqp_queue,   // amqp://HOST:PORT/QUEUE: the activemq client (4.7)
   zmq_tcp,      // tcp://HOST:P1,tcp://HOST:P2: the zmq-tcp client (4.8), nng-tcp's (4.9)
+  redis_tcp,    // redis://HOST:PORT/NAME: both redis-tcp peers (4.10)
+  redis_uds,    // unix://PATH#NAME: both redis-uds peers (4.10)
 };
 
 struct InetEndpoint {
@@ -64,9 +66,19 @@ struct ZmqEndpoint {
   std::string stream;
 };
 
+// A Redis server and the key name of a round on it (4.10): TCP (host, port) or a Unix socket's
+// path; `text` is the endpoint as given (READY's).
+struct RedisEndpoint {
+  std::string host;  // empty: a Unix socket at path
+  std::uint16_t port = 0;
+  std::string path;
+  std::string name;
+  std::string text;
+};
+
 using Endpoint = std::variant<std::monostate, InetEndpoint, PathEndpoint, FdEndpoint, DirEndpoint,
                               AutoEndpoint, KeyEndpoint, PosixNameEndpoint, InprocEndpoint,
-                              IorEndpoint, AmqpEndpoint, ZmqEndpoint>;
+                              IorEndpoint, AmqpEndpoint, ZmqEndpoint, RedisEndpoint>;
 
 // Parses text as an endpoint of this kind; a mistake is a UsageError ("bad value for
 // --endpoint: ...").
@@ -83,6 +95,8 @@ AmqpEndpoint parse_amqp(const std::string& text, bool with_queue);
 ZmqEndpoint parse_zmq_tcp(const std::string& text);
 // zmq-ipc's sockets at PATH (4.8): ipc://PATH and ipc://PATH.stream.
 ZmqEndpoint zmq_ipc_sockets(const std::string& path);
+// redis://HOST:PORT/NAME (tcp) or unix://PATH#NAME (4.10).
+RedisEndpoint parse_redis(const std::string& text, bool tcp);
 
 // The endpoint of a parsed option, as the kind its mechanism's table row promises.
 template <class E>

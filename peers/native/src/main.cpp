@@ -22,6 +22,8 @@
 //                     options), zmq_client.cpp (the link), zmq_server.cpp
 //   nng/              nng-tcp, nng-ipc (4.9) over libnng: nng_socket.cpp (sockets, messages,
 //                     options), nng_client.cpp (the link), nng_server.cpp
+//   redis/            redis-tcp, redis-uds (4.10) over hiredis: redis_connection.cpp (the
+//                     connection, pipelined commands), redis_client.cpp (the link), redis_server.cpp
 //   burst/            pattern burst (11.4): client.cpp, serving.cpp (what every server model
 //                     shares), server_models.cpp (their table), per_connection.cpp, pools.cpp,
 //                     event_loop.cpp, io_uring.cpp (the models), exchange.cpp (burst's or
@@ -51,6 +53,9 @@
 #ifdef IPCLAB_WITH_NNG
 #include "nng/nng_socket.hpp"
 #endif
+#ifdef IPCLAB_WITH_HIREDIS
+#include "redis/redis_connection.hpp"
+#endif
 #include "server.hpp"
 
 namespace {
@@ -79,6 +84,9 @@ int main(int argc, char** argv) {
 #endif
 #ifdef IPCLAB_WITH_NNG
   nanomsg::install();  // nng-tcp, nng-ipc (4.9), where the build found libnng
+#endif
+#ifdef IPCLAB_WITH_HIREDIS
+  redis::install();  // redis-tcp, redis-uds (4.10), where the build found hiredis
 #endif
   const std::vector<std::string> args(argv + 1, argv + argc);
   Command command;

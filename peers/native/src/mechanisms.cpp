@@ -13,6 +13,7 @@
 #include "patterns.hpp"
 #include "rpc_hooks.hpp"
 #include "server.hpp"
+#include "redis_hooks.hpp"
 #include "zmq_hooks.hpp"
 #include "nng_hooks.hpp"
 #include "transport/message.hpp"
@@ -57,6 +58,9 @@ void serve_zmq(Serve o) { zmq_hooks().serve(o); }
 // And NNG's (nng_hooks.hpp).
 void drive_nng(Drive o, Recorder& r) { nng_hooks().drive(o, r); }
 void serve_nng(Serve o) { nng_hooks().serve(o); }
+// And Redis's (redis_hooks.hpp).
+void drive_redis(Drive o, Recorder& r) { redis_hooks().drive(o, r); }
+void serve_redis(Serve o) { redis_hooks().serve(o); }
 
 constexpr Family frames = Family::frames;
 constexpr Family rpc = Family::rpc;
@@ -163,12 +167,19 @@ constexpr Mechanism kMechanisms[] = {
      serve_nng},
     {"nng-ipc", Family::nng, Kind::path, Kind::path, kStreamPatterns, any_size, drive_nng,
      serve_nng},
+    // Section 4.10: Redis lists through a Redis server (hiredis, redis/), where the build found
+    // hiredis; both peers take the server and the round's key name.
+    {"redis-tcp", Family::redis, Kind::redis_tcp, Kind::redis_tcp, kStreamPatterns, any_size,
+     drive_redis, serve_redis},
+    {"redis-uds", Family::redis, Kind::redis_uds, Kind::redis_uds, kStreamPatterns, any_size,
+     drive_redis, serve_redis},
 };
 
 bool implemented(const Mechanism& m) {
   if (m.family == Family::broker) return broker_hooks().drive != nullptr;
   if (m.family == Family::zmq) return zmq_hooks().drive != nullptr;
   if (m.family == Family::nng) return nng_hooks().drive != nullptr;
+  if (m.family == Family::redis) return redis_hooks().drive != nullptr;
   if (m.family != Family::rpc) return true;
   const RpcHooks& hooks = rpc_hooks();
   return hooks.supports != nullptr && hooks.supports(m.name);

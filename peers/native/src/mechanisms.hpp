@@ -31,6 +31,7 @@ enum class Family {
   broker,  // section 2 frames as a message broker's messages (4.7), where Proton is built in
   zmq,     // section 2 frames as ZeroMQ messages (4.8), where libzmq is built in
   nng,     // section 2 frames as NNG messages (4.9), where libnng is built in
+  redis,   // section 2 frames as Redis list elements (4.10), where hiredis is built in
 };
 
 struct Mechanism {

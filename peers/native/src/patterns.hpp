@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "endpoint.hpp"
 #include "link_patterns.hpp"
 #include "pattern_flags.hpp"
 
@@ -90,6 +91,17 @@ template <class Link>
 void run_pattern(Link& link, const DriveOptions& o, Recorder& recorder) {
   if (!Patterns::run(o.pattern, link, o, recorder))
     throw PeerError(ErrorKind::unsupported, "pattern '" + o.pattern + "' is not implemented");
+}
+
+// The drive hook of the libraries whose endpoints have ZeroMQ's grammar (zmq-*, 4.8; nng-*,
+// 4.9): Link over the request socket and the stream socket the endpoint names (two tcp://
+// URLs, or the sockets at PATH and PATH.stream), the asked pattern over it.
+template <class Link>
+void drive_two_sockets(const DriveOptions& o, Recorder& recorder) {
+  const auto* path = std::get_if<PathEndpoint>(&o.endpoint);
+  Link link(path != nullptr ? zmq_ipc_sockets(path->path) : endpoint_as<ZmqEndpoint>(o.endpoint),
+            o);
+  run_pattern(link, o, recorder);
 }
 
 // What the rows of mechanisms.cpp name (section 11's table). Every pattern over one link: rr,

@@ -220,6 +220,9 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
 #ifdef IPCLAB_EXPECT_NNG
   names.insert(names.end(), {"nng-tcp", "nng-ipc"});  // only where libnng is built in (4.9)
 #endif
+#ifdef IPCLAB_EXPECT_HIREDIS
+  names.insert(names.end(), {"redis-tcp", "redis-uds"});  // only where hiredis is built in (4.10)
+#endif
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(m.contains(name));
@@ -230,7 +233,7 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
                          n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
                          n.rfind("shm", 0) == 0 || n == "grpc" ||  // grpc, rest: 11.3
                          n == "activemq" || n.rfind("zmq-", 0) == 0 ||
-                         n.rfind("nng-", 0) == 0;
+                         n.rfind("nng-", 0) == 0 || n.rfind("redis-", 0) == 0;
     // tcp also carries burst (11.4) and load (11.5) and names the server models of each; uds
     // carries load only, without epoll-reuseport (AF_UNIX has no SO_REUSEPORT); the message
     // queues carry load over one shared request queue (11.5.5); every RPC framework but soap

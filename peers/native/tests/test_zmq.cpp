@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "frame.hpp"
+#include "message_library.hpp"
 #include "support.hpp"
 #ifdef IPCLAB_EXPECT_ZMQ
 #include <zmq.h>
@@ -26,22 +27,15 @@ using test::Server;
 using test::TempDir;
 
 TEST(ZmqCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
-  int code = -1;
-  const auto caps = nlohmann::json::parse(test::peer_stdout({"capabilities"}, &code));
-  ASSERT_EQ(code, 0);
-  for (const char* mech : {"zmq-tcp", "zmq-ipc"}) {
 #ifdef IPCLAB_EXPECT_ZMQ
-    ASSERT_TRUE(caps["mechanisms"].contains(mech)) << mech;
-    const auto& m = caps["mechanisms"][mech];
-    EXPECT_EQ(m["patterns"], nlohmann::json::array({"rr", "stream"}));
-    int major = 0, minor = 0, patch = 0;
-    zmq_version(&major, &minor, &patch);
-    EXPECT_EQ(m["library"], "libzmq " + std::to_string(major) + "." + std::to_string(minor) +
-                                "." + std::to_string(patch));
+  int major = 0, minor = 0, patch = 0;
+  zmq_version(&major, &minor, &patch);
+  test::expect_listed_with_library({"zmq-tcp", "zmq-ipc"}, true,
+                                   "libzmq " + std::to_string(major) + "." +
+                                       std::to_string(minor) + "." + std::to_string(patch));
 #else
-    EXPECT_FALSE(caps["mechanisms"].contains(mech)) << mech;
+  test::expect_listed_with_library({"zmq-tcp", "zmq-ipc"}, false, "");
 #endif
-  }
 }
 
 #ifdef IPCLAB_EXPECT_ZMQ
@@ -55,21 +49,6 @@ Server zmq_server(const std::string& mech, const TempDir& dir,
   return Server(args);
 }
 
-// A stream client's run: its exit, result and samples (drive() would add --iterations).
-DriveRun stream_run(const std::string& mech, const std::string& endpoint, const TempDir& dir,
-                    const std::vector<std::string>& extra) {
-  std::vector<std::string> args = {"drive", "--pattern", "stream", "--mechanism", mech,
-                                   "--endpoint", endpoint, "--samples-file",
-                                   dir.file("samples.bin"), "--result-file",
-                                   dir.file("result.json")};
-  args.insert(args.end(), extra.begin(), extra.end());
-  DriveRun run;
-  run.child = test::run_peer(args, {}, 60000);
-  run.result = nlohmann::json::parse(test::read_file(dir.file("result.json")));
-  run.samples = test::read_samples(dir.file("samples.bin"));
-  return run;
-}
-
 class Zmq : public ::testing::TestWithParam<std::string> {
  protected:
   TempDir dir;
@@ -77,61 +56,25 @@ class Zmq : public ::testing::TestWithParam<std::string> {
 
 TEST_P(Zmq, RoundTripsAndTheLargestPayload) {
   Server server = zmq_server(GetParam(), dir);
-  ASSERT_TRUE(server.ready());
-  for (const std::uint32_t size : {0u, 16u, 1u << 20}) {
-    const DriveRun run =
-        test::drive_bytes(GetParam(), server.endpoint(), dir, size, size, 20, {"--warmup", "3"});
-    EXPECT_EQ(run.child.exit_code, 0) << size << ": " << run.child.err;
-    EXPECT_EQ(run.samples.size(), 20u);
-  }
-  const DriveRun big =
-      test::drive_bytes(GetParam(), server.endpoint(), dir, kMaxPayload, kMaxPayload, 1);
-  EXPECT_EQ(big.child.exit_code, 0) << big.child.err;
-  server.close_stdin();
-  EXPECT_EQ(server.wait().exit_code, 0);
+  test::expect_round_trips_up_to_the_largest_payload(GetParam(), server, dir);
 }
 
 TEST_P(Zmq, StreamCountsEveryMessage) {
   Server server = zmq_server(GetParam(), dir);
-  ASSERT_TRUE(server.ready());
-  for (const char* size : {"1", "1000", "4194304"}) {
-    const DriveRun run = stream_run(
-        GetParam(), server.endpoint(), dir,
-        {"--message-size", size, "--messages", std::string(size) == "4194304" ? "40" : "3000",
-         "--windows", "4", "--warmup", "10"});
-    EXPECT_EQ(run.child.exit_code, 0) << size << ": " << run.child.err;
-    EXPECT_EQ(run.samples.size(), 4u);
-  }
+  test::expect_streams_count_every_message(GetParam(), server, dir);
 }
 
 TEST_P(Zmq, FaultsFailTheClient) {
-  for (const char* fault : {"flip-response-byte", "drop-stream-message", "flip-stream-byte"}) {
-    SCOPED_TRACE(fault);
-    TempDir d;
-    Server server = zmq_server(GetParam(), d, {"--fault", fault});
-    ASSERT_TRUE(server.ready());
-    const bool rr = std::string(fault) == "flip-response-byte";
-    const DriveRun run =
-        rr ? test::drive_bytes(GetParam(), server.endpoint(), d, 16, 16, 5)
-           : stream_run(GetParam(), server.endpoint(), d,
-                        {"--message-size", "64", "--messages", "50"});
-    EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
-    EXPECT_EQ(run.result["error_kind"], "payload-mismatch");
-  }
+  test::expect_faults_fail_the_client(GetParam(), [](const std::string& fault, const TempDir& d) {
+    return zmq_server(GetParam(), d, {"--fault", fault});
+  });
 }
 
 TEST_P(Zmq, ShortAndLoadAreNotCarried) {
-  const DriveRun run = test::drive_bytes(GetParam(), GetParam() == "zmq-ipc"
-                                                         ? dir.file("s")
-                                                         : "tcp://127.0.0.1:1,tcp://127.0.0.1:2",
-                                         dir, 16, 16, 1, {"--pattern", "short"});
-  EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
-  EXPECT_EQ(run.result["error_kind"], "unsupported");
-  const std::string endpoint = GetParam() == "zmq-ipc" ? dir.file("s") : "127.0.0.1:0";
-  const test::ChildResult load =
-      test::run_peer({"serve", "--pattern", "load", "--server-model", "iterative",
-                      "--mechanism", GetParam(), "--endpoint", endpoint});
-  EXPECT_EQ(load.exit_code, 7) << load.err;
+  const bool ipc = GetParam() == "zmq-ipc";
+  test::expect_short_and_load_refused(
+      GetParam(), ipc ? dir.file("s") : "tcp://127.0.0.1:1,tcp://127.0.0.1:2",
+      ipc ? dir.file("s") : "127.0.0.1:0", dir);
 }
 
 INSTANTIATE_TEST_SUITE_P(Mechanisms, Zmq, ::testing::Values("zmq-tcp", "zmq-ipc"),

@@ -45,12 +45,18 @@ def test_round_trips_up_to_the_largest_payload(mechanism, workdir):
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_a_stream_then_round_trips(mechanism, workdir):
-    with server_of(mechanism, workdir) as server:
-        for size, messages in ((1, 2000), (4096, 2000), (4 * MIB, 20)):
-            run = Stream(workdir, mechanism, server.endpoint, size, messages,
+    check_streams_then_a_round_trip(mechanism, server_of(mechanism, workdir), workdir, 2000)
+
+
+def check_streams_then_a_round_trip(mechanism, server, workdir, messages):
+    """Streams of `messages` 1 B and 4 KiB messages and 20 of 4 MiB, then round trips, through
+    one `server` (a Server not yet entered)."""
+    with server:
+        for size, count in ((1, messages), (4096, messages), (4 * MIB, 20)):
+            run = Stream(workdir, mechanism, server.endpoint, size, count,
                          ["--warmup", "10", "--windows", "4"])
             assert run.returncode == 0, describe(run)
-            assert run.result["messages"] == messages and len(run.samples) == 8 * 4
+            assert run.result["messages"] == count and len(run.samples) == 8 * 4
         run = Drive(workdir, mechanism, server.endpoint, 100, 200, 3)
         assert run.returncode == 0, describe(run)
 
@@ -59,7 +65,13 @@ def test_a_stream_then_round_trips(mechanism, workdir):
 @pytest.mark.parametrize("fault", ["flip-response-byte", "drop-stream-message",
                                    "flip-stream-byte"])
 def test_faults_fail_the_client(mechanism, fault, workdir):
-    with server_of(mechanism, workdir, "--fault", fault) as server:
+    check_a_fault_fails_the_client(mechanism, server_of(mechanism, workdir, "--fault", fault),
+                                   fault, workdir)
+
+
+def check_a_fault_fails_the_client(mechanism, server, fault, workdir):
+    """`server`, a Server started with `--fault fault`, fails a client's payload check."""
+    with server:
         if fault == "flip-response-byte":
             run = Drive(workdir, mechanism, server.endpoint, 16, 64, 3)
         else:

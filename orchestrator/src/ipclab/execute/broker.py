@@ -53,14 +53,52 @@ def transport_jars(root):
     return jars, None
 
 
-class Broker:
-    """One private broker: `start()` returns its amqp:// URL; `stop()` ends it and removes its
-    directory, and says whether it had died before (a killed broker fails its case)."""
+class PrivateServer:
+    """What a round's private server (a broker, 4.7; a Redis server, 4.10) shares: its 0700
+    directory, the process started as a Peer with logs there, `stop()` ending it (SIGTERM, then
+    SIGKILL) and removing the directory, and whether it had died before. A subclass says what it
+    is (`title`) and how it starts (`start(place)`, which returns the responder's endpoint)."""
+
+    title = "the server"
 
     def __init__(self, directory, root):
         self.dir, self.root = Path(directory), Path(root)
         self.process = None
         self.url = None
+
+    def _launch(self, argv, place):
+        self.process = Peer("broker", place.command(argv), self.dir).start()
+
+    def _wait(self, ready, timeout, log_tail, interval):
+        """Polls ready() until it holds, the process exits or `timeout` passes; PeerError
+        naming the reason (and log_tail(), the log's first error) otherwise."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.exited():
+                raise PeerError(f"{self.title} {self.process.describe_exit()} before it "
+                                f"listened: {log_tail()}")
+            if ready():
+                return
+            time.sleep(interval)
+        raise PeerError(f"{self.title} did not listen within {timeout:g} s: {log_tail()}")
+
+    def stop(self):
+        """Ends the server (SIGTERM, then SIGKILL) and removes its directory; returns a reason
+        when the server had died before it was stopped, else None."""
+        died = None
+        if self.process is not None:
+            if self.process.exited():
+                died = f"{self.title} {self.process.describe_exit()} during the case"
+            self.process.stop(grace=10.0)
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return died
+
+
+class Broker(PrivateServer):
+    """One private ActiveMQ broker: `start()` returns its amqp:// URL; `stop()` ends it and
+    removes its directory, and says whether it had died before (a killed broker fails its case)."""
+
+    title = "the ActiveMQ broker"
 
     def start(self, place=LOCAL):
         """Starts the broker where `place` is (its namespace, its address) and returns its URL."""
@@ -75,8 +113,9 @@ class Broker:
         config = self.dir / "activemq.xml"
         config.write_text(CONFIG.format(data=self.dir / "data", address=place.address, port=port))
         config.chmod(0o600)
-        self.process = Peer("broker", place.command(self._argv(config)), self.dir).start()
-        self._wait_for(port)
+        self._launch(self._argv(config), place)
+        self._wait(lambda: port in listening_ports(self.process.pid), START_TIMEOUT,
+                   self._log_tail, 0.2)
         self.url = f"amqp://{place.address}:{port}"
         return self.url
 
@@ -92,34 +131,11 @@ class Broker:
                 f"-Dactivemq.data={base}/data", "-jar", str(LAUNCHER), "start",
                 f"xbean:file:{config}"]
 
-    def _wait_for(self, port):
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.exited():
-                raise PeerError(f"the ActiveMQ broker {self.process.describe_exit()} before it "
-                                f"listened: {self._log_tail()}")
-            if port in listening_ports(self.process.pid):
-                return
-            time.sleep(0.2)
-        raise PeerError(f"the ActiveMQ broker did not listen within {START_TIMEOUT:g} s: "
-                        f"{self._log_tail()}")
-
     def _log_tail(self):
         lines = [line for path in (self.process.stdout_path, self.process.stderr_path)
                  if path.exists() for line in path.read_text(errors="replace").splitlines()
                  if "ERROR" in line or "Exception" in line]
         return lines[0][:300] if lines else "see " + str(self.process.stdout_path)
-
-    def stop(self):
-        """Ends the broker (SIGTERM, then SIGKILL) and removes its directory; returns a reason
-        when the broker had died before it was stopped, else None."""
-        died = None
-        if self.process is not None:
-            if self.process.exited():
-                died = f"the ActiveMQ broker {self.process.describe_exit()} during the case"
-            self.process.stop(grace=10.0)
-        shutil.rmtree(self.dir, ignore_errors=True)
-        return died
 
 
 def free_port(rng=random.SystemRandom()):
@@ -183,14 +199,20 @@ def main(argv):
     if len(argv) != 1:
         print("usage: python -m ipclab.execute.broker DIR", file=sys.stderr)
         return 2
-    broker = Broker(argv[0], repo_root())
-    # Started in the background by a shell, SIGINT arrives ignored; SIGTERM must stop the broker
+    return serve_until_interrupted(Broker(argv[0], repo_root()))
+
+
+def serve_until_interrupted(server):
+    """Start SERVER (a PrivateServer), print what start() returns, and keep it until Ctrl-C or
+    SIGTERM; stopped (its directory removed) however it ends. The modules' `main`s, for tests and
+    a user's own runs."""
+    # Started in the background by a shell, SIGINT arrives ignored; SIGTERM must stop the server
     # and remove its directory too, not leave it to die by its death signal.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # raises KeyboardInterrupt too
     try:
-        print(broker.start(), flush=True)
-        while not broker.process.exited():
+        print(server.start(), flush=True)
+        while not server.process.exited():
             time.sleep(0.5)
         return 1
     except PeerError as e:
@@ -201,8 +223,7 @@ def main(argv):
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):  # a second signal must not cut the stop short
             signal.signal(sig, signal.SIG_IGN)
-        broker.stop()
-
+        server.stop()
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

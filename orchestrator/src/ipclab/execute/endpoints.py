@@ -6,7 +6,8 @@ import os
 from dataclasses import dataclass, field
 
 from ipclab.common.errors import UserError
-from ipclab.execute.broker import Broker
+from ipclab.execute.broker import Broker, PrivateServer
+from ipclab.execute.redis_server import RedisServer, key_name
 from ipclab.plan.catalog import repo_root
 
 
@@ -17,7 +18,8 @@ class Endpoint:
     server_fds: tuple = ()
     client_fds: tuple = ()
     _open: list = field(default_factory=list)
-    broker: Broker | None = None    # the round's ActiveMQ broker (PROTOCOL.md 4.7)
+    # the round's private server: an ActiveMQ broker (PROTOCOL.md 4.7), a Redis server (4.10)
+    broker: PrivateServer | None = None
     broker_died: str | None = None  # why the broker was gone before the round ended
 
     def open(self, place):
@@ -78,19 +80,32 @@ def _inproc(case_dir):
     return Endpoint(server_arg="", client_arg="inproc")
 
 
-def _broker(case_dir):
-    # The orchestrator's broker for this round; its URL is the responder's endpoint (4.7).
+def _broker(case_dir, mechanism):
+    # The orchestrator's broker for this round; the endpoint it gives is the responder's: the
+    # ActiveMQ broker's URL (4.7), a Redis server's address and the round's key name (4.10).
+    if mechanism.broker == "redis":
+        transport = "uds" if mechanism.endpoint == "broker-socket" else "tcp"
+        server = RedisServer(case_dir / "redis", repo_root(), transport, key_name(case_dir))
+        return Endpoint(server_arg="", broker=server)
     return Endpoint(server_arg="", broker=Broker(case_dir / "broker", repo_root()))
 
 
 PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _auto,
-             "inproc": _inproc, "broker": _broker}
+             "inproc": _inproc}
+BROKER_KINDS = ("broker", "broker-socket")
 
 
 def prepare(mechanism, case_dir, broker=None):
-    """The endpoint of one pair; `broker`: an existing broker's URL ([hosts] broker), used as it
-    is (neither started nor stopped here), or None."""
-    if mechanism.endpoint == "broker" and broker:
+    """The endpoint of one pair; `broker`: an existing broker's address ([hosts] broker, redis,
+    redis_socket: an amqp:// URL, a redis:// URL, a socket path), used as it is (neither started
+    nor stopped here), or None."""
+    if mechanism.endpoint in BROKER_KINDS:
+        if not broker:
+            return _broker(case_dir, mechanism)
+        if mechanism.broker == "redis":  # the round's keys on the named server (4.10)
+            name = key_name(case_dir)
+            return Endpoint(server_arg=f"{broker}/{name}" if broker.startswith("redis://")
+                            else f"unix://{broker}#{name}")
         return Endpoint(server_arg=broker)
     try:
         return PREPARERS[mechanism.endpoint](case_dir)

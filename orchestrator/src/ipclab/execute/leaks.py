@@ -8,6 +8,7 @@ pid of the run that made them, network namespaces are ipclab-<pid>-…. Somethin
 its owner is gone (a live run's objects are its own business) or, for a process, when it still
 runs after the session that started it. Each finding is one line saying what and where."""
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -22,6 +23,8 @@ def find(tag=None, temp_dir=None, watched=()):
     here, scratch directories of dead runs in `temp_dir`, and FIFOs and sockets anywhere under
     the `watched` directories."""
     found = [f"process {pid}: {command}" for pid, command in tagged_processes(tag)] if tag else []
+    found += [f"process {pid} in the directory of a run that is gone ({where}): {command}"
+              for pid, command, where in servers_of_gone_runs()]
     sysv, posix = ipcobjects.orphans()
     found += [f"System V {kind} id {ident} key {key:#010x}" for kind, ident, key in sysv]
     found += [f"POSIX IPC object {path}" for path in posix]
@@ -51,6 +54,33 @@ def tagged_processes(tag):
         except OSError:
             continue  # gone meanwhile, or not ours to read
         found.append((pid, command.strip()[:200]))
+    return sorted(found)
+
+
+_RUN_DIR = re.compile(r"/ipclab-(\d+)-[^/]*")
+
+
+def servers_of_gone_runs():
+    """(pid, command line, directory) of this user's processes whose working directory is in the
+    scratch directory of a run whose process is gone (a round's Redis server keeps its directory
+    as its working directory, 4.10: one that outlived its run, however, is found here even when
+    the directory was removed under it)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if entry.stat().st_uid != os.getuid():
+                continue
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        match = _RUN_DIR.search(cwd)
+        if not match or ipcobjects.pid_alive(int(match.group(1))):
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        found.append((int(entry.name), command.strip()[:200], cwd.removesuffix(" (deleted)")))
     return sorted(found)
 
 

@@ -135,7 +135,7 @@ class Runner:
         calibration's one call); `counted`: each peer under perf stat where perf can count."""
         cpus = placement.resolve(case.placement)
         mech = self.catalog.mechanism(case.mechanism)
-        endpoint = endpoints.prepare(mech, case_dir, self.scenario.broker)
+        endpoint = endpoints.prepare(mech, case_dir, self.scenario.named_server(mech))
         if mech.endpoint == "inet":
             endpoint.server_arg = server_endpoint(net.server)  # where the link puts the server
         server = client = ready = None

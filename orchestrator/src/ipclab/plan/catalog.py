@@ -40,6 +40,7 @@ class Mechanism:
     copies: int = 2                 # times a payload byte is copied per message (--explain's model)
     shared_max_request: int | None = None   # many clients share one queue: a request is one message
     shared_reason: str = ""
+    broker: str = "activemq"        # endpoint broker, broker-socket: which server a round starts
 
     def server_rule(self, client, server, native_servers):
         """Why an in-process mechanism cannot have this client/server pair, or None.

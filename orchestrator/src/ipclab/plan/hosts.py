@@ -9,10 +9,12 @@ from pathlib import Path
 
 from ipclab.common.errors import UserError
 
-HOST_KEYS = ("server", "client", "clients", "path", "server_address", "ssh_config", "broker")
+HOST_KEYS = ("server", "client", "clients", "path", "server_address", "ssh_config", "broker",
+             "redis", "redis_socket")
 _HOST = r"([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])"
 _SSH_URL = re.compile(rf"^ssh://(?:([A-Za-z0-9._-]+)@)?{_HOST}(?::(\d+))?$")
 _AMQP_URL = re.compile(rf"^amqp://{_HOST}:(\d+)$")
+_REDIS_URL = re.compile(rf"^redis://{_HOST}:(\d+)$")
 
 
 def parse_broker(raw, source):
@@ -26,6 +28,30 @@ def parse_broker(raw, source):
         raise UserError(f"{source}: hosts.broker: {url!r} is not \"amqp://HOST:PORT\" (the AMQP "
                         f"connector of an existing broker)")
     return str(url)
+
+
+def parse_redis(raw, source):
+    """hosts.redis (`redis://HOST:PORT`, for redis-tcp) and hosts.redis_socket (an absolute
+    socket path, for redis-uds): an existing Redis server the orchestrator neither starts nor
+    stops (PROTOCOL.md 4.10), as {mechanism: address}; {} when absent."""
+    raw = raw if isinstance(raw, dict) else {}
+    found = {}
+    url = raw.get("redis")
+    if url is not None:
+        match = _REDIS_URL.match(str(url))
+        if not match or not 0 < int(match.group(2)) < 65536:
+            raise UserError(f"{source}: hosts.redis: {url!r} is not \"redis://HOST:PORT\" (an "
+                            f"existing Redis server, for redis-tcp)")
+        found["redis-tcp"] = str(url)
+    path = raw.get("redis_socket")
+    if path is not None:
+        if not isinstance(path, str) or not path.startswith("/") or "#" in path \
+                or len(path) > 107:
+            raise UserError(f"{source}: hosts.redis_socket: {path!r} must be the absolute path "
+                            f"of an existing Redis server's Unix socket (for redis-uds), "
+                            f"without '#'")
+        found["redis-uds"] = path
+    return found
 
 
 def parse_hosts(raw, source):

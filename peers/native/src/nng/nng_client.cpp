@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <variant>
 
 #include <nng/nng.h>
 #include <nng/protocol/pipeline0/push.h>
@@ -82,18 +81,8 @@ class NngLink {
   Message answer_;
 };
 
-void drive(const DriveOptions& o, Recorder& recorder) {
-  const auto* path = std::get_if<PathEndpoint>(&o.endpoint);
-  // nng-tcp's READY has zmq-tcp's grammar (two tcp:// URLs), and nng-ipc's sockets are named
-  // as zmq-ipc's: the same endpoint helpers serve both libraries.
-  const ZmqEndpoint endpoint =
-      path != nullptr ? zmq_ipc_sockets(path->path) : endpoint_as<ZmqEndpoint>(o.endpoint);
-  NngLink link(endpoint, o);
-  run_pattern(link, o, recorder);
-}
-
 }  // namespace
 
-void install() { install_nng_hooks({drive, serve, library_version}); }
+void install() { install_nng_hooks({drive_two_sockets<NngLink>, serve, library_version}); }
 
 }  // namespace ipclab::nanomsg

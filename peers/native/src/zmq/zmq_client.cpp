@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <memory>
 #include <string>
-#include <variant>
 
 #include "error.hpp"
 #include "frame.hpp"
@@ -68,16 +67,8 @@ class ZmqLink {
   std::unique_ptr<Socket> push_;
 };
 
-void drive(const DriveOptions& o, Recorder& recorder) {
-  const auto* path = std::get_if<PathEndpoint>(&o.endpoint);
-  const ZmqEndpoint endpoint =
-      path != nullptr ? zmq_ipc_sockets(path->path) : endpoint_as<ZmqEndpoint>(o.endpoint);
-  ZmqLink link(endpoint, o);
-  run_pattern(link, o, recorder);
-}
-
 }  // namespace
 
-void install() { install_zmq_hooks({drive, serve, library_version}); }
+void install() { install_zmq_hooks({drive_two_sockets<ZmqLink>, serve, library_version}); }
 
 }  // namespace ipclab::zeromq

@@ -47,6 +47,7 @@ RPC = "rpc"              # section 10: the framework's own protocol, structured 
 BROKER = "broker"        # section 4.7: section 2 frames as messages through a broker's queues
 ZMQ = "zmq"              # section 4.8: section 2 frames as ZeroMQ messages (REQ/REP, PUSH/PULL)
 NNG = "nng"              # section 4.9: section 2 frames as NNG messages (REQ/REP, PUSH/PULL)
+REDIS = "redis"          # section 4.10: section 2 frames as elements of Redis lists
 
 
 def _everything():
@@ -116,6 +117,15 @@ def _nng(role):
     def start(*args):
         from .transport import nng
         return getattr(nng, role)(*args)
+    return start
+
+
+def _redis(role):
+    """redis-tcp's and redis-uds's connect, listen or library (transport/redis_lists.py),
+    imported on first use like activemq's."""
+    def start(*args):
+        from .transport import redis_lists
+        return getattr(redis_lists, role)(*args)
     return start
 
 
@@ -234,4 +244,9 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
               patterns=STREAM, library=_nng("library")),
     Mechanism("nng-ipc", NNG, endpoints.SOCKET_PATH, _nng("connect"), _nng("listen"),
               patterns=STREAM, library=_nng("library")),
+    # Redis (PROTOCOL.md 4.10): rr and stream through a Redis server's lists (no short, load).
+    Mechanism("redis-tcp", REDIS, endpoints.REDIS_TCP, _redis("connect"), _redis("listen"),
+              patterns=STREAM, library=_redis("library")),
+    Mechanism("redis-uds", REDIS, endpoints.REDIS_UDS, _redis("connect"), _redis("listen"),
+              patterns=STREAM, library=_redis("library")),
 )}

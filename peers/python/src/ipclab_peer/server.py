@@ -15,7 +15,7 @@ from .datagram_stream import Clients, stream_datagram
 from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST,
                     REQUEST_NO_REPLY, Rejected, check_incoming)
 from .load.queue_server import serve as queue_load_serve
-from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, NNG, RPC, ZMQ
+from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, NNG, REDIS, RPC, ZMQ
 from .messages import receive_stream
 from .reader import FrameReader
 from .responder import Responder
@@ -65,6 +65,7 @@ def start(config, cleanup):
             check_rpc_load(config, mechanism)
         listener = listen(mechanism, config, cleanup)
         more = {} if config.server_model is None else {"server_model": config.server_model}
+        more.update(getattr(listener, "ready_extra", {}))  # a Redis server's version (4.10)
         announce_ready(listener.endpoint, config.mechanism, **more)
     return mechanism, listener
 
@@ -280,6 +281,13 @@ def serve_nng(listener, config):
     return serve_sockets(listener, config)
 
 
+def serve_redis(listener, config):
+    """redis-tcp, redis-uds: the loop over the server's lists (redis_server.py, which needs
+    redis-py: imported here, once the listener has connected)."""
+    from .redis_server import serve as serve_lists
+    return serve_lists(listener, config)
+
+
 # How each family of mechanisms (mechanisms.py) is served.
 LOOPS = {FRAMES: serve_streams, DATAGRAMS: serve_datagrams, RPC: serve_rpc,
-         BROKER: serve_broker, ZMQ: serve_zmq, NNG: serve_nng}
+         BROKER: serve_broker, ZMQ: serve_zmq, NNG: serve_nng, REDIS: serve_redis}

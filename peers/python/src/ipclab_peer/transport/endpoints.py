@@ -230,6 +230,51 @@ def zmq_ipc_sockets(path):
     return ZmqSockets(f"ipc://{path}", f"ipc://{path}.stream")
 
 
+_REDIS_NAME = re.compile(r"[A-Za-z0-9._:-]{1,200}")
+
+
+@dataclass(frozen=True)
+class RedisEndpoint:
+    """A Redis server and a round's key name on it (PROTOCOL.md 4.10): TCP or a Unix socket."""
+    name: str
+    host: Optional[str] = None
+    port: int = 0
+    path: Optional[str] = None
+
+    @property
+    def where(self):
+        return self.path if self.path is not None else format_host_port(self.host, self.port)
+
+    def __str__(self):
+        if self.path is not None:
+            return f"unix://{self.path}#{self.name}"
+        return f"redis://{format_host_port(self.host, self.port)}/{self.name}"
+
+
+def parse_redis_tcp(text):
+    """`redis://HOST:PORT/NAME`: redis-tcp's server and key name."""
+    rest = text[len("redis://"):] if text.startswith("redis://") else ""
+    address, slash, name = rest.partition("/")
+    try:
+        if not slash or not _REDIS_NAME.fullmatch(name):
+            raise ValueError
+        host_port = parse_host_port(address)
+        if not host_port.port:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"expected redis://HOST:PORT/NAME, got {text!r}") from None
+    return RedisEndpoint(name, host=host_port.host, port=host_port.port)
+
+
+def parse_redis_uds(text):
+    """`unix://PATH#NAME`: redis-uds's server socket and key name (NAME after the last #)."""
+    rest = text[len("unix://"):] if text.startswith("unix://") else ""
+    path, hash_, name = rest.rpartition("#")
+    if not hash_ or not path.startswith("/") or "\0" in path or not _REDIS_NAME.fullmatch(name):
+        raise ValueError(f"expected unix://PATH#NAME, got {text!r}")
+    return RedisEndpoint(name, path=path)
+
+
 @dataclass(frozen=True)
 class Grammar:
     """What `--endpoint` holds in each role. `kind` is the orchestrator's name for how it
@@ -256,3 +301,6 @@ CORBA = Grammar("inet", parse_host_port, parse_ior)
 BROKER = Grammar("broker", parse_broker, parse_broker_queue)
 # zmq-tcp: the server binds HOST:PORT, READY names its two sockets (PROTOCOL.md 4.8).
 ZMQ_TCP = Grammar("inet", parse_host_port, parse_zmq_tcp)
+# redis-tcp, redis-uds: both peers take the server and the round's key name (PROTOCOL.md 4.10).
+REDIS_TCP = Grammar("broker", parse_redis_tcp, parse_redis_tcp)
+REDIS_UDS = Grammar("broker-socket", parse_redis_uds, parse_redis_uds)

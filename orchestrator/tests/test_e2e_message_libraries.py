@@ -1,33 +1,44 @@
-"""End to end for NNG (PROTOCOL.md 4.9) and ZeroMQ (4.8) through the runner, one test over
-nng-tcp, nng-ipc, zmq-tcp and zmq-ipc: every pair of the languages that have the mechanism, rr
-and a stream, few round trips and small sizes, each side's library recorded; a response corrupted
-in flight failing its case; and no socket file left in the case directories. What each does not
-carry is in test_e2e_nng.py and test_e2e_zmq.py."""
+"""End to end for the message libraries, ZeroMQ (PROTOCOL.md 4.8), NNG (4.9) and Redis (4.10),
+through the runner, one test over their mechanisms: every pair of the languages that have the
+mechanism, rr and a stream, few round trips and small sizes, each side's library recorded; a
+response corrupted in flight failing its case; no socket file left in the case directories and
+no Redis server once the round is over. What each does not carry, and Redis's own server, are in
+test_e2e_nng.py, test_e2e_zmq.py and test_e2e_redis.py."""
+import os
+
 import pytest
 
 from ipclab.execute import leaks
 from ipclab.execute.probe import load_catalog
+from ipclab.execute.redis_server import redis_binary
 from ipclab.execute.runner import Runner
 from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
 from ipclab.plan.scenario import build_scenario
 from test_e2e import faulty, ipclab, offered, rotation, run_cases, seed  # noqa: F401 - a fixture
+from test_e2e_redis import redis_servers_of
 
 pytestmark = pytest.mark.e2e
-MECHANISMS = ("nng-tcp", "nng-ipc", "zmq-tcp", "zmq-ipc")
-# Per library: the languages that must offer it (no Java binding of NNG), and the word each
-# side's recorded library has.
-FAMILIES = {"nng": ({"cpp", "python"}, "nng"), "zmq": ({"cpp", "java", "python"}, "zmq")}
+NO_REDIS = pytest.mark.skipif(redis_binary() is None,
+                              reason="no redis-server: make setup installs Debian's")
+MECHANISMS = ("nng-tcp", "nng-ipc", "zmq-tcp", "zmq-ipc",
+              pytest.param("redis-tcp", marks=NO_REDIS), pytest.param("redis-uds", marks=NO_REDIS))
+# Per library: the languages that must offer it (no Java binding of NNG, no Java Redis client
+# yet), and the word each side's recorded library has.
+FAMILIES = {"nng": ({"cpp", "python"}, "nng"), "zmq": ({"cpp", "java", "python"}, "zmq"),
+            "redis": ({"cpp", "python"}, "redis")}
 
 
 def run_leaving_no_socket(catalog, raw):
     """The scenario's cases, one round each; asserts no FIFO or socket is left in the run's
-    workspace once they are done (a server removes its ipc files), then returns the outcomes."""
+    workspace once they are done (a server removes its ipc files) and no Redis server outlived
+    its round, then returns the outcomes."""
     scenario = build_scenario(raw, "t", catalog, {}, "t")
     with Workspace() as ws:
         runner = Runner(scenario, catalog, ws)
         outcomes = [runner.run(case) for case in matrix.expand(scenario, catalog)]
         assert leaks.special_files(ws.path) == []
+        assert redis_servers_of(os.getpid()) == [], "a Redis server outlived its round"
     return outcomes
 
 

@@ -1,0 +1,120 @@
+"""The Redis server of a round (PROTOCOL.md 4.10, execute/redis_server.py): started on TCP or on
+an owner-only Unix socket, answering, stopped and removed; a killed server is said; one that
+outlives its run is found by `ipclab leaks`; the key names of rounds; [hosts] redis."""
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ipclab.common.errors import UserError
+from ipclab.execute import leaks
+from ipclab.execute.peers import PeerError
+from ipclab.execute.redis_server import RedisServer, key_name, redis_binary
+from ipclab.plan import hosts
+from ipclab.plan.catalog import repo_root
+
+needs_redis = pytest.mark.skipif(redis_binary() is None,
+                                 reason="no redis-server: make setup installs Debian's")
+
+
+def ask(address, *words):
+    """One RESP command over a fresh connection; the raw reply."""
+    family = socket.AF_UNIX if isinstance(address, str) else socket.AF_INET
+    with socket.socket(family) as s:
+        s.settimeout(5)
+        s.connect(address)
+        s.sendall(f"*{len(words)}\r\n".encode() + b"".join(
+            f"${len(w)}\r\n{w}\r\n".encode() for w in words))
+        return s.recv(65536)
+
+
+def test_key_names_start_at_the_runs_workspace_and_keep_to_the_safe_characters(tmp_path):
+    assert key_name("/tmp/ipclab-4242-k3x9/c0003") == "ipclab-4242-k3x9:c0003"
+    assert key_name("/tmp/ipclab-4242-k3x9/c0003/calibration") == \
+        "ipclab-4242-k3x9:c0003:calibration"
+    assert key_name("/tmp/x y/ipclab-1-a/c1") == "ipclab-1-a:c1"
+    assert key_name("/var/odd dir/c1") == "var:odd_dir:c1"
+
+
+@needs_redis
+@pytest.mark.parametrize("transport", ["tcp", "uds"])
+def test_a_server_starts_private_answers_and_leaves_nothing(tmp_path, transport):
+    server = RedisServer(tmp_path / "r", repo_root(), transport, "ipclab-1-a:c1")
+    try:
+        endpoint = server.start()
+        assert stat.S_IMODE((tmp_path / "r").stat().st_mode) == 0o700
+        assert os.readlink(f"/proc/{server.process.pid}/cwd") == str(tmp_path / "r")
+        if transport == "tcp":
+            host, port = server.address
+            assert host == "127.0.0.1" and endpoint == f"redis://127.0.0.1:{port}/ipclab-1-a:c1"
+        else:
+            path = tmp_path / "r" / "redis.sock"
+            assert endpoint == f"unix://{path}#ipclab-1-a:c1"
+            assert stat.S_ISSOCK(path.stat().st_mode) and stat.S_IMODE(path.stat().st_mode) == 0o700
+        assert ask(server.address, "PING") == b"+PONG\r\n"
+        config = ask(server.address, "CONFIG", "GET", "save") + \
+            ask(server.address, "CONFIG", "GET", "appendonly")
+        assert b"$0\r\n\r\n" in config and b"no" in config  # nothing is persisted
+    finally:
+        assert server.stop() is None
+    assert not (tmp_path / "r").exists()
+
+
+@needs_redis
+def test_a_killed_server_is_said_when_stopped(tmp_path):
+    server = RedisServer(tmp_path / "r", repo_root(), "uds", "n")
+    server.start()
+    os.kill(server.process.pid, signal.SIGKILL)
+    server.process.wait(5)
+    assert server.stop() == "the Redis server was killed by SIGKILL during the case"
+    assert not (tmp_path / "r").exists()
+
+
+def test_without_redis_server_the_start_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("ipclab.execute.redis_server.redis_binary", lambda: None)
+    with pytest.raises(PeerError, match="install the Debian package redis-server"):
+        RedisServer(tmp_path / "r", repo_root(), "tcp", "n").start()
+    assert not (tmp_path / "r").exists()
+
+
+@needs_redis
+def test_leaks_finds_a_server_that_outlived_its_run(tmp_path):
+    # A run that is gone (this child, reaped) left its server running in its workspace.
+    child = subprocess.Popen(["true"])
+    child.wait()
+    workspace = tmp_path / f"ipclab-{child.pid}-x"
+    workspace.mkdir(mode=0o700)
+    # The server, started the way a round starts it but without setpriv's death signal (its
+    # parent here is this test, alive): its working directory is the dead run's.
+    server = subprocess.Popen([redis_binary(), "--port", "0", "--unixsocket",
+                               str(workspace / "s.sock"), "--unixsocketperm", "700", "--save", "",
+                               "--appendonly", "no", "--dir", str(workspace)],
+                              stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (workspace / "s.sock").exists():
+            time.sleep(0.02)
+        found = [line for line in leaks.find() if f"process {server.pid} " in line]
+        assert len(found) == 1 and "redis-server" in found[0] and str(workspace) in found[0], \
+            leaks.find()
+    finally:
+        server.kill()
+        server.wait()
+        (workspace / "s.sock").unlink(missing_ok=True)  # a killed server leaves its socket
+    assert not [line for line in leaks.find() if f"process {server.pid} " in line]
+
+
+def test_hosts_name_an_existing_redis_server_per_mechanism():
+    assert hosts.parse_redis({"redis": "redis://10.0.0.5:6379", "redis_socket": "/run/r.sock"},
+                             "s") == {"redis-tcp": "redis://10.0.0.5:6379",
+                                      "redis-uds": "/run/r.sock"}
+    assert hosts.parse_redis(None, "s") == {}
+    for bad in ({"redis": "10.0.0.5:6379"}, {"redis": "redis://h:0"},
+                {"redis_socket": "rel/r.sock"}, {"redis_socket": "/a#b"}):
+        with pytest.raises(UserError, match="hosts.redis"):
+            hosts.parse_redis(bad, "s")

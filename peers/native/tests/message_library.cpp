@@ -1,0 +1,84 @@
+#include "message_library.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "frame.hpp"
+
+namespace ipclab::test {
+
+DriveRun stream_run(const std::string& mech, const std::string& endpoint, const TempDir& dir,
+                    const std::vector<std::string>& extra) {
+  std::vector<std::string> args = {"drive", "--pattern", "stream", "--mechanism", mech,
+                                   "--endpoint", endpoint, "--samples-file",
+                                   dir.file("samples.bin"), "--result-file",
+                                   dir.file("result.json")};
+  args.insert(args.end(), extra.begin(), extra.end());
+  DriveRun run;
+  run.child = run_peer(args, {}, 60000);
+  run.result = nlohmann::json::parse(read_file(dir.file("result.json")));
+  run.samples = read_samples(dir.file("samples.bin"));
+  return run;
+}
+
+void expect_listed_with_library(const std::vector<std::string>& mechs, bool built,
+                                const std::string& library) {
+  int code = -1;
+  const auto caps = nlohmann::json::parse(peer_stdout({"capabilities"}, &code));
+  ASSERT_EQ(code, 0);
+  for (const std::string& mech : mechs) {
+    SCOPED_TRACE(mech);
+    if (!built) {
+      EXPECT_FALSE(caps["mechanisms"].contains(mech));
+      continue;
+    }
+    ASSERT_TRUE(caps["mechanisms"].contains(mech));
+    const auto& m = caps["mechanisms"][mech];
+    EXPECT_EQ(m["patterns"], nlohmann::json::array({"rr", "stream"}));
+    EXPECT_EQ(m["library"], library);
+  }
+}
+
+void expect_round_trips_up_to_the_largest_payload(const std::string& mech, Server& server,
+                                                  const TempDir& dir) {
+  ASSERT_TRUE(server.ready());
+  for (const std::uint32_t size : {0u, 16u, 1u << 20}) {
+    const DriveRun run =
+        drive_bytes(mech, server.endpoint(), dir, size, size, 20, {"--warmup", "3"});
+    EXPECT_EQ(run.child.exit_code, 0) << size << ": " << run.child.err;
+    EXPECT_EQ(run.samples.size(), 20u);
+  }
+  const DriveRun big = drive_bytes(mech, server.endpoint(), dir, kMaxPayload, kMaxPayload, 1);
+  EXPECT_EQ(big.child.exit_code, 0) << big.child.err;
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
+}
+
+void expect_streams_count_every_message(const std::string& mech, Server& server,
+                                        const TempDir& dir) {
+  ASSERT_TRUE(server.ready());
+  for (const std::string size : {"1", "1000", "4194304"}) {
+    const DriveRun run = stream_run(
+        mech, server.endpoint(), dir,
+        {"--message-size", size, "--messages", size == "4194304" ? "40" : "3000", "--windows",
+         "4", "--warmup", "10"});
+    EXPECT_EQ(run.child.exit_code, 0) << size << ": " << run.child.err;
+    EXPECT_EQ(run.samples.size(), 4u);
+  }
+  server.close_stdin();
+  EXPECT_EQ(server.wait().exit_code, 0);
+}
+
+void expect_short_and_load_refused(const std::string& mech, const std::string& client_endpoint,
+                                   const std::string& server_endpoint, const TempDir& dir) {
+  const DriveRun run = drive_bytes(mech, client_endpoint, dir, 16, 16, 1, {"--pattern", "short"});
+  EXPECT_EQ(run.child.exit_code, 7) << run.child.err;
+  EXPECT_EQ(run.result["error_kind"], "unsupported");
+  const ChildResult load = run_peer({"serve", "--pattern", "load", "--server-model", "iterative",
+                                     "--mechanism", mech, "--endpoint", server_endpoint});
+  EXPECT_EQ(load.exit_code, 7) << load.err;
+}
+
+}  // namespace ipclab::test
