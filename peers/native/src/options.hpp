@@ -112,4 +112,11 @@ struct DriveOptions : PeerOptions {
   bool mock_new_array = false;    // --mock new-array: none makes a new zeroed array per call
 };
 
+// A timeout of ns (--io-timeout) in whole milliseconds, rounded up and capped below INT_MAX:
+// what the message libraries' socket options take (ZeroMQ's and NNG's send and receive timeouts).
+inline int timeout_ms(std::int64_t ns) {
+  const std::int64_t ms = (ns + 999'999) / 1'000'000;
+  return ms > 2'000'000'000 ? 2'000'000'000 : static_cast<int>(ms);
+}
+
 }  // namespace ipclab

@@ -9,6 +9,15 @@
 
 namespace ipclab::test {
 
+Server two_socket_server(const std::string& mech, const TempDir& dir,
+                         const std::vector<std::string>& extra) {
+  const bool ipc = mech.size() > 4 && mech.compare(mech.size() - 4, 4, "-ipc") == 0;
+  std::vector<std::string> args = {"serve", "--mechanism", mech, "--endpoint",
+                                   ipc ? dir.file("s") : "127.0.0.1:0"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return Server(args);
+}
+
 DriveRun stream_run(const std::string& mech, const std::string& endpoint, const TempDir& dir,
                     const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"drive", "--pattern", "stream", "--mechanism", mech,
@@ -79,6 +88,29 @@ void expect_short_and_load_refused(const std::string& mech, const std::string& c
   const ChildResult load = run_peer({"serve", "--pattern", "load", "--server-model", "iterative",
                                      "--mechanism", mech, "--endpoint", server_endpoint});
   EXPECT_EQ(load.exit_code, 7) << load.err;
+}
+
+std::vector<std::uint8_t> frame(FrameKind kind, std::uint64_t seq, std::uint32_t length,
+                                std::size_t payload_bytes) {
+  std::vector<std::uint8_t> f(kHeaderSize + payload_bytes);
+  encode_header(f.data(), kind, seq, length, 0);
+  return f;
+}
+
+void expect_rejections_said(const ChildResult& stopped) {
+  std::vector<std::string> said;
+  std::istringstream lines(stopped.err);
+  for (std::string line; std::getline(lines, line);) said.push_back(line);
+  const std::string prefix = "ipclab-peer: rejected frame: ";
+  ASSERT_EQ(said.size(), 5u) << stopped.err;
+  EXPECT_EQ(std::vector<std::string>(said.begin(), said.begin() + 3),
+            (std::vector<std::string>{prefix + "truncated header", prefix + "length mismatch",
+                                      prefix + "bad magic"}));
+  std::vector<std::string> stream(said.begin() + 3, said.end());
+  std::sort(stream.begin(), stream.end());
+  EXPECT_EQ(stream, (std::vector<std::string>{prefix + "length mismatch",
+                                              prefix + "unexpected message"}));
+  EXPECT_EQ(stopped.exit_code, 0);
 }
 
 }  // namespace ipclab::test

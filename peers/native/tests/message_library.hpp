@@ -4,12 +4,21 @@
 // carry.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "frame.hpp"
 #include "support.hpp"
 
 namespace ipclab::test {
+
+// A server of a two-socket library's mech (zmq-*, nng-*) with its endpoint in dir: the socket
+// path dir/s for the -ipc ones, 127.0.0.1 and ports the library picks for the -tcp ones.
+Server two_socket_server(const std::string& mech, const TempDir& dir,
+                         const std::vector<std::string>& extra = {});
 
 // A stream client's run: its exit, result and samples (drive() would add --iterations).
 DriveRun stream_run(const std::string& mech, const std::string& endpoint, const TempDir& dir,
@@ -52,6 +61,48 @@ void expect_faults_fail_the_client(const std::string& mech, const Start& start) 
     EXPECT_EQ(run.child.exit_code, 3) << run.child.err;
     EXPECT_EQ(run.result["error_kind"], "payload-mismatch");
   }
+}
+
+// A frame of `kind` whose header says `length`, with payload_bytes zero bytes after it (a
+// wrong length on purpose where they differ).
+std::vector<std::uint8_t> frame(FrameKind kind, std::uint64_t seq, std::uint32_t length,
+                                std::size_t payload_bytes);
+
+// What a server stopped after expect_rejections_answered_empty's frames said: the three
+// requests' rejections in order (one socket, each answered before the next), then the two
+// stream messages', compared as a set: they travel on the PULL socket beside the MARK on the
+// REP one, and the server may take them in either order.
+void expect_rejections_said(const ChildResult& stopped);
+
+// The rejections of a two-socket library's server (zmq-tcp, 4.8; nng-tcp, 4.9), made through a
+// Raw of the test's own (its request and push sockets connected to the server's endpoint:
+// ask(bytes) returns the answer, push(n) sends n bytes as a stream message): three requests it
+// rejects answered empty, a stream message nobody announced and one of the wrong size where one
+// is due (the rest of the MARK's count given up); then the server goes on (a client's round
+// trips pass), stops cleanly, and has said each rejection once.
+template <class Raw>
+void expect_rejections_answered_empty(const std::string& mech, Server& server,
+                                      const TempDir& dir) {
+  ASSERT_TRUE(server.ready());
+  {
+    Raw raw(server.endpoint());
+    EXPECT_TRUE(raw.ask(std::vector<std::uint8_t>(10, 0)).empty());  // truncated header
+    EXPECT_TRUE(raw.ask(frame(FrameKind::request, 0, 100, 10)).empty());  // length mismatch
+    std::vector<std::uint8_t> bad_magic = frame(FrameKind::request, 0, 0, 0);
+    bad_magic[0] = 'X';
+    EXPECT_TRUE(raw.ask(bad_magic).empty());
+    raw.push(16);
+    std::vector<std::uint8_t> mark = frame(FrameKind::mark, 0, kMarkPayload, kMarkPayload);
+    encode_mark(mark.data() + kHeaderSize, 32, 2);
+    EXPECT_EQ(raw.ask(mark).size(), kHeaderSize);
+    raw.push(31);
+    const std::vector<std::uint8_t> ack = raw.ask(frame(FrameKind::end, 3, 0, 0));
+    ASSERT_EQ(ack.size(), kStreamAckSize);
+    EXPECT_EQ(load_le64(ack.data() + kHeaderSize), 0u);  // received
+  }
+  EXPECT_EQ(drive_bytes(mech, server.endpoint(), dir, 16, 16, 5).child.exit_code, 0);
+  server.close_stdin();
+  expect_rejections_said(server.wait());
 }
 
 }  // namespace ipclab::test

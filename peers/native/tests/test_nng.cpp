@@ -1,12 +1,9 @@
-// nng-tcp and nng-ipc (PROTOCOL.md 4.9): READY's endpoints and the ipc socket files, rr at 16 B,
-// 1 MiB and the largest payload, a stream, the faults, what a server rejects (a short message, a
-// wrong length, a stream message of the wrong size or unannounced; it goes on serving), a
-// message over the receive limit, the patterns it does not carry, and `capabilities`' library.
-// A build without libnng must not list the mechanisms.
-#include <algorithm>
-#include <sstream>
-#include <sys/stat.h>
-
+// nng-tcp and nng-ipc (PROTOCOL.md 4.9), what is NNG's own (READY's sockets, the ipc files, rr,
+// streams, faults and what it does not carry are test_two_socket_libraries.cpp's, shared with
+// ZeroMQ): a dial nobody answers, what a server rejects (a short message, a wrong length, a
+// stream message of the wrong size or unannounced; it goes on serving), a message over the
+// receive limit, an empty answer, and `capabilities`' library. A build without libnng must not
+// list the mechanisms.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -41,93 +38,17 @@ TEST(NngCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 
 #ifdef IPCLAB_EXPECT_NNG
 
-// A server of mech with its endpoint in dir (nng-ipc: the socket path dir/s).
-Server nng_server(const std::string& mech, const TempDir& dir,
-                  const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> args = {"serve", "--mechanism", mech, "--endpoint",
-                                   mech == "nng-ipc" ? dir.file("s") : "127.0.0.1:0"};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return Server(args);
-}
-
-class Nng : public ::testing::TestWithParam<std::string> {
- protected:
-  TempDir dir;
-};
-
-TEST_P(Nng, RoundTripsAndTheLargestPayload) {
-  Server server = nng_server(GetParam(), dir);
-  test::expect_round_trips_up_to_the_largest_payload(GetParam(), server, dir);
-}
-
-TEST_P(Nng, StreamCountsEveryMessage) {
-  Server server = nng_server(GetParam(), dir);
-  test::expect_streams_count_every_message(GetParam(), server, dir);
-}
-
-TEST_P(Nng, FaultsFailTheClient) {
-  test::expect_faults_fail_the_client(GetParam(), [](const std::string& fault, const TempDir& d) {
-    return nng_server(GetParam(), d, {"--fault", fault});
-  });
-}
-
-TEST_P(Nng, ShortAndLoadAreNotCarried) {
-  const bool ipc = GetParam() == "nng-ipc";
-  test::expect_short_and_load_refused(
-      GetParam(), ipc ? dir.file("s") : "tcp://127.0.0.1:1,tcp://127.0.0.1:2",
-      ipc ? dir.file("s") : "127.0.0.1:0", dir);
-}
-
-TEST_P(Nng, NoServerIsAnIoErrorAtOnce) {
+TEST(Nng, NoServerIsAnIoErrorAtOnce) {
   // The dial is synchronous: a refused connection fails the client, it does not wait.
-  const DriveRun run = test::drive_bytes(GetParam(), GetParam() == "nng-ipc"
-                                                         ? dir.file("none")
-                                                         : "tcp://127.0.0.1:1,tcp://127.0.0.1:1",
-                                         dir, 16, 16, 1, {"--io-timeout", "30"});
-  EXPECT_EQ(run.child.exit_code, 5) << run.child.err;
-  EXPECT_EQ(run.result["error_kind"], "io");
-}
-
-INSTANTIATE_TEST_SUITE_P(Mechanisms, Nng, ::testing::Values("nng-tcp", "nng-ipc"),
-                         test::param_name);
-
-TEST(NngTcp, ReadyNamesBothSockets) {
-  TempDir dir;
-  Server server = nng_server("nng-tcp", dir);
-  ASSERT_TRUE(server.ready());
-  const std::string e = server.endpoint();
-  const auto comma = e.find(',');
-  ASSERT_NE(comma, std::string::npos) << e;
-  EXPECT_EQ(e.rfind("tcp://127.0.0.1:", 0), 0u) << e;
-  EXPECT_EQ(e.find("tcp://127.0.0.1:", comma), comma + 1) << e;
-  EXPECT_NE(e.substr(0, comma), e.substr(comma + 1));
-  EXPECT_EQ(e.find(":0,"), std::string::npos) << e;  // the ports the library got, not 0
-  EXPECT_EQ(server.ready_json()["mechanism"], "nng-tcp");
-}
-
-TEST(NngIpc, SocketFilesAreOwnersOnlyAndRemoved) {
-  TempDir dir;
-  {
-    Server server = nng_server("nng-ipc", dir);
-    ASSERT_TRUE(server.ready());
-    EXPECT_EQ(server.endpoint(), dir.file("s"));
-    for (const std::string& path : {dir.file("s"), dir.file("s.stream")}) {
-      struct stat st {};
-      ASSERT_EQ(::lstat(path.c_str(), &st), 0) << path;
-      EXPECT_TRUE(S_ISSOCK(st.st_mode)) << path;
-      EXPECT_EQ(st.st_mode & 0777, 0600u) << path;
-    }
-    // A second server on the same path refuses to start.
-    Server second = nng_server("nng-ipc", dir);
-    EXPECT_FALSE(second.ready());
-    const test::ChildResult refused = second.wait();
-    EXPECT_EQ(refused.exit_code, 5) << refused.err;
-    EXPECT_NE(refused.err.find("path exists"), std::string::npos) << refused.err;
-    server.close_stdin();
-    EXPECT_EQ(server.wait().exit_code, 0);
+  for (const std::string mech : {"nng-tcp", "nng-ipc"}) {
+    SCOPED_TRACE(mech);
+    TempDir dir;
+    const DriveRun run = test::drive_bytes(
+        mech, mech == "nng-ipc" ? dir.file("none") : "tcp://127.0.0.1:1,tcp://127.0.0.1:1", dir,
+        16, 16, 1, {"--io-timeout", "30"});
+    EXPECT_EQ(run.child.exit_code, 5) << run.child.err;
+    EXPECT_EQ(run.result["error_kind"], "io");
   }
-  EXPECT_FALSE(test::exists(dir.file("s")));
-  EXPECT_FALSE(test::exists(dir.file("s.stream")));
 }
 
 // This test's own sockets against an nng-tcp server.
@@ -181,60 +102,15 @@ class Raw {
   nng_socket push_ = NNG_SOCKET_INITIALIZER;
 };
 
-std::vector<std::uint8_t> frame(FrameKind kind, std::uint64_t seq, std::uint32_t length,
-                                std::size_t payload_bytes) {
-  std::vector<std::uint8_t> f(kHeaderSize + payload_bytes);
-  encode_header(f.data(), kind, seq, length, 0);
-  return f;
-}
-
 TEST(NngTcp, RejectedFramesAreAnsweredEmptyAndTheServerGoesOn) {
   TempDir dir;
-  Server server = nng_server("nng-tcp", dir);
-  ASSERT_TRUE(server.ready());
-  {
-    Raw raw(server.endpoint());
-    EXPECT_TRUE(raw.ask(std::vector<std::uint8_t>(10, 0)).empty());  // truncated header
-    EXPECT_TRUE(raw.ask(frame(FrameKind::request, 0, 100, 10)).empty());  // length mismatch
-    std::vector<std::uint8_t> bad_magic = frame(FrameKind::request, 0, 0, 0);
-    bad_magic[0] = 'X';
-    EXPECT_TRUE(raw.ask(bad_magic).empty());
-    // A stream message nobody announced, then one of the wrong size where one is due: the rest
-    // of the MARK's count is given up, and END's answer shows no message came.
-    raw.push(16);
-    std::vector<std::uint8_t> mark = frame(FrameKind::mark, 0, kMarkPayload, kMarkPayload);
-    encode_mark(mark.data() + kHeaderSize, 32, 2);
-    EXPECT_EQ(raw.ask(mark).size(), kHeaderSize);
-    raw.push(31);
-    const std::vector<std::uint8_t> ack = raw.ask(frame(FrameKind::end, 3, 0, 0));
-    ASSERT_EQ(ack.size(), kStreamAckSize);
-    EXPECT_EQ(load_le64(ack.data() + kHeaderSize), 0u);  // received
-  }
-  // The server goes on: a client's round trips pass, and it stops cleanly with the reasons said.
-  EXPECT_EQ(test::drive_bytes("nng-tcp", server.endpoint(), dir, 16, 16, 5).child.exit_code, 0);
-  server.close_stdin();
-  const test::ChildResult stopped = server.wait();
-  // Each rejection is said once. The three requests' come in order (one socket, each answered
-  // before the next); the two stream messages' travel on the PULL socket beside the MARK on the
-  // REP one, and the server may take them in either order, so those two are compared as a set.
-  std::vector<std::string> said;
-  std::istringstream lines(stopped.err);
-  for (std::string line; std::getline(lines, line);) said.push_back(line);
-  const std::string prefix = "ipclab-peer: rejected frame: ";
-  ASSERT_EQ(said.size(), 5u) << stopped.err;
-  EXPECT_EQ(std::vector<std::string>(said.begin(), said.begin() + 3),
-            (std::vector<std::string>{prefix + "truncated header", prefix + "length mismatch",
-                                      prefix + "bad magic"}));
-  std::vector<std::string> stream(said.begin() + 3, said.end());
-  std::sort(stream.begin(), stream.end());
-  EXPECT_EQ(stream, (std::vector<std::string>{prefix + "length mismatch",
-                                              prefix + "unexpected message"}));
-  EXPECT_EQ(stopped.exit_code, 0);
+  Server server = test::two_socket_server("nng-tcp", dir);
+  test::expect_rejections_answered_empty<Raw>("nng-tcp", server, dir);
 }
 
 TEST(NngTcp, ARequestOverTheReceiveLimitDropsOnlyItsConnection) {
   TempDir dir;
-  Server server = nng_server("nng-tcp", dir);
+  Server server = test::two_socket_server("nng-tcp", dir);
   ASSERT_TRUE(server.ready());
   {
     // 24 + MAX_PAYLOAD + 1 bytes: the library closes the connection before allocating, so no

@@ -28,11 +28,6 @@
 namespace ipclab {
 namespace {
 
-using test::ChildResult;
-using test::DriveRun;
-using test::Server;
-using test::TempDir;
-
 TEST(RedisCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 #ifdef IPCLAB_EXPECT_HIREDIS
   test::expect_listed_with_library({"redis-tcp", "redis-uds"}, true,
@@ -45,6 +40,11 @@ TEST(RedisCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 }
 
 #ifdef IPCLAB_EXPECT_HIREDIS
+
+using test::ChildResult;
+using test::DriveRun;
+using test::Server;
+using test::TempDir;
 
 const char* const kRedisServer = "/usr/bin/redis-server";
 
@@ -211,13 +211,6 @@ class Raw {
   std::string name_;
 };
 
-std::vector<std::uint8_t> frame(FrameKind kind, std::uint64_t seq, std::uint32_t length,
-                                std::size_t payload_bytes) {
-  std::vector<std::uint8_t> f(kHeaderSize + payload_bytes);
-  encode_header(f.data(), kind, seq, length, 0);
-  return f;
-}
-
 TEST_P(Redis, RejectedFramesAreAnsweredEmptyAndTheResponderGoesOn) {
   Raw raw(endpoint("t:reject"));
   ASSERT_TRUE(raw.ok());
@@ -226,20 +219,20 @@ TEST_P(Redis, RejectedFramesAreAnsweredEmptyAndTheResponderGoesOn) {
   ASSERT_TRUE(server.ready());
   raw.push(std::vector<std::uint8_t>(10, 0));          // truncated header
   EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
-  raw.push(frame(FrameKind::request, 0, 100, 10));      // length mismatch
+  raw.push(test::frame(FrameKind::request, 0, 100, 10));      // length mismatch
   EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
-  std::vector<std::uint8_t> bad_magic = frame(FrameKind::request, 0, 0, 0);
+  std::vector<std::uint8_t> bad_magic = test::frame(FrameKind::request, 0, 0, 0);
   bad_magic[0] = 'X';
   raw.push(bad_magic);
   EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
   // A stream message of the wrong size where one is due: the rest of the count is given up,
   // and END's answer shows no message came; the credits are gone with it.
-  std::vector<std::uint8_t> mark = frame(FrameKind::mark, 0, kMarkPayload, kMarkPayload);
+  std::vector<std::uint8_t> mark = test::frame(FrameKind::mark, 0, kMarkPayload, kMarkPayload);
   encode_mark(mark.data() + kHeaderSize, 32, 2);
   raw.push(mark);
   EXPECT_EQ(raw.answer().value_or(std::vector<std::uint8_t>()).size(), kHeaderSize);
   raw.push(std::vector<std::uint8_t>(31, 0x5a));
-  raw.push(frame(FrameKind::end, 3, 0, 0));
+  raw.push(test::frame(FrameKind::end, 3, 0, 0));
   const auto ack = raw.answer();
   ASSERT_TRUE(ack.has_value());
   ASSERT_EQ(ack->size(), kStreamAckSize);

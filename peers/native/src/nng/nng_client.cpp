@@ -37,11 +37,6 @@ void serve(const ServeOptions& o);  // nng_server.cpp
 
 namespace {
 
-nng_duration timeout_ms(std::int64_t ns) {
-  const std::int64_t ms = (ns + 999'999) / 1'000'000;
-  return ms > 2'000'000'000 ? 2'000'000'000 : static_cast<nng_duration>(ms);
-}
-
 class NngLink {
  public:
   NngLink(const ZmqEndpoint& endpoint, const DriveOptions& o) : req_(nng_req0_open) {

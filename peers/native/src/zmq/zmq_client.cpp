@@ -18,11 +18,6 @@ void serve(const ServeOptions& o);  // zmq_server.cpp
 
 namespace {
 
-int timeout_ms(std::int64_t ns) {
-  const std::int64_t ms = (ns + 999'999) / 1'000'000;
-  return ms > 2'000'000'000 ? 2'000'000'000 : static_cast<int>(ms);
-}
-
 class ZmqLink {
  public:
   ZmqLink(const ZmqEndpoint& endpoint, const DriveOptions& o)
