@@ -24,10 +24,6 @@
 namespace ipclab {
 namespace {
 
-using test::DriveRun;
-using test::Server;
-using test::TempDir;
-
 TEST(NngCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 #ifdef IPCLAB_EXPECT_NNG
   test::expect_listed_with_library({"nng-tcp", "nng-ipc"}, true, std::string("nng ") + nng_version());
@@ -37,6 +33,10 @@ TEST(NngCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 }
 
 #ifdef IPCLAB_EXPECT_NNG
+
+using test::DriveRun;
+using test::Server;
+using test::TempDir;
 
 TEST(Nng, NoServerIsAnIoErrorAtOnce) {
   // The dial is synchronous: a refused connection fails the client, it does not wait.

@@ -18,10 +18,6 @@
 namespace ipclab {
 namespace {
 
-using test::DriveRun;
-using test::Server;
-using test::TempDir;
-
 TEST(ZmqCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 #ifdef IPCLAB_EXPECT_ZMQ
   int major = 0, minor = 0, patch = 0;
@@ -35,6 +31,10 @@ TEST(ZmqCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 }
 
 #ifdef IPCLAB_EXPECT_ZMQ
+
+using test::DriveRun;
+using test::Server;
+using test::TempDir;
 
 // This test's own sockets against a zmq-tcp server.
 class Raw {
