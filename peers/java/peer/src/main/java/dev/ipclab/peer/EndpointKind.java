@@ -3,8 +3,8 @@ package dev.ipclab.peer;
 import dev.ipclab.peer.transport.Amqp;
 import dev.ipclab.peer.transport.Endpoints;
 import dev.ipclab.peer.transport.PosixMq;
+import dev.ipclab.peer.transport.SocketPair;
 import dev.ipclab.peer.transport.SysVKeys;
-import dev.ipclab.peer.transport.ZeroMq;
 
 /**
  * The endpoint grammars of PROTOCOL.md section 4 (the {@code endpoint} kinds of
@@ -44,8 +44,12 @@ enum EndpointKind {
     }),
     /** activemq (4.7): the broker's {@code amqp://HOST:PORT}; a client adds {@code /QUEUE}. */
     BROKER(Amqp::parse),
-    /** zmq-tcp (4.8): the server binds {@code HOST:PORT}; a client gets READY's two addresses. */
-    ZMQ_TCP(ZeroMq::checkTcp);
+    /**
+     * zmq-tcp (4.8), nng-tcp (4.9): the server binds {@code HOST:PORT}; a client gets READY's
+     * two addresses.
+     */
+    TCP_PAIR(SocketPair::checkTcp);
+
 
     static final String AUTO = "auto";
 
