@@ -35,6 +35,8 @@ import dev.ipclab.peer.transport.Dial;
 import dev.ipclab.peer.transport.DatagramPort;
 import dev.ipclab.peer.transport.Fifo;
 import dev.ipclab.peer.transport.FileFrames;
+import dev.ipclab.peer.transport.NngLink;
+import dev.ipclab.peer.transport.NngPort;
 import dev.ipclab.peer.transport.Pipe;
 import dev.ipclab.peer.transport.PosixMq;
 import dev.ipclab.peer.transport.QueueLoad;
@@ -129,12 +131,15 @@ enum Mechanism {
     ACTIVEMQ("activemq", EndpointKind.BROKER, datagrams((e, s) -> AmqpPort.bind(e, s.persistent()),
             (e, s) -> AmqpLink.connect(e, s.ioTimeoutNanos(), s.persistent()))),
     /**
-     * ZeroMQ (4.8) over libzmq through FFM: REQ/REP carries the frames, PUSH/PULL a stream's
-     * messages, one library message each; a tcp server's READY names both sockets, an ipc server
-     * binds PATH and PATH.stream.
+     * ZeroMQ (4.8) over libzmq, NNG (4.9) over libnng, through FFM: REQ/REP carries the frames,
+     * PUSH/PULL a stream's messages, one library message each; a tcp server's READY names both
+     * sockets, an ipc server binds PATH and PATH.stream.
      */
     ZMQ_TCP("zmq-tcp", EndpointKind.TCP_PAIR, socketPair(ZeroMq::bindTcp, ZeroMq::connect, false)),
-    ZMQ_IPC("zmq-ipc", EndpointKind.PATH, socketPair(ZeroMq::bindIpc, ZeroMq::connect, true));
+    ZMQ_IPC("zmq-ipc", EndpointKind.PATH, socketPair(ZeroMq::bindIpc, ZeroMq::connect, true)),
+    NNG_TCP("nng-tcp", EndpointKind.TCP_PAIR,
+            socketPair(NngPort::bindTcp, NngLink::connect, false)),
+    NNG_IPC("nng-ipc", EndpointKind.PATH, socketPair(NngPort::bindIpc, NngLink::connect, true));
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */
     static final long DEFAULT_SPIN_NANOS = 50_000L;

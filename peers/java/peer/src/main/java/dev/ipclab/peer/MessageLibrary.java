@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.transport.Nng;
 import dev.ipclab.peer.transport.Zmq;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -15,7 +16,9 @@ import java.util.function.Supplier;
  */
 enum MessageLibrary {
     /** The system's libzmq through FFM (4.8). */
-    LIBZMQ(EnumSet.of(Mechanism.ZMQ_TCP, Mechanism.ZMQ_IPC), Zmq::problem, Zmq::version);
+    LIBZMQ(EnumSet.of(Mechanism.ZMQ_TCP, Mechanism.ZMQ_IPC), Zmq::problem, Zmq::version),
+    /** The system's libnng through FFM (4.9). */
+    LIBNNG(EnumSet.of(Mechanism.NNG_TCP, Mechanism.NNG_IPC), Nng::problem, Nng::version);
 
     private final Set<Mechanism> mechanisms;
     private final Supplier<String> problem;

@@ -60,7 +60,7 @@ final class ServerHarness implements AutoCloseable {
         NativePipe responses = null;
         String endpoint;
         Path created = switch (mechanism) {
-            case UDS, UDS_DGRAM, ZMQ_IPC -> dir.resolve(SOCKET);
+            case UDS, UDS_DGRAM, ZMQ_IPC, NNG_IPC -> dir.resolve(SOCKET);
             case FIFO -> dir.resolve(Fifo.REQUEST);
             default -> null;
         };
@@ -87,8 +87,8 @@ final class ServerHarness implements AutoCloseable {
      */
     static String endpoint(Mechanism mechanism, Path dir) {
         return switch (mechanism) {
-            case TCP, UDP, SOAP, ZMQ_TCP -> "127.0.0.1:0";
-            case UDS, UDS_DGRAM, ZMQ_IPC -> dir.resolve(SOCKET).toString();
+            case TCP, UDP, SOAP, ZMQ_TCP, NNG_TCP -> "127.0.0.1:0";
+            case UDS, UDS_DGRAM, ZMQ_IPC, NNG_IPC -> dir.resolve(SOCKET).toString();
             case FIFO, FILE, FILE_POLL -> dir.toString();
             case SYSV_MQ, POSIX_MQ, SYSV_SHM, SHM, SHM_SPIN, SHM_FUTEX -> "auto";
             default -> throw new IllegalArgumentException(mechanism.toString());
