@@ -220,7 +220,7 @@ public final class ZeroMq {
 
         /** The stream socket's high-water mark for this stream, set before its MARK_ACK goes. */
         @Override
-        public void streamStarts(int messageSize) throws IOException {
+        public void streamStarts(int messageSize, long count) throws IOException {
             using.lock();
             try {
                 checkOpen();
