@@ -3,6 +3,7 @@ package dev.ipclab.peer;
 import dev.ipclab.peer.transport.Amqp;
 import dev.ipclab.peer.transport.Endpoints;
 import dev.ipclab.peer.transport.PosixMq;
+import dev.ipclab.peer.transport.RedisEndpoint;
 import dev.ipclab.peer.transport.SocketPair;
 import dev.ipclab.peer.transport.SysVKeys;
 
@@ -48,8 +49,11 @@ enum EndpointKind {
      * zmq-tcp (4.8), nng-tcp (4.9): the server binds {@code HOST:PORT}; a client gets READY's
      * two addresses.
      */
-    TCP_PAIR(SocketPair::checkTcp);
-
+    TCP_PAIR(SocketPair::checkTcp),
+    /** redis-tcp (4.10): {@code redis://HOST:PORT/NAME}, the same for the responder and client. */
+    REDIS_TCP((endpoint, drive) -> RedisEndpoint.parse(endpoint, true)),
+    /** redis-uds (4.10): {@code unix://PATH#NAME}. */
+    REDIS_UDS((endpoint, drive) -> RedisEndpoint.parse(endpoint, false));
 
     static final String AUTO = "auto";
 

@@ -40,6 +40,8 @@ import dev.ipclab.peer.transport.NngPort;
 import dev.ipclab.peer.transport.Pipe;
 import dev.ipclab.peer.transport.PosixMq;
 import dev.ipclab.peer.transport.QueueLoad;
+import dev.ipclab.peer.transport.RedisLink;
+import dev.ipclab.peer.transport.RedisPort;
 import dev.ipclab.peer.transport.Shm;
 import dev.ipclab.peer.transport.StreamListener;
 import dev.ipclab.peer.transport.SysVMq;
@@ -139,7 +141,13 @@ enum Mechanism {
     ZMQ_IPC("zmq-ipc", EndpointKind.PATH, socketPair(ZeroMq::bindIpc, ZeroMq::connect, true)),
     NNG_TCP("nng-tcp", EndpointKind.TCP_PAIR,
             socketPair(NngPort::bindTcp, NngLink::connect, false)),
-    NNG_IPC("nng-ipc", EndpointKind.PATH, socketPair(NngPort::bindIpc, NngLink::connect, true));
+    NNG_IPC("nng-ipc", EndpointKind.PATH, socketPair(NngPort::bindIpc, NngLink::connect, true)),
+    /** Redis (4.10) through Jedis: both sides clients of a Redis server, a list element each. */
+    REDIS_TCP("redis-tcp", EndpointKind.REDIS_TCP, datagrams((e, s) -> RedisPort.connect(e, true),
+            (e, s) -> RedisLink.connect(e, true, s.ioTimeoutNanos(), s.messageSize()))),
+    REDIS_UDS("redis-uds", EndpointKind.REDIS_UDS, datagrams((e, s) -> RedisPort.connect(e, false),
+            (e, s) -> RedisLink.connect(e, false, s.ioTimeoutNanos(), s.messageSize())));
+
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */
     static final long DEFAULT_SPIN_NANOS = 50_000L;

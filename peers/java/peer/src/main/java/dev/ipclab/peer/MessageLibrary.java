@@ -1,6 +1,7 @@
 package dev.ipclab.peer;
 
 import dev.ipclab.peer.transport.Nng;
+import dev.ipclab.peer.transport.RedisLink;
 import dev.ipclab.peer.transport.Zmq;
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -18,7 +19,9 @@ enum MessageLibrary {
     /** The system's libzmq through FFM (4.8). */
     LIBZMQ(EnumSet.of(Mechanism.ZMQ_TCP, Mechanism.ZMQ_IPC), Zmq::problem, Zmq::version),
     /** The system's libnng through FFM (4.9). */
-    LIBNNG(EnumSet.of(Mechanism.NNG_TCP, Mechanism.NNG_IPC), Nng::problem, Nng::version);
+    LIBNNG(EnumSet.of(Mechanism.NNG_TCP, Mechanism.NNG_IPC), Nng::problem, Nng::version),
+    /** Jedis, in the jar: always there (4.10). */
+    JEDIS(EnumSet.of(Mechanism.REDIS_TCP, Mechanism.REDIS_UDS), () -> null, RedisLink::library);
 
     private final Set<Mechanism> mechanisms;
     private final Supplier<String> problem;

@@ -71,13 +71,27 @@ final class ServerHarness implements AutoCloseable {
         } else {
             endpoint = endpoint(mechanism, dir);
         }
-        Server server = Servers.open(new ServeOptions(mechanism.label(), endpoint, 1, fault,
-                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS, null, true,
-                LinuxIpc.Binding.FFM, null, backlog, readSize), diagnostics.stream);
+        Server server = open(mechanism, endpoint, fault, backlog, readSize, diagnostics);
         String clientEndpoint = mechanism == Mechanism.PIPE
                 ? "fd:" + responses.read + "," + requests.write : server.endpoint();
         return new ServerHarness(mechanism, server, diagnostics, clientEndpoint, created, requests,
                 responses);
+    }
+
+    /** At an endpoint the test has (a responder of a Redis server's, 4.10). */
+    static ServerHarness startAt(Mechanism mechanism, String endpoint, Fault fault)
+            throws Exception {
+        Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
+        Server server = open(mechanism, endpoint, fault, 0, 0, diagnostics);
+        return new ServerHarness(mechanism, server, diagnostics, server.endpoint(), null, null,
+                null);
+    }
+
+    private static Server open(Mechanism mechanism, String endpoint, Fault fault, int backlog,
+            int readSize, Loopback.Diagnostics diagnostics) throws Exception {
+        return Servers.open(new ServeOptions(mechanism.label(), endpoint, 1, fault,
+                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS, null, true,
+                LinuxIpc.Binding.FFM, null, backlog, readSize), diagnostics.stream);
     }
 
     /**
