@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.OutgoingFrame;
 import dev.ipclab.peer.frame.Payload;
+import dev.ipclab.peer.frame.StreamAck;
 import dev.ipclab.peer.frame.Vectors;
 import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.server.Loopback;
@@ -108,6 +109,25 @@ final class LibraryRuns {
         assertEquals(0, run.exit, run.err);
         assertEquals(List.of("bad magic", "truncated header", "length too large"),
                 rejections(server));
+    }
+
+    /** Sends a MARK of count messages of size bytes on link and checks its MARK_ACK. */
+    static void mark(ClientLink link, long sequence, int size, long count) throws Exception {
+        ByteBuffer mark = Frame.allocate(Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
+        Frame.writeMark(mark, sequence, size, count);
+        link.send(mark.clear());
+        ByteBuffer ack = Frame.allocate(Frame.HEADER_SIZE + Frame.STREAM_END_ACK_PAYLOAD);
+        assertEquals(Frame.HEADER_SIZE, link.receive(ack, Frame.HEADER_SIZE));
+        assertEquals(Frame.MARK_ACK, Frame.kind(ack));
+    }
+
+    /** Sends END on link; the stream's END_ACK. */
+    static StreamAck end(ClientLink link, long sequence) throws Exception {
+        link.send(new OutgoingFrame(Frame.END, 1, Payload.REQUEST_STREAM, 0).prepare(sequence, 0));
+        ByteBuffer ack = Frame.allocate(Frame.HEADER_SIZE + Frame.STREAM_END_ACK_PAYLOAD);
+        assertEquals(ack.capacity(), link.receive(ack, ack.capacity()));
+        assertEquals(Frame.END_ACK, Frame.kind(ack));
+        return StreamAck.read(ack, Frame.HEADER_SIZE);
     }
 
     /** The server's rejection lines, each its reason alone. */

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.OutgoingFrame;
 import dev.ipclab.peer.frame.Payload;
-import dev.ipclab.peer.frame.StreamAck;
 import dev.ipclab.peer.LibraryRuns.Run;
 import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.server.Loopback;
@@ -55,13 +54,8 @@ class RedisTest {
 
     private static TestBroker tcpServer;
     private static TestBroker udsServer;
+    /** Each test's key names: NAME:N. */
     private static int names;
-
-    @TempDir
-    Path dir;
-
-    @RegisterExtension
-    final StartedProcesses started = new StartedProcesses();
 
     @BeforeAll
     static void startServers() throws Exception {
@@ -77,6 +71,12 @@ class RedisTest {
             }
         }
     }
+
+    @TempDir
+    Path dir;
+
+    @RegisterExtension
+    final StartedProcesses started = new StartedProcesses();
 
     /** The server's endpoint with a key name no other test uses. */
     private static String endpoint(Mechanism mechanism) {
@@ -166,18 +166,9 @@ class RedisTest {
         try (ServerHarness server = responder(Mechanism.REDIS_UDS, Fault.NONE);
                 ClientLink link = RedisLink.connect(server.clientEndpoint, false, SECONDS_10,
                         16)) {
-            ByteBuffer mark = Frame.allocate(Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
-            ByteBuffer ack = Frame.allocate(Frame.HEADER_SIZE + Frame.STREAM_END_ACK_PAYLOAD);
-            Frame.writeMark(mark, 0, 16, 2);
-            link.send(mark.clear());
-            assertEquals(Frame.HEADER_SIZE, link.receive(ack, Frame.HEADER_SIZE));
-            assertEquals(Frame.MARK_ACK, Frame.kind(ack));
+            LibraryRuns.mark(link, 0, 16, 2);
             link.sendMessage(Frame.allocate(15)); // not 16: the rest of the count is given up
-            OutgoingFrame end = new OutgoingFrame(Frame.END, 1, Payload.REQUEST_STREAM, 0);
-            link.send(end.prepare(1, 0));
-            assertEquals(ack.capacity(), link.receive(ack, ack.capacity()));
-            assertEquals(Frame.END_ACK, Frame.kind(ack));
-            assertEquals(0, StreamAck.read(ack, Frame.HEADER_SIZE).received());
+            assertEquals(0, LibraryRuns.end(link, 1).received());
             assertEquals(List.of("length mismatch"), LibraryRuns.rejections(server));
         }
     }

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.OutgoingFrame;
 import dev.ipclab.peer.frame.Payload;
-import dev.ipclab.peer.frame.StreamAck;
 import dev.ipclab.peer.LibraryRuns.Run;
 import dev.ipclab.peer.server.Fault;
 import dev.ipclab.peer.server.Loopback;
@@ -115,29 +114,18 @@ class SocketPairTest {
     void streamMessagesOutOfPlaceAreRejected(Mechanism mechanism) throws Exception {
         try (ServerHarness server = ServerHarness.start(mechanism, dir, Fault.NONE);
                 ClientLink link = streamLink(mechanism, server.clientEndpoint, 16)) {
-            ByteBuffer mark = Frame.allocate(Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
-            ByteBuffer ack = Frame.allocate(Frame.HEADER_SIZE + Frame.STREAM_END_ACK_PAYLOAD);
-            Frame.writeMark(mark, 0, 16, 1);
-            link.send(mark.clear());
-            assertEquals(Frame.HEADER_SIZE, link.receive(ack, Frame.HEADER_SIZE));
-            assertEquals(Frame.MARK_ACK, Frame.kind(ack));
+            LibraryRuns.mark(link, 0, 16, 1);
             ByteBuffer message = Payload.base(1, Payload.REQUEST_STREAM, 16);
             Payload.stamp(message, 0, 16, Payload.head(1, Payload.REQUEST_STREAM), 0);
             link.sendMessage(message.clear());
             link.sendMessage(message.clear()); // the MARK announced one
             roundTripUntil(server, link, "ipclab-peer: rejected frame: unexpected message");
 
-            Frame.writeMark(mark, 1, 16, 2);
-            link.send(mark.clear());
-            assertEquals(Frame.HEADER_SIZE, link.receive(ack, Frame.HEADER_SIZE));
+            LibraryRuns.mark(link, 1, 16, 2);
             link.sendMessage(Frame.allocate(15)); // not 16: the rest of the count is given up
             LibraryRuns.waitFor(server, "ipclab-peer: rejected frame: length mismatch");
-            OutgoingFrame end = new OutgoingFrame(Frame.END, 1, Payload.REQUEST_STREAM, 0);
-            link.send(end.prepare(2, 0));
-            assertEquals(ack.capacity(), link.receive(ack, ack.capacity()));
-            assertEquals(Frame.END_ACK, Frame.kind(ack));
             // The shortfall: none of the second MARK's two (the MARK reset the count).
-            assertEquals(0, StreamAck.read(ack, Frame.HEADER_SIZE).received());
+            assertEquals(0, LibraryRuns.end(link, 2).received());
         }
     }
 

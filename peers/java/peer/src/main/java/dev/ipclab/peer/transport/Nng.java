@@ -70,22 +70,8 @@ public final class Nng {
                 FunctionDescriptor.of(JAVA_INT, ID, ADDRESS, JAVA_INT));
         static final MethodHandle SET_SIZE = NNG.function("nng_socket_set_size",
                 FunctionDescriptor.of(JAVA_INT, ID, ADDRESS, JAVA_LONG));
-        static final MethodHandle LISTENER_CREATE = NNG.function("nng_listener_create",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ID, ADDRESS));
-        static final MethodHandle LISTENER_SET_BOOL = NNG.function("nng_listener_set_bool",
-                FunctionDescriptor.of(JAVA_INT, ID, ADDRESS, JAVA_BOOLEAN));
-        static final MethodHandle LISTENER_SET_INT = NNG.function("nng_listener_set_int",
-                FunctionDescriptor.of(JAVA_INT, ID, ADDRESS, JAVA_INT));
-        static final MethodHandle LISTENER_GET_INT = NNG.function("nng_listener_get_int",
-                FunctionDescriptor.of(JAVA_INT, ID, ADDRESS, ADDRESS));
-        static final MethodHandle LISTENER_START = NNG.function("nng_listener_start",
-                FunctionDescriptor.of(JAVA_INT, ID, JAVA_INT));
-        static final MethodHandle DIALER_CREATE = NNG.function("nng_dialer_create",
-                FunctionDescriptor.of(JAVA_INT, ADDRESS, ID, ADDRESS));
-        static final MethodHandle DIALER_SET_BOOL = NNG.function("nng_dialer_set_bool",
-                FunctionDescriptor.of(JAVA_INT, ID, ADDRESS, JAVA_BOOLEAN));
-        static final MethodHandle DIALER_START = NNG.function("nng_dialer_start",
-                FunctionDescriptor.of(JAVA_INT, ID, JAVA_INT));
+        static final Endpoint LISTENER = new Endpoint("nng_listener_");
+        static final Endpoint DIALER = new Endpoint("nng_dialer_");
         static final MethodHandle SEND = NNG.function("nng_send",
                 FunctionDescriptor.of(JAVA_INT, ID, ADDRESS, JAVA_LONG, JAVA_INT));
         static final MethodHandle RECVMSG = NNG.function("nng_recvmsg",
@@ -100,6 +86,23 @@ public final class Nng {
                 FunctionDescriptor.of(ADDRESS, JAVA_INT));
         static final String VERSION = version(NNG.function("nng_version",
                 FunctionDescriptor.of(ADDRESS)));
+
+        /**
+         * A listener's or a dialer's calls ({@code nng_listener_create}, ...; the same
+         * signatures for both): made on a socket for a URL, given options, started.
+         */
+        record Endpoint(MethodHandle create, MethodHandle setBool, MethodHandle setInt,
+                MethodHandle getInt, MethodHandle start) {
+            Endpoint(String prefix) {
+                this(NNG.function(prefix + "create", FunctionDescriptor.of(JAVA_INT, ADDRESS, ID,
+                        ADDRESS)), NNG.function(prefix + "set_bool", FunctionDescriptor.of(JAVA_INT,
+                        ID, ADDRESS, JAVA_BOOLEAN)), NNG.function(prefix + "set_int",
+                        FunctionDescriptor.of(JAVA_INT, ID, ADDRESS, JAVA_INT)),
+                        NNG.function(prefix + "get_int", FunctionDescriptor.of(JAVA_INT, ID,
+                                ADDRESS, ADDRESS)), NNG.function(prefix + "start",
+                                FunctionDescriptor.of(JAVA_INT, ID, JAVA_INT)));
+            }
+        }
 
         /** An {@code int nng_X0_open(nng_socket *)}. */
         private static MethodHandle open(String name) {
@@ -230,25 +233,18 @@ public final class Nng {
          * @return the TCP port it got; 0 for ipc
          */
         int listen(String url, int ipcMode) throws IOException {
-            MemorySegment listener = Arena.ofAuto().allocate(Lib.ID);
+            MemorySegment listener = endpoint(Lib.LISTENER, url);
             String what = "listen " + url;
-            call(what, local -> (int) Lib.LISTENER_CREATE.invokeExact(listener, id,
-                    local.allocateFrom(url)));
-            boolean tcp = url.startsWith(SocketPair.TCP);
-            if (tcp) { // on the endpoint it applies to: libnng deprecates it on a socket
-                call(what + ": " + TCP_NODELAY, local -> (int) Lib.LISTENER_SET_BOOL.invokeExact(
-                        listener, local.allocateFrom(TCP_NODELAY), true));
-            }
             if (ipcMode != 0) { // the file is made with this mode, never wider for a moment
-                call(what + ": permissions", local -> (int) Lib.LISTENER_SET_INT.invokeExact(
+                call(what + ": permissions", local -> (int) Lib.LISTENER.setInt().invokeExact(
                         listener, local.allocateFrom(IPC_PERMISSIONS), ipcMode));
             }
-            call(what, local -> (int) Lib.LISTENER_START.invokeExact(listener, 0));
-            if (!tcp) {
+            call(what, local -> (int) Lib.LISTENER.start().invokeExact(listener, 0));
+            if (!url.startsWith(SocketPair.TCP)) {
                 return 0;
             }
             MemorySegment port = Arena.ofAuto().allocate(JAVA_INT);
-            call(what + ": bound port", local -> (int) Lib.LISTENER_GET_INT.invokeExact(listener,
+            call(what + ": bound port", local -> (int) Lib.LISTENER.getInt().invokeExact(listener,
                     local.allocateFrom(TCP_BOUND_PORT), port));
             return port.get(JAVA_INT, 0);
         }
@@ -259,15 +255,22 @@ public final class Nng {
          * background, and the pipe exists when the first frame goes.
          */
         void dial(String url) throws IOException {
-            MemorySegment dialer = Arena.ofAuto().allocate(Lib.ID);
-            String what = "dial " + url;
-            call(what, local -> (int) Lib.DIALER_CREATE.invokeExact(dialer, id,
-                    local.allocateFrom(url)));
+            MemorySegment dialer = endpoint(Lib.DIALER, url);
+            call("dial " + url, local -> (int) Lib.DIALER.start().invokeExact(dialer, 0));
+        }
+
+        /**
+         * A listener or dialer of this socket for url, not started; over tcp with TCP_NODELAY,
+         * set on the endpoint it applies to (libnng deprecates it on a socket).
+         */
+        private MemorySegment endpoint(Lib.Endpoint kind, String url) throws IOException {
+            MemorySegment made = Arena.ofAuto().allocate(Lib.ID);
+            call(url, local -> (int) kind.create().invokeExact(made, id, local.allocateFrom(url)));
             if (url.startsWith(SocketPair.TCP)) {
-                call(what + ": " + TCP_NODELAY, local -> (int) Lib.DIALER_SET_BOOL.invokeExact(
-                        dialer, local.allocateFrom(TCP_NODELAY), true));
+                call(url + ": " + TCP_NODELAY, local -> (int) kind.setBool().invokeExact(made,
+                        local.allocateFrom(TCP_NODELAY), true));
             }
-            call(what, local -> (int) Lib.DIALER_START.invokeExact(dialer, 0));
+            return made;
         }
 
         /**

@@ -102,11 +102,6 @@ public final class NngPort extends WholeMessagePort {
     }
 
     @Override
-    public int receive(ByteBuffer dst) throws IOException {
-        return receive(dst, false);
-    }
-
-    @Override
     public int receive(ByteBuffer dst, boolean messageDue) throws IOException {
         try {
             if (owed) {

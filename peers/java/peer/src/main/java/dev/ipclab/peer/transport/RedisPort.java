@@ -86,11 +86,6 @@ public final class RedisPort extends WholeMessagePort {
     }
 
     @Override
-    public int receive(ByteBuffer dst) throws IOException {
-        return receive(dst, false);
-    }
-
-    @Override
     public int receive(ByteBuffer dst, boolean messageDue) throws IOException {
         try {
             if (!messageDue) {

@@ -23,30 +23,32 @@ final class SharedLibrary {
 
     private final String name;
     private final String remedy;
+    /** Null when the library cannot be loaded. */
     private final SymbolLookup symbols;
     /** Written only while the holder's static initializer runs, which publishes it. */
     private String problem;
-
-    private SharedLibrary(String name, String remedy, SymbolLookup symbols, String problem) {
-        this.name = name;
-        this.remedy = remedy;
-        this.symbols = symbols;
-        this.problem = problem;
-    }
 
     /**
      * @param name how users know it ({@code "libzmq"})
      * @param soname what the dynamic linker loads ({@code "libzmq.so.5"})
      * @param remedy what to do without it ({@code "install the Debian package libzmq5: make setup"})
      */
-    static SharedLibrary load(String name, String soname, String remedy) {
+    private SharedLibrary(String name, String soname, String remedy) {
+        this.name = name;
+        this.remedy = remedy;
+        SymbolLookup found = null;
         try {
-            return new SharedLibrary(name, remedy,
-                    SymbolLookup.libraryLookup(soname, Arena.global()), null);
+            found = SymbolLookup.libraryLookup(soname, Arena.global());
         } catch (IllegalArgumentException e) { // no such library on the loader's path
-            return new SharedLibrary(name, remedy, null, name + " (" + soname
-                    + ") cannot be loaded: " + e.getMessage() + " (" + remedy + ")");
+            problem = name + " (" + soname + ") cannot be loaded: " + e.getMessage() + " ("
+                    + remedy + ")";
         }
+        symbols = found;
+    }
+
+    /** The library, or its {@link #problem()}. */
+    static SharedLibrary load(String name, String soname, String remedy) {
+        return new SharedLibrary(name, soname, remedy);
     }
 
     /** The handle of function, or null once anything of this library is missing. */

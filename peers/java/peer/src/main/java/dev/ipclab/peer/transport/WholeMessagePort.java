@@ -1,6 +1,8 @@
 package dev.ipclab.peer.transport;
 
 import dev.ipclab.peer.frame.Frame;
+import java.io.IOException;
+import java.nio.ByteBuffer;
 
 /**
  * What the ports over a library that holds each message whole share (a broker's queue, 4.7;
@@ -41,6 +43,16 @@ abstract class WholeMessagePort implements DatagramPort {
     @Override
     public final int firstCapacity() {
         return FIRST_CAPACITY;
+    }
+
+    /**
+     * A receive with no stream message due; a port whose stream messages come apart from its
+     * frames (ZeroMQ's, NNG's PULL; Redis's batches) implements {@link #receive(ByteBuffer,
+     * boolean)}, one that cannot tell them apart (a broker's queue) this.
+     */
+    @Override
+    public int receive(ByteBuffer dst) throws IOException {
+        return receive(dst, false);
     }
 
     /** One key for every client: END_ACK counts since the previous END of any client (4.7, 4.8). */

@@ -135,11 +135,6 @@ public final class ZeroMq {
         }
 
         @Override
-        public int receive(ByteBuffer dst) throws IOException {
-            return receive(dst, false);
-        }
-
-        @Override
         public int receive(ByteBuffer dst, boolean messageDue) throws IOException {
             using.lock();
             try {

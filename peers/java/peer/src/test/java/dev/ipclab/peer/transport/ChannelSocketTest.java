@@ -31,55 +31,63 @@ class ChannelSocketTest {
     @TempDir
     Path dir;
 
+    /** A listening Unix socket at name, a ChannelSocket connected to it and the accepted end. */
+    private record Connected(ServerSocketChannel server, ChannelSocket socket, SocketChannel peer)
+            implements AutoCloseable {
+        static Connected at(Path path, int timeoutMillis) throws Exception {
+            ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            server.bind(UnixDomainSocketAddress.of(path));
+            ChannelSocket socket = ChannelSocket.connect(path, timeoutMillis);
+            return new Connected(server, socket, server.accept());
+        }
+
+        @Override
+        public void close() throws Exception {
+            socket.close();
+            peer.close();
+            server.close();
+        }
+    }
+
     @Test
     void carriesBytesTimesOutAReadAndCloses() throws Exception {
-        Path path = dir.resolve("s.sock");
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-            server.bind(UnixDomainSocketAddress.of(path));
-            ChannelSocket socket = ChannelSocket.connect(path, 200);
-            try (SocketChannel peer = server.accept()) {
-                assertTrue(socket.isConnected() && socket.isBound() && !socket.isClosed());
-                assertEquals(200, socket.getSoTimeout());
-                socket.getOutputStream().write(new byte[] {1, 2, 3});
-                ByteBuffer got = ByteBuffer.allocate(3);
-                while (got.hasRemaining()) {
-                    peer.read(got);
-                }
-                assertArrayEquals(new byte[] {1, 2, 3}, got.array());
-                peer.write(ByteBuffer.wrap(new byte[] {9}));
-                assertEquals(9, socket.getInputStream().read());
-                // Nothing comes: the watchdog closes the channel under the read.
-                long start = System.nanoTime();
-                assertThrows(SocketTimeoutException.class, () -> assertTimeoutPreemptively(
-                        Duration.ofSeconds(10), () -> socket.getInputStream().read(new byte[8])));
-                assertTrue(System.nanoTime() - start >= 200_000_000L);
-                assertTrue(socket.isClosed());
-            } finally {
-                socket.close();
+        try (Connected c = Connected.at(dir.resolve("s.sock"), 200)) {
+            ChannelSocket socket = c.socket();
+            assertTrue(socket.isConnected() && socket.isBound() && !socket.isClosed());
+            assertEquals(200, socket.getSoTimeout());
+            socket.getOutputStream().write(new byte[] {1, 2, 3});
+            ByteBuffer got = ByteBuffer.allocate(3);
+            while (got.hasRemaining()) {
+                c.peer().read(got);
             }
+            assertArrayEquals(new byte[] {1, 2, 3}, got.array());
+            c.peer().write(ByteBuffer.wrap(new byte[] {9}));
+            assertEquals(9, socket.getInputStream().read());
+            // Nothing comes: the watchdog closes the channel under the read.
+            long start = System.nanoTime();
+            assertThrows(SocketTimeoutException.class, () -> assertTimeoutPreemptively(
+                    Duration.ofSeconds(10), () -> socket.getInputStream().read(new byte[8])));
+            assertTrue(System.nanoTime() - start >= 200_000_000L);
+            assertTrue(socket.isClosed());
         }
     }
 
     @Test
     void withoutATimeoutACloseFromAnotherThreadEndsTheRead() throws Exception {
-        Path path = dir.resolve("t.sock");
-        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-            server.bind(UnixDomainSocketAddress.of(path));
-            ChannelSocket socket = ChannelSocket.connect(path, 0);
-            try (SocketChannel peer = server.accept()) {
-                assertEquals(0, socket.getSoTimeout());
-                // Before the read or during it, the read fails: closed, or closed under it.
-                Thread.ofPlatform().daemon().start(() -> {
-                    try {
-                        socket.close();
-                    } catch (java.io.IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                });
-                assertThrows(java.io.IOException.class, () -> assertTimeoutPreemptively(
-                        Duration.ofSeconds(10), () -> socket.getInputStream().read(new byte[8])));
-                assertFalse(socket.isConnected() && !socket.isClosed());
-            }
+        try (Connected c = Connected.at(dir.resolve("t.sock"), 0)) {
+            ChannelSocket socket = c.socket();
+            assertEquals(0, socket.getSoTimeout());
+            // Before the read or during it, the read fails: closed, or closed under it.
+            Thread.ofPlatform().daemon().start(() -> {
+                try {
+                    socket.close();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            assertThrows(java.io.IOException.class, () -> assertTimeoutPreemptively(
+                    Duration.ofSeconds(10), () -> socket.getInputStream().read(new byte[8])));
+            assertFalse(socket.isConnected() && !socket.isClosed());
         }
     }
 
