@@ -104,12 +104,9 @@ public final class NngPort extends WholeMessagePort {
     @Override
     public int receive(ByteBuffer dst, boolean messageDue) throws IOException {
         try {
-            if (owed) {
-                owed = false;
-                requests.send(EMPTY, 0, "the empty answer to a rejected request");
-            }
-            if (messageDue) {
-                message.receive(stream, "receive on the stream socket");
+            answerOwed();
+            if (messageDue) { // the stream socket alone: no control frame overtakes a message
+                message.receive(stream, "receive of a stream message");
                 return copy(dst);
             }
             if (!held) {
@@ -128,6 +125,14 @@ public final class NngPort extends WholeMessagePort {
         }
     }
 
+    /** REP answers every request before it takes the next: a rejected one, empty. */
+    private void answerOwed() throws IOException {
+        if (owed) {
+            owed = false;
+            requests.send(EMPTY, 0, "the empty answer to a rejected request");
+        }
+    }
+
     /** A call that failed because the sockets were closed: the port is; its messages go. */
     private IOException stopped(Nng.NngException e) {
         if (e.closed()) {
@@ -138,14 +143,8 @@ public final class NngPort extends WholeMessagePort {
         return e;
     }
 
-    /** The message into dst from 0 when it fits; its size either way. */
     private int copy(ByteBuffer dst) {
-        long size = message.size();
-        if (size > dst.capacity()) {
-            return (int) Math.min(size, Integer.MAX_VALUE);
-        }
-        MemorySegment.copy(message.body(), 0, segments.of(dst.clear()), 0, size);
-        return (int) size;
+        return copy(message.body(), dst, segments);
     }
 
     @Override

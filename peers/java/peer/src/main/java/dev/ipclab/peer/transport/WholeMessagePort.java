@@ -2,6 +2,7 @@ package dev.ipclab.peer.transport;
 
 import dev.ipclab.peer.frame.Frame;
 import java.io.IOException;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /**
@@ -53,6 +54,21 @@ abstract class WholeMessagePort implements DatagramPort {
     @Override
     public int receive(ByteBuffer dst) throws IOException {
         return receive(dst, false);
+    }
+
+    /**
+     * A message the library holds (ZeroMQ's, NNG's) into dst from 0 when it fits, so that the
+     * server grows its buffer ({@link #receiveAgain}) when it does not.
+     *
+     * @return its size either way
+     */
+    static int copy(MemorySegment message, ByteBuffer dst, Segments segments) {
+        long size = message.byteSize();
+        if (size > dst.capacity()) {
+            return (int) Math.min(size, Integer.MAX_VALUE);
+        }
+        MemorySegment.copy(message, 0, segments.of(dst.clear()), 0, size);
+        return (int) size;
     }
 
     /** One key for every client: END_ACK counts since the previous END of any client (4.7, 4.8). */

@@ -176,14 +176,8 @@ public final class ZeroMq {
             }
         }
 
-        /** The message into dst from 0 when it fits; its size either way. */
         private int copy(ByteBuffer dst) {
-            long size = message.size();
-            if (size > dst.capacity()) {
-                return (int) Math.min(size, Integer.MAX_VALUE);
-            }
-            MemorySegment.copy(message.data(), 0, segments.of(dst.clear()), 0, size);
-            return (int) size;
+            return copy(message.data(), dst, segments);
         }
 
         @Override
