@@ -17,6 +17,7 @@ import dev.ipclab.peer.server.DatagramServer;
 import dev.ipclab.peer.server.Responder;
 import dev.ipclab.peer.server.StreamServer;
 import dev.ipclab.peer.transport.ClientLink;
+import dev.ipclab.peer.transport.DatagramPort;
 import dev.ipclab.peer.transport.Shm;
 import java.io.IOException;
 import java.util.function.Function;
@@ -43,6 +44,31 @@ final class Behaviours {
     static Behaviour datagrams(Bind bind, Connect connect) {
         return frames((options, diagnostics) -> new DatagramServer(bind.bind(options.endpoint(),
                 options.settings()), responder(options), diagnostics), connect);
+    }
+
+    /** A message library server's two sockets (ZeroMQ 4.8, NNG 4.9), bound. */
+    interface PairBind {
+        DatagramPort bind(String endpoint) throws IOException;
+    }
+
+    /** A client of a library server's two sockets. */
+    interface PairConnect {
+        /**
+         * @param endpoint tcp: READY's two addresses; ipc: the server's PATH
+         * @param largestAnswer the largest answer it waits for (its REQ's receive limit)
+         * @param messageSize a stream's message size (its PUSH's window); 0 for rr
+         */
+        ClientLink connect(String endpoint, boolean ipc, long ioTimeoutNanos, long largestAnswer,
+                int messageSize) throws IOException;
+    }
+
+    /**
+     * A message library's REQ/REP and PUSH/PULL sockets, served as datagrams are
+     * ({@link DatagramServer}): bind makes the server's two, connect the client's.
+     */
+    static Behaviour socketPair(PairBind bind, PairConnect connect, boolean ipc) {
+        return datagrams((e, s) -> bind.bind(e), (e, s) -> connect.connect(e, ipc,
+                s.ioTimeoutNanos(), s.largestAnswer(), s.messageSize()));
     }
 
     private static Behaviour frames(Serve serve, Connect connect) {

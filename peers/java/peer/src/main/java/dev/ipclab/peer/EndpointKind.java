@@ -3,8 +3,9 @@ package dev.ipclab.peer;
 import dev.ipclab.peer.transport.Amqp;
 import dev.ipclab.peer.transport.Endpoints;
 import dev.ipclab.peer.transport.PosixMq;
+import dev.ipclab.peer.transport.RedisEndpoint;
+import dev.ipclab.peer.transport.SocketPair;
 import dev.ipclab.peer.transport.SysVKeys;
-import dev.ipclab.peer.transport.ZeroMq;
 
 /**
  * The endpoint grammars of PROTOCOL.md section 4 (the {@code endpoint} kinds of
@@ -44,8 +45,15 @@ enum EndpointKind {
     }),
     /** activemq (4.7): the broker's {@code amqp://HOST:PORT}; a client adds {@code /QUEUE}. */
     BROKER(Amqp::parse),
-    /** zmq-tcp (4.8): the server binds {@code HOST:PORT}; a client gets READY's two addresses. */
-    ZMQ_TCP(ZeroMq::checkTcp);
+    /**
+     * zmq-tcp (4.8), nng-tcp (4.9): the server binds {@code HOST:PORT}; a client gets READY's
+     * two addresses.
+     */
+    TCP_PAIR(SocketPair::checkTcp),
+    /** redis-tcp (4.10): {@code redis://HOST:PORT/NAME}, the same for the responder and client. */
+    REDIS_TCP((endpoint, drive) -> RedisEndpoint.parse(endpoint, true)),
+    /** redis-uds (4.10): {@code unix://PATH#NAME}. */
+    REDIS_UDS((endpoint, drive) -> RedisEndpoint.parse(endpoint, false));
 
     static final String AUTO = "auto";
 

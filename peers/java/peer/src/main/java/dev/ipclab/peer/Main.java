@@ -46,7 +46,8 @@ public final class Main {
         Lifecycle.cleanUpWith(server::close);
         // Watched only from here on, so that a failure to listen is reported, not raced by EOF.
         Lifecycle.endOnStdinEof(System.in);
-        Ready.of(server.endpoint(), options.mechanism(), server.serverModel()).print(System.out);
+        Ready.of(server.endpoint(), options.mechanism(), server.serverModel(), server.broker())
+                .print(System.out);
         return server.serve();
     }
 }

@@ -4,6 +4,7 @@ import static dev.ipclab.peer.Behaviours.datagrams;
 import static dev.ipclab.peer.Behaviours.inProcess;
 import static dev.ipclab.peer.Behaviours.rpc;
 import static dev.ipclab.peer.Behaviours.shm;
+import static dev.ipclab.peer.Behaviours.socketPair;
 import static dev.ipclab.peer.Behaviours.stream;
 
 import dev.ipclab.peer.burst.BurstOptions;
@@ -34,9 +35,13 @@ import dev.ipclab.peer.transport.Dial;
 import dev.ipclab.peer.transport.DatagramPort;
 import dev.ipclab.peer.transport.Fifo;
 import dev.ipclab.peer.transport.FileFrames;
+import dev.ipclab.peer.transport.NngLink;
+import dev.ipclab.peer.transport.NngPort;
 import dev.ipclab.peer.transport.Pipe;
 import dev.ipclab.peer.transport.PosixMq;
 import dev.ipclab.peer.transport.QueueLoad;
+import dev.ipclab.peer.transport.RedisLink;
+import dev.ipclab.peer.transport.RedisPort;
 import dev.ipclab.peer.transport.Shm;
 import dev.ipclab.peer.transport.StreamListener;
 import dev.ipclab.peer.transport.SysVMq;
@@ -46,7 +51,6 @@ import dev.ipclab.peer.transport.Udp;
 import dev.ipclab.peer.transport.Uds;
 import dev.ipclab.peer.transport.UdsDgram;
 import dev.ipclab.peer.transport.ZeroMq;
-import dev.ipclab.peer.transport.Zmq;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -129,16 +133,20 @@ enum Mechanism {
     ACTIVEMQ("activemq", EndpointKind.BROKER, datagrams((e, s) -> AmqpPort.bind(e, s.persistent()),
             (e, s) -> AmqpLink.connect(e, s.ioTimeoutNanos(), s.persistent()))),
     /**
-     * ZeroMQ (4.8) over libzmq through FFM: REQ/REP carries the frames, PUSH/PULL a stream's
-     * messages, one ZeroMQ message each, served as datagrams are. zmq-tcp's server binds
-     * HOST:PORT and READY names its two sockets; zmq-ipc's binds PATH and PATH.stream.
+     * ZeroMQ (4.8) over libzmq, NNG (4.9) over libnng, through FFM: REQ/REP carries the frames,
+     * PUSH/PULL a stream's messages, one library message each; a tcp server's READY names both
+     * sockets, an ipc server binds PATH and PATH.stream.
      */
-    ZMQ_TCP("zmq-tcp", EndpointKind.ZMQ_TCP, datagrams((e, s) -> ZeroMq.bindTcp(e),
-            (e, s) -> ZeroMq.connect(e, false, s.ioTimeoutNanos(), s.largestAnswer(),
-                    s.messageSize()))),
-    ZMQ_IPC("zmq-ipc", EndpointKind.PATH, datagrams((e, s) -> ZeroMq.bindIpc(e),
-            (e, s) -> ZeroMq.connect(e, true, s.ioTimeoutNanos(), s.largestAnswer(),
-                    s.messageSize())));
+    ZMQ_TCP("zmq-tcp", EndpointKind.TCP_PAIR, socketPair(ZeroMq::bindTcp, ZeroMq::connect, false)),
+    ZMQ_IPC("zmq-ipc", EndpointKind.PATH, socketPair(ZeroMq::bindIpc, ZeroMq::connect, true)),
+    NNG_TCP("nng-tcp", EndpointKind.TCP_PAIR,
+            socketPair(NngPort::bindTcp, NngLink::connect, false)),
+    NNG_IPC("nng-ipc", EndpointKind.PATH, socketPair(NngPort::bindIpc, NngLink::connect, true)),
+    /** Redis (4.10) through Jedis: both sides clients of a Redis server, a list element each. */
+    REDIS_TCP("redis-tcp", EndpointKind.REDIS_TCP, datagrams((e, s) -> RedisPort.connect(e, true),
+            (e, s) -> RedisLink.connect(e, true, s.ioTimeoutNanos(), s.messageSize()))),
+    REDIS_UDS("redis-uds", EndpointKind.REDIS_UDS, datagrams((e, s) -> RedisPort.connect(e, false),
+            (e, s) -> RedisLink.connect(e, false, s.ioTimeoutNanos(), s.messageSize())));
 
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */
@@ -153,8 +161,8 @@ enum Mechanism {
      * @param persistent --delivery persistent (activemq only, 4.7)
      * @param backlog --backlog: a listening socket's (tcp, uds) listen() backlog
      * @param oneSource --source one: a short client over tcp binds no source address (11.2)
-     * @param largestAnswer a client's largest answer in bytes (ZeroMQ's ZMQ_MAXMSGSIZE, 4.8)
-     * @param messageSize a stream client's message size, else 0 (ZeroMQ's high-water mark)
+     * @param largestAnswer a client's largest answer in bytes (a library's receive limit, 4.8, 4.9)
+     * @param messageSize a stream client's message size, else 0 (a library's stream window)
      */
     record Settings(long ioTimeoutNanos, long pollIntervalNanos, long spinNanos, boolean nodelay,
             boolean persistent, int backlog, boolean oneSource, long largestAnswer,
@@ -253,22 +261,17 @@ enum Mechanism {
         return behaviour.serve() != null;
     }
 
-    /** A ZeroMQ mechanism (4.8), which needs libzmq. */
-    private boolean zeroMq() {
-        return this == ZMQ_TCP || this == ZMQ_IPC;
-    }
-
     /**
-     * Why this machine cannot run it (libzmq missing: capabilities leaves it out, and a client
-     * or server asked for it answers unsupported), or null.
+     * Why this machine cannot run it (its {@link MessageLibrary} missing: capabilities leaves it
+     * out, and a client or server asked for it answers unsupported), or null.
      */
     String unavailable() {
-        return zeroMq() ? Zmq.problem() : null;
+        return MessageLibrary.of(this).map(MessageLibrary::problem).orElse(null);
     }
 
     /** capabilities' {@code library} (section 1): the library it runs, e.g. "libzmq 4.3.4". */
     String library() {
-        return zeroMq() ? Zmq.version() : null;
+        return MessageLibrary.of(this).map(MessageLibrary::version).orElse(null);
     }
 
     Set<Pattern> patterns() {

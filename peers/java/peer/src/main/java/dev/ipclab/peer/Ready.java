@@ -6,17 +6,19 @@ import java.io.PrintStream;
 
 /**
  * The server's one stdout line, printed once its endpoint accepts clients (section 5); a burst
- * server adds {@code server_model} (section 11.4), other servers leave it out.
+ * server adds {@code server_model} (section 11.4), a Redis responder {@code broker} (its server's
+ * version, 4.10); other servers leave them out.
  */
 record Ready(String endpoint, String mechanism, String language, String runtime, long pid,
-        int contract, @JsonInclude(JsonInclude.Include.NON_NULL) String serverModel) {
+        int contract, @JsonInclude(JsonInclude.Include.NON_NULL) String serverModel,
+        @JsonInclude(JsonInclude.Include.NON_NULL) String broker) {
     static Ready of(String endpoint, String mechanism) {
-        return of(endpoint, mechanism, null);
+        return of(endpoint, mechanism, null, null);
     }
 
-    static Ready of(String endpoint, String mechanism, String serverModel) {
+    static Ready of(String endpoint, String mechanism, String serverModel, String broker) {
         return new Ready(endpoint, mechanism, PeerInfo.LANGUAGE, PeerInfo.RUNTIME, PeerInfo.pid(),
-                PeerInfo.CONTRACT, serverModel);
+                PeerInfo.CONTRACT, serverModel, broker);
     }
 
     String line() {

@@ -167,10 +167,13 @@ class ContractTest {
                 mechanisms.get("tcp").get("server_models").toString());
         assertNull(mechanisms.get("udp").get("server_models"));
         JsonNode ready = new ObjectMapper().readTree(
-                Ready.of("127.0.0.1:1", "tcp", "nio").line().substring("READY ".length()));
+                Ready.of("127.0.0.1:1", "tcp", "nio", null).line().substring("READY ".length()));
         assertEquals("nio", ready.get("server_model").asText());
-        assertNull(new ObjectMapper().readTree(Ready.of("127.0.0.1:1", "tcp").line()
-                .substring("READY ".length())).get("server_model"));
+        assertNull(ready.get("broker"));
+        JsonNode plain = new ObjectMapper().readTree(Ready.of("127.0.0.1:1", "tcp").line()
+                .substring("READY ".length()));
+        assertNull(plain.get("server_model"));
+        assertNull(plain.get("broker"));
     }
 
     @Test

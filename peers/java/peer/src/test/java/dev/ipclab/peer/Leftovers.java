@@ -38,6 +38,11 @@ final class Leftovers {
                 }
             }
             case UDS, UDS_DGRAM -> assertFalse(Files.exists(Path.of(endpoint)), endpoint + " left");
+            case ZMQ_IPC, NNG_IPC -> {
+                for (String file : List.of(endpoint, endpoint + ".stream")) {
+                    assertFalse(Files.exists(Path.of(file)), file + " left");
+                }
+            }
             case FIFO, FILE, FILE_POLL -> {
                 try (Stream<Path> files = Files.list(Path.of(endpoint))) {
                     assertEquals(List.of(), files.toList());

@@ -60,7 +60,7 @@ final class ServerHarness implements AutoCloseable {
         NativePipe responses = null;
         String endpoint;
         Path created = switch (mechanism) {
-            case UDS, UDS_DGRAM, ZMQ_IPC -> dir.resolve(SOCKET);
+            case UDS, UDS_DGRAM, ZMQ_IPC, NNG_IPC -> dir.resolve(SOCKET);
             case FIFO -> dir.resolve(Fifo.REQUEST);
             default -> null;
         };
@@ -71,13 +71,27 @@ final class ServerHarness implements AutoCloseable {
         } else {
             endpoint = endpoint(mechanism, dir);
         }
-        Server server = Servers.open(new ServeOptions(mechanism.label(), endpoint, 1, fault,
-                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS, null, true,
-                LinuxIpc.Binding.FFM, null, backlog, readSize), diagnostics.stream);
+        Server server = open(mechanism, endpoint, fault, backlog, readSize, diagnostics);
         String clientEndpoint = mechanism == Mechanism.PIPE
                 ? "fd:" + responses.read + "," + requests.write : server.endpoint();
         return new ServerHarness(mechanism, server, diagnostics, clientEndpoint, created, requests,
                 responses);
+    }
+
+    /** At an endpoint the test has (a responder of a Redis server's, 4.10). */
+    static ServerHarness startAt(Mechanism mechanism, String endpoint, Fault fault)
+            throws Exception {
+        Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
+        Server server = open(mechanism, endpoint, fault, 0, 0, diagnostics);
+        return new ServerHarness(mechanism, server, diagnostics, server.endpoint(), null, null,
+                null);
+    }
+
+    private static Server open(Mechanism mechanism, String endpoint, Fault fault, int backlog,
+            int readSize, Loopback.Diagnostics diagnostics) throws Exception {
+        return Servers.open(new ServeOptions(mechanism.label(), endpoint, 1, fault,
+                Mechanism.DEFAULT_POLL_INTERVAL_NANOS, Mechanism.DEFAULT_SPIN_NANOS, null, true,
+                LinuxIpc.Binding.FFM, null, backlog, readSize), diagnostics.stream);
     }
 
     /**
@@ -87,8 +101,8 @@ final class ServerHarness implements AutoCloseable {
      */
     static String endpoint(Mechanism mechanism, Path dir) {
         return switch (mechanism) {
-            case TCP, UDP, SOAP, ZMQ_TCP -> "127.0.0.1:0";
-            case UDS, UDS_DGRAM, ZMQ_IPC -> dir.resolve(SOCKET).toString();
+            case TCP, UDP, SOAP, ZMQ_TCP, NNG_TCP -> "127.0.0.1:0";
+            case UDS, UDS_DGRAM, ZMQ_IPC, NNG_IPC -> dir.resolve(SOCKET).toString();
             case FIFO, FILE, FILE_POLL -> dir.toString();
             case SYSV_MQ, POSIX_MQ, SYSV_SHM, SHM, SHM_SPIN, SHM_FUTEX -> "auto";
             default -> throw new IllegalArgumentException(mechanism.toString());

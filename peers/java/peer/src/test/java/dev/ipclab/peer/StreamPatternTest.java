@@ -27,7 +27,8 @@ class StreamPatternTest {
 
     @ParameterizedTest
     @EnumSource(names = {"TCP", "UDS", "UDP", "UDS_DGRAM", "PIPE", "FIFO", "SYSV_MQ", "POSIX_MQ",
-            "SYSV_SHM", "SHM", "SHM_FUTEX", "FILE", "FILE_POLL", "ZMQ_TCP", "ZMQ_IPC"})
+            "SYSV_SHM", "SHM", "SHM_FUTEX", "FILE", "FILE_POLL", "ZMQ_TCP", "ZMQ_IPC", "NNG_TCP",
+            "NNG_IPC"})
     void streamsOneWayWithOneSamplePerWindowAndBothSidesCpu(Mechanism mechanism) throws Exception {
         try (ServerHarness server = ServerHarness.start(mechanism, dir, Fault.NONE)) {
             long messages = mechanism == Mechanism.FILE_POLL || mechanism == Mechanism.FILE
@@ -66,7 +67,7 @@ class StreamPatternTest {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"TCP,1", "PIPE,7", "FIFO,1", "UDS,100000", "SYSV_MQ,8193", "POSIX_MQ,1",
         "SYSV_SHM,9", "SHM,49", "SHM,48", "FILE,5", "UDS_DGRAM,1", "UDP,65507", "UDS_DGRAM,-1",
-        "ZMQ_TCP,1", "ZMQ_IPC,1048576"})
+        "ZMQ_TCP,1", "ZMQ_IPC,1048576", "NNG_TCP,1048576", "NNG_IPC,1"})
     void streamsMessagesOfEverySizeUpToTheMechanismsLimit(Mechanism mechanism, int size)
             throws Exception {
         int bytes = size < 0 ? mechanism.maxMessage() : size;

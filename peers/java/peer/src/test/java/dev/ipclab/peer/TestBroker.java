@@ -10,18 +10,23 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The ActiveMQ broker of PROTOCOL.md 4.7 for one test class, started the way the orchestrator
- * starts one for a round ({@code python -m ipclab.execute.broker DIR}, its first stdout line the
- * {@code amqp://} URL) and stopped with SIGINT, on which that module stops the broker and removes
- * its directory. Skipped only where the machine has no ActiveMQ at all.
+ * A private server of the orchestrator's for one test class, started the way the orchestrator
+ * starts one for a round: the ActiveMQ broker of PROTOCOL.md 4.7 ({@code python -m
+ * ipclab.execute.broker DIR}, its first stdout line the {@code amqp://} URL) or the Redis server
+ * of 4.10 ({@code python -m ipclab.execute.redis_server tcp|uds DIR}, its first line the
+ * responder's endpoint), stopped with SIGINT, on which the module stops the server and removes
+ * its directory. Skipped only where the machine has no such server at all.
  */
 final class TestBroker implements AutoCloseable {
     private static final Path LAUNCHER = Path.of("/usr/share/activemq/bin/activemq.jar");
+    private static final Path REDIS = Path.of("/usr/bin/redis-server");
     /** A JVM and Spring on a busy 2-vCPU machine: 5-20 s; the module itself waits up to 90. */
     private static final long START_SECONDS = 120;
 
@@ -37,19 +42,45 @@ final class TestBroker implements AutoCloseable {
     static TestBroker start(Path dir) throws Exception {
         assumeTrue(Files.isRegularFile(LAUNCHER), "no ActiveMQ (" + LAUNCHER
                 + "): install the Debian package activemq (make setup) to test activemq");
+        return start(dir, "broker", "amqp://127.0.0.1:", "ipclab.execute.broker");
+    }
+
+    /**
+     * A Redis server (4.10); {@link #url} is the responder's endpoint with the name
+     * {@code ipclab:test}.
+     *
+     * @param tcp redis-tcp's server, else redis-uds's
+     */
+    static TestBroker redis(Path dir, boolean tcp) throws Exception {
+        assumeTrue(Files.isExecutable(REDIS), "no redis-server (" + REDIS
+                + "): install the Debian package redis-server (make setup) to test Redis");
+        return start(dir, tcp ? "redis-tcp" : "redis-uds", tcp ? "redis://127.0.0.1:" : "unix://",
+                "ipclab.execute.redis_server", tcp ? "tcp" : "uds");
+    }
+
+    /**
+     * @param name the server's directory in dir (and its stderr's file, NAME.err)
+     * @param prefix what the first line must start with
+     * @param args the module's arguments before the directory
+     */
+    private static TestBroker start(Path dir, String name, String prefix, String module,
+            String... args) throws Exception {
         Path root = repositoryRoot();
         Path venv = root.resolve(".venv/bin/python");
         String python = Files.isExecutable(venv) ? venv.toString() : "python3";
-        // SIGINT at its default (ProcessTest.start says why): it is how the broker is stopped.
-        ProcessBuilder builder = new ProcessBuilder("env", "--default-signal=INT", python, "-m",
-                "ipclab.execute.broker", dir.resolve("broker").toString()).directory(root.toFile())
-                .redirectError(ProcessBuilder.Redirect.appendTo(
-                        dir.resolve("broker.err").toFile()));
+        List<String> command = new ArrayList<>(List.of("env", "--default-signal=INT", python,
+                "-m", module));
+        command.addAll(List.of(args));
+        command.add(dir.resolve(name).toString());
+        Path err = dir.resolve(name + ".err");
+        // SIGINT at its default (ProcessTest.start says why): it is how the server is stopped.
+        ProcessBuilder builder = new ProcessBuilder(command).directory(root.toFile())
+                .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
         builder.environment().put("PYTHONPATH", root.resolve("orchestrator/src").toString());
         Process process = builder.start();
         try {
-            String url = firstLine(process, dir);
-            assertTrue(url.startsWith("amqp://127.0.0.1:"), url);
+            String url = firstLine(process, err);
+            assertTrue(url.startsWith(prefix), url);
             return new TestBroker(process, url);
         } catch (Exception | Error e) {
             process.destroyForcibly().waitFor();
@@ -67,7 +98,7 @@ final class TestBroker implements AutoCloseable {
         throw new AssertionError("no ipclab checkout above " + Path.of("").toAbsolutePath());
     }
 
-    private static String firstLine(Process process, Path dir) throws Exception {
+    private static String firstLine(Process process, Path err) throws Exception {
         BufferedReader out = new BufferedReader(
                 new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         CompletableFuture<String> line = CompletableFuture.supplyAsync(() -> {
@@ -79,23 +110,23 @@ final class TestBroker implements AutoCloseable {
         });
         try {
             String url = line.get(START_SECONDS, TimeUnit.SECONDS);
-            assertNotNull(url, () -> "the broker module ended without a URL: " + log(dir));
+            assertNotNull(url, () -> "the server's module ended without a URL: " + log(err));
             return url;
         } catch (TimeoutException e) {
-            throw new AssertionError("no broker URL within " + START_SECONDS + " s: " + log(dir),
+            throw new AssertionError("no server URL within " + START_SECONDS + " s: " + log(err),
                     e);
         }
     }
 
-    private static String log(Path dir) {
+    private static String log(Path err) {
         try {
-            return Files.readString(dir.resolve("broker.err"));
+            return Files.readString(err);
         } catch (IOException e) {
-            return "(no broker.err: " + e.getMessage() + ")";
+            return "(no " + err + ": " + e.getMessage() + ")";
         }
     }
 
-    /** SIGINT: the module stops the broker (SIGTERM, then SIGKILL) and removes its directory. */
+    /** SIGINT: the module stops the server (SIGTERM, then SIGKILL) and removes its directory. */
     @Override
     public void close() throws Exception {
         new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor();

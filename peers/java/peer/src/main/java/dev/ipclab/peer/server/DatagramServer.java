@@ -12,10 +12,11 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * udp, uds-dgram, a broker's messages (activemq, 4.7) and ZeroMQ's (4.8): answers each datagram
- * to its source address (a message: to its reply-to; ZeroMQ: on its REP); a stream's messages are
- * bare datagrams after a MARK (ZeroMQ: on its PULL; section 11.1). A malformed datagram is
- * dropped with a rejection line (ZeroMQ's port answers it empty); the server goes on.
+ * udp, uds-dgram, a broker's messages (activemq, 4.7), ZeroMQ's and NNG's (4.8, 4.9) and Redis's
+ * list elements (4.10): answers each datagram to its source address (a message: to its
+ * reply-to; ZeroMQ, NNG: on its REP; Redis: on the replies list); a stream's messages are bare
+ * datagrams after a MARK (ZeroMQ, NNG: on its PULL; section 11.1). A malformed datagram is
+ * dropped with a rejection line (the library ports answer it empty); the server goes on.
  * Corrupted-request counts are kept per client address; a stream's counters are the responder's
  * (one client streams at a time).
  */
@@ -44,6 +45,11 @@ public final class DatagramServer implements Server {
     @Override
     public String endpoint() {
         return port.endpoint();
+    }
+
+    @Override
+    public String broker() {
+        return port.broker();
     }
 
     @Override
@@ -104,7 +110,7 @@ public final class DatagramServer implements Server {
         } else if (kind == Frame.MARK) {
             inStream = true;
             announced = Frame.markCount(in, 0);
-            port.streamStarts((int) Frame.markSize(in, 0));
+            port.streamStarts((int) Frame.markSize(in, 0), announced);
             responder.answer(in, 0, reply, 0, 0);
         } else if (responder.answer(in, 0, reply, 0, 0) != 0) {
             corrupted.merge(port.source(), 1L, Long::sum);

@@ -15,6 +15,11 @@ public interface Server extends AutoCloseable {
         return null;
     }
 
+    /** The server a responder is a client of (Redis's version, 4.10), for READY; else null. */
+    default String broker() {
+        return null;
+    }
+
     /**
      * Serves clients until stopped or, for pipe, until its one client is done.
      *

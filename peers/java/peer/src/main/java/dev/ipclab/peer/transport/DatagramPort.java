@@ -5,8 +5,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * A datagram server's socket (udp, uds-dgram; a broker's queue, 4.7; ZeroMQ's sockets, 4.8): one
- * datagram per frame, answers to its source.
+ * A datagram server's socket (udp, uds-dgram; a broker's queue, 4.7; ZeroMQ's and NNG's sockets,
+ * 4.8, 4.9; Redis's lists, 4.10): one datagram per frame, answers to its source.
  */
 public interface DatagramPort extends Closeable {
     /** The endpoint for the READY line. */
@@ -57,10 +57,11 @@ public interface DatagramPort extends Closeable {
     }
 
     /**
-     * A valid MARK of messages of messageSize bytes is about to be answered: a port whose stream
-     * needs it (ZeroMQ's high-water mark, 4.8) sets itself up for them.
+     * A valid MARK of count messages of messageSize bytes is about to be answered: a port whose
+     * stream needs it (ZeroMQ's high-water mark, 4.8; Redis's batches and credits, 4.10) sets
+     * itself up for them.
      */
-    default void streamStarts(int messageSize) throws IOException {}
+    default void streamStarts(int messageSize, long count) throws IOException {}
 
     /**
      * Copies the message just received, which did not fit, into the larger dst; only a port
@@ -77,6 +78,11 @@ public interface DatagramPort extends Closeable {
      * reply-to (4.7), rejected as a malformed frame is. Null: it can be.
      */
     default String answerProblem() {
+        return null;
+    }
+
+    /** The server a responder is a client of, for READY's {@code broker} (Redis, 4.10), or null. */
+    default String broker() {
         return null;
     }
 

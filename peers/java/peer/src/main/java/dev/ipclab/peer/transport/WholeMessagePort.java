@@ -1,6 +1,9 @@
 package dev.ipclab.peer.transport;
 
 import dev.ipclab.peer.frame.Frame;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * What the ports over a library that holds each message whole share (a broker's queue, 4.7;
@@ -41,6 +44,31 @@ abstract class WholeMessagePort implements DatagramPort {
     @Override
     public final int firstCapacity() {
         return FIRST_CAPACITY;
+    }
+
+    /**
+     * A receive with no stream message due; a port whose stream messages come apart from its
+     * frames (ZeroMQ's, NNG's PULL; Redis's batches) implements {@link #receive(ByteBuffer,
+     * boolean)}, one that cannot tell them apart (a broker's queue) this.
+     */
+    @Override
+    public int receive(ByteBuffer dst) throws IOException {
+        return receive(dst, false);
+    }
+
+    /**
+     * A message the library holds (ZeroMQ's, NNG's) into dst from 0 when it fits, so that the
+     * server grows its buffer ({@link #receiveAgain}) when it does not.
+     *
+     * @return its size either way
+     */
+    static int copy(MemorySegment message, ByteBuffer dst, Segments segments) {
+        long size = message.byteSize();
+        if (size > dst.capacity()) {
+            return (int) Math.min(size, Integer.MAX_VALUE);
+        }
+        MemorySegment.copy(message, 0, segments.of(dst.clear()), 0, size);
+        return (int) size;
     }
 
     /** One key for every client: END_ACK counts since the previous END of any client (4.7, 4.8). */

@@ -4,9 +4,7 @@ import dev.ipclab.peer.frame.Frame;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -24,56 +22,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * library never allocates for a message larger than this side takes.
  */
 public final class ZeroMq {
-    private static final String TCP = "tcp://";
-    private static final String IPC = "ipc://";
-    private static final String STREAM_SUFFIX = ".stream";
     /** A native byte of which a send takes none: the empty answer. */
     private static final MemorySegment EMPTY = java.lang.foreign.Arena.global().allocate(1);
 
     private ZeroMq() {}
 
-    /** The two sockets' addresses: requests (REP) and stream (PULL). */
-    record Sockets(String requests, String stream) {}
-
-    /**
-     * A client's zmq-tcp endpoint, READY's {@code tcp://HOST:P1,tcp://HOST:P2}.
-     *
-     * @throws IllegalArgumentException if it is not of that form
-     */
-    public static void checkTcp(String endpoint, boolean drive) {
-        if (!drive) {
-            Endpoints.hostPort(endpoint);
-        } else {
-            tcpSockets(endpoint);
-        }
-    }
-
-    private static Sockets tcpSockets(String endpoint) {
-        String[] parts = endpoint.split(",", -1);
-        String form = "a zmq-tcp client's endpoint is tcp://HOST:PORT,tcp://HOST:PORT, got '"
-                + endpoint + "'";
-        if (parts.length != 2) {
-            throw new IllegalArgumentException(form);
-        }
-        for (String part : parts) {
-            if (!part.startsWith(TCP) || Endpoints.hostPort(part.substring(TCP.length())).port() == 0) {
-                throw new IllegalArgumentException(form);
-            }
-        }
-        return new Sockets(parts[0], parts[1]);
-    }
-
-    private static Sockets ipcSockets(String path) {
-        return new Sockets(IPC + path, IPC + path + STREAM_SUFFIX);
-    }
-
     /** zmq-tcp's server: binds HOST:PORT (port 0: the library's choice) and a second port. */
     public static DatagramPort bindTcp(String endpoint) throws IOException {
         Endpoints.HostPort at = Endpoints.hostPort(endpoint);
-        String host = at.host().contains(":") ? "[" + at.host() + "]" : at.host();
+        String prefix = SocketPair.tcpPrefix(at);
         return Port.open(List.of(), (requests, stream) -> {
-            requests.bind(TCP + host + ":" + (at.port() == 0 ? "*" : Integer.toString(at.port())));
-            stream.bind(TCP + host + ":*");
+            requests.bind(prefix + (at.port() == 0 ? "*" : Integer.toString(at.port())));
+            stream.bind(prefix + "*");
             return requests.lastEndpoint() + "," + stream.lastEndpoint();
         });
     }
@@ -84,13 +44,8 @@ public final class ZeroMq {
      */
     public static DatagramPort bindIpc(String endpoint) throws IOException {
         String path = Endpoints.path(endpoint);
-        List<Path> files = List.of(Path.of(path), Path.of(path + STREAM_SUFFIX));
-        for (Path file : files) {
-            if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-                throw new FileAlreadyExistsException(file.toString(), null, "path exists");
-            }
-        }
-        Sockets sockets = ipcSockets(path);
+        List<Path> files = SocketPair.ipcFiles(path);
+        SocketPair sockets = SocketPair.ipc(path);
         return Port.open(files, (requests, stream) -> {
             requests.bind(sockets.requests());
             ownerOnly(files.get(0));
@@ -113,7 +68,8 @@ public final class ZeroMq {
      */
     public static ClientLink connect(String endpoint, boolean ipc, long ioTimeoutNanos,
             long largestAnswer, int messageSize) throws IOException {
-        Sockets sockets = ipc ? ipcSockets(Endpoints.path(endpoint)) : tcpSockets(endpoint);
+        SocketPair sockets = ipc ? SocketPair.ipc(Endpoints.path(endpoint))
+                : SocketPair.tcp(endpoint);
         return new Link(sockets, ioTimeoutNanos, largestAnswer, messageSize);
     }
 
@@ -173,26 +129,9 @@ public final class ZeroMq {
             } catch (IOException | RuntimeException e) {
                 made.forEach(Zmq.Socket::close);
                 context.close();
-                removeFiles(files, e);
+                SocketPair.remove(files, e);
                 throw e;
             }
-        }
-
-        private static void removeFiles(List<Path> files, Throwable failure) {
-            for (Path file : files) {
-                try {
-                    Files.deleteIfExists(file);
-                } catch (IOException e) {
-                    if (failure != null) {
-                        failure.addSuppressed(e);
-                    }
-                }
-            }
-        }
-
-        @Override
-        public int receive(ByteBuffer dst) throws IOException {
-            return receive(dst, false);
         }
 
         @Override
@@ -237,14 +176,8 @@ public final class ZeroMq {
             }
         }
 
-        /** The message into dst from 0 when it fits; its size either way. */
         private int copy(ByteBuffer dst) {
-            long size = message.size();
-            if (size > dst.capacity()) {
-                return (int) Math.min(size, Integer.MAX_VALUE);
-            }
-            MemorySegment.copy(message.data(), 0, segments.of(dst.clear()), 0, size);
-            return (int) size;
+            return copy(message.data(), dst, segments);
         }
 
         @Override
@@ -276,11 +209,11 @@ public final class ZeroMq {
 
         /** The stream socket's high-water mark for this stream, set before its MARK_ACK goes. */
         @Override
-        public void streamStarts(int messageSize) throws IOException {
+        public void streamStarts(int messageSize, long count) throws IOException {
             using.lock();
             try {
                 checkOpen();
-                stream.set(Zmq.RCVHWM, Zmq.streamHwm(messageSize));
+                stream.set(Zmq.RCVHWM, LibraryLimits.streamWindow(messageSize));
             } finally {
                 using.unlock();
             }
@@ -307,7 +240,7 @@ public final class ZeroMq {
             open = false;
             context.shutdown();
             IOException failure = new IOException("cannot remove the ipc socket files");
-            removeFiles(files, failure);
+            SocketPair.remove(files, failure);
             try {
                 if (using.tryLock(2, TimeUnit.SECONDS)) {
                     try {
@@ -343,16 +276,16 @@ public final class ZeroMq {
     private static final class Link implements ClientLink {
         private final Zmq.Context context;
         private final Zmq.Socket req;
-        private final Sockets sockets;
+        private final SocketPair sockets;
         private final int timeoutMillis;
         private final int messageSize;
         private final Segments segments = new Segments();
         private Zmq.Socket push;
 
-        Link(Sockets sockets, long ioTimeoutNanos, long largestAnswer, int messageSize)
+        Link(SocketPair sockets, long ioTimeoutNanos, long largestAnswer, int messageSize)
                 throws IOException {
             this.sockets = sockets;
-            this.timeoutMillis = Math.max(1, Zmq.timeoutMillis(ioTimeoutNanos));
+            this.timeoutMillis = Math.max(1, LibraryLimits.millis(ioTimeoutNanos));
             this.messageSize = messageSize;
             this.context = new Zmq.Context();
             Zmq.Socket socket = null;
@@ -392,7 +325,7 @@ public final class ZeroMq {
             Zmq.Socket socket = new Zmq.Socket(context, Zmq.PUSH);
             try {
                 socket.setMaxMessage(Frame.MAX_PAYLOAD);
-                socket.set(Zmq.SNDHWM, Zmq.streamHwm(messageSize));
+                socket.set(Zmq.SNDHWM, LibraryLimits.streamWindow(messageSize));
                 socket.set(Zmq.SNDTIMEO, timeoutMillis);
                 socket.connect(sockets.stream());
             } catch (IOException | RuntimeException e) {

@@ -13,7 +13,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
-import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.VarHandle;
 
@@ -45,17 +44,12 @@ public final class Zmq {
     /** ZMQ_HAUSNUMERO + 53: the context was shut down ({@link Context#shutdown}). */
     static final int ETERM = 156_384_712 + 53;
 
-    /** The libraries' default high-water mark, and a stream's budget per side (4.8). */
-    private static final long HWM_DEFAULT = 1000;
-    private static final long HWM_BUDGET = 64L << 20;
-
-    private static final String SONAME = "libzmq.so.5";
-
     private Zmq() {}
 
     /** The downcall handles, made at the first ZeroMQ call; null handles if libzmq is missing. */
     private static final class Lib {
-        static final String PROBLEM;
+        static final SharedLibrary ZMQ = SharedLibrary.load("libzmq", "libzmq.so.5",
+                "install the Debian package libzmq5: make setup");
         static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
         static final VarHandle ERRNO =
                 CALL_STATE.varHandle(MemoryLayout.PathElement.groupElement("errno"));
@@ -70,104 +64,64 @@ public final class Zmq {
         /** zmq_msg_t: 64 opaque bytes, pointer-aligned. */
         static final MemoryLayout MSG = MemoryLayout.sequenceLayout(8, JAVA_LONG);
 
-        static final MethodHandle CTX_NEW;
-        static final MethodHandle CTX_SHUTDOWN;
-        static final MethodHandle CTX_TERM;
-        static final MethodHandle SOCKET;
-        static final MethodHandle CLOSE;
-        static final MethodHandle SETSOCKOPT;
-        static final MethodHandle GETSOCKOPT;
-        static final MethodHandle BIND;
-        static final MethodHandle CONNECT;
-        static final MethodHandle SEND;
-        static final MethodHandle RECV;
-        static final MethodHandle POLL;
-        static final MethodHandle MSG_INIT;
-        static final MethodHandle MSG_RECV;
-        static final MethodHandle MSG_DATA;
-        static final MethodHandle MSG_SIZE;
-        static final MethodHandle MSG_CLOSE;
-        static final MethodHandle STRERROR;
-        static final String VERSION;
+        static final MethodHandle CTX_NEW = ZMQ.function("zmq_ctx_new",
+                FunctionDescriptor.of(ADDRESS));
+        static final MethodHandle CTX_SHUTDOWN = ZMQ.function("zmq_ctx_shutdown",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        static final MethodHandle CTX_TERM = ZMQ.function("zmq_ctx_term",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        static final MethodHandle SOCKET = ZMQ.functionWithErrno("zmq_socket",
+                FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+        static final MethodHandle CLOSE = ZMQ.function("zmq_close",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        static final MethodHandle SETSOCKOPT = ZMQ.functionWithErrno("zmq_setsockopt",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG));
+        static final MethodHandle GETSOCKOPT = ZMQ.functionWithErrno("zmq_getsockopt",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle BIND = ZMQ.functionWithErrno("zmq_bind",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle CONNECT = ZMQ.functionWithErrno("zmq_connect",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        static final MethodHandle SEND = ZMQ.functionWithErrno("zmq_send",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+        static final MethodHandle RECV = ZMQ.functionWithErrno("zmq_recv",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+        static final MethodHandle POLL = ZMQ.functionWithErrno("zmq_poll",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
+        static final MethodHandle MSG_INIT = ZMQ.function("zmq_msg_init",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        static final MethodHandle MSG_RECV = ZMQ.functionWithErrno("zmq_msg_recv",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+        static final MethodHandle MSG_DATA = ZMQ.function("zmq_msg_data",
+                FunctionDescriptor.of(ADDRESS, ADDRESS));
+        static final MethodHandle MSG_SIZE = ZMQ.function("zmq_msg_size",
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+        static final MethodHandle MSG_CLOSE = ZMQ.function("zmq_msg_close",
+                FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        static final MethodHandle STRERROR = ZMQ.function("zmq_strerror",
+                FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        static final String VERSION = version(ZMQ.function("zmq_version",
+                FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS)));
 
-        static {
-            String problem = null;
-            MethodHandle[] h = new MethodHandle[18];
-            String version = null;
-            try {
-                SymbolLookup zmq = SymbolLookup.libraryLookup(SONAME, Arena.global());
-                Linker linker = Linker.nativeLinker();
-                Linker.Option errno = Linker.Option.captureCallState("errno");
-                Handles make = (name, descriptor, capture) -> capture
-                        ? linker.downcallHandle(zmq.findOrThrow(name), descriptor, errno)
-                        : linker.downcallHandle(zmq.findOrThrow(name), descriptor);
-                h[0] = make.of("zmq_ctx_new", FunctionDescriptor.of(ADDRESS), false);
-                h[1] = make.of("zmq_ctx_shutdown", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-                h[2] = make.of("zmq_ctx_term", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-                h[3] = make.of("zmq_socket", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), true);
-                h[4] = make.of("zmq_close", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-                h[5] = make.of("zmq_setsockopt",
-                        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG), true);
-                h[6] = make.of("zmq_getsockopt",
-                        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS), true);
-                h[7] = make.of("zmq_bind", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
-                h[8] = make.of("zmq_connect", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
-                h[9] = make.of("zmq_send",
-                        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT), true);
-                h[10] = make.of("zmq_recv",
-                        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT), true);
-                h[11] = make.of("zmq_poll",
-                        FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG), true);
-                h[12] = make.of("zmq_msg_init", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-                h[13] = make.of("zmq_msg_recv",
-                        FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT), true);
-                h[14] = make.of("zmq_msg_data", FunctionDescriptor.of(ADDRESS, ADDRESS), false);
-                h[15] = make.of("zmq_msg_size", FunctionDescriptor.of(JAVA_LONG, ADDRESS), false);
-                h[16] = make.of("zmq_msg_close", FunctionDescriptor.of(JAVA_INT, ADDRESS), false);
-                h[17] = make.of("zmq_strerror", FunctionDescriptor.of(ADDRESS, JAVA_INT), false);
-                MethodHandle zmqVersion = make.of("zmq_version",
-                        FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS), false);
-                try (Arena arena = Arena.ofConfined()) {
-                    MemorySegment v = arena.allocate(JAVA_INT, 3);
-                    zmqVersion.invokeExact(v, v.asSlice(4), v.asSlice(8));
-                    version = "libzmq " + v.getAtIndex(JAVA_INT, 0) + "."
-                            + v.getAtIndex(JAVA_INT, 1) + "." + v.getAtIndex(JAVA_INT, 2);
-                }
-            } catch (Throwable e) { // IllegalArgumentException: no such library or symbol
-                problem = "libzmq (" + SONAME + ") cannot be loaded: " + e.getMessage()
-                        + " (install the Debian package libzmq5: make setup)";
-                java.util.Arrays.fill(h, null);
+        /** {@code "libzmq 4.3.4"} from zmq_version's three ints; null without the library. */
+        private static String version(MethodHandle zmqVersion) {
+            if (zmqVersion == null) {
+                return null;
             }
-            PROBLEM = problem;
-            VERSION = version;
-            CTX_NEW = h[0];
-            CTX_SHUTDOWN = h[1];
-            CTX_TERM = h[2];
-            SOCKET = h[3];
-            CLOSE = h[4];
-            SETSOCKOPT = h[5];
-            GETSOCKOPT = h[6];
-            BIND = h[7];
-            CONNECT = h[8];
-            SEND = h[9];
-            RECV = h[10];
-            POLL = h[11];
-            MSG_INIT = h[12];
-            MSG_RECV = h[13];
-            MSG_DATA = h[14];
-            MSG_SIZE = h[15];
-            MSG_CLOSE = h[16];
-            STRERROR = h[17];
-        }
-
-        private interface Handles {
-            MethodHandle of(String name, FunctionDescriptor descriptor, boolean captureErrno);
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment v = arena.allocate(JAVA_INT, 3);
+                zmqVersion.invokeExact(v, v.asSlice(4), v.asSlice(8));
+                return "libzmq " + v.getAtIndex(JAVA_INT, 0) + "." + v.getAtIndex(JAVA_INT, 1)
+                        + "." + v.getAtIndex(JAVA_INT, 2);
+            } catch (Throwable e) {
+                throw unexpected(e);
+            }
         }
     }
 
     /** Why ZeroMQ cannot run in this process, or null when libzmq is loaded. */
     public static String problem() {
-        return Lib.PROBLEM;
+        return Lib.ZMQ.problem();
     }
 
     /** {@code "libzmq 4.3.4"}: the library this process runs (capabilities' {@code library}). */
@@ -175,24 +129,9 @@ public final class Zmq {
         return Lib.VERSION;
     }
 
-    /**
-     * The stream's high-water mark for messages of size bytes (4.8): min(1000, max(1, 64 MiB /
-     * size)) messages, so that each side queues about 64 MiB at most.
-     */
-    static int streamHwm(long size) {
-        long n = size <= 0 ? HWM_DEFAULT : HWM_BUDGET / size;
-        return (int) Math.max(1, Math.min(HWM_DEFAULT, n));
-    }
-
-    /** --io-timeout in whole milliseconds, rounded up, as a socket option takes it. */
-    static int timeoutMillis(long nanos) {
-        long ms = (nanos + 999_999) / 1_000_000;
-        return (int) Math.min(ms, 2_000_000_000L);
-    }
-
     private static void loaded() throws IOException {
-        if (Lib.PROBLEM != null) {
-            throw new IOException(Lib.PROBLEM);
+        if (problem() != null) {
+            throw new IOException(problem());
         }
     }
 
@@ -207,7 +146,7 @@ public final class Zmq {
     private static String strerror(int errno) {
         try {
             // A static string of the library's: read up to its NUL, never written.
-            return ((MemorySegment) Lib.STRERROR.invokeExact(errno)).reinterpret(4096).getString(0);
+            return SharedLibrary.string((MemorySegment) Lib.STRERROR.invokeExact(errno));
         } catch (Throwable e) {
             return "errno " + errno;
         }
