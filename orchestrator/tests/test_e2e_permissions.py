@@ -16,11 +16,13 @@ from ipclab.execute.probe import load_catalog
 
 pytestmark = pytest.mark.e2e
 CATALOG = load_catalog()
-# A broker's responder listens nowhere and makes nothing: the broker it connects to is the
-# orchestrator's, started on 127.0.0.1 in a 0700 directory (test_broker.py).
+# A broker's or Redis responder listens nowhere and makes nothing: the server it connects to is
+# the orchestrator's, started on 127.0.0.1 in a 0700 directory (test_broker.py,
+# test_redis_server.py).
 SERVED = [(lang, mech) for lang, l in CATALOG.languages.items()
           for mech in l.mechanisms if l.supports(mech, "serve")
-          and not CATALOG.mechanism(mech).inprocess and CATALOG.mechanism(mech).endpoint != "broker"]
+          and not CATALOG.mechanism(mech).inprocess
+          and not CATALOG.mechanism(mech).endpoint.startswith(("broker", "redis"))]
 LOOPBACK = {"0100007F", "00000000000000000000000001000000",  # 127.0.0.1, ::1 in /proc/net
             "0000000000000000FFFF00000100007F"}                        # and ::ffff:127.0.0.1
 SYSV_TABLES = ("/proc/sysvipc/msg", "/proc/sysvipc/shm", "/proc/sysvipc/sem")
