@@ -136,8 +136,12 @@ test-sanitize:
 
 # Every fuzz target for FUZZ_SECONDS each (scripts/fuzz): executions, coverage, corpus, crashes.
 # `make test` only replays the committed corpora.
-fuzz: setup
+fuzz: setup $(STAMPS)/fuzz-tools
 	scripts/fuzz
+
+$(STAMPS)/fuzz-tools: scripts/setup-system
+	scripts/setup-system fuzz
+	@mkdir -p $(STAMPS) && touch $@
 
 # Speed targets are checked here, by numbers printed, never by timed assertions in tests.
 bench: build
