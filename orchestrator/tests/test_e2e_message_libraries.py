@@ -1,6 +1,8 @@
 """End to end for the message libraries, ZeroMQ (PROTOCOL.md 4.8), NNG (4.9) and Redis (4.10),
-through the runner, one test over their mechanisms: every pair of the languages that have the
-mechanism, rr and a stream, few round trips and small sizes, each side's library recorded; a
+through the runner, one test over their mechanisms: each language that has the mechanism once as
+client and once as server (test_e2e.py's rotation: every pair would triple the time and run no
+code these three do not), rr and a stream, few round trips and small sizes, each side's library
+recorded; a
 response corrupted in flight failing its case; no socket file left in the case directories and
 no Redis server once the round is over; and short, which none carries, said per case. Redis's
 own server is in test_e2e_redis.py."""
@@ -29,34 +31,35 @@ FAMILIES = {"nng": ({"cpp", "java", "python"}, "nng"), "zmq": ({"cpp", "java", "
             "redis": ({"cpp", "java", "python"}, ("redis", "jedis"))}
 
 
-def run_leaving_no_socket(catalog, raw):
-    """The scenario's cases, one round each; asserts no FIFO or socket is left in the run's
+def run_leaving_no_socket(catalog, raw, pairs):
+    """The scenario's cases between `pairs` (client, server), one round each; asserts no FIFO or socket is left in the run's
     workspace once they are done (a server removes its ipc files) and no Redis server outlived
     its round, then returns the outcomes."""
     scenario = build_scenario(raw, "t", catalog, {}, "t")
     with Workspace() as ws:
         runner = Runner(scenario, catalog, ws)
-        outcomes = [runner.run(case) for case in matrix.expand(scenario, catalog)]
+        outcomes = [runner.run(case) for case in matrix.expand(scenario, catalog)
+                    if (case.client, case.server) in pairs]
         assert leaks.special_files(ws.path) == []
         assert redis_servers_of(os.getpid()) == [], "a Redis server outlived its round"
     return outcomes
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
-def test_every_pair_round_trips_and_streams(mechanism, seed):
+def test_each_language_round_trips_and_streams_both_ways(mechanism, seed):
     required, word = FAMILIES[mechanism.split("-")[0]]
     langs = offered(mechanism)
     assert required <= set(langs)
+    pairs = set(rotation(langs))
     for pattern, sizes in (("rr", {"request_size": ["16", "64KiB"], "response_size": ["16"]}),
                            ("stream", {"message_size": ["1KiB"]})):
         outcomes = run_leaving_no_socket(load_catalog(), {
             "matrix": {"mechanism": [mechanism], "client": langs, "server": langs,
                        "pattern": [pattern], "placement": ["unpinned"], **sizes},
             "run": {"iterations": 50, "warmup": 5, "messages": 500, "windows": 5,
-                    "seed": seed}})
+                    "seed": seed}}, pairs)
         assert [(o.case.label, o.status, o.reason) for o in outcomes if o.status != "ok"] == []
-        assert {(o.case.client, o.case.server) for o in outcomes} == \
-            {(c, s) for c in langs for s in langs}
+        assert {(o.case.client, o.case.server) for o in outcomes} == pairs
         recorded = [(o.case.label, o.libraries) for o in outcomes]  # each side's library version
         words = word if isinstance(word, tuple) else (word,)
         assert all(any(w in got["client_library"] for w in words)

@@ -1,8 +1,8 @@
 """End to end for Redis (PROTOCOL.md 4.10) through the runner and the CLI, what is Redis's own
-(every pair round tripping and streaming through the server ipclab starts per round, and a
-corrupted response failing its case, are in test_e2e_message_libraries.py): a server the scenario
-names used and left running; a killed server failing its case with the reason; Ctrl-C leaving no
-server; nothing for `ipclab leaks` after."""
+(each language round tripping and streaming both ways through the server ipclab starts per
+round, and a corrupted response failing its case, are in test_e2e_message_libraries.py): a
+server the scenario names used and left running; a killed server failing its case with the
+reason; Ctrl-C leaving no server; nothing for `ipclab leaks` after."""
 import os
 import random
 import signal
