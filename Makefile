@@ -13,7 +13,7 @@ STAMPS    := .build
 FLOOR_BIN := bench/floor/build/ipclab-floor
 PEERS     := $(notdir $(patsubst %/peer.toml,%,$(wildcard peers/*/peer.toml)))
 SCENARIO  ?= scenarios/quick.toml
-ORCH_SHARDS := 1 2
+ORCH_SHARDS := 1 2 3
 # scripts/isolated, when `make test` runs the suites at once
 ISOLATE   :=
 
@@ -63,12 +63,13 @@ FORCE:
 
 # Every suite after the build, in two tiers: `make test-fast` runs the orchestrator's unit tests
 # (those not marked e2e: no scenario of real peers) and every peer's own suite; `make test` adds
-# the orchestrator's end-to-end tests, dealt into two shards. Where scripts/isolated can give each
-# suite kernel IPC objects of its own (as root), a tier's suites run at once: the orchestrator's
-# runs sweep the tagged objects they see and its kernel tests check that none is left, and each
-# suite's own checks of what it made must not meet another's objects either. Elsewhere the
-# orchestrator's suite runs first and alone, then the peers' side by side. -O prints each suite's
-# output in one piece.
+# the orchestrator's end-to-end tests, dealt into three shards (a shard waits on its peers about
+# a third of its time: two left the second CPU idle once the other suites were done). Where
+# scripts/isolated can give each suite kernel IPC objects of its own (as root), a tier's suites
+# run at once: the orchestrator's runs sweep the tagged objects they see and its kernel tests
+# check that none is left, and each suite's own checks of what it made must not meet another's
+# objects either. Elsewhere the orchestrator's suite runs first and alone, then the peers' side
+# by side. -O prints each suite's output in one piece.
 PEER_SUITES := $(addprefix peer-suite-,$(PEERS))
 E2E_SHARDS  := $(addprefix orchestrator-shard-,$(ORCH_SHARDS))
 
