@@ -1,5 +1,7 @@
-// Test helpers: the protocol vectors, hex, temporary directories, and running ipclab-peer as a
-// subprocess the way the orchestrator does (stdin pipe held open, READY read from stdout).
+// Test helpers: the protocol vectors, hex, temporary directories (support.cpp), running
+// ipclab-peer as a subprocess the way the orchestrator does (stdin pipe held open, READY read
+// from stdout; support_process.cpp), and loopback sockets, pipes and endpoints
+// (support_sockets.cpp).
 #pragma once
 
 #include <sys/types.h>

@@ -195,7 +195,7 @@ def test_children_end_with_the_server_however_it_ends(model, how, workdir):
 
 @pytest.mark.parametrize("args,message", [
     (["--connections", "3"], "--connections is used only with --server-model"),
-    # --backlog is the rr server's too since contract 6 (test_conditions.py).
+    # --backlog is the rr server's too since contract 6 (test_connection_conditions.py).
     (["--workers", "3"], "--workers is used only with --server-model"),
     (["--server-model", "thread", "--phases-file", "x"], "missing required flag --connections"),
     (["--server-model", "thread", "--connections", "1", "--phases-file", "x", "--workers", "0"],

@@ -75,7 +75,7 @@ public final class ZeroMq {
 
     private interface Binding {
         /** Binds both sockets; returns READY's endpoint. */
-        String bind(Zmq.Socket requests, Zmq.Socket stream) throws IOException;
+        String bind(ZmqNative.Socket requests, ZmqNative.Socket stream) throws IOException;
     }
 
     /**
@@ -90,10 +90,10 @@ public final class ZeroMq {
      */
     private static final class Port extends WholeMessagePort {
         private final Zmq.Context context;
-        private final Zmq.Socket requests;
-        private final Zmq.Socket stream;
-        private final Zmq.Message message;
-        private final Zmq.Poll poll;
+        private final ZmqNative.Socket requests;
+        private final ZmqNative.Socket stream;
+        private final ZmqNative.Message message;
+        private final ZmqNative.Poll poll;
         private final List<Path> files;
         private final Segments segments = new Segments();
         /** Held around every call on the sockets; close() takes it to release them. */
@@ -103,31 +103,31 @@ public final class ZeroMq {
         private volatile boolean open = true;
         private boolean released;
 
-        private Port(Zmq.Context context, Zmq.Socket requests, Zmq.Socket stream, List<Path> files,
-                String endpoint) {
+        private Port(Zmq.Context context, ZmqNative.Socket requests, ZmqNative.Socket stream,
+                List<Path> files, String endpoint) {
             super(endpoint);
             this.context = context;
             this.requests = requests;
             this.stream = stream;
             this.files = files;
-            this.message = new Zmq.Message();
-            this.poll = new Zmq.Poll(requests, stream);
+            this.message = new ZmqNative.Message();
+            this.poll = new ZmqNative.Poll(requests, stream);
         }
 
         static Port open(List<Path> files, Binding binding) throws IOException {
             Zmq.Context context = new Zmq.Context();
-            List<Zmq.Socket> made = new ArrayList<>();
+            List<ZmqNative.Socket> made = new ArrayList<>();
             try {
-                Zmq.Socket requests = new Zmq.Socket(context, Zmq.REP);
+                ZmqNative.Socket requests = new ZmqNative.Socket(context, Zmq.REP);
                 made.add(requests);
-                Zmq.Socket stream = new Zmq.Socket(context, Zmq.PULL);
+                ZmqNative.Socket stream = new ZmqNative.Socket(context, Zmq.PULL);
                 made.add(stream);
                 requests.setMaxMessage(Frame.HEADER_SIZE + (long) Frame.MAX_PAYLOAD);
                 stream.setMaxMessage(Frame.MAX_PAYLOAD);
                 String endpoint = binding.bind(requests, stream);
                 return new Port(context, requests, stream, files, endpoint);
             } catch (IOException | RuntimeException e) {
-                made.forEach(Zmq.Socket::close);
+                made.forEach(ZmqNative.Socket::close);
                 context.close();
                 SocketPair.remove(files, e);
                 throw e;
@@ -275,12 +275,12 @@ public final class ZeroMq {
      */
     private static final class Link implements ClientLink {
         private final Zmq.Context context;
-        private final Zmq.Socket req;
+        private final ZmqNative.Socket req;
         private final SocketPair sockets;
         private final int timeoutMillis;
         private final int messageSize;
         private final Segments segments = new Segments();
-        private Zmq.Socket push;
+        private ZmqNative.Socket push;
 
         Link(SocketPair sockets, long ioTimeoutNanos, long largestAnswer, int messageSize)
                 throws IOException {
@@ -288,9 +288,9 @@ public final class ZeroMq {
             this.timeoutMillis = Math.max(1, LibraryLimits.millis(ioTimeoutNanos));
             this.messageSize = messageSize;
             this.context = new Zmq.Context();
-            Zmq.Socket socket = null;
+            ZmqNative.Socket socket = null;
             try {
-                socket = new Zmq.Socket(context, Zmq.REQ);
+                socket = new ZmqNative.Socket(context, Zmq.REQ);
                 socket.setMaxMessage(largestAnswer);
                 socket.set(Zmq.RCVTIMEO, timeoutMillis);
                 socket.set(Zmq.SNDTIMEO, timeoutMillis);
@@ -322,7 +322,7 @@ public final class ZeroMq {
         }
 
         private void connectPush() throws IOException {
-            Zmq.Socket socket = new Zmq.Socket(context, Zmq.PUSH);
+            ZmqNative.Socket socket = new ZmqNative.Socket(context, Zmq.PUSH);
             try {
                 socket.setMaxMessage(Frame.MAX_PAYLOAD);
                 socket.set(Zmq.SNDHWM, LibraryLimits.streamWindow(messageSize));

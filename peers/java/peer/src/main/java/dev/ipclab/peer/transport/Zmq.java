@@ -22,7 +22,8 @@ import java.lang.invoke.VarHandle;
  * ZMTP wire as the other peers (PROTOCOL.md 4.8). A context and sockets that close themselves,
  * the options the contract states, and libzmq's errors as IOExceptions (EAGAIN, a send or receive
  * past its timeout: {@link ReceiveTimeoutException}). Loaded at the first ZeroMQ call: without
- * the library only the ZeroMQ rows are unavailable ({@link #problem()}).
+ * the library only the ZeroMQ rows are unavailable ({@link #problem()}). Here: the library, its
+ * constants, its context and its failure; the socket, message and poll are {@link ZmqNative}'s.
  */
 public final class Zmq {
     static final int REQ = 3;
@@ -38,16 +39,13 @@ public final class Zmq {
     static final int SNDTIMEO = 28;
     static final int LAST_ENDPOINT = 32;
 
-    private static final short POLLIN = 1;
-    private static final int EINTR = 4;
-    private static final int EAGAIN = 11;
     /** ZMQ_HAUSNUMERO + 53: the context was shut down ({@link Context#shutdown}). */
     static final int ETERM = 156_384_712 + 53;
 
     private Zmq() {}
 
     /** The downcall handles, made at the first ZeroMQ call; null handles if libzmq is missing. */
-    private static final class Lib {
+    static final class Lib {
         static final SharedLibrary ZMQ = SharedLibrary.load("libzmq", "libzmq.so.5",
                 "install the Debian package libzmq5: make setup");
         static final StructLayout CALL_STATE = Linker.Option.captureStateLayout();
@@ -135,93 +133,6 @@ public final class Zmq {
         }
     }
 
-    /** A failure of what with libzmq's errno: EAGAIN is a timeout, anything else io. */
-    private static IOException failure(String what, int errno) {
-        if (errno == EAGAIN) {
-            return new ReceiveTimeoutException(what + ": nothing within --io-timeout");
-        }
-        return new ZmqException(what + ": " + strerror(errno), errno);
-    }
-
-    private static String strerror(int errno) {
-        try {
-            // A static string of the library's: read up to its NUL, never written.
-            return SharedLibrary.string((MemorySegment) Lib.STRERROR.invokeExact(errno));
-        } catch (Throwable e) {
-            return "errno " + errno;
-        }
-    }
-
-    /** A downcall that returns an int (its result, or negative with errno set). */
-    @FunctionalInterface
-    private interface IntCall {
-        int invoke() throws Throwable;
-    }
-
-    /**
-     * What a socket, a message and a poll share: the memory they hold for the library, freed on
-     * {@link #close}, and the errno their calls capture into it.
-     */
-    private abstract static class Native implements AutoCloseable {
-        final Arena arena = Arena.ofShared();
-        final MemorySegment state = arena.allocate(Lib.CALL_STATE);
-        private boolean closed;
-
-        final int errno() {
-            return (int) Lib.ERRNO.get(state, 0L);
-        }
-
-        /** One call that returns 0, or not with errno set: then what's failure. */
-        final void call(String what, IntCall call) throws IOException {
-            int rc;
-            try {
-                rc = call.invoke();
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
-            if (rc != 0) {
-                throw failure(what, errno());
-            }
-        }
-
-        /** A call retried while it fails with EINTR; its result, or what's failure. */
-        final int retried(String what, IntCall call) throws IOException {
-            try {
-                int rc;
-                while ((rc = call.invoke()) < 0) {
-                    int errno = errno();
-                    if (errno != EINTR) {
-                        throw failure(what, errno);
-                    }
-                }
-                return rc;
-            } catch (IOException e) {
-                throw e;
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
-        }
-
-        /** The library's release of what this holds, before its memory is freed. */
-        abstract void release() throws Throwable;
-
-        /** Once: {@link #release} then the memory. */
-        @Override
-        public final void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            try {
-                release();
-            } catch (Throwable e) {
-                throw unexpected(e);
-            } finally {
-                arena.close();
-            }
-        }
-    }
-
     /** A libzmq failure that is not a timeout; {@link #terminated()} once the context is shut down. */
     public static final class ZmqException extends IOException {
         private static final long serialVersionUID = 1L;
@@ -240,7 +151,7 @@ public final class Zmq {
 
     /** A context (zmq_ctx_new): its sockets must be closed before {@link #close}. */
     static final class Context implements AutoCloseable {
-        private final MemorySegment handle;
+        final MemorySegment handle;
         private boolean closed;
 
         Context() throws IOException {
@@ -282,175 +193,5 @@ public final class Zmq {
                 throw unexpected(e);
             }
         }
-    }
-
-    /** A socket of one type with ZMQ_LINGER 0, used by one thread at a time. */
-    static final class Socket extends Native {
-        private final MemorySegment scratch = arena.allocate(JAVA_LONG, 2);
-        private final MemorySegment handle;
-
-        Socket(Context context, int type) throws IOException {
-            MemorySegment socket;
-            try {
-                socket = (MemorySegment) Lib.SOCKET.invokeExact(state, context.handle, type);
-            } catch (Throwable e) {
-                arena.close();
-                throw unexpected(e);
-            }
-            if (socket.equals(MemorySegment.NULL)) {
-                IOException failure = failure("zmq_socket", errno());
-                arena.close();
-                throw failure;
-            }
-            handle = socket;
-            set(LINGER, 0);
-        }
-
-        MemorySegment handle() {
-            return handle;
-        }
-
-        void set(int option, int value) throws IOException {
-            scratch.set(JAVA_INT, 0, value);
-            setOption(option, 4, "zmq_setsockopt " + option);
-        }
-
-        /** ZMQ_MAXMSGSIZE: a longer message makes libzmq drop the connection before allocating. */
-        void setMaxMessage(long bytes) throws IOException {
-            scratch.set(JAVA_LONG, 0, bytes);
-            setOption(MAXMSGSIZE, 8, "zmq_setsockopt ZMQ_MAXMSGSIZE");
-        }
-
-        private void setOption(int option, long size, String what) throws IOException {
-            call(what, () -> (int) Lib.SETSOCKOPT.invokeExact(state, handle, option, scratch, size));
-        }
-
-        void bind(String address) throws IOException {
-            addressCall(Lib.BIND, address, "bind " + address);
-        }
-
-        void connect(String address) throws IOException {
-            addressCall(Lib.CONNECT, address, "connect " + address);
-        }
-
-        private void addressCall(MethodHandle function, String address, String what)
-                throws IOException {
-            try (Arena local = Arena.ofConfined()) {
-                MemorySegment c = local.allocateFrom(address);
-                call(what, () -> (int) function.invokeExact(state, handle, c));
-            }
-        }
-
-        /** ZMQ_LAST_ENDPOINT: the address the last bind got ({@code tcp://127.0.0.1:40123}). */
-        String lastEndpoint() throws IOException {
-            try (Arena local = Arena.ofConfined()) {
-                MemorySegment buf = local.allocate(256);
-                MemorySegment len = local.allocate(JAVA_LONG);
-                len.set(JAVA_LONG, 0, buf.byteSize());
-                call("zmq_getsockopt ZMQ_LAST_ENDPOINT",
-                        () -> (int) Lib.GETSOCKOPT.invokeExact(state, handle, LAST_ENDPOINT, buf, len));
-                return buf.getString(0);
-            }
-        }
-
-        /** One whole message of the n bytes at data (EINTR retried). */
-        void send(MemorySegment data, long n, String what) throws IOException {
-            retried(what, () -> (int) Lib.SEND.invokeExact(state, handle, data, n, 0));
-        }
-
-        /**
-         * The next message, copied into buf as far as it fits (EINTR retried).
-         *
-         * @return the message's real size, which may exceed capacity
-         */
-        int receive(MemorySegment buf, long capacity, String what) throws IOException {
-            return retried(what, () -> (int) Lib.RECV.invokeExact(state, handle, buf, capacity, 0));
-        }
-
-        /** zmq_close, once; linger 0 drops whatever is unsent. */
-        @Override
-        void release() throws Throwable {
-            int ignored = (int) Lib.CLOSE.invokeExact(handle);
-        }
-    }
-
-    /** A received message, kept by libzmq until the next receive into it or {@link #close}. */
-    static final class Message extends Native {
-        private final MemorySegment msg = arena.allocate(Lib.MSG);
-
-        Message() {
-            try {
-                int ignored = (int) Lib.MSG_INIT.invokeExact(msg);
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
-        }
-
-        /** Receives the next message of socket in place of this one (EINTR retried). */
-        void receive(Socket socket, String what) throws IOException {
-            retried(what, () -> (int) Lib.MSG_RECV.invokeExact(state, msg, socket.handle, 0));
-        }
-
-        long size() {
-            try {
-                return (long) Lib.MSG_SIZE.invokeExact(msg);
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
-        }
-
-        /** The message's bytes, valid until the next receive into it. */
-        MemorySegment data() {
-            try {
-                MemorySegment data = (MemorySegment) Lib.MSG_DATA.invokeExact(msg);
-                return data.reinterpret(size());
-            } catch (Throwable e) {
-                throw unexpected(e);
-            }
-        }
-
-        @Override
-        void release() throws Throwable {
-            int ignored = (int) Lib.MSG_CLOSE.invokeExact(msg);
-        }
-    }
-
-    /** zmq_poll over two sockets for input, without a timeout. */
-    static final class Poll extends Native {
-        private final MemorySegment items = arena.allocate(Lib.POLL_ITEM, 2);
-
-        Poll(Socket first, Socket second) {
-            Socket[] sockets = {first, second};
-            for (int i = 0; i < 2; i++) {
-                MemorySegment item = items.asSlice(i * Lib.POLL_ITEM.byteSize(), Lib.POLL_ITEM);
-                item.set(ADDRESS, 0, sockets[i].handle);
-                item.set(JAVA_SHORT, Lib.EVENTS, POLLIN);
-            }
-        }
-
-        /**
-         * Waits until either socket has a message (EINTR retried).
-         *
-         * @return which have one: bit 0 the first socket, bit 1 the second
-         */
-        int waitReadable(String what) throws IOException {
-            while (true) {
-                retried(what, () -> (int) Lib.POLL.invokeExact(state, items, 2, -1L));
-                int readable = 0;
-                for (int i = 0; i < 2; i++) {
-                    if ((items.get(JAVA_SHORT, i * Lib.POLL_ITEM.byteSize() + Lib.REVENTS)
-                            & POLLIN) != 0) {
-                        readable |= 1 << i;
-                    }
-                }
-                if (readable != 0) {
-                    return readable;
-                }
-            }
-        }
-
-        /** Nothing of the library's: only the memory. */
-        @Override
-        void release() {}
     }
 }

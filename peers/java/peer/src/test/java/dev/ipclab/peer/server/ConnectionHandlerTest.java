@@ -1,5 +1,12 @@
 package dev.ipclab.peer.server;
 
+import static dev.ipclab.peer.server.HandlerFrames.SEED;
+import static dev.ipclab.peer.server.HandlerFrames.assertResponse;
+import static dev.ipclab.peer.server.HandlerFrames.end;
+import static dev.ipclab.peer.server.HandlerFrames.endAckCount;
+import static dev.ipclab.peer.server.HandlerFrames.mark;
+import static dev.ipclab.peer.server.HandlerFrames.payload;
+import static dev.ipclab.peer.server.HandlerFrames.request;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -7,31 +14,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ipclab.peer.frame.Frame;
-import dev.ipclab.peer.frame.OutgoingFrame;
 import dev.ipclab.peer.frame.Payload;
-import dev.ipclab.peer.frame.PeerException;
-import dev.ipclab.peer.frame.StreamAck;
-import dev.ipclab.peer.frame.StreamChecksum;
 import dev.ipclab.peer.frame.Vectors;
-import dev.ipclab.peer.transport.StreamConnection;
-import dev.ipclab.peer.transport.Udp;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.lang.management.BufferPoolMXBean;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+/**
+ * The connection handler over request-response frames: the malformed vectors and bad stream
+ * frames it rejects (allocating nothing for a claim), the requests it answers and the corrupted
+ * ones it counts until END, the buffer it grows, the flip fault. Streams of bare messages are in
+ * ConnectionHandlerStreamTest; the frames it is sent are HandlerFrames'.
+ */
 class ConnectionHandlerTest {
-    private static final long SEED = 1;
-
     static Stream<Arguments> malformedVectors() {
         return Vectors.list("malformed").stream().map(v -> Arguments.of(v.get("name").asText(), v));
     }
@@ -93,140 +96,6 @@ class ConnectionHandlerTest {
         assertEquals("", diagnostics.text());
     }
 
-    /**
-     * Section 11.1: a MARK announces bare messages of its size, all in one write here so that
-     * the reader splits messages and frames that arrive together; END_ACK sums the measured ones.
-     */
-    @Test
-    void countsTheBareMessagesEachMarkAnnounces() throws IOException {
-        Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
-        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE), diagnostics.stream);
-        try (Loopback loopback = Loopback.open()) {
-            ByteArrayOutputStream sent = new ByteArrayOutputStream();
-            sent.write(mark(0, 7, 3));
-            for (long s = 1; s <= 3; s++) {
-                sent.write(payload(Payload.REQUEST_STREAM, s, 7));
-            }
-            sent.write(mark(4, 7, 5));
-            for (long s = 5; s <= 9; s++) {
-                sent.write(payload(Payload.REQUEST_STREAM, s, 7));
-            }
-            sent.write(end(10));
-            loopback.send(sent.toByteArray());
-            loopback.client.shutdownOutput();
-
-            assertNull(handler.serve(loopback.serverConnection()));
-            loopback.server.close();
-
-            ByteBuffer replies = ByteBuffer.wrap(loopback.receiveAll()).order(ByteOrder.LITTLE_ENDIAN);
-            assertReply(replies, Frame.MARK_ACK, 0, 0);
-            assertReply(replies, Frame.MARK_ACK, 4, 0);
-            int at = replies.position();
-            assertReply(replies, Frame.END_ACK, 10, Frame.STREAM_END_ACK_PAYLOAD);
-            assertEquals(0, replies.remaining());
-            StreamAck ack = StreamAck.read(replies, at + Frame.HEADER_SIZE);
-            assertEquals(5, ack.received());
-            assertEquals(0, ack.gaps());
-            assertEquals(StreamChecksum.expected(SEED, 7, 5, 5), ack.checksum());
-        }
-        assertEquals("", diagnostics.text());
-    }
-
-    /**
-     * --read-size (11.1): each read of the stream's messages asks for at most min(N, the bytes
-     * still due of what the MARK announced), never a byte of the control frame after them;
-     * control frames are read greedily as before. The connection hands out what the client
-     * wrote, one write at a time, as a socket with only those bytes arrived would.
-     */
-    @Test
-    void readSizeBoundsEachReadOfMessagesToWhatIsDue() throws IOException {
-        int size = 1000;
-        int readSize = 300;
-        List<byte[]> writes = new ArrayList<>();
-        writes.add(mark(0, size, 0));
-        writes.add(mark(1, size, 3));
-        for (long s = 2; s <= 4; s++) {
-            writes.add(payload(Payload.REQUEST_STREAM, s, size));
-        }
-        writes.add(end(5));
-        Chunks connection = new Chunks(writes);
-        ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE),
-                new Loopback.Diagnostics().stream, readSize);
-        assertNull(handler.serve(connection));
-        long messagesStart = 2L * (Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
-        long messagesEnd = messagesStart + 3L * size;
-        int bounded = 0;
-        for (long[] read : connection.reads) {
-            long offset = read[0];
-            long asked = read[1];
-            if (offset >= messagesStart && offset < messagesEnd) {
-                assertTrue(asked <= Math.min(readSize, messagesEnd - offset),
-                        "a read at " + offset + " asked for " + asked);
-                bounded++;
-            } else {
-                assertTrue(asked > readSize, "a control frame's read is greedy: " + asked);
-            }
-        }
-        assertEquals(3 * ((size + readSize - 1) / readSize), bounded,
-                "each 1000-byte message in reads of 300, 300, 300, 100");
-        StreamAck ack = StreamAck.read(ByteBuffer.wrap(connection.written.toByteArray())
-                .order(ByteOrder.LITTLE_ENDIAN), 2 * Frame.HEADER_SIZE + Frame.HEADER_SIZE);
-        assertEquals(3, ack.received());
-        assertEquals(StreamChecksum.expected(SEED, size, 2, 3), ack.checksum());
-    }
-
-    /** A read size of 0 (the default) reads greedily: a message of 1000 B in one read. */
-    @Test
-    void noReadSizeReadsGreedily() throws IOException {
-        Chunks connection = new Chunks(List.of(mark(0, 1000, 1),
-                payload(Payload.REQUEST_STREAM, 1, 1000), end(2)));
-        assertNull(new ConnectionHandler(new Responder(SEED, Fault.NONE),
-                new Loopback.Diagnostics().stream, 0).serve(connection));
-        assertEquals(3, connection.reads.size() - 1, "MARK, message, END, then end of stream");
-    }
-
-    /** A stream connection handing out its writes' bytes one write at a time; records reads. */
-    private static final class Chunks implements StreamConnection {
-        final List<long[]> reads = new ArrayList<>();
-        final ByteArrayOutputStream written = new ByteArrayOutputStream();
-        private final List<byte[]> writes;
-        private int next;
-        private int within;
-        private long offset;
-
-        Chunks(List<byte[]> writes) {
-            this.writes = writes;
-        }
-
-        @Override
-        public int read(ByteBuffer dst) {
-            reads.add(new long[] {offset, dst.remaining()});
-            if (next == writes.size()) {
-                return -1;
-            }
-            byte[] chunk = writes.get(next);
-            int n = Math.min(dst.remaining(), chunk.length - within);
-            dst.put(chunk, within, n);
-            within += n;
-            offset += n;
-            if (within == chunk.length) {
-                next++;
-                within = 0;
-            }
-            return n;
-        }
-
-        @Override
-        public void write(ByteBuffer src) {
-            byte[] bytes = new byte[src.remaining()];
-            src.get(bytes);
-            written.writeBytes(bytes);
-        }
-
-        @Override
-        public void close() {}
-    }
-
     /** Step 10: a MARK of size 0 or over the limit, and a stream cut short by its end. */
     @Test
     void rejectsBadMarksAndAStreamCutShort() throws IOException {
@@ -260,22 +129,6 @@ class ConnectionHandlerTest {
             assertEquals(FrameReader.INITIAL_CAPACITY, handler.receiveCapacity());
             return reason;
         }
-    }
-
-    private static byte[] mark(long sequence, long size, long count) {
-        ByteBuffer buf = Frame.allocate(Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
-        Frame.writeMark(buf, sequence, size, count);
-        return Vectors.bytes(buf, 0, Frame.HEADER_SIZE + Frame.MARK_PAYLOAD);
-    }
-
-    private static void assertReply(ByteBuffer replies, byte kind, long sequence, int length) {
-        ByteBuffer header = replies.slice(replies.position(), Frame.HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        try {
-            Frame.checkReply(header, kind, sequence, length, 0);
-        } catch (PeerException e) {
-            throw new AssertionError(e.getMessage());
-        }
-        replies.position(replies.position() + Frame.HEADER_SIZE + length);
     }
 
     @Test
@@ -323,75 +176,6 @@ class ConnectionHandlerTest {
                 assertArrayEquals(expected, payload);
             }
         }
-    }
-
-    static String udpReason(JsonNode vector) {
-        String reason = vector.get("reason").asText();
-        return reason.equals("truncated payload") ? "length mismatch" : reason;
-    }
-
-    /** The same vectors as datagrams; a payload shorter than its header says is a length mismatch. */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("malformedVectors")
-    void datagramChecksGiveTheContractReason(String name, JsonNode vector) {
-        byte[] bytes = Vectors.hex(vector, "hex");
-        ByteBuffer datagram = Frame.allocate(Udp.MAX_DATAGRAM + 1).put(bytes);
-        assertEquals(udpReason(vector), DatagramServer.problem(datagram, bytes.length, Udp.MAX_PAYLOAD));
-    }
-
-    @Test
-    void datagramChecksRejectWhatUdpCannotCarry() {
-        ByteBuffer datagram = Frame.allocate(Udp.MAX_DATAGRAM + 1);
-        Frame.writeHeader(datagram, Frame.REQUEST, 0, 16, Udp.MAX_PAYLOAD + 1);
-        assertEquals("length too large", DatagramServer.problem(datagram, 40, Udp.MAX_PAYLOAD));
-        Frame.writeHeader(datagram, Frame.REQUEST, 0, 16, Udp.MAX_PAYLOAD);
-        assertNull(DatagramServer.problem(datagram, 40, Udp.MAX_PAYLOAD));
-        assertEquals("length mismatch", DatagramServer.problem(datagram, 41, Udp.MAX_PAYLOAD));
-    }
-
-    static byte[] payload(int stream, long sequence, int length) {
-        OutgoingFrame frame = new OutgoingFrame(Frame.REQUEST, SEED, stream, length);
-        return Vectors.bytes(frame.prepare(sequence, 0), Frame.HEADER_SIZE, length);
-    }
-
-    private static byte[] request(long sequence, int length, int wanted, boolean corrupt) {
-        OutgoingFrame frame = new OutgoingFrame(Frame.REQUEST, SEED, Payload.REQUEST_STREAM, length);
-        ByteBuffer bytes = frame.prepare(sequence, wanted);
-        if (corrupt) {
-            frame.flipLastByte();
-        }
-        return Vectors.bytes(bytes, 0, Frame.HEADER_SIZE + length);
-    }
-
-    private static byte[] end(long sequence) {
-        ByteBuffer buf = Frame.allocate(Frame.HEADER_SIZE);
-        Frame.writeHeader(buf, Frame.END, sequence, 0, 0);
-        return Vectors.bytes(buf, 0, Frame.HEADER_SIZE);
-    }
-
-    private static void assertResponse(ByteBuffer replies, long sequence, int length, int echoed) {
-        ByteBuffer header = replies.slice(replies.position(), Frame.HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        try {
-            Frame.checkReply(header, Frame.RESPONSE, sequence, length, echoed);
-        } catch (PeerException e) {
-            throw new AssertionError(e.getMessage());
-        }
-        byte[] payload = new byte[length];
-        replies.get(replies.position() + Frame.HEADER_SIZE, payload);
-        assertArrayEquals(payload(Payload.RESPONSE_STREAM, sequence, length), payload);
-        replies.position(replies.position() + Frame.HEADER_SIZE + length);
-    }
-
-    private static long endAckCount(ByteBuffer replies, long sequence) {
-        ByteBuffer header = replies.slice(replies.position(), Frame.HEADER_SIZE).order(ByteOrder.LITTLE_ENDIAN);
-        try {
-            Frame.checkReply(header, Frame.END_ACK, sequence, 8, 0);
-        } catch (PeerException e) {
-            throw new AssertionError(e.getMessage());
-        }
-        long count = replies.getLong(replies.position() + Frame.HEADER_SIZE);
-        replies.position(replies.position() + Frame.HEADER_SIZE + 8);
-        return count;
     }
 
     private static long directMemoryUsed() {

@@ -1,17 +1,26 @@
 package dev.ipclab.peer.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.Payload;
 import dev.ipclab.peer.frame.StreamAck;
+import dev.ipclab.peer.frame.Vectors;
+import dev.ipclab.peer.transport.Udp;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
-/** The datagram server's stream (section 11.1): udp tells frames by their header, uds-dgram counts. */
+/**
+ * The datagram server's stream (section 11.1): udp tells frames by their header, uds-dgram
+ * counts; and its checks of one datagram, the malformed vectors among them.
+ */
 class DatagramServerTest {
     private static final long SEED = 3;
     private static final int LIMIT = 100;
@@ -48,6 +57,30 @@ class DatagramServerTest {
         assertEquals(2, ack.gaps(), "the 7-byte datagram, and 4 after 2");
         assertEquals(Frame.HEADER_SIZE + Frame.END_ACK_PAYLOAD, port.replies.get(3).limit(),
                 "a repeated END after the stream gets a plain END_ACK");
+    }
+
+    static String udpReason(JsonNode vector) {
+        String reason = vector.get("reason").asText();
+        return reason.equals("truncated payload") ? "length mismatch" : reason;
+    }
+
+    /** The same vectors as datagrams; a payload shorter than its header says is a length mismatch. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ipclab.peer.server.ConnectionHandlerTest#malformedVectors")
+    void datagramChecksGiveTheContractReason(String name, JsonNode vector) {
+        byte[] bytes = Vectors.hex(vector, "hex");
+        ByteBuffer datagram = Frame.allocate(Udp.MAX_DATAGRAM + 1).put(bytes);
+        assertEquals(udpReason(vector), DatagramServer.problem(datagram, bytes.length, Udp.MAX_PAYLOAD));
+    }
+
+    @Test
+    void datagramChecksRejectWhatUdpCannotCarry() {
+        ByteBuffer datagram = Frame.allocate(Udp.MAX_DATAGRAM + 1);
+        Frame.writeHeader(datagram, Frame.REQUEST, 0, 16, Udp.MAX_PAYLOAD + 1);
+        assertEquals("length too large", DatagramServer.problem(datagram, 40, Udp.MAX_PAYLOAD));
+        Frame.writeHeader(datagram, Frame.REQUEST, 0, 16, Udp.MAX_PAYLOAD);
+        assertNull(DatagramServer.problem(datagram, 40, Udp.MAX_PAYLOAD));
+        assertEquals("length mismatch", DatagramServer.problem(datagram, 41, Udp.MAX_PAYLOAD));
     }
 
     private static ByteBuffer mark(long sequence, long size, long count) {
