@@ -27,7 +27,7 @@ MAX_PAYLOAD = 64 * 1024 * 1024  # NATS's own cap on max_payload (its default is 
 MAX_PENDING = 4 * MAX_PAYLOAD
 # No `jetstream` block: JetStream is off, and core NATS stores nothing. No `http` block: no
 # monitoring port. The log goes to stderr (the Peer's file in this directory).
-CONFIG = """# ipclab's NATS server for one round (PROTOCOL.md 4.11); written by execute/nats_server.py
+CONFIG = """# ipclab's NATS server for one round (PROTOCOL.md 4.11), from execute/nats_server.py
 listen: "{address}:{port}"
 max_payload: {max_payload}
 max_pending: {max_pending}
