@@ -8,7 +8,7 @@ from .errors import IoError, PeerError, report
 from .frame import END, MARK, Rejected
 from .message_server import Stream, answer_frame, take_message
 from .responder import Responder
-from .transport.redis_lists import credit_every, stream_window
+from .transport.credit_window import credit_every, stream_window
 
 class Loop:
     def __init__(self, listener, config):

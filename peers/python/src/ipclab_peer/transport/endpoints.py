@@ -275,6 +275,39 @@ def parse_redis_uds(text):
     return RedisEndpoint(name, path=path)
 
 
+_NATS_NAME = re.compile(r"[A-Za-z0-9_:-]{1,200}")  # no '.': it separates a subject's tokens
+
+
+@dataclass(frozen=True)
+class NatsEndpoint:
+    """A NATS server and a round's subject name on it (PROTOCOL.md 4.11)."""
+    name: str
+    host: str
+    port: int
+
+    @property
+    def server(self):
+        return f"nats://{format_host_port(self.host, self.port)}"
+
+    def __str__(self):
+        return f"{self.server}/{self.name}"
+
+
+def parse_nats(text):
+    """`nats://HOST:PORT/NAME`: the nats server and the round's subject name."""
+    rest = text[len("nats://"):] if text.startswith("nats://") else ""
+    address, slash, name = rest.partition("/")
+    try:
+        if not slash or not _NATS_NAME.fullmatch(name):
+            raise ValueError
+        host_port = parse_host_port(address)
+        if not host_port.port:
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"expected nats://HOST:PORT/NAME, got {text!r}") from None
+    return NatsEndpoint(name, host_port.host, host_port.port)
+
+
 @dataclass(frozen=True)
 class Grammar:
     """What `--endpoint` holds in each role. `kind` is the orchestrator's name for how it
@@ -304,3 +337,5 @@ ZMQ_TCP = Grammar("inet", parse_host_port, parse_zmq_tcp)
 # redis-tcp, redis-uds: both peers take the server and the round's key name (PROTOCOL.md 4.10).
 REDIS_TCP = Grammar("broker", parse_redis_tcp, parse_redis_tcp)
 REDIS_UDS = Grammar("broker-socket", parse_redis_uds, parse_redis_uds)
+# nats: both peers take the server and the round's subject name (PROTOCOL.md 4.11).
+NATS = Grammar("broker", parse_nats, parse_nats)
