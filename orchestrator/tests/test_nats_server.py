@@ -1,10 +1,9 @@
 """The NATS server of a round (PROTOCOL.md 4.11, execute/nats_server.py): started private from
 the configuration it writes, answering with the settings the contract states, stopped and
-removed; a killed server is said; one that outlives its run is found by `ipclab leaks`; the
-subject names of rounds; [hosts] nats."""
+removed; one that outlives its run is found by `ipclab leaks`; the subject names of rounds;
+[hosts] nats (a killed server and a missing binary: test_private_servers.py)."""
 import json
 import os
-import signal
 import socket
 import stat
 import subprocess
@@ -16,7 +15,6 @@ from ipclab.common.errors import UserError
 from ipclab.execute import leaks
 from ipclab.execute.nats_server import (CONFIG, MAX_PAYLOAD, MAX_PENDING, NatsServer, nats_binary,
                                         subject_name)
-from ipclab.execute.peers import PeerError
 from ipclab.plan import hosts
 from ipclab.plan.catalog import repo_root
 
@@ -63,23 +61,6 @@ def test_the_configuration_keeps_room_for_the_largest_frame_and_a_window():
     assert MAX_PENDING >= 2 * MAX_PAYLOAD  # one 64 MiB answer and a stream's 64 MiB window
     text = CONFIG.format(address="127.0.0.1", port=4222, max_payload=1, max_pending=2)
     assert "jetstream" not in text.split("\n", 1)[1] and "listen" in text
-
-
-@needs_nats
-def test_a_killed_server_is_said_when_stopped(tmp_path):
-    server = NatsServer(tmp_path / "n", repo_root(), "n")
-    server.start()
-    os.kill(server.process.pid, signal.SIGKILL)
-    server.process.wait(5)
-    assert server.stop() == "the NATS server was killed by SIGKILL during the case"
-    assert not (tmp_path / "n").exists()
-
-
-def test_without_nats_server_the_start_is_one_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr("ipclab.execute.nats_server.nats_binary", lambda: None)
-    with pytest.raises(PeerError, match="install the Debian package nats-server"):
-        NatsServer(tmp_path / "n", repo_root(), "n").start()
-    assert not (tmp_path / "n").exists()
 
 
 @needs_nats

@@ -1,8 +1,8 @@
 """The Redis server of a round (PROTOCOL.md 4.10, execute/redis_server.py): started on TCP or on
-an owner-only Unix socket, answering, stopped and removed; a killed server is said; one that
-outlives its run is found by `ipclab leaks`; the key names of rounds; [hosts] redis."""
+an owner-only Unix socket, answering, stopped and removed; one that outlives its run is found
+by `ipclab leaks`; the key names of rounds; [hosts] redis (a killed server and a missing binary:
+test_private_servers.py)."""
 import os
-import signal
 import socket
 import stat
 import subprocess
@@ -13,7 +13,6 @@ import pytest
 
 from ipclab.common.errors import UserError
 from ipclab.execute import leaks
-from ipclab.execute.peers import PeerError
 from ipclab.execute.redis_server import RedisServer, key_name, redis_binary
 from ipclab.plan import hosts
 from ipclab.plan.catalog import repo_root
@@ -62,23 +61,6 @@ def test_a_server_starts_private_answers_and_leaves_nothing(tmp_path, transport)
         assert b"$0\r\n\r\n" in config and b"no" in config  # nothing is persisted
     finally:
         assert server.stop() is None
-    assert not (tmp_path / "r").exists()
-
-
-@needs_redis
-def test_a_killed_server_is_said_when_stopped(tmp_path):
-    server = RedisServer(tmp_path / "r", repo_root(), "uds", "n")
-    server.start()
-    os.kill(server.process.pid, signal.SIGKILL)
-    server.process.wait(5)
-    assert server.stop() == "the Redis server was killed by SIGKILL during the case"
-    assert not (tmp_path / "r").exists()
-
-
-def test_without_redis_server_the_start_is_one_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr("ipclab.execute.redis_server.redis_binary", lambda: None)
-    with pytest.raises(PeerError, match="install the Debian package redis-server"):
-        RedisServer(tmp_path / "r", repo_root(), "tcp", "n").start()
     assert not (tmp_path / "r").exists()
 
 
