@@ -1,8 +1,10 @@
-// What the suites of the message libraries (test_zmq.cpp, test_nng.cpp, test_redis.cpp) check
-// alike, each through servers it starts its own way: `capabilities`' rows, rr up to the largest
-// payload, streams that count every message, the faults, and the patterns a library does not
-// carry.
+// What the suites of the message libraries (test_zmq.cpp, test_nng.cpp, test_redis.cpp,
+// test_nats.cpp) check alike, each through servers it starts its own way: `capabilities`' rows,
+// rr up to the largest payload, streams that count every message, the faults, and the patterns a
+// library does not carry; and the orchestrator's launcher of a private server (Redis, NATS).
 #pragma once
+
+#include <sys/types.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -20,6 +22,17 @@ namespace ipclab::test {
 Server two_socket_server(const std::string& mech, const TempDir& dir,
                          const std::vector<std::string>& extra = {});
 
+// A server of the orchestrator's launchers (`python -m ipclab.execute.redis_server tcp|uds
+// DIR`, `python -m ipclab.execute.nats_server DIR`), which print the endpoint (with the name
+// ipclab:test) first and run until SIGTERM, then remove DIR.
+struct Launched {
+  pid_t pid = -1;
+  std::string endpoint;  // empty: it did not start
+};
+Launched launch_server(const std::string& module, const std::vector<std::string>& args);
+// Stops it (SIGTERM: it stops the server and removes its directory) and waits for it.
+void stop(Launched& l);
+
 // A stream client's run: its exit, result and samples (drive() would add --iterations).
 DriveRun stream_run(const std::string& mech, const std::string& endpoint, const TempDir& dir,
                     const std::vector<std::string>& extra);
@@ -30,9 +43,11 @@ void expect_listed_with_library(const std::vector<std::string>& mechs, bool buil
                                 const std::string& library);
 
 // Through server (ready): rr at 0 B, 16 B and 1 MiB (20 round trips each after 3 warm-up), then
-// MAX_PAYLOAD both ways once; the server then ends at the end of its stdin with exit 0.
+// `largest` both ways once (MAX_PAYLOAD, or what the mechanism carries: then one byte more is
+// refused as unsupported); the server then ends at the end of its stdin with exit 0.
 void expect_round_trips_up_to_the_largest_payload(const std::string& mech, Server& server,
-                                                  const TempDir& dir);
+                                                  const TempDir& dir,
+                                                  std::uint32_t largest = kMaxPayload);
 
 // Through server (ready): streams of 3000 messages of 1 B and 1000 B and 40 of 4 MiB, 4 windows
 // each, every message counted; the server then ends with exit 0.

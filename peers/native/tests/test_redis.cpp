@@ -5,10 +5,6 @@
 // empty answer; it goes on), a lost server, the patterns it does not carry, and
 // `capabilities`' library. Skipped, with the reason, where redis-server is missing; a build
 // without hiredis must not list the mechanisms.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -43,49 +39,16 @@ TEST(RedisCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 
 using test::ChildResult;
 using test::DriveRun;
+using test::Launched;
 using test::Server;
 using test::TempDir;
 
 const char* const kRedisServer = "/usr/bin/redis-server";
 
-// A Redis server of the orchestrator's launcher: `python -m ipclab.execute.redis_server tcp|uds
-// DIR` prints the endpoint (with the name ipclab:test) first and runs until SIGTERM, then
-// removes DIR.
-struct Launched {
-  pid_t pid = -1;
-  std::string endpoint;  // redis://HOST:PORT/ipclab:test or unix://PATH#ipclab:test
-};
-
+// A Redis server of the orchestrator's launcher (message_library.hpp): its endpoint is
+// redis://HOST:PORT/ipclab:test or unix://PATH#ipclab:test.
 Launched launch(const std::string& transport, const std::string& where) {
-  Launched l;
-  const std::string root = IPCLAB_VECTORS_DIR "/../..";
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return l;
-  l.pid = ::fork();
-  if (l.pid == 0) {
-    ::dup2(out[1], 1);
-    ::setenv("PYTHONPATH", (root + "/orchestrator/src").c_str(), 1);
-    const std::string python = root + "/.venv/bin/python";
-    ::execl(python.c_str(), python.c_str(), "-m", "ipclab.execute.redis_server",
-            transport.c_str(), where.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  std::string line;
-  char c;
-  pollfd p{out[0], POLLIN, 0};
-  while (::poll(&p, 1, 30000) > 0 && ::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-  ::close(out[0]);
-  l.endpoint = line;
-  return l;
-}
-
-void stop(Launched& l) {
-  if (l.pid > 0) {
-    ::kill(l.pid, SIGTERM);
-    ::waitpid(l.pid, nullptr, 0);  // it stops the server and removes its directory
-    l.pid = -1;
-  }
+  return test::launch_server("ipclab.execute.redis_server", {transport, where});
 }
 
 // The endpoint of the suite's server for `mech` with the key name `name`.
