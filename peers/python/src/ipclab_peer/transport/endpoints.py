@@ -251,18 +251,25 @@ class RedisEndpoint:
         return f"redis://{format_host_port(self.host, self.port)}/{self.name}"
 
 
-def parse_redis_tcp(text):
-    """`redis://HOST:PORT/NAME`: redis-tcp's server and key name."""
-    rest = text[len("redis://"):] if text.startswith("redis://") else ""
+def server_url(text, scheme, names):
+    """`SCHEME://HOST:PORT/NAME` (a server and a round's name on it, NAME matching `names`): the
+    name and the server's HostPort; ValueError naming the form otherwise."""
+    rest = text[len(scheme):] if text.startswith(scheme) else ""
     address, slash, name = rest.partition("/")
     try:
-        if not slash or not _REDIS_NAME.fullmatch(name):
+        if not slash or not names.fullmatch(name):
             raise ValueError
         host_port = parse_host_port(address)
         if not host_port.port:
             raise ValueError
     except ValueError:
-        raise ValueError(f"expected redis://HOST:PORT/NAME, got {text!r}") from None
+        raise ValueError(f"expected {scheme}HOST:PORT/NAME, got {text!r}") from None
+    return name, host_port
+
+
+def parse_redis_tcp(text):
+    """`redis://HOST:PORT/NAME`: redis-tcp's server and key name."""
+    name, host_port = server_url(text, "redis://", _REDIS_NAME)
     return RedisEndpoint(name, host=host_port.host, port=host_port.port)
 
 
@@ -295,16 +302,7 @@ class NatsEndpoint:
 
 def parse_nats(text):
     """`nats://HOST:PORT/NAME`: the nats server and the round's subject name."""
-    rest = text[len("nats://"):] if text.startswith("nats://") else ""
-    address, slash, name = rest.partition("/")
-    try:
-        if not slash or not _NATS_NAME.fullmatch(name):
-            raise ValueError
-        host_port = parse_host_port(address)
-        if not host_port.port:
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"expected nats://HOST:PORT/NAME, got {text!r}") from None
+    name, host_port = server_url(text, "nats://", _NATS_NAME)
     return NatsEndpoint(name, host_port.host, host_port.port)
 
 
