@@ -40,7 +40,7 @@ TEST(NatsCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 
 #ifdef IPCLAB_EXPECT_NATS
 
-const char* const kNatsServer = "/usr/bin/nats-server";
+const char* const kNatsServer = "/usr/sbin/nats-server";  // Debian puts it in sbin
 constexpr std::uint32_t kLargest = (64u << 20) - kHeaderSize;  // the server's max_payload
 
 // The endpoint of a server (nats://HOST:PORT/ipclab:test) with the subject name `name`.

@@ -110,6 +110,9 @@ Message Subscription::next(std::int64_t timeout_ms) {
     if (s == NATS_TIMEOUT)
       throw PeerError(ErrorKind::timeout, "nothing on " + subject_ + " within --io-timeout");
     if (s == NATS_SLOW_CONSUMER) fail(s, "the library dropped messages on " + subject_);
+    if (s == NATS_NO_RESPONDERS)  // nats.c turns the server's 503 into this status (4.11)
+      throw PeerError(ErrorKind::io, "no responder took the request (the server's 503 on " +
+                                         subject_ + ")");
     fail(s, "a message on " + subject_);
   }
 }
