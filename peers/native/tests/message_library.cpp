@@ -59,6 +59,16 @@ void stop(Launched& l) {
   }
 }
 
+void expect_ready_names_the_server(Server& server, const std::string& mech,
+                                   const std::string& endpoint, const std::string& prefix) {
+  ASSERT_TRUE(server.ready());
+  EXPECT_EQ(server.endpoint(), endpoint);
+  EXPECT_EQ(server.ready_json()["mechanism"], mech);
+  const std::string broker = server.ready_json()["broker"];
+  EXPECT_EQ(broker.rfind(prefix, 0), 0u) << broker;
+  EXPECT_GT(broker.size(), prefix.size()) << broker;
+}
+
 DriveRun stream_run(const std::string& mech, const std::string& endpoint, const TempDir& dir,
                     const std::vector<std::string>& extra) {
   std::vector<std::string> args = {"drive", "--pattern", "stream", "--mechanism", mech,
@@ -159,6 +169,35 @@ void expect_rejections_said(const ChildResult& stopped) {
   EXPECT_EQ(stream, (std::vector<std::string>{prefix + "length mismatch",
                                               prefix + "unexpected message"}));
   EXPECT_EQ(stopped.exit_code, 0);
+}
+
+void expect_rejections_said_in_order(const ChildResult& stopped,
+                                     const std::vector<std::string>& more) {
+  std::string reasons;
+  std::vector<std::string> said = {"truncated header", "length mismatch", "bad magic",
+                                   "length mismatch"};
+  said.insert(said.end(), more.begin(), more.end());
+  for (const std::string& reason : said) reasons += "ipclab-peer: rejected frame: " + reason + "\n";
+  EXPECT_EQ(stopped.err, reasons);
+  EXPECT_EQ(stopped.exit_code, 0);
+}
+
+void expect_a_lost_server_ends_the_responder(const std::string& mech, Launched& l,
+                                             const std::string& endpoint,
+                                             const std::string& said) {
+  ASSERT_FALSE(l.endpoint.empty()) << "the server did not start";
+  Server server({"serve", "--mechanism", mech, "--endpoint", endpoint});
+  ASSERT_TRUE(server.ready());
+  stop(l);
+  const ChildResult r = server.wait(10000);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  if (!said.empty()) {
+    EXPECT_NE(r.err.find(said), std::string::npos) << r.err;
+  }
+  Server refused({"serve", "--mechanism", mech, "--endpoint", endpoint});
+  EXPECT_FALSE(refused.ready());
+  const ChildResult why = refused.wait(10000);
+  EXPECT_EQ(why.exit_code, 5) << why.err;
 }
 
 }  // namespace ipclab::test

@@ -79,11 +79,7 @@ class Nats : public ::testing::Test {
 
 TEST_F(Nats, ReadyNamesTheEndpointAndTheServersVersion) {
   Server server = responder("t:ready");
-  ASSERT_TRUE(server.ready());
-  EXPECT_EQ(server.endpoint(), endpoint("t:ready"));
-  EXPECT_EQ(server.ready_json()["mechanism"], "nats");
-  const std::string broker = server.ready_json()["broker"];
-  EXPECT_EQ(broker.rfind("NATS 2.", 0), 0u) << broker;
+  test::expect_ready_names_the_server(server, "nats", endpoint("t:ready"), "NATS 2.");
 }
 
 TEST_F(Nats, RoundTripsUpToTheLargestPayloadAndRefusesOneByteMore) {
@@ -131,10 +127,17 @@ class Raw {
     natsConnection_Destroy(nc_);
   }
   bool ok() const { return sub_ != nullptr; }
-  void publish(const std::vector<std::uint8_t>& bytes) {
+  // The link of message_library.hpp's rejections: bytes published to NAME.requests as a frame
+  // (the inbox its reply subject), and its answer (none within 5 s fails the test); n bytes as a
+  // stream message, with no reply subject.
+  std::vector<std::uint8_t> ask(const std::vector<std::uint8_t>& bytes) {
     natsConnection_PublishRequest(nc_, (name_ + ".requests").c_str(), inbox_.c_str(),
                                   bytes.data(), static_cast<int>(bytes.size()));
+    std::optional<std::vector<std::uint8_t>> got = answer();
+    EXPECT_TRUE(got.has_value()) << "no answer on the inbox within 5 s";
+    return got.value_or(std::vector<std::uint8_t>());
   }
+  void push(std::size_t n) { publish_message(std::vector<std::uint8_t>(n, 0x5a)); }
   void publish_message(const std::vector<std::uint8_t>& bytes) {  // no reply subject
     natsConnection_Publish(nc_, (name_ + ".requests").c_str(), bytes.data(),
                            static_cast<int>(bytes.size()));
@@ -157,50 +160,18 @@ class Raw {
   natsSubscription* sub_ = nullptr;
 };
 
-std::vector<std::uint8_t> frame(FrameKind kind, std::uint64_t seq, std::uint32_t length,
-                                std::size_t payload_bytes) {
-  std::vector<std::uint8_t> f(kHeaderSize + payload_bytes);
-  encode_header(f.data(), kind, seq, length, 0);
-  return f;
-}
-
 TEST_F(Nats, RejectedFramesAreAnsweredEmptyAndTheResponderGoesOn) {
   Server server = responder("t:reject");
   ASSERT_TRUE(server.ready());
   Raw raw(endpoint("t:reject"));
   ASSERT_TRUE(raw.ok());
-  raw.publish(std::vector<std::uint8_t>(10, 0));          // truncated header
-  EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
-  raw.publish(frame(FrameKind::request, 0, 100, 10));      // length mismatch
-  EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
-  std::vector<std::uint8_t> bad_magic = frame(FrameKind::request, 0, 0, 0);
-  bad_magic[0] = 'X';
-  raw.publish(bad_magic);
-  EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
-  // A stream message of the wrong size where one is due: the rest of the count is given up,
-  // and END's answer shows no message came.
-  std::vector<std::uint8_t> mark = frame(FrameKind::mark, 0, kMarkPayload, kMarkPayload);
-  encode_mark(mark.data() + kHeaderSize, 32, 2);
-  raw.publish(mark);
-  EXPECT_EQ(raw.answer().value_or(std::vector<std::uint8_t>()).size(), kHeaderSize);
-  raw.publish_message(std::vector<std::uint8_t>(31, 0x5a));
-  raw.publish(frame(FrameKind::end, 3, 0, 0));
-  const auto ack = raw.answer();
-  ASSERT_TRUE(ack.has_value());
-  ASSERT_EQ(ack->size(), kStreamAckSize);
-  EXPECT_EQ(load_le64(ack->data() + kHeaderSize), 0u);  // received
+  test::expect_rejected_frames_answered_empty(raw, false);
   // A frame with no reply subject: nowhere to answer, said on stderr.
-  raw.publish_message(frame(FrameKind::request, 0, 0, 0));
+  raw.publish_message(test::frame(FrameKind::request, 0, 0, 0));
   // The responder goes on.
   EXPECT_EQ(test::drive_bytes("nats", server.endpoint(), dir, 16, 16, 5).child.exit_code, 0);
   server.close_stdin();
-  const ChildResult stopped = server.wait();
-  std::string reasons;
-  for (const char* reason : {"truncated header", "length mismatch", "bad magic",
-                             "length mismatch", "no reply-to"})
-    reasons += std::string("ipclab-peer: rejected frame: ") + reason + "\n";
-  EXPECT_EQ(stopped.err, reasons);
-  EXPECT_EQ(stopped.exit_code, 0);
+  test::expect_rejections_said_in_order(server.wait(), {"no reply-to"});
 }
 
 TEST_F(Nats, AnEmptyAnswerIsAProtocolErrorAndNoResponderAnIoError) {
@@ -233,18 +204,8 @@ TEST(NatsLost, AResponderWhoseServerDiesExitsWithAnIoError) {
   if (::access(kNatsServer, X_OK) != 0) GTEST_SKIP() << kNatsServer << " is missing";
   TempDir dir;
   Launched l = test::launch_server("ipclab.execute.nats_server", {dir.file("n")});
-  ASSERT_FALSE(l.endpoint.empty());
-  Server server({"serve", "--mechanism", "nats", "--endpoint", with_name(l.endpoint, "t")});
-  ASSERT_TRUE(server.ready());
-  stop(l);
-  const ChildResult r = server.wait(10000);
-  EXPECT_EQ(r.exit_code, 5) << r.err;
-  // With no server to connect to (its stdin held, as the orchestrator holds it: at end of stdin
-  // a server exits 0 at once, which could come first).
-  Server refused({"serve", "--mechanism", "nats", "--endpoint", with_name(l.endpoint, "t")});
-  EXPECT_FALSE(refused.ready());
-  const ChildResult why = refused.wait(10000);
-  EXPECT_EQ(why.exit_code, 5) << why.err;
+  test::expect_a_lost_server_ends_the_responder("nats", l, with_name(l.endpoint, "t"),
+                                                "a message on t.requests");
 }
 
 #endif  // IPCLAB_EXPECT_NATS
