@@ -16,4 +16,25 @@ constexpr std::uint64_t stream_window(std::uint64_t size) noexcept {
 }
 constexpr std::uint64_t credit_every(std::uint64_t window) noexcept { return (window + 1) / 2; }
 
+// A client's count of its stream messages of S bytes since the MARK_ACK that opened the window:
+// the first W(S) go at once, then one credit is taken before each K(S)-th (the responder sends
+// one per K(S) it took).
+class CreditedSender {
+ public:
+  explicit CreditedSender(std::uint64_t message_size) noexcept
+      : window_(stream_window(message_size)), every_(credit_every(window_)) {}
+  // A MARK_ACK came: the stream's messages count from here.
+  void open() noexcept { sent_ = 0; }
+  // Counts the next message; true where a credit must be taken before it goes.
+  bool next_needs_credit() noexcept {
+    const bool wait = sent_ >= window_ && (sent_ - window_) % every_ == 0;
+    ++sent_;
+    return wait;
+  }
+
+ private:
+  std::uint64_t window_, every_;
+  std::uint64_t sent_ = 0;
+};
+
 }  // namespace ipclab

@@ -19,8 +19,6 @@ void serve(const ServeOptions& o);  // nats_server.cpp
 
 namespace {
 
-std::int64_t timeout_ms(std::int64_t ns) { return ns > 0 ? (ns + 999'999) / 1'000'000 : 0; }
-
 class NatsLink {
  public:
   NatsLink(const NatsEndpoint& endpoint, const DriveOptions& o)
@@ -28,9 +26,8 @@ class NatsLink {
         subjects_(endpoint.name),
         inbox_(conn_, ""),
         credits_(conn_, subjects_.credits),
-        timeout_ms_(timeout_ms(o.io_timeout_ns)),
-        window_(stream_window(o.message_size)),
-        every_(credit_every(window_)) {
+        timeout_ms_(o.io_timeout_ns > 0 ? timeout_ms(o.io_timeout_ns) : 0),
+        sender_(o.message_size) {
     conn_.flush(timeout_ms_ > 0 ? timeout_ms_ : 30'000);  // both subscriptions on the server
   }
 
@@ -49,34 +46,29 @@ class NatsLink {
     // A MARK_ACK opens a stream's window (4.11): messages are counted from it, and what credits
     // the stream before left are all in by now (one server keeps one publisher's order).
     if (got == kHeaderSize && buf[kOffKind] == static_cast<std::uint8_t>(FrameKind::mark_ack)) {
-      sent_ = 0;
+      sender_.open();
       credits_.discard_pending();
     }
     return got;
   }
   // A stream message (11.1): one publish, after a credit where the window is full.
   void send_message(const std::uint8_t* p, std::size_t n, std::uint64_t /*sequence*/) {
-    if (sent_ >= window_ && (sent_ - window_) % every_ == 0) credits_.next(timeout_ms_);
+    if (sender_.next_needs_credit()) credits_.next(timeout_ms_);
     conn_.publish(subjects_.requests, nullptr, p, n);
-    ++sent_;
   }
 
  private:
   Connection conn_;  // destroyed last: its subscriptions go first
   const Subjects subjects_;
   Subscription inbox_, credits_;
-  const std::int64_t timeout_ms_;
-  const std::uint64_t window_, every_;
-  std::uint64_t sent_ = 0;  // stream messages since the last MARK_ACK
+  const std::int64_t timeout_ms_;  // 0: none (--io-timeout 0)
+  CreditedSender sender_;
 };
-
-void drive(const DriveOptions& o, Recorder& recorder) {
-  NatsLink link(endpoint_as<NatsEndpoint>(o.endpoint), o);
-  run_pattern(link, o, recorder);
-}
 
 }  // namespace
 
-void install() { install_nats_hooks({drive, serve, library_version}); }
+void install() {
+  install_nats_hooks({drive_over<NatsLink, NatsEndpoint>, serve, library_version});
+}
 
 }  // namespace ipclab::nats
