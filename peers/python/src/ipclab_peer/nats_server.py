@@ -5,40 +5,29 @@ answered with an empty message where it names a way back.
 """
 from .errors import PeerError, report
 from .frame import Rejected
-from .message_server import Stream, answer_frame, take_message
+from .message_server import CreditedStream, answer_frame
 from .responder import Responder
-from .transport.credit_window import credit_every, stream_window
 
 
 class Loop:
     def __init__(self, listener, config):
         self.conn, self.credits = listener.conn, listener.credits
-        self.responder, self.stream = Responder(config), Stream()
-        self.taken, self.every = 0, 1
+        self.responder = Responder(config)
+        self.stream = CreditedStream(lambda: self.conn.publish(self.credits, b""))
 
     def take(self, msg):
         body = msg.data
         if self.stream.remaining:
-            try:
-                take_message(body, self.stream)
-            except Rejected as rejected:
-                report("rejected frame", rejected.reason)
-            self.taken += 1
-            if self.taken % self.every == 0:
-                self.conn.publish(self.credits, b"")
+            self.stream.take(body)
             return
         reply = msg.reply or None
         answer = (lambda frame: self.conn.publish(reply, bytes(frame))) if reply else None
         try:
-            answer_frame(body, answer, self.responder, self.stream, self.window)
+            answer_frame(body, answer, self.responder, self.stream, self.stream.window)
         except Rejected as rejected:
             report("rejected frame", rejected.reason)
             if reply:
                 self.conn.publish(reply, b"")
-
-    def window(self, size):
-        if size:  # a MARK: its credits count from here
-            self.taken, self.every = 0, credit_every(stream_window(size))
 
 
 def serve(listener, config):
