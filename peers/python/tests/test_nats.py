@@ -5,12 +5,11 @@ NATS carries (and one byte more refused), streams past the credit window, the fa
 responder rejects (an empty answer; it goes on), an empty answer and nobody subscribed, refused
 patterns and endpoints, a lost server, and `capabilities`' library."""
 import json
-import shutil
-import tempfile
 import threading
 from importlib.metadata import version
 
 import pytest
+from launched_servers import check_a_lost_server_ends_the_responder, started_for_the_file
 from peers import Drive, Server, describe, run_peer
 from test_client import assert_error
 from test_nng_and_zmq import check_a_fault_fails_the_client, check_streams_then_a_round_trip
@@ -23,28 +22,11 @@ MIB = 1 << 20
 LARGEST = 64 * MIB - HEADER_SIZE  # the server's max_payload less a frame's header
 
 
-def _nats_server():
-    try:
-        from ipclab.execute.nats_server import NatsServer, nats_binary
-    except ImportError:
-        return None, None
-    return NatsServer, nats_binary
-
-
 @pytest.fixture(scope="module")
 def server():
     """The file's NATS server (a NatsServer, started)."""
-    server_class, binary = _nats_server()
-    if server_class is None or binary() is None:
-        pytest.skip("no nats-server (make setup installs Debian's) or no orchestrator")
-    parent = tempfile.mkdtemp(prefix="ipclabpy-")
-    started = server_class(f"{parent}/n", parent, "x")
-    try:
-        started.start()
-        yield started
-    finally:
-        started.stop()
-        shutil.rmtree(parent, ignore_errors=True)
+    for started in started_for_the_file("nats", ("n",)):
+        yield started["n"]
 
 
 def endpoint(server, name):
@@ -162,19 +144,4 @@ def test_an_empty_answer_is_a_protocol_error_and_nobody_subscribed_an_io_error(s
 
 
 def test_a_responder_whose_server_dies_exits_with_an_io_error(tmp_path):
-    server_class, binary = _nats_server()
-    if server_class is None or binary() is None:
-        pytest.skip("no nats-server")
-    own = server_class(tmp_path / "n", tmp_path, "x")
-    url = own.start()
-    try:
-        responder = Server("nats", url)
-    finally:
-        own.stop()
-    assert responder.proc.wait(10) == 5
-    assert any("closed the connection" in line for line in responder.drain_stderr())
-    responder.stop()
-    # With no server to connect to (its stdin held, as the orchestrator holds it: at end of
-    # stdin a server exits 0 at once, which could come first).
-    with pytest.raises(AssertionError, match=r"no READY \(exit 5\)"):
-        Server("nats", url)
+    check_a_lost_server_ends_the_responder("nats", "nats", "NATS", tmp_path)
