@@ -1,18 +1,15 @@
 """The NATS server of a round (PROTOCOL.md 4.11, execute/nats_server.py): started private from
 the configuration it writes, answering with the settings the contract states, stopped and
-removed; one that outlives its run is found by `ipclab leaks`; the subject names of rounds;
-[hosts] nats (a killed server and a missing binary: test_private_servers.py)."""
+removed; the subject names of rounds; [hosts] nats (a killed server, a missing binary and one
+that outlived its run found by `ipclab leaks`: test_private_servers.py)."""
 import json
 import os
 import socket
 import stat
-import subprocess
-import time
 
 import pytest
 
 from ipclab.common.errors import UserError
-from ipclab.execute import leaks
 from ipclab.execute.nats_server import (CONFIG, MAX_PAYLOAD, MAX_PENDING, NatsServer, nats_binary,
                                         subject_name)
 from ipclab.plan import hosts
@@ -61,31 +58,6 @@ def test_the_configuration_keeps_room_for_the_largest_frame_and_a_window():
     assert MAX_PENDING >= 2 * MAX_PAYLOAD  # one 64 MiB answer and a stream's 64 MiB window
     text = CONFIG.format(address="127.0.0.1", port=4222, max_payload=1, max_pending=2)
     assert "jetstream" not in text.split("\n", 1)[1] and "listen" in text
-
-
-@needs_nats
-def test_leaks_finds_a_server_that_outlived_its_run(tmp_path):
-    # A run that is gone (this child, reaped) left its server running in its workspace.
-    child = subprocess.Popen(["true"])
-    child.wait()
-    workspace = tmp_path / f"ipclab-{child.pid}-x"
-    workspace.mkdir(mode=0o700)
-    # The server, started the way a round starts it but without setpriv's death signal (its
-    # parent here is this test, alive): its working directory is the dead run's.
-    server = subprocess.Popen([nats_binary(), "--addr", "127.0.0.1", "--port", "-1"],
-                              cwd=workspace, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        found = []
-        while time.monotonic() < deadline and not found:
-            found = [line for line in leaks.find() if f"process {server.pid} " in line]
-            time.sleep(0.05)  # polling a process table we do not own
-        assert len(found) == 1 and "nats-server" in found[0] and str(workspace) in found[0], \
-            leaks.find()
-    finally:
-        server.kill()
-        server.wait()
-    assert not [line for line in leaks.find() if f"process {server.pid} " in line]
 
 
 def test_hosts_name_an_existing_nats_server():
