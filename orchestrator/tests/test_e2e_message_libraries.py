@@ -1,40 +1,47 @@
-"""End to end for the message libraries, ZeroMQ (PROTOCOL.md 4.8), NNG (4.9) and Redis (4.10),
-through the runner, one test over their mechanisms: each language that has the mechanism once as
-client and once as server (test_e2e.py's rotation: every pair would triple the time and run no
-code these three do not), rr and a stream, few round trips and small sizes, each side's library
-recorded; a
-response corrupted in flight failing its case; no socket file left in the case directories and
-no Redis server once the round is over; and short, which none carries, said per case. Redis's
-own server is in test_e2e_redis.py."""
+"""End to end for the message libraries, ZeroMQ (PROTOCOL.md 4.8), NNG (4.9), Redis (4.10) and
+NATS (4.11), through the runner, one test over their mechanisms: each language that has the
+mechanism once as client and once as server (test_e2e.py's rotation: every pair would triple
+the time and run no code these three do not), rr and a stream, few round trips and small sizes,
+each side's library recorded; a response corrupted in flight failing its case; no socket file
+left in the case directories and no Redis or NATS server once the round is over; and short,
+which none carries, said per case. Redis's and NATS's own servers are in test_e2e_redis.py and
+test_e2e_nats.py."""
 import os
 
 import pytest
 
 from ipclab.execute import leaks
 from ipclab.execute.probe import load_catalog
+from ipclab.execute.nats_server import nats_binary
 from ipclab.execute.redis_server import redis_binary
 from ipclab.execute.runner import Runner
 from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
 from ipclab.plan.scenario import build_scenario
 from test_e2e import faulty, ipclab, offered, rotation, run_cases, seed  # noqa: F401 - a fixture
+from test_e2e_nats import nats_servers_of
 from test_e2e_redis import redis_servers_of
 
 pytestmark = pytest.mark.e2e
 NO_REDIS = pytest.mark.skipif(redis_binary() is None,
                               reason="no redis-server: make setup installs Debian's")
+NO_NATS = pytest.mark.skipif(nats_binary() is None,
+                             reason="no nats-server: make setup installs Debian's")
 MECHANISMS = ("nng-tcp", "nng-ipc", "zmq-tcp", "zmq-ipc",
-              pytest.param("redis-tcp", marks=NO_REDIS), pytest.param("redis-uds", marks=NO_REDIS))
+              pytest.param("redis-tcp", marks=NO_REDIS), pytest.param("redis-uds", marks=NO_REDIS),
+              pytest.param("nats", marks=NO_NATS))
 # Per library: the languages that must offer it, and a word each side's recorded library has
-# (Redis: "hiredis", "redis-py", "jedis"; each names its client library, not the server).
+# (Redis: "hiredis", "redis-py", "jedis"; NATS: "nats.c", "nats-py"; each names its client
+# library, not the server). No Java NATS client yet (peers/java/peer.toml says why).
 FAMILIES = {"nng": ({"cpp", "java", "python"}, "nng"), "zmq": ({"cpp", "java", "python"}, "zmq"),
-            "redis": ({"cpp", "java", "python"}, ("redis", "jedis"))}
+            "redis": ({"cpp", "java", "python"}, ("redis", "jedis")),
+            "nats": ({"cpp", "python"}, "nats")}
 
 
 def run_leaving_no_socket(catalog, raw, pairs):
-    """The scenario's cases between `pairs` (client, server), one round each; asserts no FIFO or socket is left in the run's
-    workspace once they are done (a server removes its ipc files) and no Redis server outlived
-    its round, then returns the outcomes."""
+    """The scenario's cases between `pairs` (client, server), one round each; asserts no FIFO or
+    socket is left in the run's workspace once they are done (a server removes its ipc files)
+    and no Redis or NATS server outlived its round, then returns the outcomes."""
     scenario = build_scenario(raw, "t", catalog, {}, "t")
     with Workspace() as ws:
         runner = Runner(scenario, catalog, ws)
@@ -42,6 +49,7 @@ def run_leaving_no_socket(catalog, raw, pairs):
                     if (case.client, case.server) in pairs]
         assert leaks.special_files(ws.path) == []
         assert redis_servers_of(os.getpid()) == [], "a Redis server outlived its round"
+        assert nats_servers_of(os.getpid()) == [], "a NATS server outlived its round"
     return outcomes
 
 
@@ -83,18 +91,23 @@ def test_a_response_corrupted_in_flight_fails_the_case(mechanism, seed):
 
 
 def test_short_is_not_applicable_with_its_reason(tmp_path):
-    # Every library mechanism at once (redis-* only where redis-server is installed): C++ and
-    # Java clients against a C++ server, each case not applicable with its reason, nothing left.
+    # Every library mechanism at once (redis-* and nats only where their server is installed):
+    # C++ and Java clients against a C++ server, each case not applicable with its reason (a
+    # language its FAMILIES entry does not require names why it has no drive role), nothing left.
     mechanisms = [m for m in ("nng-tcp", "nng-ipc", "zmq-tcp", "zmq-ipc", "redis-tcp",
-                              "redis-uds") if not m.startswith("redis") or redis_binary()]
+                              "redis-uds", "nats")
+                  if not (m.startswith("redis") and redis_binary() is None
+                          or m == "nats" and nats_binary() is None)]
     out = tmp_path / "run"
     done = ipclab("run", "--mechanism", ",".join(mechanisms), "--client", "cpp,java",
                   "--server", "cpp", "--pattern", "short", "--iterations", "5", "--rounds", "1",
                   "--out", str(out))
     assert done.returncode == 0, done.stderr
     text = (out / "cases.csv").read_text()
-    for client in ("C++", "Java"):
+    for name, client in (("cpp", "C++"), ("java", "Java")):
         for mechanism in mechanisms:
-            assert (f"the {client} peer drives {mechanism} with rr, stream only, not short"
-                    in text), text
+            required, _ = FAMILIES[mechanism.split("-")[0]]
+            said = (f"the {client} peer drives {mechanism} with rr, stream only, not short"
+                    if name in required else f"the {client} peer has no {mechanism} drive role")
+            assert said in text, (said, text)
     assert ipclab("leaks").returncode == 0

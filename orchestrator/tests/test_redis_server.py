@@ -1,19 +1,15 @@
 """The Redis server of a round (PROTOCOL.md 4.10, execute/redis_server.py): started on TCP or on
-an owner-only Unix socket, answering, stopped and removed; a killed server is said; one that
-outlives its run is found by `ipclab leaks`; the key names of rounds; [hosts] redis."""
+an owner-only Unix socket, answering, stopped and removed; the key names of rounds; [hosts]
+redis (a killed server, a missing binary and one that outlived its run found by `ipclab leaks`:
+test_private_servers.py)."""
 import os
-import signal
 import socket
 import stat
-import subprocess
 import sys
-import time
 
 import pytest
 
 from ipclab.common.errors import UserError
-from ipclab.execute import leaks
-from ipclab.execute.peers import PeerError
 from ipclab.execute.redis_server import RedisServer, key_name, redis_binary
 from ipclab.plan import hosts
 from ipclab.plan.catalog import repo_root
@@ -63,50 +59,6 @@ def test_a_server_starts_private_answers_and_leaves_nothing(tmp_path, transport)
     finally:
         assert server.stop() is None
     assert not (tmp_path / "r").exists()
-
-
-@needs_redis
-def test_a_killed_server_is_said_when_stopped(tmp_path):
-    server = RedisServer(tmp_path / "r", repo_root(), "uds", "n")
-    server.start()
-    os.kill(server.process.pid, signal.SIGKILL)
-    server.process.wait(5)
-    assert server.stop() == "the Redis server was killed by SIGKILL during the case"
-    assert not (tmp_path / "r").exists()
-
-
-def test_without_redis_server_the_start_is_one_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr("ipclab.execute.redis_server.redis_binary", lambda: None)
-    with pytest.raises(PeerError, match="install the Debian package redis-server"):
-        RedisServer(tmp_path / "r", repo_root(), "tcp", "n").start()
-    assert not (tmp_path / "r").exists()
-
-
-@needs_redis
-def test_leaks_finds_a_server_that_outlived_its_run(tmp_path):
-    # A run that is gone (this child, reaped) left its server running in its workspace.
-    child = subprocess.Popen(["true"])
-    child.wait()
-    workspace = tmp_path / f"ipclab-{child.pid}-x"
-    workspace.mkdir(mode=0o700)
-    # The server, started the way a round starts it but without setpriv's death signal (its
-    # parent here is this test, alive): its working directory is the dead run's.
-    server = subprocess.Popen([redis_binary(), "--port", "0", "--unixsocket",
-                               str(workspace / "s.sock"), "--unixsocketperm", "700", "--save", "",
-                               "--appendonly", "no", "--dir", str(workspace)],
-                              stdout=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and not (workspace / "s.sock").exists():
-            time.sleep(0.02)
-        found = [line for line in leaks.find() if f"process {server.pid} " in line]
-        assert len(found) == 1 and "redis-server" in found[0] and str(workspace) in found[0], \
-            leaks.find()
-    finally:
-        server.kill()
-        server.wait()
-        (workspace / "s.sock").unlink(missing_ok=True)  # a killed server leaves its socket
-    assert not [line for line in leaks.find() if f"process {server.pid} " in line]
 
 
 def test_hosts_name_an_existing_redis_server_per_mechanism():

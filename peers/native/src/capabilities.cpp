@@ -7,6 +7,7 @@
 #include "mechanisms.hpp"
 #include "result.hpp"
 #include "redis_hooks.hpp"
+#include "nats_hooks.hpp"
 #include "zmq_hooks.hpp"
 #include "nng_hooks.hpp"
 
@@ -47,6 +48,8 @@ std::string capabilities_json() {
       j += ", \"library\": " + json_string(nng_hooks().library());
     if (m->family == Family::redis && redis_hooks().library != nullptr)  // 4.10
       j += ", \"library\": " + json_string(redis_hooks().library());
+    if (m->family == Family::nats && nats_hooks().library != nullptr)  // 4.11
+      j += ", \"library\": " + json_string(nats_hooks().library());
     if (m->burst != nullptr) {  // 11.4, 11.5: the server models of this build
       if (m->burst->burst)
         j += ", \"server_models\": " + names_json(burst::server_model_names(false));

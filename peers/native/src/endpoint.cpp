@@ -136,6 +136,35 @@ ZmqEndpoint parse_zmq_tcp(const std::string& text) {
   return {parts[0], parts[1]};
 }
 
+namespace {
+
+// NAME of a round on a server (4.10, 4.11): 1-200 characters of A-Z a-z 0-9 _ : - and, where
+// `dots` (Redis's keys; not NATS's subjects, whose tokens '.' separates), '.'.
+std::string round_name(const std::string& text, const std::string& name, const char* form,
+                       bool dots) {
+  if (name.empty() || name.size() > 200) throw bad(text, form);
+  for (const char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || (dots && c == '.') || c == '_' ||
+          c == ':' || c == '-'))
+      throw bad(text, dots ? "has a NAME outside A-Z a-z 0-9 . _ : -"
+                           : "has a NAME outside A-Z a-z 0-9 _ : -");
+  return name;
+}
+
+// The HOST:PORT of a server's URL, a port other than 0.
+InetEndpoint server_address(const std::string& text, const std::string& address,
+                            const char* form) {
+  try {
+    const InetEndpoint inet = parse_inet(address);
+    if (inet.port == 0) throw bad(text, form);
+    return inet;
+  } catch (const UsageError&) {
+    throw bad(text, form);
+  }
+}
+
+}  // namespace
+
 RedisEndpoint parse_redis(const std::string& text, bool tcp) {
   const char* form = tcp ? "is not redis://HOST:PORT/NAME" : "is not unix://PATH#NAME";
   const std::string scheme = tcp ? "redis://" : "unix://";
@@ -144,25 +173,30 @@ RedisEndpoint parse_redis(const std::string& text, bool tcp) {
   const auto cut = tcp ? rest.find('/') : rest.rfind('#');
   if (cut == std::string::npos || cut == 0) throw bad(text, form);
   RedisEndpoint e;
-  e.name = rest.substr(cut + 1);
-  if (e.name.empty() || e.name.size() > 200) throw bad(text, form);
-  for (const char c : e.name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == ':' ||
-          c == '-'))
-      throw bad(text, "has a NAME outside A-Z a-z 0-9 . _ : -");
+  e.name = round_name(text, rest.substr(cut + 1), form, true);
   if (tcp) {
-    try {
-      const InetEndpoint inet = parse_inet(rest.substr(0, cut));
-      if (inet.port == 0) throw bad(text, form);
-      e.host = inet.host;
-      e.port = inet.port;
-    } catch (const UsageError&) {
-      throw bad(text, form);
-    }
+    const InetEndpoint inet = server_address(text, rest.substr(0, cut), form);
+    e.host = inet.host;
+    e.port = inet.port;
   } else {
     e.path = rest.substr(0, cut);
     if (e.path.front() != '/') throw bad(text, "has a socket path that is not absolute");
   }
+  e.text = text;
+  return e;
+}
+
+NatsEndpoint parse_nats(const std::string& text) {
+  const char* form = "is not nats://HOST:PORT/NAME";
+  const std::string scheme = "nats://";
+  if (text.rfind(scheme, 0) != 0) throw bad(text, form);
+  const std::string rest = text.substr(scheme.size());
+  const auto cut = rest.find('/');
+  if (cut == std::string::npos || cut == 0) throw bad(text, form);
+  NatsEndpoint e;
+  e.name = round_name(text, rest.substr(cut + 1), form, false);
+  e.address = server_address(text, rest.substr(0, cut), form);
+  e.server = scheme + to_string(e.address);
   e.text = text;
   return e;
 }
@@ -189,6 +223,7 @@ Endpoint parse_endpoint(EndpointKind kind, const std::string& text) {
     case EndpointKind::zmq_tcp: return parse_zmq_tcp(text);
     case EndpointKind::redis_tcp: return parse_redis(text, true);
     case EndpointKind::redis_uds: return parse_redis(text, false);
+    case EndpointKind::nats: return parse_nats(text);
   }
   throw bad(text, "has an unknown kind");
 }

@@ -24,6 +24,7 @@ enum class EndpointKind {
   zmq_tcp,      // tcp://HOST:P1,tcp://HOST:P2: the zmq-tcp client (4.8), nng-tcp's (4.9)
   redis_tcp,    // redis://HOST:PORT/NAME: both redis-tcp peers (4.10)
   redis_uds,    // unix://PATH#NAME: both redis-uds peers (4.10)
+  nats,         // nats://HOST:PORT/NAME: both nats peers (4.11)
 };
 
 struct InetEndpoint {
@@ -76,9 +77,19 @@ struct RedisEndpoint {
   std::string text;
 };
 
+// A NATS server and the subject name of a round on it (4.11): `server` is nats://HOST:PORT, the
+// library's URL, at `address`; `text` is the endpoint as given (READY's).
+struct NatsEndpoint {
+  std::string server;
+  InetEndpoint address;
+  std::string name;
+  std::string text;
+};
+
 using Endpoint = std::variant<std::monostate, InetEndpoint, PathEndpoint, FdEndpoint, DirEndpoint,
                               AutoEndpoint, KeyEndpoint, PosixNameEndpoint, InprocEndpoint,
-                              IorEndpoint, AmqpEndpoint, ZmqEndpoint, RedisEndpoint>;
+                              IorEndpoint, AmqpEndpoint, ZmqEndpoint, RedisEndpoint,
+                              NatsEndpoint>;
 
 // Parses text as an endpoint of this kind; a mistake is a UsageError ("bad value for
 // --endpoint: ...").
@@ -97,6 +108,8 @@ ZmqEndpoint parse_zmq_tcp(const std::string& text);
 ZmqEndpoint zmq_ipc_sockets(const std::string& path);
 // redis://HOST:PORT/NAME (tcp) or unix://PATH#NAME (4.10).
 RedisEndpoint parse_redis(const std::string& text, bool tcp);
+// nats://HOST:PORT/NAME (4.11).
+NatsEndpoint parse_nats(const std::string& text);
 
 // The endpoint of a parsed option, as the kind its mechanism's table row promises.
 template <class E>

@@ -24,6 +24,8 @@
 //                     options), nng_client.cpp (the link), nng_server.cpp
 //   redis/            redis-tcp, redis-uds (4.10) over hiredis: redis_connection.cpp (the
 //                     connection, pipelined commands), redis_client.cpp (the link), redis_server.cpp
+//   nats/             nats (4.11) over nats.c: nats_connection.cpp (the connection, subscriptions,
+//                     messages), nats_client.cpp (the link), nats_server.cpp
 //   burst/            pattern burst (11.4): client.cpp, serving.cpp (what every server model
 //                     shares), server_models.cpp (their table), per_connection.cpp, pools.cpp,
 //                     event_loop.cpp, io_uring.cpp (the models), exchange.cpp (burst's or
@@ -56,6 +58,9 @@
 #ifdef IPCLAB_WITH_HIREDIS
 #include "redis/redis_connection.hpp"
 #endif
+#ifdef IPCLAB_WITH_NATS
+#include "nats/nats_connection.hpp"
+#endif
 #include "server.hpp"
 
 namespace {
@@ -87,6 +92,9 @@ int main(int argc, char** argv) {
 #endif
 #ifdef IPCLAB_WITH_HIREDIS
   redis::install();  // redis-tcp, redis-uds (4.10), where the build found hiredis
+#endif
+#ifdef IPCLAB_WITH_NATS
+  nats::install();  // nats (4.11), where the build found libnats
 #endif
   const std::vector<std::string> args(argv + 1, argv + argc);
   Command command;

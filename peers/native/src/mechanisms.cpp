@@ -14,6 +14,7 @@
 #include "rpc_hooks.hpp"
 #include "server.hpp"
 #include "redis_hooks.hpp"
+#include "nats_hooks.hpp"
 #include "zmq_hooks.hpp"
 #include "nng_hooks.hpp"
 #include "transport/message.hpp"
@@ -35,6 +36,9 @@ const E& at(const Options& o) {
 std::uint64_t any_size() { return kMaxPayload; }
 std::uint64_t udp_size() { return kUdpMaxPayload; }
 std::uint64_t uds_dgram_size() { return uds_dgram_max_payload(); }
+// A NATS message is at most the server's max_payload, 64 MiB, NATS's cap (4.11): a frame's
+// header and its payload.
+std::uint64_t nats_size() { return (64ull << 20) - kHeaderSize; }
 
 template <ShmWait wait>
 void drive_shm(Drive o, Recorder& r) {
@@ -61,6 +65,9 @@ void serve_nng(Serve o) { nng_hooks().serve(o); }
 // And Redis's (redis_hooks.hpp).
 void drive_redis(Drive o, Recorder& r) { redis_hooks().drive(o, r); }
 void serve_redis(Serve o) { redis_hooks().serve(o); }
+// And NATS's (nats_hooks.hpp).
+void drive_nats(Drive o, Recorder& r) { nats_hooks().drive(o, r); }
+void serve_nats(Serve o) { nats_hooks().serve(o); }
 
 constexpr Family frames = Family::frames;
 constexpr Family rpc = Family::rpc;
@@ -173,6 +180,10 @@ constexpr Mechanism kMechanisms[] = {
      drive_redis, serve_redis},
     {"redis-uds", Family::redis, Kind::redis_uds, Kind::redis_uds, kStreamPatterns, any_size,
      drive_redis, serve_redis},
+    // Section 4.11: NATS messages through a NATS server (nats.c, nats/), where the build found
+    // libnats; both peers take the server and the round's subject name.
+    {"nats", Family::nats, Kind::nats, Kind::nats, kStreamPatterns, nats_size, drive_nats,
+     serve_nats},
 };
 
 bool implemented(const Mechanism& m) {
@@ -180,6 +191,7 @@ bool implemented(const Mechanism& m) {
   if (m.family == Family::zmq) return zmq_hooks().drive != nullptr;
   if (m.family == Family::nng) return nng_hooks().drive != nullptr;
   if (m.family == Family::redis) return redis_hooks().drive != nullptr;
+  if (m.family == Family::nats) return nats_hooks().drive != nullptr;
   if (m.family != Family::rpc) return true;
   const RpcHooks& hooks = rpc_hooks();
   return hooks.supports != nullptr && hooks.supports(m.name);

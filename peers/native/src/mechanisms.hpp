@@ -32,6 +32,7 @@ enum class Family {
   zmq,     // section 2 frames as ZeroMQ messages (4.8), where libzmq is built in
   nng,     // section 2 frames as NNG messages (4.9), where libnng is built in
   redis,   // section 2 frames as Redis list elements (4.10), where hiredis is built in
+  nats,    // section 2 frames as NATS messages (4.11), where nats.c is built in
 };
 
 struct Mechanism {

@@ -93,6 +93,14 @@ void run_pattern(Link& link, const DriveOptions& o, Recorder& recorder) {
     throw PeerError(ErrorKind::unsupported, "pattern '" + o.pattern + "' is not implemented");
 }
 
+// The drive hook of a library with one endpoint of its own (redis-*, 4.10: RedisEndpoint; nats,
+// 4.11: NatsEndpoint): Link over it, the asked pattern over the link.
+template <class Link, class Endpoint>
+void drive_over(const DriveOptions& o, Recorder& recorder) {
+  Link link(endpoint_as<Endpoint>(o.endpoint), o);
+  run_pattern(link, o, recorder);
+}
+
 // The drive hook of the libraries whose endpoints have ZeroMQ's grammar (zmq-*, 4.8; nng-*,
 // 4.9): Link over the request socket and the stream socket the endpoint names (two tcp://
 // URLs, or the sockets at PATH and PATH.stream), the asked pattern over it.

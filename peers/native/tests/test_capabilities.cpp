@@ -48,6 +48,12 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
 #ifdef IPCLAB_EXPECT_HIREDIS
   names.insert(names.end(), {"redis-tcp", "redis-uds"});  // only where hiredis is built in (4.10)
 #endif
+#ifdef IPCLAB_EXPECT_NATS
+  names.push_back("nats");  // only where libnats is built in (4.11)
+  EXPECT_EQ(m["nats"]["max_payload"], (64 << 20) - 24);  // the server's max_payload, a header off
+#else
+  EXPECT_FALSE(m.contains("nats"));
+#endif
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(m.contains(name));
@@ -58,7 +64,7 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
                          n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
                          n.rfind("shm", 0) == 0 || n == "grpc" ||  // grpc, rest: 11.3
                          n == "activemq" || n.rfind("zmq-", 0) == 0 ||
-                         n.rfind("nng-", 0) == 0 || n.rfind("redis-", 0) == 0;
+                         n.rfind("nng-", 0) == 0 || n.rfind("redis-", 0) == 0 || n == "nats";
     // tcp also carries burst (11.4) and load (11.5) and names the server models of each; uds
     // carries load only, without epoll-reuseport (AF_UNIX has no SO_REUSEPORT); the message
     // queues carry load over one shared request queue (11.5.5); every RPC framework but soap

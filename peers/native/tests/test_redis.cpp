@@ -5,10 +5,6 @@
 // empty answer; it goes on), a lost server, the patterns it does not carry, and
 // `capabilities`' library. Skipped, with the reason, where redis-server is missing; a build
 // without hiredis must not list the mechanisms.
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -43,49 +39,16 @@ TEST(RedisCapabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 
 using test::ChildResult;
 using test::DriveRun;
+using test::Launched;
 using test::Server;
 using test::TempDir;
 
 const char* const kRedisServer = "/usr/bin/redis-server";
 
-// A Redis server of the orchestrator's launcher: `python -m ipclab.execute.redis_server tcp|uds
-// DIR` prints the endpoint (with the name ipclab:test) first and runs until SIGTERM, then
-// removes DIR.
-struct Launched {
-  pid_t pid = -1;
-  std::string endpoint;  // redis://HOST:PORT/ipclab:test or unix://PATH#ipclab:test
-};
-
+// A Redis server of the orchestrator's launcher (message_library.hpp): its endpoint is
+// redis://HOST:PORT/ipclab:test or unix://PATH#ipclab:test.
 Launched launch(const std::string& transport, const std::string& where) {
-  Launched l;
-  const std::string root = IPCLAB_VECTORS_DIR "/../..";
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return l;
-  l.pid = ::fork();
-  if (l.pid == 0) {
-    ::dup2(out[1], 1);
-    ::setenv("PYTHONPATH", (root + "/orchestrator/src").c_str(), 1);
-    const std::string python = root + "/.venv/bin/python";
-    ::execl(python.c_str(), python.c_str(), "-m", "ipclab.execute.redis_server",
-            transport.c_str(), where.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  std::string line;
-  char c;
-  pollfd p{out[0], POLLIN, 0};
-  while (::poll(&p, 1, 30000) > 0 && ::read(out[0], &c, 1) == 1 && c != '\n') line += c;
-  ::close(out[0]);
-  l.endpoint = line;
-  return l;
-}
-
-void stop(Launched& l) {
-  if (l.pid > 0) {
-    ::kill(l.pid, SIGTERM);
-    ::waitpid(l.pid, nullptr, 0);  // it stops the server and removes its directory
-    l.pid = -1;
-  }
+  return test::launch_server("ipclab.execute.redis_server", {transport, where});
 }
 
 // The endpoint of the suite's server for `mech` with the key name `name`.
@@ -129,12 +92,7 @@ class Redis : public ::testing::TestWithParam<std::string> {
 
 TEST_P(Redis, ReadyNamesTheEndpointAndTheServersVersion) {
   Server server = responder("t:ready");
-  ASSERT_TRUE(server.ready());
-  EXPECT_EQ(server.endpoint(), endpoint("t:ready"));
-  EXPECT_EQ(server.ready_json()["mechanism"], GetParam());
-  const std::string broker = server.ready_json()["broker"];
-  EXPECT_EQ(broker.rfind("Redis ", 0), 0u) << broker;
-  EXPECT_GT(broker.size(), 6u);
+  test::expect_ready_names_the_server(server, GetParam(), endpoint("t:ready"), "Redis ");
 }
 
 TEST_P(Redis, RoundTripsAndTheLargestPayload) {
@@ -180,6 +138,15 @@ class Raw {
   }
   ~Raw() { redisFree(c_); }
   bool ok() const { return c_ != nullptr && c_->err == 0; }
+  // The link of message_library.hpp's rejections: bytes pushed onto NAME:requests as a frame,
+  // and its answer (no answer within 5 s fails the test); n bytes as a stream message.
+  std::vector<std::uint8_t> ask(const std::vector<std::uint8_t>& bytes) {
+    push(bytes);
+    std::optional<std::vector<std::uint8_t>> got = answer();
+    EXPECT_TRUE(got.has_value()) << "no answer on " << name_ << ":replies within 5 s";
+    return got.value_or(std::vector<std::uint8_t>());
+  }
+  void push(std::size_t n) { push(std::vector<std::uint8_t>(n, 0x5a)); }
   void push(const std::vector<std::uint8_t>& bytes) {
     freeReplyObject(redisCommand(c_, "RPUSH %s:requests %b", name_.c_str(), bytes.data(),
                                  bytes.size()));
@@ -217,37 +184,13 @@ TEST_P(Redis, RejectedFramesAreAnsweredEmptyAndTheResponderGoesOn) {
   raw.push(std::vector<std::uint8_t>(40, 7));  // a leftover of an earlier run: deleted at start
   Server server = responder("t:reject");
   ASSERT_TRUE(server.ready());
-  raw.push(std::vector<std::uint8_t>(10, 0));          // truncated header
-  EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
-  raw.push(test::frame(FrameKind::request, 0, 100, 10));      // length mismatch
-  EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
-  std::vector<std::uint8_t> bad_magic = test::frame(FrameKind::request, 0, 0, 0);
-  bad_magic[0] = 'X';
-  raw.push(bad_magic);
-  EXPECT_EQ(raw.answer(), std::vector<std::uint8_t>());
-  // A stream message of the wrong size where one is due: the rest of the count is given up,
-  // and END's answer shows no message came; the credits are gone with it.
-  std::vector<std::uint8_t> mark = test::frame(FrameKind::mark, 0, kMarkPayload, kMarkPayload);
-  encode_mark(mark.data() + kHeaderSize, 32, 2);
-  raw.push(mark);
-  EXPECT_EQ(raw.answer().value_or(std::vector<std::uint8_t>()).size(), kHeaderSize);
-  raw.push(std::vector<std::uint8_t>(31, 0x5a));
-  raw.push(test::frame(FrameKind::end, 3, 0, 0));
-  const auto ack = raw.answer();
-  ASSERT_TRUE(ack.has_value());
-  ASSERT_EQ(ack->size(), kStreamAckSize);
-  EXPECT_EQ(load_le64(ack->data() + kHeaderSize), 0u);  // received
-  // The responder goes on, and a finished exchange leaves no key on the server.
+  test::expect_rejected_frames_answered_empty(raw, false);
+  // The responder goes on, and a finished exchange leaves no key on the server (the credits
+  // are gone with the stream given up).
   EXPECT_EQ(test::drive_bytes(GetParam(), server.endpoint(), dir, 16, 16, 5).child.exit_code, 0);
   EXPECT_EQ(raw.exists(), 0);
   server.close_stdin();
-  const ChildResult stopped = server.wait();
-  std::string reasons;
-  for (const char* reason : {"truncated header", "length mismatch", "bad magic",
-                             "length mismatch"})
-    reasons += std::string("ipclab-peer: rejected frame: ") + reason + "\n";
-  EXPECT_EQ(stopped.err, reasons);
-  EXPECT_EQ(stopped.exit_code, 0);
+  test::expect_rejections_said_in_order(server.wait());
 }
 
 TEST_P(Redis, AnEmptyAnswerIsAProtocolErrorAndNoAnswerATimeout) {
@@ -271,19 +214,8 @@ TEST(RedisLost, AResponderWhoseServerDiesExitsWithAnIoError) {
   if (::access(kRedisServer, X_OK) != 0) GTEST_SKIP() << kRedisServer << " is missing";
   TempDir dir;
   Launched l = launch("uds", dir.file("r"));
-  ASSERT_FALSE(l.endpoint.empty());
-  Server server({"serve", "--mechanism", "redis-uds", "--endpoint", with_name(l.endpoint, "t")});
-  ASSERT_TRUE(server.ready());
-  stop(l);
-  const ChildResult r = server.wait(10000);
-  EXPECT_EQ(r.exit_code, 5) << r.err;
-  EXPECT_NE(r.err.find("closed the connection"), std::string::npos) << r.err;
-  // With no server to connect to (its stdin held, as the orchestrator holds it: at end of stdin
-  // a server exits 0 at once, which could come first).
-  Server refused({"serve", "--mechanism", "redis-uds", "--endpoint", with_name(l.endpoint, "t")});
-  EXPECT_FALSE(refused.ready());
-  const ChildResult why = refused.wait(10000);
-  EXPECT_EQ(why.exit_code, 5) << why.err;
+  test::expect_a_lost_server_ends_the_responder("redis-uds", l, with_name(l.endpoint, "t"),
+                                                "closed the connection");
 }
 
 #endif  // IPCLAB_EXPECT_HIREDIS

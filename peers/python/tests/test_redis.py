@@ -5,11 +5,10 @@ largest payload, streams past the credit window, the faults, what the responder 
 empty answer; it goes on), an empty answer and none, refused patterns and endpoints, a lost
 server, and `capabilities`' library."""
 import json
-import shutil
-import tempfile
 
 import pytest
 import redis
+from launched_servers import check_a_lost_server_ends_the_responder, started_for_the_file
 from peers import Drive, Server, describe, run_peer
 from test_client import assert_error
 from test_nng_and_zmq import check_a_fault_fails_the_client, check_streams_then_a_round_trip
@@ -22,32 +21,10 @@ MECHANISMS = ("redis-tcp", "redis-uds")
 MIB = 1 << 20
 
 
-def _redis_server():
-    try:
-        from ipclab.execute.redis_server import RedisServer, redis_binary
-    except ImportError:
-        return None, None
-    return RedisServer, redis_binary
-
-
 @pytest.fixture(scope="module")
 def servers():
-    """{mechanism: (RedisServer, its endpoint without the name's part)}."""
-    server_class, binary = _redis_server()
-    if server_class is None or binary() is None:
-        pytest.skip("no redis-server (make setup installs Debian's) or no orchestrator")
-    parent = tempfile.mkdtemp(prefix="ipclabpy-")
-    started = {}
-    try:
-        for mechanism, transport in (("redis-tcp", "tcp"), ("redis-uds", "uds")):
-            server = server_class(f"{parent}/{transport}", parent, transport, "x")
-            started[mechanism] = server
-            server.start()
-        yield started
-    finally:
-        for server in started.values():
-            server.stop()
-        shutil.rmtree(parent, ignore_errors=True)
+    """{mechanism: its RedisServer}."""
+    yield from started_for_the_file("redis", ("redis-tcp", "tcp"), ("redis-uds", "uds"))
 
 
 def endpoint(servers, mechanism, name):
@@ -161,22 +138,4 @@ def test_an_empty_answer_is_a_protocol_error_and_none_a_timeout(mechanism, serve
 
 
 def test_a_responder_whose_server_dies_exits_with_an_io_error(tmp_path):
-    server_class, binary = _redis_server()
-    if server_class is None or binary() is None:
-        pytest.skip("no redis-server")
-    own = server_class(tmp_path / "r", tmp_path, "uds", "x")
-    url = own.start()
-    try:
-        responder = Server("redis-uds", url)
-    finally:
-        own.stop()
-    assert responder.proc.wait(10) == 5
-    # Which error names the lost server depends on where the responder was when it went (its
-    # BLPOP's read: "closed the connection"; a write, or a machine slow enough that the server
-    # went before the responder's first command: the connection reset or refused).
-    assert any("Redis" in line for line in responder.drain_stderr())
-    responder.stop()
-    # With no server to connect to (its stdin held, as the orchestrator holds it: at end of
-    # stdin a server exits 0 at once, which could come first).
-    with pytest.raises(AssertionError, match=r"no READY \(exit 5\)"):
-        Server("redis-uds", url)
+    check_a_lost_server_ends_the_responder("redis", "redis-uds", "Redis", tmp_path, "uds")

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from ipclab.common.errors import UserError
 from ipclab.execute.broker import Broker, PrivateServer
+from ipclab.execute.nats_server import NatsServer, subject_name
 from ipclab.execute.redis_server import RedisServer, key_name
 from ipclab.plan.catalog import repo_root
 
@@ -18,7 +19,8 @@ class Endpoint:
     server_fds: tuple = ()
     client_fds: tuple = ()
     _open: list = field(default_factory=list)
-    # the round's private server: an ActiveMQ broker (PROTOCOL.md 4.7), a Redis server (4.10)
+    # the round's private server: an ActiveMQ broker (PROTOCOL.md 4.7), a Redis server (4.10),
+    # a NATS server (4.11)
     broker: PrivateServer | None = None
     broker_died: str | None = None  # why the broker was gone before the round ended
 
@@ -82,7 +84,11 @@ def _inproc(case_dir):
 
 def _broker(case_dir, mechanism):
     # The orchestrator's broker for this round; the endpoint it gives is the responder's: the
-    # ActiveMQ broker's URL (4.7), a Redis server's address and the round's key name (4.10).
+    # ActiveMQ broker's URL (4.7), a Redis server's address and the round's key name (4.10), a
+    # NATS server's and the round's subject name (4.11).
+    if mechanism.broker == "nats":
+        server = NatsServer(case_dir / "nats", repo_root(), subject_name(case_dir))
+        return Endpoint(server_arg="", broker=server)
     if mechanism.broker == "redis":
         transport = "uds" if mechanism.endpoint == "broker-socket" else "tcp"
         server = RedisServer(case_dir / "redis", repo_root(), transport, key_name(case_dir))
@@ -97,11 +103,13 @@ BROKER_KINDS = ("broker", "broker-socket")
 
 def prepare(mechanism, case_dir, broker=None):
     """The endpoint of one pair; `broker`: an existing broker's address ([hosts] broker, redis,
-    redis_socket: an amqp:// URL, a redis:// URL, a socket path), used as it is (neither started
-    nor stopped here), or None."""
+    redis_socket, nats: an amqp:// URL, a redis:// URL, a socket path, a nats:// URL), used as it
+    is (neither started nor stopped here), or None."""
     if mechanism.endpoint in BROKER_KINDS:
         if not broker:
             return _broker(case_dir, mechanism)
+        if mechanism.broker == "nats":  # the round's subjects on the named server (4.11)
+            return Endpoint(server_arg=f"{broker}/{subject_name(case_dir)}")
         if mechanism.broker == "redis":  # the round's keys on the named server (4.10)
             name = key_name(case_dir)
             return Endpoint(server_arg=f"{broker}/{name}" if broker.startswith("redis://")

@@ -62,9 +62,9 @@ _RUN_DIR = re.compile(r"/ipclab-(\d+)-[^/]*")
 
 def servers_of_gone_runs():
     """(pid, command line, directory) of this user's processes whose working directory is in the
-    scratch directory of a run whose process is gone (a round's Redis server keeps its directory
-    as its working directory, 4.10: one that outlived its run, however, is found here even when
-    the directory was removed under it)."""
+    scratch directory of a run whose process is gone (a round's Redis or NATS server keeps its
+    directory as its working directory, 4.10, 4.11: one that outlived its run, however, is found
+    here even when the directory was removed under it)."""
     found = []
     for entry in Path("/proc").glob("[0-9]*"):
         try:

@@ -30,7 +30,8 @@ from ipclab.plan.link import LOOPBACK, needs_namespaces, parse
 
 NETNS_DIR = Path("/run/netns")
 PREFIX = "ipclab-"
-IP_ENDPOINTS = ("inet", "broker")  # endpoint kinds whose peers talk IP (a broker: AMQP, RESP over TCP)
+# endpoint kinds whose peers talk IP (a broker: AMQP, RESP or NATS over TCP)
+IP_ENDPOINTS = ("inet", "broker")
 _NAME = re.compile(r"^ipclab-(\d+)-")
 DEVICE = "ipclab0"        # each end's name inside its own namespace (no clash across cases)
 TOOLS = {"ip": "iproute2", "tc": "iproute2", "ethtool": "ethtool", "nft": "nftables"}

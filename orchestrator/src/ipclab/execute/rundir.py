@@ -168,7 +168,7 @@ def add_round(record, outcome, samples_file=None, warmup_file=None, position=Non
         record["client_runtime"] = client.get("runtime")
     if outcome.server:
         record["server_runtime"] = outcome.server.get("runtime")
-        if isinstance(outcome.server.get("broker"), str):  # a Redis responder's server (4.10)
+        if isinstance(outcome.server.get("broker"), str):  # a Redis or NATS responder's server (4.10, 4.11)
             record["broker"] = outcome.server["broker"][:100]
     if outcome.status != "ok":
         record["status"] = outcome.status

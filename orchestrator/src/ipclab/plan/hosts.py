@@ -2,7 +2,7 @@
 with OpenSSH), where a case's one client runs, the hosts a burst's or a load's clients are
 spread over, where their checkout is
 (execute/places.py starts peers there), and an existing message broker to use instead of one per
-round (PROTOCOL.md 4.7)."""
+round (PROTOCOL.md 4.7), and an existing Redis or NATS server likewise (4.10, 4.11)."""
 import ipaddress
 import re
 from pathlib import Path
@@ -10,11 +10,12 @@ from pathlib import Path
 from ipclab.common.errors import UserError
 
 HOST_KEYS = ("server", "client", "clients", "path", "server_address", "ssh_config", "broker",
-             "redis", "redis_socket")
+             "redis", "redis_socket", "nats")
 _HOST = r"([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])"
 _SSH_URL = re.compile(rf"^ssh://(?:([A-Za-z0-9._-]+)@)?{_HOST}(?::(\d+))?$")
 _AMQP_URL = re.compile(rf"^amqp://{_HOST}:(\d+)$")
 _REDIS_URL = re.compile(rf"^redis://{_HOST}:(\d+)$")
+_NATS_URL = re.compile(rf"^nats://{_HOST}:(\d+)$")
 
 
 def parse_broker(raw, source):
@@ -52,6 +53,19 @@ def parse_redis(raw, source):
                             f"without '#'")
         found["redis-uds"] = path
     return found
+
+
+def parse_nats(raw, source):
+    """hosts.nats (`nats://HOST:PORT`): an existing NATS server the orchestrator neither starts
+    nor stops (PROTOCOL.md 4.11), as {mechanism: address}; {} when absent."""
+    url = raw.get("nats") if isinstance(raw, dict) else None
+    if url is None:
+        return {}
+    match = _NATS_URL.match(str(url))
+    if not match or not 0 < int(match.group(2)) < 65536:
+        raise UserError(f"{source}: hosts.nats: {url!r} is not \"nats://HOST:PORT\" (an "
+                        f"existing NATS server)")
+    return {"nats": str(url)}
 
 
 def parse_hosts(raw, source):

@@ -106,21 +106,22 @@ class Scenario:
     hosts: dict = field(default_factory=dict)  # [hosts]: the server on another host (hosts.py)
     claims: list = field(default_factory=list)  # [[claim]]: the study's conclusions (claims.py)
     broker: str | None = None  # [hosts] broker: an existing broker's amqp:// URL (hosts.py)
-    # [hosts] redis, redis_socket: an existing Redis server per mechanism (hosts.py, 4.10)
-    redis: dict = field(default_factory=dict)
+    # [hosts] redis, redis_socket, nats: an existing Redis or NATS server per mechanism
+    # (hosts.py, 4.10, 4.11)
+    servers: dict = field(default_factory=dict)
 
     def named_server(self, mech):
         """The existing server a scenario names for `mech`'s rounds (hosts.py), or None: each
         round then starts its own (execute/endpoints.py)."""
-        if mech.broker == "redis":
-            return self.redis.get(mech.name)
+        if mech.broker != "activemq":
+            return self.servers.get(mech.name)
         return self.broker
 
     def as_dict(self):
         return {"name": self.name, "description": self.description, "source": self.source,
                 "matrix": self.matrix, "run": vars(self.run), "statistics": vars(self.statistics),
                 "report": vars(self.report), "hosts": self.hosts, "broker": self.broker,
-                **({"redis": self.redis} if self.redis else {}),
+                **({"servers": self.servers} if self.servers else {}),
                 "claims": [c.as_dict() for c in self.claims]}
 
 
@@ -204,7 +205,8 @@ def build_scenario(raw, source, catalog, overrides, name):
                     matrix=matrix, run=run, statistics=stat, report=report,
                     hosts=hosts.parse_hosts(raw.get("hosts"), source), claims=claims,
                     broker=hosts.parse_broker(raw.get("hosts"), source),
-                    redis=hosts.parse_redis(raw.get("hosts"), source))
+                    servers={**hosts.parse_redis(raw.get("hosts"), source),
+                             **hosts.parse_nats(raw.get("hosts"), source)})
 
 
 def _load_times(v, run, run_raw, overrides):

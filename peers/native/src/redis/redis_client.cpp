@@ -39,8 +39,7 @@ class RedisLink {
       : conn_(endpoint, o.io_timeout_ns + 5'000'000'000),
         keys_(endpoint.name),
         timeout_(blpop_timeout(o.io_timeout_ns)),
-        window_(stream_window(o.message_size)),
-        every_(credit_every(window_)) {}
+        sender_(o.message_size) {}
 
   // The link interface of links.hpp.
   static std::size_t capacity_for(std::size_t frame) { return frame; }
@@ -56,12 +55,12 @@ class RedisLink {
     std::memcpy(buf, value->str, got < capacity ? got : capacity);
     // A MARK_ACK opens a stream's window (4.10): messages are counted from it.
     if (got == kHeaderSize && buf[kOffKind] == static_cast<std::uint8_t>(FrameKind::mark_ack))
-      sent_ = 0;
+      sender_.open();
     return got;
   }
   // A stream message (11.1): one RPUSH, after a credit where the window is full.
   void send_message(const std::uint8_t* p, std::size_t n, std::uint64_t /*sequence*/) {
-    if (sent_ >= window_ && (sent_ - window_) % every_ == 0) {
+    if (sender_.next_needs_credit()) {
       conn_.append({"BLPOP", keys_.credits, timeout_}, true);
       conn_.flush();
       const Reply r = conn_.next();
@@ -69,7 +68,6 @@ class RedisLink {
     }
     conn_.append({"RPUSH", keys_.requests, bytes(p, n)}, false);
     conn_.flush();
-    ++sent_;
   }
 
  private:
@@ -86,17 +84,13 @@ class RedisLink {
   Connection conn_;
   const Keys keys_;
   const std::string timeout_;
-  const std::uint64_t window_, every_;
-  std::uint64_t sent_ = 0;  // stream messages since the last MARK_ACK
+  CreditedSender sender_;
 };
-
-void drive(const DriveOptions& o, Recorder& recorder) {
-  RedisLink link(endpoint_as<RedisEndpoint>(o.endpoint), o);
-  run_pattern(link, o, recorder);
-}
 
 }  // namespace
 
-void install() { install_redis_hooks({drive, serve, library_version}); }
+void install() {
+  install_redis_hooks({drive_over<RedisLink, RedisEndpoint>, serve, library_version});
+}
 
 }  // namespace ipclab::redis

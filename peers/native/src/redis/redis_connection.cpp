@@ -14,13 +14,6 @@ std::string library_version() {
          std::to_string(HIREDIS_PATCH);
 }
 
-std::uint64_t stream_window(std::uint64_t size) noexcept {
-  constexpr std::uint64_t budget = 64ull << 20, most = 1000;
-  if (size == 0) return most;
-  const std::uint64_t w = budget / size;
-  return w < 1 ? 1 : (w > most ? most : w);
-}
-
 namespace {
 
 timeval to_timeval(std::int64_t ns) {

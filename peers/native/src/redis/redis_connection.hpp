@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "credit_window.hpp"  // stream_window, credit_every (4.10)
 #include "endpoint.hpp"
 
 namespace ipclab::redis {
@@ -22,11 +23,6 @@ void install();  // redis_client.cpp: the hooks of redis_hooks.hpp
 
 // "hiredis 0.14.1": the library this peer is built with (capabilities' `library`).
 std::string library_version();
-
-// The stream's window (4.10): at most W(S) = min(1000, max(1, 64 MiB / S)) messages of S bytes
-// pushed and not yet taken, and a credit per K(S) = ceil(W / 2) messages taken.
-std::uint64_t stream_window(std::uint64_t size) noexcept;
-inline std::uint64_t credit_every(std::uint64_t window) noexcept { return (window + 1) / 2; }
 
 // NAME:requests, NAME:replies, NAME:credits.
 struct Keys {

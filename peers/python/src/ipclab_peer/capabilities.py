@@ -26,7 +26,7 @@ def entry(mechanism):
         described["load_models"] = list(mechanism.load_models)
     if mechanism.codec:  # thrift-*: which of the library's codecs this peer uses
         described["codec"] = mechanism.codec
-    if mechanism.library:  # zmq-*, nng-*, redis-*: the library and its version (4.8-4.10)
+    if mechanism.library:  # zmq-*, nng-*, redis-*, nats: the library and its version (4.8-4.11)
         described["library"] = mechanism.library()
     return described
 

@@ -35,7 +35,7 @@ from typing import Callable, Optional
 
 from . import inproc
 from .burst.models import MODELS as SERVER_MODELS
-from .frame import MAX_PAYLOAD
+from .frame import HEADER_SIZE, MAX_PAYLOAD
 from .rpc import Framework
 from .transport import connect, datagram, endpoints, files, listeners, shared_queues, shm
 
@@ -48,6 +48,10 @@ BROKER = "broker"        # section 4.7: section 2 frames as messages through a b
 ZMQ = "zmq"              # section 4.8: section 2 frames as ZeroMQ messages (REQ/REP, PUSH/PULL)
 NNG = "nng"              # section 4.9: section 2 frames as NNG messages (REQ/REP, PUSH/PULL)
 REDIS = "redis"          # section 4.10: section 2 frames as elements of Redis lists
+NATS = "nats"            # section 4.11: section 2 frames as NATS messages (request-reply)
+# The server's max_payload (NATS's cap, 64 MiB) is a whole message: a frame's header with its
+# payload, a stream message alone (4.11).
+NATS_MESSAGE = 64 << 20
 
 
 def _everything():
@@ -126,6 +130,15 @@ def _redis(role):
     def start(*args):
         from .transport import redis_lists
         return getattr(redis_lists, role)(*args)
+    return start
+
+
+def _nats(role):
+    """nats's connect, listen or library (transport/nats_subjects.py), imported on first use
+    like Redis's."""
+    def start(*args):
+        from .transport import nats_subjects
+        return getattr(nats_subjects, role)(*args)
     return start
 
 
@@ -249,4 +262,8 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
               patterns=STREAM, library=_redis("library")),
     Mechanism("redis-uds", REDIS, endpoints.REDIS_UDS, _redis("connect"), _redis("listen"),
               patterns=STREAM, library=_redis("library")),
+    # NATS (PROTOCOL.md 4.11): rr and stream through a NATS server (no short, load).
+    Mechanism("nats", NATS, endpoints.NATS, _nats("connect"), _nats("listen"),
+              lambda: NATS_MESSAGE - HEADER_SIZE, lambda: NATS_MESSAGE, patterns=STREAM,
+              library=_nats("library")),
 )}

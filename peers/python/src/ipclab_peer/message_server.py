@@ -2,11 +2,14 @@
 PROTOCOL.md 4.7, ZeroMQ's 4.8): section 2's checks with a datagram's sizes, the answer handed to
 the mechanism's own way back, and a stream (11.1) counted as on uds-dgram: the K messages after
 a MARK are its messages, one of another size is rejected (`length mismatch`) and the rest of the
-K given up, and END's answer shows the shortfall. The loops over each library are
-broker_server.py and zmq_server.py.
+K given up, and END's answer shows the shortfall (where the sender waits for credits, Redis's
+4.10 and NATS's 4.11, a CreditedStream sends them). The loops over each library are
+broker_server.py, zmq_server.py, redis_server.py and nats_server.py.
 """
+from .errors import report
 from .frame import (END, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST, Rejected,
                     check_incoming, mark_ack, mark_fields, stream_end_ack)
+from .transport.credit_window import credit_every, stream_window
 
 
 class Stream:
@@ -17,6 +20,32 @@ class Stream:
         self.tally = None  # made at the first MARK, kept for the next stream
         self.open = False
         self.remaining = 0
+
+
+class CreditedStream(Stream):
+    """A stream whose sender waits for credits (Redis, PROTOCOL.md 4.10; NATS, 4.11): a credit
+    per K(S) of the messages a MARK announced, counted from that MARK, sent by credit()."""
+
+    def __init__(self, credit):
+        super().__init__()
+        self.credit = credit
+        self.taken, self.every = 0, 1
+
+    def window(self, size):
+        """answer_frame's window: a MARK of `size`-byte messages restarts the count (0: END)."""
+        if size:
+            self.taken, self.every = 0, credit_every(stream_window(size))
+
+    def take(self, body):
+        """One of the announced messages: counted (a rejection said, the rest given up as
+        take_message says), and a credit sent after every K(S)-th."""
+        try:
+            take_message(body, self)
+        except Rejected as rejected:
+            report("rejected frame", rejected.reason)
+        self.taken += 1
+        if self.taken % self.every == 0:
+            self.credit()
 
 
 def answer_frame(body, reply, responder, stream, window):

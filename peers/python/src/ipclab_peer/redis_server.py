@@ -6,15 +6,16 @@ an empty element.
 """
 from .errors import IoError, PeerError, report
 from .frame import END, MARK, Rejected
-from .message_server import Stream, answer_frame, take_message
+from .message_server import CreditedStream, answer_frame
 from .responder import Responder
-from .transport.redis_lists import credit_every, stream_window
+from .transport.credit_window import stream_window
 
 class Loop:
     def __init__(self, listener, config):
         self.pipe, self.keys = listener.pipe, listener.keys
-        self.responder, self.stream = Responder(config), Stream()
-        self.taken, self.every = 0, 1
+        self.responder = Responder(config)
+        self.stream = CreditedStream(
+            lambda: self.pipe.append(False, "RPUSH", self.keys.credits, b""))
         self.blocking = True    # the next take: BLPOP (one, waited for) or LPOP (a batch)
         self.take_sent = False  # the next take is written already (with an answer)
         self.more = False       # more elements of this batch follow: no take with the answer
@@ -44,25 +45,15 @@ class Loop:
 
     def element(self, body):
         if self.stream.remaining:
-            try:
-                take_message(body, self.stream)
-            except Rejected as rejected:
-                report("rejected frame", rejected.reason)
-            self.taken += 1
-            if self.taken % self.every == 0:
-                self.pipe.append(False, "RPUSH", self.keys.credits, b"")
+            self.stream.take(body)
             return
         kind = body[5] if len(body) > 5 else 0
         try:
             answer_frame(body, lambda frame: self.reply(frame, kind), self.responder,
-                         self.stream, self.window)
+                         self.stream, self.stream.window)
         except Rejected as rejected:
             report("rejected frame", rejected.reason)
             self.pipe.append(False, "RPUSH", self.keys.replies, b"")
-
-    def window(self, size):
-        if size:  # a MARK: its credits count from here
-            self.taken, self.every = 0, credit_every(stream_window(size))
 
     def run(self):
         self.append_take()

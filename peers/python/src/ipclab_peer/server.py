@@ -15,7 +15,7 @@ from .datagram_stream import Clients, stream_datagram
 from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST,
                     REQUEST_NO_REPLY, Rejected, check_incoming)
 from .load.queue_server import serve as queue_load_serve
-from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, NNG, REDIS, RPC, ZMQ
+from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, NATS, NNG, REDIS, RPC, ZMQ
 from .messages import receive_stream
 from .reader import FrameReader
 from .responder import Responder
@@ -65,7 +65,7 @@ def start(config, cleanup):
             check_rpc_load(config, mechanism)
         listener = listen(mechanism, config, cleanup)
         more = {} if config.server_model is None else {"server_model": config.server_model}
-        more.update(getattr(listener, "ready_extra", {}))  # a Redis server's version (4.10)
+        more.update(getattr(listener, "ready_extra", {}))  # its server's version (4.10, 4.11)
         announce_ready(listener.endpoint, config.mechanism, **more)
     return mechanism, listener
 
@@ -288,6 +288,14 @@ def serve_redis(listener, config):
     return serve_lists(listener, config)
 
 
+def serve_nats(listener, config):
+    """nats: the loop over the server's subjects (nats_server.py, which needs nats-py: imported
+    here, once the listener has connected)."""
+    from .nats_server import serve as serve_subjects
+    return serve_subjects(listener, config)
+
+
 # How each family of mechanisms (mechanisms.py) is served.
 LOOPS = {FRAMES: serve_streams, DATAGRAMS: serve_datagrams, RPC: serve_rpc,
-         BROKER: serve_broker, ZMQ: serve_zmq, NNG: serve_nng, REDIS: serve_redis}
+         BROKER: serve_broker, ZMQ: serve_zmq, NNG: serve_nng, REDIS: serve_redis,
+         NATS: serve_nats}

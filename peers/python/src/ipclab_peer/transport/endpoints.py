@@ -251,18 +251,25 @@ class RedisEndpoint:
         return f"redis://{format_host_port(self.host, self.port)}/{self.name}"
 
 
-def parse_redis_tcp(text):
-    """`redis://HOST:PORT/NAME`: redis-tcp's server and key name."""
-    rest = text[len("redis://"):] if text.startswith("redis://") else ""
+def server_url(text, scheme, names):
+    """`SCHEME://HOST:PORT/NAME` (a server and a round's name on it, NAME matching `names`): the
+    name and the server's HostPort; ValueError naming the form otherwise."""
+    rest = text[len(scheme):] if text.startswith(scheme) else ""
     address, slash, name = rest.partition("/")
     try:
-        if not slash or not _REDIS_NAME.fullmatch(name):
+        if not slash or not names.fullmatch(name):
             raise ValueError
         host_port = parse_host_port(address)
         if not host_port.port:
             raise ValueError
     except ValueError:
-        raise ValueError(f"expected redis://HOST:PORT/NAME, got {text!r}") from None
+        raise ValueError(f"expected {scheme}HOST:PORT/NAME, got {text!r}") from None
+    return name, host_port
+
+
+def parse_redis_tcp(text):
+    """`redis://HOST:PORT/NAME`: redis-tcp's server and key name."""
+    name, host_port = server_url(text, "redis://", _REDIS_NAME)
     return RedisEndpoint(name, host=host_port.host, port=host_port.port)
 
 
@@ -273,6 +280,30 @@ def parse_redis_uds(text):
     if not hash_ or not path.startswith("/") or "\0" in path or not _REDIS_NAME.fullmatch(name):
         raise ValueError(f"expected unix://PATH#NAME, got {text!r}")
     return RedisEndpoint(name, path=path)
+
+
+_NATS_NAME = re.compile(r"[A-Za-z0-9_:-]{1,200}")  # no '.': it separates a subject's tokens
+
+
+@dataclass(frozen=True)
+class NatsEndpoint:
+    """A NATS server and a round's subject name on it (PROTOCOL.md 4.11)."""
+    name: str
+    host: str
+    port: int
+
+    @property
+    def server(self):
+        return f"nats://{format_host_port(self.host, self.port)}"
+
+    def __str__(self):
+        return f"{self.server}/{self.name}"
+
+
+def parse_nats(text):
+    """`nats://HOST:PORT/NAME`: the nats server and the round's subject name."""
+    name, host_port = server_url(text, "nats://", _NATS_NAME)
+    return NatsEndpoint(name, host_port.host, host_port.port)
 
 
 @dataclass(frozen=True)
@@ -304,3 +335,5 @@ ZMQ_TCP = Grammar("inet", parse_host_port, parse_zmq_tcp)
 # redis-tcp, redis-uds: both peers take the server and the round's key name (PROTOCOL.md 4.10).
 REDIS_TCP = Grammar("broker", parse_redis_tcp, parse_redis_tcp)
 REDIS_UDS = Grammar("broker-socket", parse_redis_uds, parse_redis_uds)
+# nats: both peers take the server and the round's subject name (PROTOCOL.md 4.11).
+NATS = Grammar("broker", parse_nats, parse_nats)

@@ -17,19 +17,9 @@ from redis.exceptions import TimeoutError as RedisTimeout
 
 from ..errors import IoError, ProtocolError, ReceiveTimeout
 from ..frame import HEADER_SIZE, MARK_ACK
+from .credit_window import credit_every, stream_window
 
 KIND = 5  # the header's kind byte
-WINDOW_BUDGET, WINDOW_MOST = 64 << 20, 1000
-
-
-def stream_window(size):
-    """W(S) of 4.10: at most this many S-byte messages pushed and not yet taken."""
-    return min(WINDOW_MOST, max(1, WINDOW_BUDGET // size)) if size else WINDOW_MOST
-
-
-def credit_every(window):
-    """K(S) = ceil(W / 2): a credit per this many messages taken."""
-    return (window + 1) // 2
 
 
 def library():
