@@ -36,6 +36,15 @@ def per_message_rounds(record, rounds):
     return out
 
 
+def measured_rounds(record, rounds, settings):
+    """round -> the times a case's statistics are of (before any outlier rule): each ok round's
+    raw samples past the skipped rounds, a stream's as each window's time per message. The
+    HdrHistogram logs hold these too (output/hlogs.py), so they agree with the raw columns."""
+    rounds = {r: np.asarray(x) for r, x in sorted(rounds.items()) if x is not None and len(x)
+              and r > settings.skip_rounds}
+    return per_message_rounds(record, rounds)
+
+
 def case_seed(seed, *ids):
     """A bootstrap seed from the scenario's seed and case ids: the same interval every time."""
     return np.random.default_rng([int(seed), *(zlib.crc32(i.encode()) for i in ids)])
@@ -48,9 +57,7 @@ def analyse(record, rounds, settings, seed=1):
     for key in ANALYSIS_FIELDS:
         record[key] = None
     record["warnings"] = []
-    rounds = {r: np.asarray(x) for r, x in sorted(rounds.items()) if x is not None and len(x)
-              and r > settings.skip_rounds}
-    rounds = per_message_rounds(record, rounds)
+    rounds = measured_rounds(record, rounds, settings)
     kept = _analyse(record, rounds, settings, seed) if rounds else {}
     record.update(parts.figures(record))
     found = parts.warnings(record)
