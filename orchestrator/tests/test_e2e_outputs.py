@@ -1,5 +1,6 @@
 """End to end for what a run hands to other tools (issue 41): every case's HdrHistogram log, read
-back by HdrHistogram's own decoder with cases.csv's count and p99. Small runs: the suite's time
+back by HdrHistogram's own decoder with cases.csv's count and p99, and the percentile columns
+--percentiles chooses. Small runs: the suite's time
 matters."""
 import json
 
@@ -51,10 +52,17 @@ def test_rr_and_stream_runs_write_logs_hdrhistogram_reads_back(tmp_path, seed):
     rr, stream = tmp_path / "rr", tmp_path / "stream"
     r = ipclab("run", "--mechanism", "uds", "--client", "cpp", "--server", "cpp",
                "--request-size", "64", "--response-size", "64", "--iterations", "2000",
-               "--rounds", "2", "--seed", str(seed), "--out", str(rr))
+               "--rounds", "2", "--percentiles", "50,99.99", "--seed", str(seed),
+               "--out", str(rr))
     assert r.returncode == 0, r.stderr
     (row,) = cases_csv(rr)
     assert_log_matches_csv(rr, row, rounds=2)
+    # --percentiles chose the columns: p99.99 in, p90 and p99.9 out, the max beside them.
+    assert float(row["p99_99_ns"]) <= float(row["max_ns"]) and "p90_ns" not in row
+    header = next(line for line in (rr / "table.md").read_text().splitlines()
+                  if line.startswith("| #"))
+    assert "| p99.99 | max |" in header and "p90" not in header
+    assert "p99.99" in r.stdout
     r = ipclab("run", "--mechanism", "uds", "--pattern", "stream", "--client", "cpp",
                "--server", "cpp", "--message-size", "1KiB", "--messages", "20000",
                "--windows", "20", "--seed", str(seed), "--out", str(stream))

@@ -17,6 +17,7 @@ from ipclab.output import model, sections
 from ipclab.output import terminal
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import DEFAULT_SCENARIO, StatSettings, load_scenario
+from ipclab.plan.validator import Validator
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
 from ipclab.output import publish
@@ -85,6 +86,9 @@ RUN_FLAGS = (
     ("--budget", "time the run may take when --precision adds rounds, e.g. 90s, 10m"),
     ("--skip-rounds", "rounds left out of the statistics, from the first (a study that "
                       "discarded its first runs; default 0)"),
+    ("--percentiles", "the percentile columns of the tables and cases.csv, e.g. "
+                      "50,90,99,99.9,99.99 (the default 50,90,99,99.9; the median and the max "
+                      "are always there)"),
     ("--preflight", "seconds of C floor ping-pong per placement first (0: none)"),
     ("--link", "between client and server: loopback (default), veth, veth:RATE (e.g. "
                "veth:100mbit); IP mechanisms only, needs root"),
@@ -181,6 +185,7 @@ def leaks_cmd(tag):
 @click.option("--outliers", type=click.Choice(["tukey", "none"]), help="outlier rule")
 @click.option("--tukey-k", type=float, help="Tukey fence factor")
 @click.option("--compare", type=click.Choice(["median", "mean"]), help="statistic for ratios")
+@click.option("--percentiles", help="the percentile columns, e.g. 50,99,99.99")
 @click.option("--wide", is_flag=True, help="every column, whatever the width")
 @click.option("--verbose", is_flag=True, help="every warning of every case")
 @click.option("--html", "html", is_flag=True, help="write RUN/report.html (self-contained, offline)")
@@ -189,13 +194,18 @@ def leaks_cmd(tag):
 @click.option("--claims", "claims_file", type=click.Path(),
               help="judge the claims of this scenario file (edited since the run) instead of "
                    "the run's own; run.json and table.md then hold these")
-def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir, claims_file):
+def report(run_dir, outliers, tukey_k, compare, percentiles, wide, verbose, html, figures_dir,
+           claims_file):
     """Re-render the tables and files of a saved run from its raw samples."""
+    if percentiles is not None:   # checked as `run` checks it, the same message
+        percentiles = Validator("--percentiles", None).percentiles(
+            percentiles, "--percentiles", StatSettings.percentiles)
     document = claims_commands.with_claims(saved.load(run_dir), claims_file)
     stored = document["scenario"]["statistics"]
     settings = StatSettings(**{**stored, **{k: v for k, v in
                                            {"outliers": outliers, "tukey_k": tukey_k,
-                                            "compare": compare}.items() if v is not None}})
+                                            "compare": compare, "percentiles": percentiles}.items()
+                                           if v is not None}})
     document["scenario"]["statistics"] = vars(settings)
     report = model.build(document, settings, saved.reanalyse(run_dir, document, settings))
     publish.write_outputs(Path(run_dir), report)

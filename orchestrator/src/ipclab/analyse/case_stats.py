@@ -17,6 +17,14 @@ from ipclab.records.precision import relative_width
 
 STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
                "ci95_low", "ci95_high")
+
+
+def stat_fields(percentiles=stats.DEFAULT_PERCENTILES):
+    """A summary's fields as the tables show them: the percentiles asked for
+    (`statistics.percentiles`) in place of the fixed ones, the median always (its interval is
+    the result), the max always beside them."""
+    asked = [k for k in map(stats.percentile_key, sorted(percentiles)) if k != "median"]
+    return ("count", "min", "mean", "std", "median", *asked, "max", "ci95_low", "ci95_high")
 ANALYSIS_FIELDS = ("raw", "trimmed", "outliers_removed", "warnings", "round_medians",
                    "round_spread", "median_ci_low", "median_ci_high", "rounds_ci", "stable")
 
@@ -78,9 +86,9 @@ def _analyse(record, rounds, settings, seed):
     else:
         kept = {r: np.sort(x) for r, x in rounds.items()}
     kept = {r: x if x.size else np.sort(rounds[r]) for r, x in kept.items()}
-    raw = _with_mean_interval(stats.summarize(pooled), list(rounds.values()),
+    raw = _with_mean_interval(stats.summarize(pooled, settings.percentiles), list(rounds.values()),
                               case_seed(seed, "raw mean", record["id"]))
-    trimmed = _with_mean_interval(stats.summarize(kept_pooled), list(kept.values()),
+    trimmed = _with_mean_interval(stats.summarize(kept_pooled, settings.percentiles), list(kept.values()),
                                   case_seed(seed, "mean", record["id"])) \
         if kept_pooled.size else raw
     record["raw"], record["trimmed"] = raw.as_dict(), trimmed.as_dict()

@@ -11,10 +11,11 @@ records' `phases`, analyse/burst.py); none for a run without burst cases."""
 import csv
 import io
 
-from ipclab.analyse.case_stats import STAT_FIELDS
+from ipclab.analyse.case_stats import stat_fields
 from ipclab.analyse.burst import FIELDS as BURST_FIELDS
 from ipclab.analyse.load import FIELDS as LOAD_FIELDS
 from ipclab.analyse.throughput import FIELDS as PATTERN_COLUMNS
+from ipclab.output.columns import chosen_percentiles
 from ipclab.records.precision import precision_of
 from ipclab.analyse.explained import FIELDS as MODEL_COLUMNS
 from ipclab.records.fields import EXPLAIN_FIELDS as EXPLAIN_COLUMNS
@@ -35,12 +36,13 @@ TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_i
                 "samples_file", "warmup_samples", "warnings"]
 
 
-def columns(wire=False, burst=False, settings=(), precision=False, load=False, explain=False):
-    """Every column; the wire-bytes ones (wire.py) only for a run that counted them, the burst
+def columns(wire=False, burst=False, settings=(), precision=False, load=False, explain=False,
+            percentiles=stat_fields()):
+    """Every column, the time statistics of `percentiles` (case_stats.stat_fields); the wire-bytes ones (wire.py) only for a run that counted them, the burst
     and load ones (burst.py, load.py) only for a run with such cases, a setting's (plan/settings.py) only for a
     run where some case has it at another value than its default, the precision ones for a run
     with a precision target."""
-    return (CASE_COLUMNS + [_stat_name(f) for f in STAT_FIELDS] + ["outliers_removed"]
+    return (CASE_COLUMNS + [_stat_name(f) for f in percentiles] + ["outliers_removed"]
             + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS
             + (PRECISION_COLUMNS if precision else []) + list(PATTERN_COLUMNS)
             + (["server_model"] if burst or load else []) + (list(BURST_FIELDS) if burst else [])
@@ -64,22 +66,24 @@ def render(page, options=None):
     shown = [n for n in setting_table.NAMES if n in varied]
     precision = any(r.get("precision_target") for r in records)
     explain = any(r.get("explain_client_voluntary") is not None for r in records)
-    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown, precision, load, explain),
+    fields = stat_fields(chosen_percentiles(page.document))
+    writer = csv.DictWriter(out, fieldnames=columns(wire, burst, shown, precision, load, explain,
+                                                    fields),
                             lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for record in records:
-        writer.writerow(_flatten(record))
+        writer.writerow(_flatten(record, fields))
     return out.getvalue()
 
 
-def _flatten(record):
+def _flatten(record, fields):
     row = {c: _cell(record.get(c)) for c in CASE_COLUMNS + list(PATTERN_COLUMNS) + TAIL_COLUMNS
            + [w for w in (*WIRE_COLUMNS, *EXPLAIN_COLUMNS) if w in record]
            + [b for b in ("server_model", *BURST_FIELDS, *LOAD_FIELDS) if b in record]
            if c not in ("samples_file", "warmup_samples", "warnings")}
     row.update({n: _cell(v) for n, v in (record.get("settings") or {}).items()})
     trimmed, raw = record.get("trimmed") or {}, record.get("raw") or {}
-    for f in STAT_FIELDS:
+    for f in fields:
         row[_stat_name(f)] = _cell(trimmed.get(f))
     for f in RAW_COLUMNS:
         row[f"raw_{_stat_name(f)}"] = _cell(raw.get(f))
