@@ -3,6 +3,8 @@ back by HdrHistogram's own decoder with cases.csv's count and p99, and the perce
 --percentiles chooses. Small runs: the suite's time
 matters."""
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -10,7 +12,7 @@ from hdrh.histogram import HdrHistogram
 from hdrh.log import HistogramLogReader
 
 from ipclab.records import hdr
-from test_e2e import cases_csv, ipclab, seed  # noqa: F401,F811 (seed: a fixture)
+from test_e2e import ROOT, cases_csv, ipclab, quick_run, seed  # noqa: F401,F811 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
 
@@ -69,3 +71,35 @@ def test_rr_and_stream_runs_write_logs_hdrhistogram_reads_back(tmp_path, seed):
     assert r.returncode == 0, r.stderr
     (row,) = cases_csv(stream)
     assert_log_matches_csv(stream, row, rounds=1)
+
+
+def test_json_stream_on_stdout_gives_a_line_per_round_while_the_run_goes(tmp_path, seed):
+    out = tmp_path / "run"
+    args = quick_run(["run", "--mechanism", "uds,pipe", "--client", "cpp", "--server", "cpp",
+                      "--request-size", "16", "--response-size", "16", "--iterations", "2000",
+                      "--rounds", "3", "--json-stream", "-", "--seed", str(seed),
+                      "--out", str(out)])
+    with subprocess.Popen([sys.executable, "-m", "ipclab", *args], cwd=ROOT, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        start = json.loads(proc.stdout.readline())
+        first = json.loads(proc.stdout.readline())
+        # Six rounds of a second or so: the first round's line came with five still to run.
+        running = proc.poll() is None
+        rest = [json.loads(line) for line in proc.stdout]
+        stderr = proc.stderr.read()
+    assert proc.returncode == 0, stderr
+    assert running, "the first round's line came only after the run had ended"
+    assert start["type"] == "start" and start["runnable"] == 2
+    rounds = [first, *rest[:-1]]
+    assert [r["type"] for r in rounds] == ["round"] * 6 and rest[-1]["type"] == "end"
+    assert rest[-1]["ok"] == 2 and rest[-1]["complete"] is True
+    assert sorted((r["index"], r["round"]) for r in rounds) == [(i, k) for i in (1, 2)
+                                                                  for k in (1, 2, 3)]
+    final = {r["id"]: r for r in json.loads((out / "run.json").read_text())["results"]}
+    for line in rounds:
+        assert line["status"] == "ok" and line["samples"] == 2000
+        assert "uds" in line["label"] or "pipe" in line["label"]
+        assert line["summary_ns"]["median"] > 0 and "p99" in line["summary_ns"]
+        if line["rounds_done"] == 3:   # its case's last round: the figures run.json keeps
+            assert line["summary_ns"]["median"] == final[line["case"]]["trimmed"]["median"]
+    assert "results:" in stderr   # the terminal's output, kept off the stream

@@ -21,6 +21,8 @@ from ipclab.plan.validator import Validator
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
 from ipclab.output import publish
+from ipclab.output import json_stream as json_stream_lines
+from ipclab.output.json_stream import JsonStream
 from ipclab import claims_commands, hosts_commands
 from ipclab.bench import commands as bench_commands
 from ipclab.terminal_console import console
@@ -116,8 +118,13 @@ def _run_flags(command):
 @click.option("--verbose", is_flag=True, help="every warning of every case")
 @click.option("--html/--no-html", "html", default=True,
               help="write report.html at the end (default) or not")
-def run(scenario, out, wide, verbose, html, **flags):
+@click.option("--json-stream", "json_stream", metavar="FILE",
+              help="a JSON line per finished round as the run goes (docs/outputs.md); -: stdout, "
+                   "and the terminal's output goes to stderr")
+def run(scenario, out, wide, verbose, html, json_stream, **flags):
     """Run SCENARIO (default scenarios/quick.toml); flags override it."""
+    if json_stream == "-":   # stdout is the stream's: everything a person reads goes to stderr
+        console.file = sys.stderr
     rounds.install_interrupt_handlers()
     catalog = load_catalog()
     path = scenario or catalog.root / DEFAULT_SCENARIO
@@ -135,12 +142,18 @@ def run(scenario, out, wide, verbose, html, **flags):
         notes += [claims_note] if claims_note else []
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes
-        publisher = publish.Publisher(plan)   # builds the Report after every round
+        stream = JsonStream(json_stream) if json_stream else None
+        publisher = publish.Publisher(plan, after=stream and stream.rounds)  # after every round
         store = rundir.RunStore(out_dir, plan, env, cases, notes=notes,
                                  publish=publisher).create()
+        if stream:
+            stream.write(json_stream_lines.start_line(store.document, out_dir))
         interrupted = rounds.execute(cases, Runner(plan, catalog, workspace, remote), store,
                                       console)
     store.finish(interrupted)
+    if stream:
+        stream.write(json_stream_lines.end_line(store.document))
+        stream.close()
     report = publisher.report   # the last one published: the finished run's
     _record_history(out_dir, report)
     _show(report, wide, verbose)

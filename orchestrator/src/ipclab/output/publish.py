@@ -23,8 +23,9 @@ FILES = (("run.json", json.render),
 class Publisher:
     """The live run's `publish`: analyses the case whose round was added, then writes every file."""
 
-    def __init__(self, scenario):
+    def __init__(self, scenario, after=None):
         self.scenario = scenario
+        self.after = after  # (document, changed id) once its files are written: --json-stream
         self.kept = {}      # id -> round -> sorted samples inside the fences (case_stats.analyse)
         self.ratios = {}    # intervals already drawn (case_stats.add_ratios)
         self.report = None  # the last Report published
@@ -44,6 +45,8 @@ class Publisher:
         ended = bool(document.get("complete") or document.get("interrupted"))  # store.finish
         self.report = model.build(document, settings, self.kept, self.ratios, explain=ended)
         write_outputs(store.dir, self.report)
+        if self.after and changed is not None:
+            self.after(document, changed)
 
 
 def _write_hlog(out_dir, record, rounds, settings):
