@@ -1,3 +1,4 @@
+import json
 import os
 import tempfile
 import time
@@ -65,12 +66,36 @@ def pytest_sessionfinish(session, exitstatus):
         if not any(line.startswith("process ") for line in left):
             break
         time.sleep(0.1)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if left:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         reporter.write_line(f"leak audit: {len(left)} thing(s) left behind:", red=True)
         for line in left:
             reporter.write_line(f"  {line}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    invalid = schema_audit(watched[0])
+    if invalid:
+        reporter.write_line(f"schema audit: {len(invalid)} run.json not valid against "
+                            f"docs/schema/run.schema.json:", red=True)
+        for line in invalid:
+            reporter.write_line(f"  {line}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def schema_audit(base):
+    """Every run.json a run of this session wrote (beside its cases.csv: a run directory)
+    checked against the shipped schema (output/schema.py): a line per file that is not valid."""
+    import jsonschema
+    from ipclab.plan.catalog import repo_root
+    shipped = json.loads((repo_root() / "docs" / "schema" / "run.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(shipped)
+    out = []
+    for path in sorted(base.rglob("run.json")):
+        if not (path.parent / "cases.csv").exists():
+            continue
+        errors = list(validator.iter_errors(json.loads(path.read_text())))
+        out += [f"{path}: {'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+                for e in errors[:3]]
+    return out
 
 
 @pytest.fixture

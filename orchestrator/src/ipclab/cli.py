@@ -20,7 +20,8 @@ from ipclab.plan.scenario import DEFAULT_SCENARIO, StatSettings, load_scenario
 from ipclab.plan.validator import Validator
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
-from ipclab.output import publish
+from ipclab.output import publish, schema
+from ipclab.plan.catalog import repo_root
 from ipclab.output import json_stream as json_stream_lines
 from ipclab.output.json_stream import JsonStream
 from ipclab import claims_commands, hosts_commands
@@ -228,6 +229,36 @@ def report(run_dir, outliers, tukey_k, compare, percentiles, wide, verbose, html
     if figures_dir:
         written = ipclab_report.write_figures(run_dir, report, figures_dir)
         console.print(f"figures: {len(written)} files in {figures_dir}")
+
+
+@cli.command("schema")
+@click.option("--csv", "part", flag_value="cases.csv", help="cases.csv's columns (name, unit, "
+              "meaning) instead of run.json's schema")
+@click.option("--write", is_flag=True, help="rewrite docs/schema/ from the code's tables")
+@click.argument("runs", nargs=-1, type=click.Path())
+def schema_cmd(part, write, runs):
+    """Print run.json's JSON Schema (or cases.csv's columns); with RUNS, check each run
+    directory's run.json against it."""
+    root = repo_root()
+    if write:
+        for name, path in schema.SHIPPED.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(schema.text(name))
+            console.print(f"wrote {path}")
+        return
+    if runs:
+        sys.exit(_check_runs(runs))
+    click.echo(schema.text(part or "run.json"), nl=False)
+
+
+def _check_runs(runs):
+    """0 when every run's run.json is valid, else 1, a line per problem."""
+    problems = schema.check_runs([Path(r) for r in runs])
+    for line in problems:
+        click.echo(line, err=True)
+    if not problems:
+        console.print(f"{len(runs)} run.json valid against {schema.SCHEMA_NAME}")
+    return 1 if problems else 0
 
 
 @cli.command("compare")

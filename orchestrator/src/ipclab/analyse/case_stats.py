@@ -25,6 +25,9 @@ def stat_fields(percentiles=stats.DEFAULT_PERCENTILES):
     the result), the max always beside them."""
     asked = [k for k in map(stats.percentile_key, sorted(percentiles)) if k != "median"]
     return ("count", "min", "mean", "std", "median", *asked, "max", "ci95_low", "ci95_high")
+# What add_ratios gives a record: its ratio to the baseline with the interval, the verdict, and
+# which case the baseline was.
+RATIO_FIELDS = ("ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_id")
 ANALYSIS_FIELDS = ("raw", "trimmed", "outliers_removed", "warnings", "round_medians",
                    "round_spread", "median_ci_low", "median_ci_high", "rounds_ci", "stable")
 
@@ -185,8 +188,7 @@ def add_ratios(records, settings, kept, seed=1, cache=None):
     cache = {} if cache is None else cache
     selector = settings.baseline
     for record in records:
-        record.update(ratio=None, ratio_ci_low=None, ratio_ci_high=None, verdict=None,
-                      baseline_id=None)
+        record.update(dict.fromkeys(RATIO_FIELDS))
     if not selector:
         return records
     by_key = {}

@@ -15,6 +15,7 @@ import sys
 
 from ipclab.analyse.case_stats import stat_fields
 from ipclab.output.columns import chosen_percentiles
+from ipclab.plan import patterns
 from ipclab.plan.matrix import case_label
 
 # The case's figures a round's line carries beside its summary, where the record has them.
@@ -39,7 +40,8 @@ def round_line(document, record, entry):
     """The line of `record`'s round `entry`, after the case was analysed with it."""
     summary = record.get("trimmed") or {}
     fields = stat_fields(chosen_percentiles(document))
-    pattern = {k: entry[k] for k in ("stream", "load", "time_wait", "burst") if k in entry}
+    key = patterns.of_record(record).entry_key   # the round entry's pattern part, if any
+    pattern = {key: entry[key]} if key and key in entry else {}
     return {"type": "round", "case": record["id"], "index": record["index"],
             "label": case_label(record), "pattern_name": record["pattern"],
             "round": entry["round"], "rounds_done": len(record["rounds"]),
