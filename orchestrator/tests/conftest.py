@@ -1,3 +1,4 @@
+import json
 import os
 import tempfile
 import time
@@ -65,12 +66,43 @@ def pytest_sessionfinish(session, exitstatus):
         if not any(line.startswith("process ") for line in left):
             break
         time.sleep(0.1)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     if left:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         reporter.write_line(f"leak audit: {len(left)} thing(s) left behind:", red=True)
         for line in left:
             reporter.write_line(f"  {line}", red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    invalid = schema_audit(watched[0])
+    if invalid:
+        reporter.write_line(f"schema audit: {len(invalid)} run.json not valid against "
+                            f"docs/schema/run.schema.json:", red=True)
+        for line in invalid:
+            reporter.write_line(f"  {line}", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def schema_audit(base):
+    """Every run.json a run of this session wrote checked against the shipped schema
+    (output/schema.py): a line per file that is not valid. A run's directory has its samples/
+    (execute/rundir.py); a test that renders a made-up report into a folder has none. A run
+    in an older format (OLD_SCHEMAS: what `ipclab report` upgrades) is a test's input, not
+    this code's output."""
+    import jsonschema
+    from ipclab.plan.catalog import repo_root
+    from ipclab.records.schema import OLD_SCHEMAS
+    shipped = json.loads((repo_root() / "docs" / "schema" / "run.schema.json").read_text())
+    validator = jsonschema.Draft202012Validator(shipped)
+    out = []
+    for path in sorted(base.rglob("run.json")):
+        if not (path.parent / "samples").is_dir():
+            continue
+        found = json.loads(path.read_text())
+        if isinstance(found, dict) and found.get("schema") in OLD_SCHEMAS:
+            continue
+        errors = list(validator.iter_errors(found))
+        out += [f"{path}: {'/'.join(map(str, e.absolute_path))}: {e.message[:200]}"
+                for e in errors[:3]]
+    return out
 
 
 @pytest.fixture

@@ -23,6 +23,12 @@ def ipclab(*args, cwd=None):
     (["run", "--rounds", "0"], "ipclab: error: --rounds: '0' is not a valid rounds"),
     (["run", "--rounds", "1.5"], "ipclab: error: --rounds: '1.5' is not a valid rounds"),
     (["report", "/nonexistent"], "ipclab: error: /nonexistent/run.json: cannot read"),
+    (["run", "--percentiles", "0"], "ipclab: error: --percentiles: '0' is not a percentile"),
+    (["run", "--percentiles", "50,100.5"], "ipclab: error: --percentiles: '100.5' is not a "
+                                          "percentile: give numbers above 0 and below 100"),
+    (["run", "--percentiles", "abc"], "ipclab: error: --percentiles: 'abc' is not a percentile"),
+    (["report", "/nonexistent", "--percentiles", "99,nan"],
+     "ipclab: error: --percentiles: 'nan' is not a percentile"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, expected):
     out = ipclab(*args)

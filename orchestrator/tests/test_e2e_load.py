@@ -18,6 +18,7 @@ from ipclab.execute.workspace import Workspace
 from ipclab.plan import matrix
 from ipclab.execute.probe import load_catalog
 from ipclab.plan.scenario import build_scenario
+from ipclab.records import hdr
 from test_e2e import cases_csv, ipclab, rotation, run_cases, seed  # noqa: F401,F811 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
@@ -59,7 +60,7 @@ def test_the_cpp_client_loads_every_languages_servers(tmp_path, seed):
         assert float(c["response_p99"]) <= float(c["response_max"])
         for kind in ("response", "service"):   # HdrHistogram logs, read back with its reader
             log = out / "load" / f"{c['id']}.r1.{kind}.hlog"
-            reader = HistogramLogReader(str(log), HdrHistogram(*load.HDR_RANGE))
+            reader = HistogramLogReader(str(log), HdrHistogram(*hdr.RANGE))
             total = 0
             while (h := reader.get_next_interval_histogram()) is not None:
                 total += h.get_total_count()

@@ -15,6 +15,7 @@ from ipclab.execute import load
 from ipclab.plan import matrix
 from ipclab.plan import settings as setting_table
 from ipclab.plan.scenario import load_scenario
+from ipclab.records import hdr
 
 
 def records(rows):
@@ -59,7 +60,7 @@ def test_hdr_logs_read_back_with_hdrhistograms_own_reader(tmp_path):
     values = np.array([1000, 2000, 50_000_000, 3000], dtype=np.int64)
     path = tmp_path / "r.hlog"
     load.write_hdr_log(path, intended, values)
-    reader = HistogramLogReader(str(path), HdrHistogram(*load.HDR_RANGE))
+    reader = HistogramLogReader(str(path), HdrHistogram(*hdr.RANGE))
     counts, top = [], 0
     while (h := reader.get_next_interval_histogram()) is not None:
         counts.append(h.get_total_count())

@@ -60,6 +60,12 @@ def test_rounds_asked_on_the_command_line_without_a_target_turn_the_files_target
     ({"run": {"precision": "tight"}}, {}, "run.precision: 'tight' is not a precision"),
     ({}, {"budget": "-1"}, "--budget: '-1' is not a time budget above 0 (e.g. 250ms, 90s, 10m, 1h)"),
     ({"run": {"budget": "soon"}}, {}, "run.budget: 'soon' is not a time budget"),
+    ({"statistics": {"percentiles": [50, 100]}}, {}, "statistics.percentiles: 100 is not a "
+                                                     "percentile"),
+    ({"statistics": {"percentiles": {"p": 99}}}, {}, "statistics.percentiles: {'p': 99} is not a "
+                                                     "list of percentiles"),
+    ({"statistics": {"percentiles": [True]}}, {}, "statistics.percentiles: True is not a"),
+    ({}, {"percentiles": ""}, "--percentiles: '' is not a percentile"),
     ({"matrix": {"exclude": {"mechanism": "tcp"}}}, {}, "matrix.exclude: {'mechanism': 'tcp'} "
                                                         "must be a list of tables"),
     ({"matrix": {"exclude": [{}]}}, {}, "matrix.exclude: [{}] must be a list of tables"),
@@ -73,6 +79,14 @@ def test_bad_input_names_where_and_what(catalog, raw, overrides, expected):
     with pytest.raises(UserError) as err:
         build(raw, catalog, **overrides)
     assert expected in str(err.value)
+
+
+def test_percentiles_from_the_file_or_the_flag_sorted_once_each(catalog):
+    assert build({}, catalog).statistics.percentiles == (50, 90, 99, 99.9)
+    assert build({"statistics": {"percentiles": [99.99, 50, 99.99]}},
+                 catalog).statistics.percentiles == (50, 99.99)
+    assert build({"statistics": {"percentiles": [90]}}, catalog,
+                 percentiles="50, 99.999").statistics.percentiles == (50, 99.999)
 
 
 def test_missing_and_malformed_files(catalog, tmp_path):

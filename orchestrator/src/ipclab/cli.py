@@ -17,9 +17,13 @@ from ipclab.output import model, sections
 from ipclab.output import terminal
 from ipclab.execute.runner import Runner
 from ipclab.plan.scenario import DEFAULT_SCENARIO, StatSettings, load_scenario
+from ipclab.plan.validator import Validator
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
-from ipclab.output import publish
+from ipclab.output import publish, schema
+from ipclab.plan.catalog import repo_root
+from ipclab.output import json_stream as json_stream_lines
+from ipclab.output.json_stream import JsonStream
 from ipclab import claims_commands, hosts_commands
 from ipclab.bench import commands as bench_commands
 from ipclab.terminal_console import console
@@ -85,6 +89,9 @@ RUN_FLAGS = (
     ("--budget", "time the run may take when --precision adds rounds, e.g. 90s, 10m"),
     ("--skip-rounds", "rounds left out of the statistics, from the first (a study that "
                       "discarded its first runs; default 0)"),
+    ("--percentiles", "the percentile columns of the tables and cases.csv, e.g. "
+                      "50,90,99,99.9,99.99 (the default 50,90,99,99.9; the median and the max "
+                      "are always there)"),
     ("--preflight", "seconds of C floor ping-pong per placement first (0: none)"),
     ("--link", "between client and server: loopback (default), veth, veth:RATE (e.g. "
                "veth:100mbit); IP mechanisms only, needs root"),
@@ -112,8 +119,13 @@ def _run_flags(command):
 @click.option("--verbose", is_flag=True, help="every warning of every case")
 @click.option("--html/--no-html", "html", default=True,
               help="write report.html at the end (default) or not")
-def run(scenario, out, wide, verbose, html, **flags):
+@click.option("--json-stream", "json_stream", metavar="FILE",
+              help="a JSON line per finished round as the run goes (docs/outputs.md); -: stdout, "
+                   "and the terminal's output goes to stderr")
+def run(scenario, out, wide, verbose, html, json_stream, **flags):
     """Run SCENARIO (default scenarios/quick.toml); flags override it."""
+    if json_stream == "-":   # stdout is the stream's: everything a person reads goes to stderr
+        console.file = sys.stderr
     rounds.install_interrupt_handlers()
     catalog = load_catalog()
     path = scenario or catalog.root / DEFAULT_SCENARIO
@@ -131,12 +143,18 @@ def run(scenario, out, wide, verbose, html, **flags):
         notes += [claims_note] if claims_note else []
         if remote:  # the server's host: its environment in run.json, a revision mismatch noted
             env["hosts"], notes = remote.environment, notes + remote.notes
-        publisher = publish.Publisher(plan)   # builds the Report after every round
+        stream = JsonStream(json_stream) if json_stream else None
+        publisher = publish.Publisher(plan, after=stream and stream.rounds)  # after every round
         store = rundir.RunStore(out_dir, plan, env, cases, notes=notes,
                                  publish=publisher).create()
+        if stream:
+            stream.write(json_stream_lines.start_line(store.document, out_dir))
         interrupted = rounds.execute(cases, Runner(plan, catalog, workspace, remote), store,
                                       console)
     store.finish(interrupted)
+    if stream:
+        stream.write(json_stream_lines.end_line(store.document))
+        stream.close()
     report = publisher.report   # the last one published: the finished run's
     _record_history(out_dir, report)
     _show(report, wide, verbose)
@@ -181,6 +199,7 @@ def leaks_cmd(tag):
 @click.option("--outliers", type=click.Choice(["tukey", "none"]), help="outlier rule")
 @click.option("--tukey-k", type=float, help="Tukey fence factor")
 @click.option("--compare", type=click.Choice(["median", "mean"]), help="statistic for ratios")
+@click.option("--percentiles", help="the percentile columns, e.g. 50,99,99.99")
 @click.option("--wide", is_flag=True, help="every column, whatever the width")
 @click.option("--verbose", is_flag=True, help="every warning of every case")
 @click.option("--html", "html", is_flag=True, help="write RUN/report.html (self-contained, offline)")
@@ -189,13 +208,18 @@ def leaks_cmd(tag):
 @click.option("--claims", "claims_file", type=click.Path(),
               help="judge the claims of this scenario file (edited since the run) instead of "
                    "the run's own; run.json and table.md then hold these")
-def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir, claims_file):
+def report(run_dir, outliers, tukey_k, compare, percentiles, wide, verbose, html, figures_dir,
+           claims_file):
     """Re-render the tables and files of a saved run from its raw samples."""
+    if percentiles is not None:   # checked as `run` checks it, the same message
+        percentiles = Validator("--percentiles", None).percentiles(
+            percentiles, "--percentiles", StatSettings.percentiles)
     document = claims_commands.with_claims(saved.load(run_dir), claims_file)
     stored = document["scenario"]["statistics"]
     settings = StatSettings(**{**stored, **{k: v for k, v in
                                            {"outliers": outliers, "tukey_k": tukey_k,
-                                            "compare": compare}.items() if v is not None}})
+                                            "compare": compare, "percentiles": percentiles}.items()
+                                           if v is not None}})
     document["scenario"]["statistics"] = vars(settings)
     report = model.build(document, settings, saved.reanalyse(run_dir, document, settings))
     publish.write_outputs(Path(run_dir), report)
@@ -205,6 +229,36 @@ def report(run_dir, outliers, tukey_k, compare, wide, verbose, html, figures_dir
     if figures_dir:
         written = ipclab_report.write_figures(run_dir, report, figures_dir)
         console.print(f"figures: {len(written)} files in {figures_dir}")
+
+
+@cli.command("schema")
+@click.option("--csv", "part", flag_value="cases.csv", help="cases.csv's columns (name, unit, "
+              "meaning) instead of run.json's schema")
+@click.option("--write", is_flag=True, help="rewrite docs/schema/ from the code's tables")
+@click.argument("runs", nargs=-1, type=click.Path())
+def schema_cmd(part, write, runs):
+    """Print run.json's JSON Schema (or cases.csv's columns); with RUNS, check each run
+    directory's run.json against it."""
+    root = repo_root()
+    if write:
+        for name, path in schema.SHIPPED.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(schema.text(name))
+            console.print(f"wrote {path}")
+        return
+    if runs:
+        sys.exit(_check_runs(runs))
+    click.echo(schema.text(part or "run.json"), nl=False)
+
+
+def _check_runs(runs):
+    """0 when every run's run.json is valid, else 1, a line per problem."""
+    problems = schema.check_runs([Path(r) for r in runs])
+    for line in problems:
+        click.echo(line, err=True)
+    if not problems:
+        console.print(f"{len(runs)} run.json valid against {schema.SCHEMA_NAME}")
+    return 1 if problems else 0
 
 
 @cli.command("compare")

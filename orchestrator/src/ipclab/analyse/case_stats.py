@@ -17,6 +17,17 @@ from ipclab.records.precision import relative_width
 
 STAT_FIELDS = ("count", "min", "mean", "std", "median", "p90", "p99", "p99_9", "max",
                "ci95_low", "ci95_high")
+
+
+def stat_fields(percentiles=stats.DEFAULT_PERCENTILES):
+    """A summary's fields as the tables show them: the percentiles asked for
+    (`statistics.percentiles`) in place of the fixed ones, the median always (its interval is
+    the result), the max always beside them."""
+    asked = [k for k in map(stats.percentile_key, sorted(percentiles)) if k != "median"]
+    return ("count", "min", "mean", "std", "median", *asked, "max", "ci95_low", "ci95_high")
+# What add_ratios gives a record: its ratio to the baseline with the interval, the verdict, and
+# which case the baseline was.
+RATIO_FIELDS = ("ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_id")
 ANALYSIS_FIELDS = ("raw", "trimmed", "outliers_removed", "warnings", "round_medians",
                    "round_spread", "median_ci_low", "median_ci_high", "rounds_ci", "stable")
 
@@ -36,6 +47,15 @@ def per_message_rounds(record, rounds):
     return out
 
 
+def measured_rounds(record, rounds, settings):
+    """round -> the times a case's statistics are of (before any outlier rule): each ok round's
+    raw samples past the skipped rounds, a stream's as each window's time per message. The
+    HdrHistogram logs hold these too (output/hlogs.py), so they agree with the raw columns."""
+    rounds = {r: np.asarray(x) for r, x in sorted(rounds.items()) if x is not None and len(x)
+              and r > settings.skip_rounds}
+    return per_message_rounds(record, rounds)
+
+
 def case_seed(seed, *ids):
     """A bootstrap seed from the scenario's seed and case ids: the same interval every time."""
     return np.random.default_rng([int(seed), *(zlib.crc32(i.encode()) for i in ids)])
@@ -48,9 +68,7 @@ def analyse(record, rounds, settings, seed=1):
     for key in ANALYSIS_FIELDS:
         record[key] = None
     record["warnings"] = []
-    rounds = {r: np.asarray(x) for r, x in sorted(rounds.items()) if x is not None and len(x)
-              and r > settings.skip_rounds}
-    rounds = per_message_rounds(record, rounds)
+    rounds = measured_rounds(record, rounds, settings)
     kept = _analyse(record, rounds, settings, seed) if rounds else {}
     record.update(parts.figures(record))
     found = parts.warnings(record)
@@ -71,9 +89,9 @@ def _analyse(record, rounds, settings, seed):
     else:
         kept = {r: np.sort(x) for r, x in rounds.items()}
     kept = {r: x if x.size else np.sort(rounds[r]) for r, x in kept.items()}
-    raw = _with_mean_interval(stats.summarize(pooled), list(rounds.values()),
+    raw = _with_mean_interval(stats.summarize(pooled, settings.percentiles), list(rounds.values()),
                               case_seed(seed, "raw mean", record["id"]))
-    trimmed = _with_mean_interval(stats.summarize(kept_pooled), list(kept.values()),
+    trimmed = _with_mean_interval(stats.summarize(kept_pooled, settings.percentiles), list(kept.values()),
                                   case_seed(seed, "mean", record["id"])) \
         if kept_pooled.size else raw
     record["raw"], record["trimmed"] = raw.as_dict(), trimmed.as_dict()
@@ -170,8 +188,7 @@ def add_ratios(records, settings, kept, seed=1, cache=None):
     cache = {} if cache is None else cache
     selector = settings.baseline
     for record in records:
-        record.update(ratio=None, ratio_ci_low=None, ratio_ci_high=None, verdict=None,
-                      baseline_id=None)
+        record.update(dict.fromkeys(RATIO_FIELDS))
     if not selector:
         return records
     by_key = {}

@@ -94,7 +94,14 @@ from ipclab.analyse.bootstrap import (BOOTSTRAP_RESAMPLES, bootstrap_mean_ci,  #
                                       hierarchical_medians, median_ratio, paired_ratio,
                                       resampled_round_medians, round_statistic, widen)
 
+# In every summary, whatever the tables show: the pivots, the history and the figures read them.
 PERCENTILES = {"median": 50.0, "p90": 90.0, "p99": 99.0, "p99_9": 99.9}
+DEFAULT_PERCENTILES = tuple(PERCENTILES.values())  # the columns unless --percentiles says others
+
+
+def percentile_key(p):
+    """A percentile's name in a summary and a column: 50 -> "median", 99.9 -> "p99_9"."""
+    return "median" if p == 50 else "p" + f"{p:g}".replace(".", "_")
 
 
 @dataclass(frozen=True)
@@ -110,22 +117,28 @@ class Summary:
     max: float
     ci95_low: float | None
     ci95_high: float | None
+    more: tuple = ()  # (key, value) of the asked percentiles beyond PERCENTILES, e.g. p99_99
 
     def as_dict(self):
-        return asdict(self)
+        out = asdict(self)
+        out.update(out.pop("more"))
+        return out
 
 
-def summarize(samples):
-    """Summary of a non-empty sample; raises ValueError on an empty one."""
+def summarize(samples, percentiles=()):
+    """Summary of a non-empty sample, with PERCENTILES and any others of `percentiles` (numpy's
+    linear interpolation between order statistics); raises ValueError on an empty one."""
     x = np.asarray(samples, dtype=np.float64)
     if x.size == 0:
         raise ValueError("no samples to summarise")
     low, high = ci95_of_mean(x)
-    pct = np.percentile(x, list(PERCENTILES.values()))
+    more = [p for p in percentiles if percentile_key(p) not in PERCENTILES]
+    pct = np.percentile(x, [*PERCENTILES.values(), *more])
     return Summary(
         count=int(x.size), min=float(x.min()), mean=float(x.mean()), std=sample_std(x),
         median=float(pct[0]), p90=float(pct[1]), p99=float(pct[2]), p99_9=float(pct[3]),
         max=float(x.max()), ci95_low=low, ci95_high=high,
+        more=tuple((percentile_key(p), float(v)) for p, v in zip(more, pct[4:])),
     )
 
 

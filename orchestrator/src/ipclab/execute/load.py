@@ -31,13 +31,13 @@ import numpy as np
 from ipclab.analyse import load as figures
 from ipclab.execute import burst
 from ipclab.plan import settings as setting_table
+from ipclab.records import hdr
 
 COLUMNS = ("request", "connection", "measured", "intended_ns", "sent_ns", "received_ns", "error")
 KEEP = ("clients", "rate", "arrival", "duration_ms", "warmup_ms", "requests_ok",
         "requests_failed", "errors", "achieved_per_s", "lateness_p99_ns",
         "hosts")  # hosts: a row per client host (spread.py)
 SERVER_ENDS_ITSELF = False
-HDR_RANGE = (1, 3600 * 10**9, 3)  # lowest and highest trackable ns, significant digits
 HDR_INTERVAL_NS = 10**9           # one interval histogram per second of intended starts
 
 
@@ -149,24 +149,13 @@ def save_files(run_dir, case, round_index, info):
 
 
 def write_hdr_log(path, intended, values):
-    """An HdrHistogram interval log (the format its tools read): one histogram per second of
-    intended starts, values in ns (shown in ms by the log's unit ratio)."""
-    from hdrh.histogram import HdrHistogram
-    from hdrh.log import HistogramLogWriter
-    with open(path, "w") as f:
-        writer = HistogramLogWriter(f)
-        writer.output_comment("ipclab load: response or service times in ns, by intended start")
-        writer.output_legend()
-        last = int(intended.max()) // HDR_INTERVAL_NS if intended.size else 0
-        for second in range(last + 1):
-            inside = (intended // HDR_INTERVAL_NS) == second
-            if not inside.any():
-                continue
-            histogram = HdrHistogram(*HDR_RANGE)
-            for value in values[inside]:
-                histogram.record_value(int(min(max(value, HDR_RANGE[0]), HDR_RANGE[1])))
-            writer.output_interval_histogram(histogram, second, second + 1,
-                                             max_value_unit_ratio=1e6)
+    """An HdrHistogram interval log (records/hdr.py): one histogram per second of intended
+    starts, values in ns."""
+    seconds = intended // HDR_INTERVAL_NS
+    last = int(seconds.max()) if intended.size else -1
+    intervals = ((second, second + 1, values[seconds == second]) for second in range(last + 1))
+    path.write_text(hdr.log_text(intervals, "ipclab load: response or service times in ns, "
+                                            "by intended start"))
 
 
 # --- spread over client hosts (spread.py) -----------------------------------------------------

@@ -7,6 +7,8 @@ ever lost.
     table.md          the human table (output/markdown.py)
     samples/<id>.r<k>.i64         raw round trips of round k of each case: little-endian int64 ns
     samples/<id>.r<k>.warmup.i64  the warm-up round trips of that round (flagged as warm-up)
+    samples/<id>.hlog             the case's times as an HdrHistogram log, a round per interval
+                                  (output/hlogs.py, written as the round is published)
     logs/<id>.r<k>.<role>.stderr  the peers' stderr of a failed round
     phases.csv        burst: one row per case, side and phase (output/csv.py)
     burst/<id>.r<k>.phases.csv    burst: the server's phases of every connection of round k

@@ -4,7 +4,7 @@ the terminal the cases that ran, the columns that fit its width, then a line per
 that lost datagrams, per status of the cases not run, per note and per kind of warning (every
 warning with --verbose). With a study's tables (study.py) the terminal shows those instead of
 the cases. Pure: a Report (output/model.py) in, Sections out."""
-from ipclab.output.columns import COLUMNS, applicable
+from ipclab.output.columns import applicable, chosen_percentiles, columns_for
 from ipclab.output.page import FILES, PAGE_ONLY, SCREEN, Line, Section, Table
 from ipclab.plan import patterns
 
@@ -24,22 +24,26 @@ URGENT = 5.5   # the status's priority when a case failed or is unstable: before
 
 
 def sections(report):
+    columns = columns_for(chosen_percentiles(report.document))
     out = [Section("cases", "every case", tables=(every_case(report.records, report.ratio_caption,
-                                                             report.table_notes),), media=FILES)]
+                                                             report.table_notes, columns),),
+                   media=FILES)]
     if report.warnings or report.lost:
         out.append(Section("warnings", "warnings by kind", lines=(
             *(warning_line(g) for g in report.warnings), *(Line(t) for t in report.lost)),
             media=PAGE_ONLY))
     out.append(Section("cases-ran", tables=() if report.studies or not report.shown
-                       else (ran(report.shown, report.ratio_caption),),
+                       else (ran(report.shown, report.ratio_caption, columns),),
                        lines=screen_lines(report), media=SCREEN))
     return out
 
 
-def every_case(records, caption=None, notes=()):
-    """Every case and every column that says something about them, each figure's interval
-    under it; the run's notes below."""
-    columns = applicable(COLUMNS, records) if records else list(COLUMNS)
+def every_case(records, caption=None, notes=(), columns=None):
+    """Every case and every column (of `columns`, columns.py's for the default percentiles
+    unless given) that says something about them, each figure's interval under it; the run's
+    notes below."""
+    columns = columns or columns_for()
+    columns = applicable(columns, records) if records else list(columns)
     return Table(headers=tuple(c.header for c in columns),
                  rows=tuple(tuple(_two_lines(c.cell(r)) for c in columns) for r in records),
                  right=tuple(c.right for c in columns), caption=caption or "",
@@ -48,11 +52,11 @@ def every_case(records, caption=None, notes=()):
                  keys=tuple(tuple(_key(c, r) for c in columns) for r in records))
 
 
-def ran(records, caption=None):
+def ran(records, caption=None, columns=None):
     """The cases that ran, for a reader with a width: the columns by priority (the status
     first among equals when a case failed or is unstable), the pattern and the placement said
     once when every case has the same (round trips unsaid), the rounds in the title."""
-    columns = applicable(COLUMNS, records)
+    columns = applicable(columns or columns_for(), records)
     urgent = any(r["status"] != "ok" or r.get("stable") is False for r in records)
     rounds = max((r.get("rounds_planned") or 0 for r in records), default=0)
     keys = [c.key for c in columns]

@@ -4,6 +4,7 @@ its width; table.md, report.html and `--wide` show them all)."""
 from dataclasses import dataclass
 from typing import Callable
 
+from ipclab.analyse.stats import DEFAULT_PERCENTILES, percentile_key
 from ipclab.records.precision import precision_of
 from ipclab.plan import patterns as pattern_table
 from ipclab.plan import settings as setting_table
@@ -46,6 +47,15 @@ def _figures(r, patterns=whole_times):
 
 def _trimmed(field):
     return lambda r: format_ns(_figures(r)[field]) if _figures(r) else "-"
+
+
+def _percentile(key):
+    """A percentile's cell; "-" where the record has none of it (analysed before it was asked
+    for: `ipclab report --percentiles` analyses again)."""
+    def cell(r):
+        value = (_figures(r) or {}).get(key)
+        return "-" if value is None else format_ns(value)
+    return cell
 
 
 def _mean(r):
@@ -185,13 +195,33 @@ COLUMNS = (
     Column("time_wait", "TIME_WAIT", True, _time_wait, None, _own("time_wait")),
     Column("mean", "mean ± 95% CI", True, _mean, None, whole_times),
     Column("std", "std", True, _trimmed("std"), None, whole_times),
-    Column("p99", "p99", True, _trimmed("p99"), 6, whole_times),
+    Column("percentiles", "", True, None, 6, whole_times),  # percentile_columns's place
     Column("outliers", "outliers", True, _outliers, None),
     Column("rounds", "rounds", True, _rounds, None),
     Column("spread", "spread", True, _spread, None),
     Column("ratio", "× base [95% CI]", True, _ratio, 7),
     Column("status", "status", False, status, 8),
 )
+
+
+def chosen_percentiles(document):
+    """The percentiles a run's tables show (`statistics.percentiles`; a run saved before the
+    setting: the default)."""
+    asked = ((document or {}).get("scenario") or {}).get("statistics") or {}
+    return tuple(asked.get("percentiles") or DEFAULT_PERCENTILES)
+
+
+def columns_for(percentiles=DEFAULT_PERCENTILES):
+    """COLUMNS with a column per percentile asked for in the percentiles' place (the median
+    has its own, with its interval), then the max. A narrow terminal keeps one tail among its
+    first columns, p99 if asked, else the highest asked (what a user who asked for p99.99 came
+    for); the others and the max come after the status, where there is room."""
+    asked = [p for p in sorted(percentiles) if p != 50]
+    tail = 99.0 if 99.0 in asked else max(asked, default=None)
+    made = [Column(percentile_key(p), f"p{p:g}", True, _percentile(percentile_key(p)),
+                   6 if p == tail else 8.5 + i / 10, whole_times) for i, p in enumerate(asked)]
+    made.append(Column("max", "max", True, _percentile("max"), 9, whole_times))
+    return [m for c in COLUMNS for m in (made if c.key == "percentiles" else [c])]
 
 
 def ratio_caption(baseline_label, compare):

@@ -4,14 +4,14 @@ and table.md. A live run publishes after every round (execute/rundir.py calls `P
 
 Why every file is rewritten after each round rather than only the changed case's rows: the costly
 part of a report is the analysis (bootstrap intervals, a second or more per case), and that is done
-only for the case whose round was added (`Publisher.kept`) and for ratios whose samples changed
-(`Publisher.ratios`, case_stats.add_ratios's cache). The rest, building the Report and formatting
+only for the case whose round was added (`Publisher.kept`; its HdrHistogram log is rewritten then
+too) and for ratios whose samples changed (`Publisher.ratios`, case_stats.add_ratios's cache). The rest, building the Report and formatting
 every case's row of four files, takes milliseconds for hundreds of cases, against a round's second
 or more; rewriting whole files keeps every file consistent with the others at every moment."""
 import os
 
 from ipclab.analyse import case_stats, pooled, saved, stats
-from ipclab.output import csv, json, markdown, model, sections
+from ipclab.output import csv, hlogs, json, markdown, model, sections
 
 # The files of a run, each rendered from the Report's page (None: the run has no such file).
 FILES = (("run.json", json.render),
@@ -23,8 +23,9 @@ FILES = (("run.json", json.render),
 class Publisher:
     """The live run's `publish`: analyses the case whose round was added, then writes every file."""
 
-    def __init__(self, scenario):
+    def __init__(self, scenario, after=None):
         self.scenario = scenario
+        self.after = after  # (document, changed id) once its files are written: --json-stream
         self.kept = {}      # id -> round -> sorted samples inside the fences (case_stats.analyse)
         self.ratios = {}    # intervals already drawn (case_stats.add_ratios)
         self.report = None  # the last Report published
@@ -38,11 +39,23 @@ class Publisher:
             if record["id"] == changed or "trimmed" not in record:
                 self.kept[record["id"]] = case_stats.analyse(
                     record, store.samples.get(record["id"], {}), settings, seed)
+                _write_hlog(store.dir, record, store.samples.get(record["id"], {}), settings)
         # Every case's interval leans on the others' rounds (pooled.py): redone for all.
         document["round_variance_prior"] = pooled.moderate(document["results"], settings)
         ended = bool(document.get("complete") or document.get("interrupted"))  # store.finish
         self.report = model.build(document, settings, self.kept, self.ratios, explain=ended)
         write_outputs(store.dir, self.report)
+        if self.after and changed is not None:
+            self.after(document, changed)
+
+
+def _write_hlog(out_dir, record, rounds, settings):
+    """The case's HdrHistogram log (hlogs.py), rewritten with each round it gains; its name
+    goes into the record."""
+    text = hlogs.log_text(record, rounds, settings)
+    if text is not None:
+        _atomic_write(out_dir / hlogs.name_of(record), text)
+        record["hlog_file"] = hlogs.name_of(record)
 
 
 def write_outputs(out_dir, report):

@@ -76,6 +76,8 @@ class StatSettings:
     # Rounds left out of every statistic, from the first: a study that discarded its first runs
     # (class loading, caches) is reproduced by leaving them out too. Their samples stay saved.
     skip_rounds: int = 0
+    # The percentiles the tables and cases.csv show (max always beside them), e.g. 99.99.
+    percentiles: tuple = (50.0, 90.0, 99.0, 99.9)
 
 
 @dataclass
@@ -188,6 +190,8 @@ def build_scenario(raw, source, catalog, overrides, name):
         baseline=v.baseline(stat_raw.get("baseline", {})),
         skip_rounds=v.number("skip_rounds", *_pick(stat_raw, overrides, "skip_rounds",
                                                     "statistics.skip_rounds"), 0),
+        percentiles=v.percentiles(*_pick(stat_raw, overrides, "percentiles",
+                                         "statistics.percentiles"), StatSettings.percentiles),
     )
     if stat.skip_rounds >= run.rounds:
         v.fail_at(_pick(stat_raw, overrides, "skip_rounds", "statistics.skip_rounds")[1],

@@ -191,6 +191,23 @@ class Validator:
             self._fail(where, f"{given!r} is not a whole number")
         return type(default)(value)
 
+    def percentiles(self, value, where, default):
+        """Percentiles to show: "50,99.99" or [50, 99.99], each above 0 and below 100, sorted
+        and once each; `default` when not given."""
+        if value is None:
+            return default
+        items = [i.strip() for i in value.split(",")] if isinstance(value, str) else value
+        if not isinstance(items, list) or not items:
+            self._fail(where, f"{value!r} is not a list of percentiles, e.g. 50,99,99.9")
+        out = set()
+        for item in items:
+            number = None if isinstance(item, bool) else _float_or_none(item)
+            if number is None or not 0 < number < 100:
+                self._fail(where, f"{item!r} is not a percentile: give numbers above 0 and "
+                                  f"below 100, e.g. 50,99,99.9,99.99")
+            out.add(number)
+        return tuple(sorted(out))
+
     def percentage(self, value, where):
         """A precision target: "5%" or 0.05, above 0 and below 100%; None when not given or
         "off" (a scenario's target turned off from the command line)."""
@@ -335,3 +352,12 @@ class Validator:
             elif not isinstance(item, str):
                 self._fail(f"{where}.{key}", f"{item!r} must be a variant's name, like \"jni\"")
         return dict(value)
+
+
+def _float_or_none(value):
+    """A number given as a number or as text ("99.9"), else None."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number == number else None  # NaN is no number
