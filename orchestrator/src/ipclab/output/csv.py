@@ -10,6 +10,8 @@ phases.csv (pattern burst, PROTOCOL.md 11.4): one row per burst case, side and p
 records' `phases`, analyse/burst.py); none for a run without burst cases."""
 import csv
 import io
+import tomllib
+from pathlib import Path
 
 from ipclab.analyse.case_stats import stat_fields
 from ipclab.analyse.burst import FIELDS as BURST_FIELDS
@@ -35,56 +37,19 @@ TAIL_COLUMNS = ["ratio", "ratio_ci_low", "ratio_ci_high", "verdict", "baseline_i
                 "client_runtime", "server_runtime", "client_library", "server_library", "seconds",
                 "samples_file", "warmup_samples", "warnings"]
 
-# What a column means and its unit, where its name alone does not say (output/schema.py
-# publishes every column's: the time statistics, settings and measurement fields by rule).
-MEANINGS = {
-    "id": "the case's id (run.json's results[].id; samples/<id>.r<k>.i64, samples/<id>.hlog)",
-    "index": "the case's number in the tables", "mechanism": "the IPC mechanism",
-    "client": "the client's language", "server": "the server's language",
-    "request_size": "request bytes per round trip", "response_size": "response bytes",
-    "message_size": "a stream's bytes per message", "payload": "bytes or a structured record",
-    "sequence_length": "elements per sequence field of a structured record",
-    "placement": "same-core, cross-core or unpinned", "pattern": "rr, stream, short, burst, load",
-    "status": "ok, failed, not-applicable, unavailable", "reason": "why it failed or did not run",
-    "client_cpus": "the client's CPUs", "server_cpus": "the server's CPUs",
-    "count": "samples inside the outlier fences (a stream's: windows)",
-    "raw_count": "every sample of the ok rounds", "outliers_removed": "samples outside the fences",
-    "rounds": "ok rounds analysed", "round_spread": "largest over smallest round median",
-    "median_ci_low_ns": "the median's 95% interval, low (hierarchical bootstrap)",
-    "median_ci_high_ns": "the median's 95% interval, high",
-    "ci95_low_ns": "the mean's 95% interval, low", "ci95_high_ns": "the mean's 95% interval, high",
-    "stable": "whether the rounds agree (README: statistics)",
-    "median_ci_rel": "the median interval's half-width over the median",
-    "precision_met": "whether that met --precision",
-    "server_model": "a burst's or load's server model",
-    "ratio": "its statistic over the baseline's, per round", "ratio_ci_low": "its 95% interval, low",
-    "ratio_ci_high": "its 95% interval, high", "verdict": "faster, slower, same or base",
-    "baseline_id": "the baseline case's id", "client_runtime": "the client's runtime",
-    "server_runtime": "the server's runtime", "client_library": "the client's binding library",
-    "server_library": "the server's binding library", "seconds": "its rounds' time in all",
-    "samples_file": "its rounds' raw samples files, ;-separated",
-    "warmup_samples": "warm-up samples per round", "warnings": "its warnings, ;-separated",
-}
-UNITS = {"request_size": "B", "response_size": "B", "message_size": "B", "seconds": "s",
-         "count": "samples", "raw_count": "samples", "outliers_removed": "samples",
-         "median_ci_rel": "fraction", "ratio": "×", "ratio_ci_low": "×", "ratio_ci_high": "×",
-         "round_spread": "×", "msgs_per_s": "1/s", "msgs_per_s_ci_low": "1/s",
-         "msgs_per_s_ci_high": "1/s", "stream_msgs_per_s": "1/s", "conns_per_s": "1/s",
-         "conns_per_s_ci_low": "1/s", "conns_per_s_ci_high": "1/s", "mib_per_s": "MiB/s",
-         "mib_per_s_ci_low": "MiB/s", "mib_per_s_ci_high": "MiB/s", "stream_s": "s",
-         "client_user_s": "s", "client_sys_s": "s", "server_user_s": "s", "server_sys_s": "s",
-         "cpu_us_per_msg": "µs", "achieved_per_s": "1/s", "target_per_s": "1/s",
-         "knee_per_s": "1/s", "knee_low": "1/s", "knee_high": "1/s",
-         "wire_req_bytes": "B", "wire_resp_bytes": "B", "wire_conn_bytes": "B",
-         "app_req_bytes": "B", "app_resp_bytes": "B"}
+# What a column means and its unit, where its name alone does not say: csv_columns.toml, data
+# beside this module (output/schema.py publishes every column's).
+_TABLES = tomllib.loads(Path(__file__).with_name("csv_columns.toml").read_text(encoding="utf-8"))
+MEANINGS, UNITS = _TABLES["meanings"], _TABLES["units"]
 
 
 def columns(wire=False, burst=False, settings=(), precision=False, load=False, explain=False,
             percentiles=stat_fields()):
-    """Every column, the time statistics of `percentiles` (case_stats.stat_fields); the wire-bytes ones (wire.py) only for a run that counted them, the burst
-    and load ones (burst.py, load.py) only for a run with such cases, a setting's (plan/settings.py) only for a
-    run where some case has it at another value than its default, the precision ones for a run
-    with a precision target."""
+    """Every column, the time statistics of `percentiles` (case_stats.stat_fields); the
+    wire-bytes ones (wire.py) only for a run that counted them, the burst and load ones
+    (burst.py, load.py) only for a run with such cases, a setting's (plan/settings.py) only for
+    a run where some case has it at another value than its default, the precision ones for a
+    run with a precision target."""
     return (CASE_COLUMNS + [_stat_name(f) for f in percentiles] + ["outliers_removed"]
             + [f"raw_{_stat_name(f)}" for f in RAW_COLUMNS] + ROUND_COLUMNS
             + (PRECISION_COLUMNS if precision else []) + list(PATTERN_COLUMNS)
