@@ -5,6 +5,7 @@ import static dev.ipclab.peer.server.HandlerFrames.assertReply;
 import static dev.ipclab.peer.server.HandlerFrames.end;
 import static dev.ipclab.peer.server.HandlerFrames.mark;
 import static dev.ipclab.peer.server.HandlerFrames.payload;
+import static dev.ipclab.peer.server.HandlerFrames.repliesTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -36,34 +37,26 @@ class ConnectionHandlerStreamTest {
     void countsTheBareMessagesEachMarkAnnounces() throws IOException {
         Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
         ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE), diagnostics.stream);
-        try (Loopback loopback = Loopback.open()) {
-            ByteArrayOutputStream sent = new ByteArrayOutputStream();
-            sent.write(mark(0, 7, 3));
-            for (long s = 1; s <= 3; s++) {
-                sent.write(payload(Payload.REQUEST_STREAM, s, 7));
-            }
-            sent.write(mark(4, 7, 5));
-            for (long s = 5; s <= 9; s++) {
-                sent.write(payload(Payload.REQUEST_STREAM, s, 7));
-            }
-            sent.write(end(10));
-            loopback.send(sent.toByteArray());
-            loopback.client.shutdownOutput();
-
-            assertNull(handler.serve(loopback.serverConnection()));
-            loopback.server.close();
-
-            ByteBuffer replies = ByteBuffer.wrap(loopback.receiveAll()).order(ByteOrder.LITTLE_ENDIAN);
-            assertReply(replies, Frame.MARK_ACK, 0, 0);
-            assertReply(replies, Frame.MARK_ACK, 4, 0);
-            int at = replies.position();
-            assertReply(replies, Frame.END_ACK, 10, Frame.STREAM_END_ACK_PAYLOAD);
-            assertEquals(0, replies.remaining());
-            StreamAck ack = StreamAck.read(replies, at + Frame.HEADER_SIZE);
-            assertEquals(5, ack.received());
-            assertEquals(0, ack.gaps());
-            assertEquals(StreamChecksum.expected(SEED, 7, 5, 5), ack.checksum());
+        ByteArrayOutputStream sent = new ByteArrayOutputStream();
+        sent.write(mark(0, 7, 3));
+        for (long s = 1; s <= 3; s++) {
+            sent.write(payload(Payload.REQUEST_STREAM, s, 7));
         }
+        sent.write(mark(4, 7, 5));
+        for (long s = 5; s <= 9; s++) {
+            sent.write(payload(Payload.REQUEST_STREAM, s, 7));
+        }
+        sent.write(end(10));
+        ByteBuffer replies = repliesTo(handler, sent.toByteArray());
+        assertReply(replies, Frame.MARK_ACK, 0, 0);
+        assertReply(replies, Frame.MARK_ACK, 4, 0);
+        int at = replies.position();
+        assertReply(replies, Frame.END_ACK, 10, Frame.STREAM_END_ACK_PAYLOAD);
+        assertEquals(0, replies.remaining());
+        StreamAck ack = StreamAck.read(replies, at + Frame.HEADER_SIZE);
+        assertEquals(5, ack.received());
+        assertEquals(0, ack.gaps());
+        assertEquals(StreamChecksum.expected(SEED, 7, 5, 5), ack.checksum());
         assertEquals("", diagnostics.text());
     }
 

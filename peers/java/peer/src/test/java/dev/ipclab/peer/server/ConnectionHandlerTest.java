@@ -6,6 +6,7 @@ import static dev.ipclab.peer.server.HandlerFrames.end;
 import static dev.ipclab.peer.server.HandlerFrames.endAckCount;
 import static dev.ipclab.peer.server.HandlerFrames.mark;
 import static dev.ipclab.peer.server.HandlerFrames.payload;
+import static dev.ipclab.peer.server.HandlerFrames.repliesTo;
 import static dev.ipclab.peer.server.HandlerFrames.request;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -69,30 +70,21 @@ class ConnectionHandlerTest {
     void answersRequestsAndCountsCorruptedPayloadsUntilEnd() throws IOException {
         Loopback.Diagnostics diagnostics = new Loopback.Diagnostics();
         ConnectionHandler handler = new ConnectionHandler(new Responder(SEED, Fault.NONE), diagnostics.stream);
-        try (Loopback loopback = Loopback.open()) {
-            ByteArrayOutputStream frames = new ByteArrayOutputStream();
-            frames.write(request(0, 16, 24, false));
-            frames.write(request(1, 16, 24, true));
-            frames.write(request(2, 0, 0, false));
-            frames.write(end(3));
-            frames.write(request(4, 16, 24, true));
-            frames.write(end(5));
-            // All frames in one write: the reader must split what arrives in one read.
-            loopback.send(frames.toByteArray());
-            loopback.client.shutdownOutput();
-
-            assertNull(handler.serve(loopback.serverConnection()));
-            loopback.server.close();
-
-            ByteBuffer replies = ByteBuffer.wrap(loopback.receiveAll()).order(ByteOrder.LITTLE_ENDIAN);
-            assertResponse(replies, 0, 24, 16);
-            assertResponse(replies, 1, 24, 16);
-            assertResponse(replies, 2, 0, 0);
-            assertEquals(1, endAckCount(replies, 3), "one corrupted request before the first END");
-            assertResponse(replies, 4, 24, 16);
-            assertEquals(1, endAckCount(replies, 5), "the count restarts after END");
-            assertEquals(0, replies.remaining());
-        }
+        ByteArrayOutputStream frames = new ByteArrayOutputStream();
+        frames.write(request(0, 16, 24, false));
+        frames.write(request(1, 16, 24, true));
+        frames.write(request(2, 0, 0, false));
+        frames.write(end(3));
+        frames.write(request(4, 16, 24, true));
+        frames.write(end(5));
+        ByteBuffer replies = repliesTo(handler, frames.toByteArray());
+        assertResponse(replies, 0, 24, 16);
+        assertResponse(replies, 1, 24, 16);
+        assertResponse(replies, 2, 0, 0);
+        assertEquals(1, endAckCount(replies, 3), "one corrupted request before the first END");
+        assertResponse(replies, 4, 24, 16);
+        assertEquals(1, endAckCount(replies, 5), "the count restarts after END");
+        assertEquals(0, replies.remaining());
         assertEquals("", diagnostics.text());
     }
 

@@ -1,12 +1,14 @@
 package dev.ipclab.peer.server;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.ipclab.peer.frame.Frame;
 import dev.ipclab.peer.frame.OutgoingFrame;
 import dev.ipclab.peer.frame.Payload;
 import dev.ipclab.peer.frame.PeerException;
 import dev.ipclab.peer.frame.Vectors;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -19,6 +21,21 @@ final class HandlerFrames {
     static final long SEED = 1;
 
     private HandlerFrames() {}
+
+    /**
+     * The handler's replies (little endian) to `sent`, written in one piece over a loopback
+     * connection and followed by end of stream, once it served the connection to its end with no
+     * frame rejected: the reader must split what arrives in one read.
+     */
+    static ByteBuffer repliesTo(ConnectionHandler handler, byte[] sent) throws IOException {
+        try (Loopback loopback = Loopback.open()) {
+            loopback.send(sent);
+            loopback.client.shutdownOutput();
+            assertNull(handler.serve(loopback.serverConnection()));
+            loopback.server.close();
+            return ByteBuffer.wrap(loopback.receiveAll()).order(ByteOrder.LITTLE_ENDIAN);
+        }
+    }
 
     static byte[] payload(int stream, long sequence, int length) {
         OutgoingFrame frame = new OutgoingFrame(Frame.REQUEST, SEED, stream, length);
