@@ -14,7 +14,7 @@
 namespace ipclab {
 namespace {
 
-std::vector<std::string> serve_args(std::vector<std::string> extra, const char* mech = "tcp") {
+std::vector<std::string> tcp_serve_args(std::vector<std::string> extra, const char* mech = "tcp") {
   std::vector<std::string> a = {"serve", "--mechanism", mech, "--endpoint", "127.0.0.1:0"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
@@ -33,7 +33,7 @@ std::vector<std::string> drive_args(std::vector<std::string> extra, const char* 
 }
 
 ServeOptions serve_options(std::vector<std::string> extra, const char* mech = "tcp") {
-  return std::get<ServeOptions>(parse_command_line(serve_args(std::move(extra), mech)));
+  return std::get<ServeOptions>(parse_command_line(tcp_serve_args(std::move(extra), mech)));
 }
 DriveOptions drive_options(std::vector<std::string> extra, const char* payload = "bytes",
                            const char* pattern = "rr") {
@@ -49,10 +49,10 @@ TEST(Conditions, ReadSizeParses) {
   EXPECT_EQ(serve_options({"--read-size", "1024"}).read_size, 1024u);
   EXPECT_EQ(serve_options({"--read-size", "134217728"}).read_size, 134217728u);
   for (const char* bad : {"134217729", "-1", "1k", "", " 1", "0x10", "99999999999999999999"})
-    EXPECT_THROW(parse_command_line(serve_args({"--read-size", bad})), UsageError) << bad;
-  EXPECT_THROW(parse_command_line(serve_args({"--read-size", "1", "--read-size", "1"})),
+    EXPECT_THROW(parse_command_line(tcp_serve_args({"--read-size", bad})), UsageError) << bad;
+  EXPECT_THROW(parse_command_line(tcp_serve_args({"--read-size", "1", "--read-size", "1"})),
                UsageError);
-  EXPECT_THROW(parse_command_line(serve_args({"--read-size"})), UsageError);
+  EXPECT_THROW(parse_command_line(tcp_serve_args({"--read-size"})), UsageError);
   EXPECT_THROW(parse_command_line(drive_args({"--read-size", "1"})), UsageError);  // serve's
 }
 
@@ -64,7 +64,7 @@ TEST(Conditions, BacklogParsesForTheRrServerWithTheBurstServersLimits) {
   EXPECT_TRUE(o.backlog_given);
   EXPECT_EQ(serve_options({"--backlog", "65535"}, "uds").backlog, 65535u);
   for (const char* bad : {"0", "65536", "-5", "5x", ""})
-    EXPECT_THROW(parse_command_line(serve_args({"--backlog", bad})), UsageError) << bad;
+    EXPECT_THROW(parse_command_line(tcp_serve_args({"--backlog", bad})), UsageError) << bad;
   EXPECT_THROW(parse_command_line(drive_args({"--backlog", "5"})), UsageError);  // serve's
 }
 

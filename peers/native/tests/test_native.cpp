@@ -116,7 +116,7 @@ TEST(NativeLibrary, ExportsOnlyTheContractSymbols) {
 
 using InprocRun = test::DriveRun;
 
-InprocRun drive(const std::string& mech, const TempDir& dir, std::uint32_t req, std::uint32_t resp,
+InprocRun drive_inproc(const std::string& mech, const TempDir& dir, std::uint32_t req, std::uint32_t resp,
                 std::uint64_t iterations, const std::vector<std::string>& extra) {
   return test::drive_bytes(mech, "inproc", dir, req, resp, iterations, extra);
 }
@@ -131,7 +131,7 @@ TEST_P(Inproc, RoundTripsEverySize) {
     const std::uint64_t iterations = size >= (16u << 20) ? 3 : 50;
     auto extra = lib;
     for (const char* s : {"--warmup", "2", "--seed", "9"}) extra.push_back(s);
-    const InprocRun run = drive(mech, dir, size, size, iterations, extra);
+    const InprocRun run = drive_inproc(mech, dir, size, size, iterations, extra);
     EXPECT_EQ(run.child.exit_code, 0) << size << ": " << run.child.err;
     EXPECT_EQ(run.child.err, "");
     EXPECT_EQ(run.result["status"], "ok");
@@ -141,9 +141,9 @@ TEST_P(Inproc, RoundTripsEverySize) {
     for (auto s : run.samples) EXPECT_GE(s, 0);
   }
   // Asymmetric sizes.
-  const InprocRun run = drive(mech, dir, 0, 1000, 5, lib);
+  const InprocRun run = drive_inproc(mech, dir, 0, 1000, 5, lib);
   EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
-  const InprocRun run2 = drive(mech, dir, 1000, 0, 5, lib);
+  const InprocRun run2 = drive_inproc(mech, dir, 1000, 0, 5, lib);
   EXPECT_EQ(run2.child.exit_code, 0) << run2.child.err;
 }
 
@@ -182,7 +182,7 @@ TEST(Direct, NeedsTheLibrary) {
 
 TEST(None, NeedsNoLibrary) {
   TempDir dir;
-  const InprocRun run = drive("none", dir, 16, 16, 10, {});
+  const InprocRun run = drive_inproc("none", dir, 16, 16, 10, {});
   EXPECT_EQ(run.child.exit_code, 0) << run.child.err;
   EXPECT_EQ(run.samples.size(), 10u);
 }

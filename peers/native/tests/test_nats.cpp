@@ -44,7 +44,7 @@ const char* const kNatsServer = "/usr/sbin/nats-server";  // Debian puts it in s
 constexpr std::uint32_t kLargest = (64u << 20) - kHeaderSize;  // the server's max_payload
 
 // The endpoint of a server (nats://HOST:PORT/ipclab:test) with the subject name `name`.
-std::string with_name(const std::string& endpoint, const std::string& name) {
+std::string with_subject(const std::string& endpoint, const std::string& name) {
   return endpoint.substr(0, endpoint.rfind('/') + 1) + name;
 }
 
@@ -65,7 +65,7 @@ class Nats : public ::testing::Test {
     ASSERT_FALSE(server_.endpoint.empty()) << "the NATS server did not start";
   }
   // A name of this test's own, so no test meets another's subjects.
-  static std::string endpoint(const std::string& name) { return with_name(server_.endpoint, name); }
+  static std::string endpoint(const std::string& name) { return with_subject(server_.endpoint, name); }
   static Server responder(const std::string& name, const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {"serve", "--mechanism", "nats", "--endpoint",
                                      endpoint(name)};
@@ -109,9 +109,9 @@ TEST_F(Nats, ShortLoadAndBadEndpointsAreRefused) {
 }
 
 // This test's own connection to the suite's server, with an inbox for answers.
-class Raw {
+class NatsRaw {
  public:
-  explicit Raw(const std::string& endpoint)
+  explicit NatsRaw(const std::string& endpoint)
       : name_(endpoint.substr(endpoint.rfind('/') + 1)),
         url_(endpoint.substr(0, endpoint.rfind('/'))) {
     if (natsConnection_ConnectTo(&nc_, url_.c_str()) != NATS_OK) return;
@@ -122,7 +122,7 @@ class Raw {
     natsConnection_SubscribeSync(&sub_, nc_, inbox_.c_str());
     natsConnection_Flush(nc_);
   }
-  ~Raw() {
+  ~NatsRaw() {
     natsSubscription_Destroy(sub_);
     natsConnection_Destroy(nc_);
   }
@@ -163,7 +163,7 @@ class Raw {
 TEST_F(Nats, RejectedFramesAreAnsweredEmptyAndTheResponderGoesOn) {
   Server server = responder("t:reject");
   ASSERT_TRUE(server.ready());
-  Raw raw(endpoint("t:reject"));
+  NatsRaw raw(endpoint("t:reject"));
   ASSERT_TRUE(raw.ok());
   test::expect_rejected_frames_answered_empty(raw, false);
   // A frame with no reply subject: nowhere to answer, said on stderr.
@@ -176,7 +176,7 @@ TEST_F(Nats, RejectedFramesAreAnsweredEmptyAndTheResponderGoesOn) {
 
 TEST_F(Nats, AnEmptyAnswerIsAProtocolErrorAndNoResponderAnIoError) {
   // A responder of this test's own that answers the first request with an empty message.
-  Raw raw(endpoint("t:empty"));
+  NatsRaw raw(endpoint("t:empty"));
   ASSERT_TRUE(raw.ok());
   natsSubscription* requests = nullptr;
   ASSERT_EQ(natsConnection_SubscribeSync(&requests, raw.handle(), "t:empty.requests"), NATS_OK);
@@ -204,7 +204,7 @@ TEST(NatsLost, AResponderWhoseServerDiesExitsWithAnIoError) {
   if (::access(kNatsServer, X_OK) != 0) GTEST_SKIP() << kNatsServer << " is missing";
   TempDir dir;
   Launched l = test::launch_server("ipclab.execute.nats_server", {dir.file("n")});
-  test::expect_a_lost_server_ends_the_responder("nats", l, with_name(l.endpoint, "t"),
+  test::expect_a_lost_server_ends_the_responder("nats", l, with_subject(l.endpoint, "t"),
                                                 "a message on t.requests");
 }
 

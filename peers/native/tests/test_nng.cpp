@@ -52,15 +52,15 @@ TEST(Nng, NoServerIsAnIoErrorAtOnce) {
 }
 
 // This test's own sockets against an nng-tcp server.
-class Raw {
+class NngRaw {
  public:
-  explicit Raw(const std::string& endpoint) {
+  explicit NngRaw(const std::string& endpoint) {
     const auto comma = endpoint.find(',');
     req_ = open(nng_req0_open, endpoint.substr(0, comma));
     push_ = open(nng_push0_open, endpoint.substr(comma + 1));
     nng_socket_set_ms(req_, NNG_OPT_REQ_RESENDTIME, NNG_DURATION_INFINITE);
   }
-  ~Raw() {
+  ~NngRaw() {
     nng_close(req_);
     nng_close(push_);
   }
@@ -105,7 +105,7 @@ class Raw {
 TEST(NngTcp, RejectedFramesAreAnsweredEmptyAndTheServerGoesOn) {
   TempDir dir;
   Server server = test::two_socket_server("nng-tcp", dir);
-  test::expect_rejections_answered_empty<Raw>("nng-tcp", server, dir);
+  test::expect_rejections_answered_empty<NngRaw>("nng-tcp", server, dir);
 }
 
 TEST(NngTcp, ARequestOverTheReceiveLimitDropsOnlyItsConnection) {
@@ -115,7 +115,7 @@ TEST(NngTcp, ARequestOverTheReceiveLimitDropsOnlyItsConnection) {
   {
     // 24 + MAX_PAYLOAD + 1 bytes: the library closes the connection before allocating, so no
     // answer comes (REQ without resends: the receive fails as the connection goes).
-    Raw raw(server.endpoint());
+    NngRaw raw(server.endpoint());
     std::vector<std::uint8_t> huge(kHeaderSize + kMaxPayload + 1);
     EXPECT_NE(raw.ask_code(huge), 0);
   }

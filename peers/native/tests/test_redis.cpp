@@ -122,9 +122,9 @@ TEST_P(Redis, ShortLoadAndBadEndpointsAreRefused) {
 }
 
 // This test's own connection to the suite's server.
-class Raw {
+class RedisRaw {
  public:
-  explicit Raw(const std::string& endpoint) {
+  explicit RedisRaw(const std::string& endpoint) {
     const bool uds = endpoint.rfind("unix://", 0) == 0;
     const auto cut = endpoint.rfind(uds ? '#' : '/');
     name_ = endpoint.substr(cut + 1);
@@ -136,7 +136,7 @@ class Raw {
       c_ = redisConnect(where.substr(0, colon).c_str(), std::stoi(where.substr(colon + 1)));
     }
   }
-  ~Raw() { redisFree(c_); }
+  ~RedisRaw() { redisFree(c_); }
   bool ok() const { return c_ != nullptr && c_->err == 0; }
   // The link of message_library.hpp's rejections: bytes pushed onto NAME:requests as a frame,
   // and its answer (no answer within 5 s fails the test); n bytes as a stream message.
@@ -179,7 +179,7 @@ class Raw {
 };
 
 TEST_P(Redis, RejectedFramesAreAnsweredEmptyAndTheResponderGoesOn) {
-  Raw raw(endpoint("t:reject"));
+  RedisRaw raw(endpoint("t:reject"));
   ASSERT_TRUE(raw.ok());
   raw.push(std::vector<std::uint8_t>(40, 7));  // a leftover of an earlier run: deleted at start
   Server server = responder("t:reject");
@@ -194,7 +194,7 @@ TEST_P(Redis, RejectedFramesAreAnsweredEmptyAndTheResponderGoesOn) {
 }
 
 TEST_P(Redis, AnEmptyAnswerIsAProtocolErrorAndNoAnswerATimeout) {
-  Raw raw(endpoint("t:empty"));
+  RedisRaw raw(endpoint("t:empty"));
   ASSERT_TRUE(raw.ok());
   raw.push_reply({});  // what a responder answers a rejected frame with
   const DriveRun empty = test::drive_bytes(GetParam(), endpoint("t:empty"), dir, 16, 16, 1);

@@ -37,14 +37,14 @@ using test::Server;
 using test::TempDir;
 
 // This test's own sockets against a zmq-tcp server.
-class Raw {
+class ZmqRaw {
  public:
-  explicit Raw(const std::string& endpoint) : ctx_(zmq_ctx_new()) {
+  explicit ZmqRaw(const std::string& endpoint) : ctx_(zmq_ctx_new()) {
     const auto comma = endpoint.find(',');
     req_ = open(ZMQ_REQ, endpoint.substr(0, comma));
     push_ = open(ZMQ_PUSH, endpoint.substr(comma + 1));
   }
-  ~Raw() {
+  ~ZmqRaw() {
     zmq_close(req_);
     zmq_close(push_);
     zmq_ctx_term(ctx_);
@@ -80,7 +80,7 @@ class Raw {
 TEST(ZmqTcp, RejectedFramesAreAnsweredEmptyAndTheServerGoesOn) {
   TempDir dir;
   Server server = test::two_socket_server("zmq-tcp", dir);
-  test::expect_rejections_answered_empty<Raw>("zmq-tcp", server, dir);
+  test::expect_rejections_answered_empty<ZmqRaw>("zmq-tcp", server, dir);
 }
 
 TEST(ZmqTcp, AnEmptyAnswerIsAProtocolErrorOfTheClient) {
