@@ -263,7 +263,8 @@ TEST(ServerMemory, AHeaderClaiming128MiBThenSilenceCostsAlmostNothing) {
 // kernel objects) while it waits for the rest.
 class ChannelMemory : public ::testing::TestWithParam<std::string> {};
 
-std::unique_ptr<MessageChannel> open_client(const std::string& mech, const std::string& ep) {
+std::unique_ptr<MessageChannel> open_waiting_client(const std::string& mech,
+                                                    const std::string& ep) {
   if (mech == "sysv-mq") return open_sysv_mq(parse_sysv_key(ep));
   if (mech == "sysv-shm") return open_sysv_shm(parse_sysv_key(ep), 5'000'000'000);
   if (mech == "posix-mq") return open_posix_mq(parse_posix_name(ep));
@@ -273,7 +274,7 @@ std::unique_ptr<MessageChannel> open_client(const std::string& mech, const std::
 TEST_P(ChannelMemory, AHeaderClaiming128MiBThenSilenceCostsAlmostNothing) {
   test::Server server({"serve", "--mechanism", GetParam(), "--endpoint", "auto"});
   ASSERT_TRUE(server.ready());
-  const auto channel = open_client(GetParam(), server.endpoint());
+  const auto channel = open_waiting_client(GetParam(), server.endpoint());
   MessageStream messages(*channel);
   expect_a_silent_claim_is_cheap(server.pid(),
                                  [&](const auto& b) { messages.send_frame(b.data(), b.size()); });
