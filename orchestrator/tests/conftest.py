@@ -42,16 +42,33 @@ def pytest_collection_modifyitems(config, items):
 
 def deal(items, n):
     """The shard (0 … n-1) of each item: the one with the least weight dealt so far, the heavy
-    items first so that the light ones even out what they leave; the same in every shard."""
+    items first so that the light ones even out what they leave; the same in every shard. Tests
+    that take a module-scoped fixture of their own module (test_html_report.py's run, the stock
+    clients' generated stubs) are dealt together: a shard that had one of them would make it
+    again."""
     def weight(item):
         marker = item.get_closest_marker("weight")
         return marker.args[0] if marker else 1
+    groups = {}
+    for i, item in enumerate(items):
+        groups.setdefault(_shared_fixture(item) or i, []).append(i)
     load, shard_of = [0] * n, {}
-    for i in sorted(range(len(items)), key=lambda i: -weight(items[i])):
+    for group in sorted(groups.values(), key=lambda g: -sum(weight(items[i]) for i in g)):
         shard = min(range(n), key=lambda s: (load[s], s))
-        shard_of[i] = shard
-        load[shard] += weight(items[i])
+        for i in group:
+            shard_of[i] = shard
+            load[shard] += weight(items[i])
     return [shard_of[i] for i in range(len(items))]
+
+
+def _shared_fixture(item):
+    """(module, fixture names) of the module-scoped fixtures the test asks for by name, or None."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    names = tuple(sorted(name for name in info.argnames
+                         if any(d.scope == "module" for d in info.name2fixturedefs.get(name, ()))))
+    return (item.module.__name__, names) if names else None
 
 
 def pytest_sessionfinish(session, exitstatus):

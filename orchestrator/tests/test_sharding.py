@@ -22,3 +22,15 @@ def test_a_heavy_test_is_balanced_by_the_light_ones():
 def test_every_test_is_in_one_shard():
     shards = deal([item() for _ in range(7)], 3)
     assert sorted(shards) == [0, 0, 0, 1, 1, 2, 2]
+
+
+def test_tests_sharing_a_module_fixture_are_dealt_together():
+    def sharing(module):
+        fixture = SimpleNamespace(scope="module")
+        return SimpleNamespace(get_closest_marker=lambda name: None,
+                               module=SimpleNamespace(__name__=module),
+                               _fixtureinfo=SimpleNamespace(argnames=("tiny_run", "tmp_path"),
+                                                            name2fixturedefs={"tiny_run": [fixture]}))
+    items = [sharing("test_html_report") for _ in range(4)] + [item() for _ in range(8)]
+    shards = deal(items, 3)
+    assert len(set(shards[:4])) == 1 and sorted(shards).count(shards[0]) == 4
