@@ -38,9 +38,17 @@ def test_a_read_size_makes_each_read_that_many_bytes(server, counting):
                          io_timeout=60)  # a JVM counted under perf beside other suites
     cases = by_setting(outcomes, "read_size")
     # four reads a message, less what the one-message calibration pair's edges take off the
-    # difference (CI: 3.99975)
-    assert cases[1024].explain["server"]["syscalls"] >= 3.99, cases[1024].explain
-    assert cases[0].explain["server"]["syscalls"] < 2, cases[0].explain
+    # difference (CI: 3.99975). The server's receive calls alone: a JVM's other calls (its
+    # threads' futexes, timers) differ between the counted pair and its calibration by hundreds
+    # (3.983 all calls, once beside the other suites).
+    assert reads(cases[1024]) >= 3.99, cases[1024].explain
+    assert reads(cases[0]) < 2, cases[0].explain
+
+
+def reads(outcome):
+    """The server's receive calls per message, from --explain's top calls (read, recv…)."""
+    top = dict(outcome.explain["server"]["top"])
+    return sum(top.get(name, 0.0) for name in ("read", "readv", "recvfrom", "recvmsg"))
 
 
 @ROOT_ONLY
