@@ -5,7 +5,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from ipclab.execute import toolchain
-from ipclab.execute.probe import locate_all, why_unavailable
+from ipclab.execute.probe import load_catalog, locate_all, why_unavailable
 from ipclab.plan.catalog import Language
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,3 +33,14 @@ def test_its_cases_say_why_they_are_unavailable():
     optional = language("cpp", ["false"])
     optional.locate["jdk"]["required"] = False  # the C++ build's JDK (JNI headers) is optional
     assert optional.missing_tool() is None
+
+
+def test_no_build_input_is_a_build_output():
+    # A build writes its outputs after reading its inputs, so an input glob that reaches into
+    # the outputs makes every run that regenerates them (`mvn test` writes the generated
+    # sources anew) rebuild the peer next time. On a built tree the outputs are there to match.
+    for lang in load_catalog().languages.values():
+        outputs = [ROOT / c for c in lang.clean]
+        for pattern in lang.build_inputs:
+            inside = [p for p in ROOT.glob(pattern) if any(p.is_relative_to(o) for o in outputs)]
+            assert inside == [], (lang.name, pattern, inside[:3])
