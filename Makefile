@@ -17,7 +17,7 @@ ORCH_SHARDS := 1 2 3
 # scripts/isolated, when `make test` runs the suites at once
 ISOLATE   :=
 
-.PHONY: run setup build suites test test-fast test-sanitize test-orchestrator orchestrator-suite \
+.PHONY: run setup build suites test test-fast test-durations test-sanitize test-orchestrator orchestrator-suite \
         orchestrator-units bench fuzz clean FORCE $(addprefix orchestrator-shard-,$(ORCH_SHARDS)) \
         $(addprefix build-,$(PEERS)) $(addprefix test-,$(PEERS)) $(addprefix peer-suite-,$(PEERS))
 
@@ -80,6 +80,16 @@ test: build
 test-fast: build
 	$(MAKE) --no-print-directory suites SUITES="orchestrator-units $(PEER_SUITES)" \
 	  ALONE="orchestrator-units"
+
+# Each end-to-end test's seconds into orchestrator/tests/durations.json (what the shards are
+# dealt by): the tier's shards side by side as `make test` runs them, on a quiet machine. Run it
+# again when tests are added or their sizes change.
+test-durations: build
+	export IPCLAB_STORE_DURATIONS=1; if scripts/isolated --check; then \
+	  $(MAKE) --no-print-directory -O -j$(words $(E2E_SHARDS)) ISOLATE=scripts/isolated $(E2E_SHARDS); \
+	else \
+	  $(MAKE) --no-print-directory $(E2E_SHARDS); \
+	fi
 
 suites:
 	if scripts/isolated --check; then \

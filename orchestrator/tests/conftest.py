@@ -1,5 +1,7 @@
+import fcntl
 import json
 import os
+import statistics
 import tempfile
 import time
 import uuid
@@ -15,6 +17,14 @@ from ipclab.execute.probe import load_catalog
 os.environ[leaks.TAG_VARIABLE] = uuid.uuid4().hex
 
 
+# Each end-to-end test's seconds (setup, call and teardown), as `make test-durations` last
+# measured them: what the shards are dealt by.
+DURATIONS_FILE = os.path.join(os.path.dirname(__file__), "durations.json")
+with open(DURATIONS_FILE) as _f:
+    DURATIONS = json.load(_f)
+_measured = {}  # this session's, kept when IPCLAB_STORE_DURATIONS is set
+
+
 @pytest.fixture(scope="session")
 def catalog():
     return load_catalog(check=False)  # the real peers are checked in test_capabilities.py
@@ -24,9 +34,8 @@ def catalog():
 def pytest_collection_modifyitems(config, items):
     """IPCLAB_TEST_SHARD=K/N keeps the K-th of N shards: `make test` runs the shards side by side,
     each in an IPC namespace of its own (scripts/isolated). Tests are dealt one by one, not file
-    by file, each to the shard with the least work so far, so the slow parametrised end-to-end
-    tests spread evenly; a test marked `weight(W)` counts as W ordinary ones (the five-host
-    burst takes about 30 ordinary tests' time)."""
+    by file, each to the shard with the least work so far, by the seconds each took when last
+    measured (durations.json), so the slow parametrised end-to-end tests spread evenly."""
     shard = os.environ.get("IPCLAB_TEST_SHARD")
     if not shard:
         return
@@ -40,15 +49,21 @@ def pytest_collection_modifyitems(config, items):
     items[:] = [t for t, s in zip(items, shards) if s == k - 1]
 
 
-def deal(items, n):
-    """The shard (0 … n-1) of each item: the one with the least weight dealt so far, the heavy
-    items first so that the light ones even out what they leave; the same in every shard. Tests
-    that take a module-scoped fixture of their own module (test_html_report.py's run, the stock
-    clients' generated stubs) are dealt together: a shard that had one of them would make it
-    again."""
+def deal(items, n, seconds=None):
+    """The shard (0 … n-1) of each item: the one with the least work dealt so far, the heavy
+    items first so that the light ones even out what they leave; the same in every shard. An
+    item weighs its seconds in `seconds` (durations.json's); one not measured yet the median
+    measured test, or W of them when marked `weight(W)`. Tests that take a module-scoped fixture
+    of their own module (test_html_report.py's run, the stock clients' generated stubs) are
+    dealt together: a shard that had one of them would make it again."""
+    seconds = DURATIONS["seconds"] if seconds is None else seconds
+    typical = statistics.median(seconds.values()) if seconds else 1.0
+
     def weight(item):
+        if getattr(item, "nodeid", None) in seconds:
+            return seconds[item.nodeid]
         marker = item.get_closest_marker("weight")
-        return marker.args[0] if marker else 1
+        return typical * (marker.args[0] if marker else 1)
     groups = {}
     for i, item in enumerate(items):
         groups.setdefault(_shared_fixture(item) or i, []).append(i)
@@ -59,6 +74,25 @@ def deal(items, n):
             shard_of[i] = shard
             load[shard] += weight(items[i])
     return [shard_of[i] for i in range(len(items))]
+
+
+def pytest_runtest_logreport(report):
+    if os.environ.get("IPCLAB_STORE_DURATIONS"):
+        _measured[report.nodeid] = _measured.get(report.nodeid, 0.0) + report.duration
+
+
+def _store_durations():
+    """This session's tests' seconds into durations.json, beside the other shards' (each shard
+    is a session of its own: the file is locked while it is read and written)."""
+    with open(DURATIONS_FILE, "r+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        data = json.load(f)
+        data["seconds"].update({k: round(max(v, 0.05), 2) for k, v in _measured.items()})
+        data["seconds"] = dict(sorted(data["seconds"].items()))
+        f.seek(0)
+        f.truncate()
+        json.dump(data, f, indent=1)
+        f.write("\n")
 
 
 def _shared_fixture(item):
@@ -77,6 +111,8 @@ def pytest_sessionfinish(session, exitstatus):
     its temporary directories. A process may take a moment to go after its run's last test."""
     if session.config.option.collectonly:
         return
+    if _measured:
+        _store_durations()
     watched = [session.config._tmp_path_factory.getbasetemp()]
     for _ in range(50):  # a browser's helpers, a JVM: up to 5 s to go
         left = leaks.find(os.environ[leaks.TAG_VARIABLE], tempfile.gettempdir(), watched)
