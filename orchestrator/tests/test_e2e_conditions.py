@@ -9,7 +9,7 @@ import os
 import pytest
 
 from ipclab.execute.probe import load_catalog
-from test_e2e import LANGS, cases_csv, ipclab, run_cases, seed  # noqa: F401 (seed: a fixture)
+from test_e2e import LANGS, ROTATION, cases_csv, ipclab, run_cases, seed  # noqa: F401 (seed: a fixture)
 
 pytestmark = pytest.mark.e2e
 ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="wire bytes need root (network namespaces)")
@@ -82,11 +82,12 @@ def test_short_connections_from_one_source_against_a_backlog_of_50(tmp_path, see
 
 
 @ROOT_ONLY
-@pytest.mark.parametrize("client", LANGS)
-def test_non_negative_ints_make_the_varint_records_smaller(client):
+@pytest.mark.parametrize("client,server", ROTATION)
+def test_non_negative_ints_make_the_varint_records_smaller(client, server):
     # A negative int32 is 10 bytes in protobuf's varint; 0 … 2^31 − 1 at most 5. The small
     # record at 100 elements holds 102 ints beside its stamp, about half negative in full range.
-    outcomes = one_round({"mechanism": ["grpc"], "client": [client], "server": ["java"],
+    # The request's bytes are the client's; each language's server echoes both ranges too.
+    outcomes = one_round({"mechanism": ["grpc"], "client": [client], "server": [server],
                           "payload": ["small"], "sequence_length": [100],
                           "value_range": ["full", "non-negative"]}, wire_bytes=True)
     cases = by_setting(outcomes, "value_range")
@@ -94,11 +95,11 @@ def test_non_negative_ints_make_the_varint_records_smaller(client):
     assert full - low > 100 * 2, (full, low)
 
 
-@pytest.mark.parametrize("client", LANGS)
-def test_a_record_per_call_is_echoed_and_checked_each_call(client):
+@pytest.mark.parametrize("client,server", ROTATION)
+def test_a_record_per_call_is_echoed_and_checked_each_call(client, server):
     # Each call's record is its own; the server echoes it and the client checks every field.
     outcomes = one_round({"mechanism": ["grpc", "thrift-compact"], "client": [client],
-                          "server": ["java"], "payload": ["medium"], "sequence_length": [5],
+                          "server": [server], "payload": ["medium"], "sequence_length": [5],
                           "records": ["per-call"]})
     assert len(outcomes) == 2 and all(len(o.samples) == 200 for o in outcomes)
 

@@ -67,12 +67,16 @@ def test_in_process_calls_from_each_language(tmp_path):
 
 
 def start_endless_case(mechanism, tmp_path):
-    """A run of one cpp→cpp case that would last hours, started in the background to be cut."""
+    """A run of one cpp→cpp case that would last hours, started in the background to be cut.
+    A receive may wait 3 s, not 10: a client whose server was killed gets that and 5 s more
+    to notice (shm's and the queues' clients cannot see a dead server) before it is ended."""
     seed = random.randrange(2, 2**63)
     out = tmp_path / "run"
-    proc = start_run(seed, out, "--mechanism", mechanism, "--client", "cpp", "--server", "cpp",
-                     "--request-size", "16", "--response-size", "16",
-                     "--iterations", "10000000000", "--warmup", "0")
+    scenario = tmp_path / "endless.toml"
+    scenario.write_text(f'[matrix]\nmechanism = ["{mechanism}"]\nclient = ["cpp"]\n'
+                        'server = ["cpp"]\nrequest_size = ["16"]\nresponse_size = ["16"]\n'
+                        '[run]\niterations = 10000000000\nwarmup = 0\nio_timeout = 3\n')
+    proc = start_run(seed, out, str(scenario))
     return seed, out, proc
 
 
