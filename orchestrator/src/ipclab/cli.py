@@ -20,13 +20,12 @@ from ipclab.plan.scenario import DEFAULT_SCENARIO, StatSettings, load_scenario
 from ipclab.plan.validator import Validator
 from ipclab.execute.workspace import Workspace
 from ipclab.analyse import saved
-from ipclab.output import publish, schema
-from ipclab.plan.catalog import repo_root
+from ipclab.output import publish
 from ipclab.output import json_stream as json_stream_lines
 from ipclab.output.json_stream import JsonStream
-from ipclab import claims_commands, hosts_commands
+from ipclab import claims_commands, hosts_commands, peers_commands, saved_commands
 from ipclab.bench import commands as bench_commands
-from ipclab.terminal_console import console
+from ipclab.terminal_console import console, print_at, say
 
 
 
@@ -231,142 +230,11 @@ def report(run_dir, outliers, tukey_k, compare, percentiles, wide, verbose, html
         console.print(f"figures: {len(written)} files in {figures_dir}")
 
 
-@cli.command("schema")
-@click.option("--csv", "part", flag_value="cases.csv", help="cases.csv's columns (name, unit, "
-              "meaning) instead of run.json's schema")
-@click.option("--write", is_flag=True, help="rewrite docs/schema/ from the code's tables")
-@click.argument("runs", nargs=-1, type=click.Path())
-def schema_cmd(part, write, runs):
-    """Print run.json's JSON Schema (or cases.csv's columns); with RUNS, check each run
-    directory's run.json against it."""
-    root = repo_root()
-    if write:
-        for name, path in schema.SHIPPED.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(schema.text(name))
-            console.print(f"wrote {path}")
-        return
-    if runs:
-        sys.exit(_check_runs(runs))
-    click.echo(schema.text(part or "run.json"), nl=False)
-
-
-def _check_runs(runs):
-    """0 when every run's run.json is valid, else 1, a line per problem."""
-    problems = schema.check_runs([Path(r) for r in runs])
-    for line in problems:
-        click.echo(line, err=True)
-    if not problems:
-        console.print(f"{len(runs)} run.json valid against {schema.SCHEMA_NAME}")
-    return 1 if problems else 0
-
-
-@cli.command("compare")
-@click.argument("run_a", type=click.Path())
-@click.argument("run_b", type=click.Path())
-@click.option("--markdown", "markdown_file", type=click.Path(), help="also write the table here")
-@click.option("--html", "html_file", type=click.Path(),
-              help="write the page here (default RUN_B/compare.html)")
-@click.option("--fail-above", help="exit 1 when a case is significantly slower in B by more "
-                                   "than this, e.g. 5%")
-def compare_cmd(run_a, run_b, markdown_file, html_file, fail_above):
-    """Compare RUN_B against RUN_A case by case: ratio of medians, interval, p, verdict."""
-    from ipclab.analyse import compare
-    from ipclab.output import compare as compared, html, markdown
-    threshold = compare.parse_threshold(fail_above) if fail_above is not None else None
-    found = compare.compare(compare.load_run(run_a), compare.load_run(run_b))
-    page = compared.page(found)
-    for line in terminal.render(page, terminal.Options(console.width)):
-        _print_at(*line)
-    if markdown_file:
-        Path(markdown_file).write_text(markdown.render(page))
-    try:   # the comparison is printed: a page that cannot be written is one line
-        path = ipclab_report.write_page(html_file or Path(run_b) / "compare.html",
-                                        html.render(page))
-        console.print(f"report: {path}", markup=False, highlight=False)
-    except UserError as e:
-        console.print(f"page not written: {e}", style="yellow", markup=False, highlight=False)
-    if threshold is not None and found.slower_than(threshold):
-        console.print(f"[red]{len(found.slower_than(threshold))} case(s) significantly slower "
-                      f"by more than {100 * threshold:g}%[/]")
-        sys.exit(1)
-
-
-@cli.command("history")
-@click.option("--scenario", help="only runs of this scenario (its name)")
-@click.option("--mechanism", help="only runs with a case of this mechanism")
-@click.option("--since", help="only runs started on or after this date, e.g. 2026-11-23")
-@click.option("--case", "case_label", help="one case's median over time, named as the table "
-                                           "names it, e.g. \"tcp cpp→cpp 16 B/16 B\"")
-@click.option("--rebuild", is_flag=True, help="rebuild the database from the run directories")
-@click.option("--results", "results_dir", type=click.Path(file_okay=False),
-              help="the directory of runs and its history.sqlite (default results/)")
-def history_cmd(scenario, mechanism, since, case_label, rebuild, results_dir):
-    """The runs recorded in results/history.sqlite, or one case over time."""
-    from ipclab.output import history
-    db = Path(results_dir or load_catalog(check=False).root / "results") / history.FILE
-    if rebuild:
-        console.print(f"history: {db} rebuilt from {history.rebuild(db, _say)} run directories")
-    if case_label:
-        rows = history.case_history(db, case_label, _say)
-        if not rows:
-            hint = history.labels_like(db, case_label.split()[0], _say)
-            raise UserError(f"--case: no case {case_label!r} in {db}"
-                            + (f" (e.g. {'; '.join(hint[:3])})" if hint else ""))
-        console.print(history.case_table(case_label, rows))
-    elif not rebuild or scenario or mechanism or since:
-        console.print(history.runs_table(history.list_runs(db, scenario, mechanism, since, _say),
-                                         console.width))
-
-
-@cli.group()
-def peers():
-    """Build, test and check the language peers (their peer.toml says how)."""
-
-
-@peers.command("build")
-@click.argument("names", nargs=-1)
-@click.option("--available", is_flag=True, help="skip a language whose toolchain is missing "
-              "(one line says which and how to get it) instead of failing")
-def peers_build(names, available):
-    """Build NAMES (languages or peers/ directories; default all), then check their capabilities."""
-    from ipclab.execute import toolchain
-    if available:
-        names = toolchain.buildable(load_catalog(check=False), names, echo=_say)
-        if not names:
-            return
-    _each_peer(names, toolchain.build)
-    _each_peer(names, toolchain.check)   # a fresh catalog: the artifacts may be new
-
-
-@peers.command("test")
-@click.argument("names", nargs=-1)
-def peers_test(names):
-    """Run the test suites of NAMES (default all)."""
-    from ipclab.execute import toolchain
-    _each_peer(names, toolchain.test)
-
-
-@peers.command("clean")
-@click.argument("names", nargs=-1)
-def peers_clean(names):
-    """Remove the build outputs of NAMES (default all)."""
-    from ipclab.execute import toolchain
-    _each_peer(names, toolchain.clean)
-
-
-def _each_peer(names, action):
-    from ipclab.execute import toolchain
-    catalog = load_catalog(check=False)
-    for lang in toolchain.select(catalog, names):
-        action(catalog, lang, echo=click.echo)
-
-
 def _record_history(out_dir, report):
     """Every run goes into the history.sqlite beside its directory (ipclab/history.py); that
     never fails the run: a broken database is reported in one line and rebuilt."""
     from ipclab.output import history
-    history.record_run(out_dir, report, say=_say)
+    history.record_run(out_dir, report, say=say)
 
 
 def _machine_move(out_dir):
@@ -374,7 +242,7 @@ def _machine_move(out_dir):
     (history.machine_move): the machine changed speed, as `ipclab compare` would note."""
     from ipclab.analyse.compare import SHARED_MOVE
     from ipclab.output import history
-    found = history.machine_move(out_dir, say=_say)
+    found = history.machine_move(out_dir, say=say)
     if found and abs(math.log(found[0])) > math.log(1 + SHARED_MOVE):
         ratio, cases, previous = found
         console.print(f"note: this run's medians are {ratio:.2f}× those of {previous}, the "
@@ -383,10 +251,6 @@ def _machine_move(out_dir):
                       f"hold; compare cases within one run (the ratios to the baseline), or rerun "
                       f"both when the machine is quiet", style="dim", markup=False,
                       highlight=False)
-
-
-def _say(text):
-    console.print(text, style="yellow", markup=False)
 
 
 def _swept_notes(objects, namespaces):
@@ -409,21 +273,13 @@ def _write_html(out_dir, report):
 def _show(report, wide=False, verbose=False):
     for line in terminal.render(sections.page(report),
                                 terminal.Options(console.width, wide, verbose)):
-        _print_at(*line)
+        print_at(*line)
 
 
-def _print_at(renderable, width):
-    """Prints at `width` (the wide table), wider than the console if need be."""
-    if width is None:
-        console.print(renderable)
-        return
-    saved, console.width = console.width, width
-    try:
-        console.print(renderable)
-    finally:
-        console.width = saved
-
-
+cli.add_command(saved_commands.schema_cmd)
+cli.add_command(saved_commands.compare_cmd)
+cli.add_command(saved_commands.history_cmd)
+cli.add_command(peers_commands.peers)
 cli.add_command(bench_commands.bench)
 cli.add_command(hosts_commands.hosts)
 cli.add_command(claims_commands.claims)

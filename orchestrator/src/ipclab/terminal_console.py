@@ -14,3 +14,20 @@ def _width():
 
 
 console = Console(width=_width())
+
+
+def say(text):
+    """A line the user should not miss (yellow), never markup."""
+    console.print(text, style="yellow", markup=False)
+
+
+def print_at(renderable, width):
+    """Prints at `width` (the wide table), wider than the console if need be."""
+    if width is None:
+        console.print(renderable)
+        return
+    saved, console.width = console.width, width
+    try:
+        console.print(renderable)
+    finally:
+        console.width = saved
