@@ -1,4 +1,4 @@
-# Generates the gSOAP code of the WSDL (CMakeLists.txt, "SOAP"); run as `cmake -P` with WSDL2H,
+# Generates the gSOAP code of the WSDL (rpc.cmake, "SOAP"); run as `cmake -P` with WSDL2H,
 # SOAPCPP2, WSDL, TYPEMAP and OUT defined. wsdl2h and soapcpp2 print a banner and their progress
 # on every run; that is shown only when one of them fails, so the build's output stays clean.
 function(run_quietly)

@@ -156,7 +156,7 @@ constexpr Mechanism kMechanisms[] = {
     {"ice", rpc, Kind::inet, Kind::inet, kRpcLoadPatterns, any_size, drive_rpc, serve_rpc},
     // The server listens on HOST:PORT; the client takes the server's stringified IOR.
     {"corba", rpc, Kind::inet, Kind::ior, kRpcLoadPatterns, any_size, drive_rpc, serve_rpc},
-    // gSOAP, where the build found it (CMakeLists.txt); without it the row is not implemented.
+    // gSOAP, where the build found it (cmake/rpc.cmake); without it the row is not implemented.
     {"soap", rpc, Kind::inet, Kind::inet, kRequestResponseOnly, any_size, drive_rpc, serve_rpc},
     // Section 4.7: an ActiveMQ broker over AMQP 1.0 (Qpid Proton C++, broker/), where the build
     // found Proton; the responder takes the broker, the client the responder's queue on it.

@@ -98,7 +98,7 @@ DriveRun drive_bytes(const std::string& mech, const std::string& endpoint, const
 std::string param_name(const ::testing::TestParamInfo<std::string>& info);
 
 // The RPC mechanisms (section 10) this build serves and drives: soap only where gSOAP was built in
-// (IPCLAB_EXPECT_SOAP, CMakeLists.txt).
+// (IPCLAB_EXPECT_SOAP, cmake/tests.cmake).
 std::vector<std::string> rpc_mechanisms();
 
 // The distinct client ports of the TCP sockets to or from 127.0.0.1:port in /proc/net/tcp

@@ -1,7 +1,7 @@
 // NATS for the nats mechanism (PROTOCOL.md 4.11), over nats.c: one connection that never
 // reconnects and sends each message at once, synchronous subscriptions whose pending limits are
 // lifted (the stream's window bounds what waits), messages owned until they go out of scope,
-// and nats.c's statuses as PeerErrors. Built only where libnats is found (CMakeLists.txt);
+// and nats.c's statuses as PeerErrors. Built only where libnats is found (cmake/message_libraries.cmake);
 // main() then installs the hooks (nats_hooks.hpp) that the table's row goes through.
 #pragma once
 

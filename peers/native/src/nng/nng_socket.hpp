@@ -1,6 +1,6 @@
 // NNG for the nng-tcp and nng-ipc mechanisms (PROTOCOL.md 4.9), over libnng's C API: sockets and
 // messages that close and free themselves, the options the contract states, and libnng's errors
-// as PeerErrors. Built only where libnng is found (CMakeLists.txt); main() then installs the
+// as PeerErrors. Built only where libnng is found (cmake/message_libraries.cmake); main() then installs the
 // hooks (nng_hooks.hpp) that the table's rows go through.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Redis for the redis-tcp and redis-uds mechanisms (PROTOCOL.md 4.10), over hiredis's blocking
 // API: one connection with pipelined commands (appended, written in one call, their replies read
 // in order), hiredis's errors and Redis's error replies as PeerErrors, and the stream's flow
-// control window. Built only where hiredis is found (CMakeLists.txt); main() then installs the
+// control window. Built only where hiredis is found (cmake/message_libraries.cmake); main() then installs the
 // hooks (redis_hooks.hpp) that the table's rows go through.
 #pragma once
 

@@ -1,6 +1,6 @@
 // What the gSOAP client (soap_client.cpp) and server (soap_server.cpp) share: the generated code
 // of protocol/idl/ipclab_soap.wsdl (namespace ipclab_soap, made at build time by wsdl2h and
-// soapcpp2, see CMakeLists.txt) and the limits both sides raise on their soap contexts.
+// soapcpp2, see cmake/rpc.cmake) and the limits both sides raise on their soap contexts.
 #pragma once
 
 #include "ipclab_soapH.h"

@@ -1,6 +1,6 @@
 // ZeroMQ for the zmq-tcp and zmq-ipc mechanisms (PROTOCOL.md 4.8), over libzmq's C API: a
 // context and sockets that close themselves, the options the contract states, and libzmq's
-// errors as PeerErrors. Built only where libzmq is found (CMakeLists.txt); main() then installs
+// errors as PeerErrors. Built only where libzmq is found (cmake/message_libraries.cmake); main() then installs
 // the hooks (zmq_hooks.hpp) that the table's rows go through.
 #pragma once
 

@@ -1,0 +1,87 @@
+# Included by CMakeLists.txt (its scope: paths are the peer's directory's).
+# activemq (PROTOCOL.md 4.7): Qpid Proton C++ (Debian libqpid-proton-cpp12-dev,
+# scripts/setup-system). Optional like gSOAP: without it the peer builds without `activemq` and
+# `capabilities` does not list it. pkg-config first; Debian 12's libqpid-proton-cpp.pc requires
+# libqpid-proton-core.pc and libqpid-proton-proactor.pc, which no Debian package ships, so
+# pkg-config fails there and the library and header are looked up directly.
+pkg_check_modules(PROTON_CPP IMPORTED_TARGET libqpid-proton-cpp)
+if(PROTON_CPP_FOUND)
+  set(_proton PkgConfig::PROTON_CPP)
+else()
+  find_library(IPCLAB_PROTON_CPP_LIB qpid-proton-cpp)
+  find_path(IPCLAB_PROTON_CPP_INCLUDE proton/container.hpp)
+  if(IPCLAB_PROTON_CPP_LIB AND IPCLAB_PROTON_CPP_INCLUDE)
+    set(_proton ${IPCLAB_PROTON_CPP_LIB})
+  endif()
+endif()
+if(_proton)
+  add_library(ipclab_broker STATIC src/broker/amqp_client.cpp src/broker/amqp_server.cpp
+    src/broker/amqp_session.cpp)
+  target_link_libraries(ipclab_broker PUBLIC ipclab_peer_core ${_proton})
+  target_link_libraries(ipclab-peer PRIVATE ipclab_broker)
+  set_source_files_properties(src/main.cpp PROPERTIES COMPILE_DEFINITIONS IPCLAB_WITH_PROTON)
+  set(IPCLAB_HAVE_PROTON ON)
+else()
+  message(STATUS "Qpid Proton C++ (libqpid-proton-cpp) not found: the mechanism activemq is left out")
+endif()
+
+# A message library's mechanisms, built in only where the library is found: the pkg-config
+# module PKG (its target PkgConfig::<NAME> linked, NAME in capitals), or else FOUND and LINK as
+# a CMake package gives them; the static library ipclab_NAME of SOURCES (src/DIR/SOURCE.cpp) in
+# the peer, main.cpp told by IPCLAB_WITH_<NAME>, and the tests' section below by
+# IPCLAB_OPTIONAL_LIBRARIES (NAME in capitals: the suite gets IPCLAB_EXPECT_<NAME> and LINK).
+# Otherwise a line says that the MECHANISMS are left out.
+function(ipclab_optional_library)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PKG;FOUND;LINK;DIR" "MECHANISMS;SOURCES")
+  string(TOUPPER "${arg_NAME}" upper)
+  if(arg_PKG)
+    pkg_check_modules(${upper} IMPORTED_TARGET ${arg_PKG})
+    set(arg_FOUND ${${upper}_FOUND})
+    set(arg_LINK PkgConfig::${upper})
+  endif()
+  if(NOT arg_FOUND)
+    set(library ${arg_PKG})
+    if(NOT library)
+      set(library lib${arg_NAME})
+    endif()
+    list(LENGTH arg_MECHANISMS count)
+    list(JOIN arg_MECHANISMS " and " mechanisms)
+    if(count EQUAL 1)
+      message(STATUS "${library} not found: the mechanism ${mechanisms} is left out")
+    else()
+      message(STATUS "${library} not found: the mechanisms ${mechanisms} are left out")
+    endif()
+    return()
+  endif()
+  list(TRANSFORM arg_SOURCES PREPEND src/${arg_DIR}/)
+  list(TRANSFORM arg_SOURCES APPEND .cpp)
+  add_library(ipclab_${arg_NAME} STATIC ${arg_SOURCES})
+  target_link_libraries(ipclab_${arg_NAME} PUBLIC ipclab_peer_core ${arg_LINK})
+  target_link_libraries(ipclab-peer PRIVATE ipclab_${arg_NAME})
+  set_property(SOURCE src/main.cpp APPEND PROPERTY COMPILE_DEFINITIONS IPCLAB_WITH_${upper})
+  set(IPCLAB_HAVE_${upper} ON PARENT_SCOPE)
+  set(IPCLAB_LINK_${upper} ${arg_LINK} PARENT_SCOPE)
+  set(IPCLAB_OPTIONAL_LIBRARIES ${IPCLAB_OPTIONAL_LIBRARIES} ${upper} PARENT_SCOPE)
+endfunction()
+
+# zmq-tcp, zmq-ipc (PROTOCOL.md 4.8): libzmq's C API (Debian libzmq3-dev, scripts/setup-system).
+# Optional like Proton: without it the peer builds without both and `capabilities` leaves them
+# out (the orchestrator then refuses this peer until it is rebuilt with it).
+ipclab_optional_library(NAME zmq PKG libzmq MECHANISMS zmq-tcp zmq-ipc
+  DIR zmq SOURCES zmq_client zmq_server zmq_socket)
+
+# nng-tcp, nng-ipc (PROTOCOL.md 4.9): libnng's C API (Debian libnng-dev, scripts/setup-system,
+# which ships a CMake package and no pkg-config file). Optional like libzmq.
+find_package(nng CONFIG QUIET)
+ipclab_optional_library(NAME nng FOUND ${nng_FOUND} LINK nng::nng MECHANISMS nng-tcp nng-ipc
+  DIR nng SOURCES nng_client nng_server nng_socket)
+
+# redis-tcp, redis-uds (PROTOCOL.md 4.10): hiredis (Debian libhiredis-dev, scripts/setup-system).
+# Optional like libzmq.
+ipclab_optional_library(NAME hiredis PKG hiredis MECHANISMS redis-tcp redis-uds
+  DIR redis SOURCES redis_client redis_server redis_connection)
+
+# nats (PROTOCOL.md 4.11): nats.c (Debian libnats-dev 3.4, scripts/setup-system; its pkg-config
+# name is libnats). Optional like hiredis.
+ipclab_optional_library(NAME nats PKG libnats MECHANISMS nats
+  DIR nats SOURCES nats_client nats_server nats_connection)
