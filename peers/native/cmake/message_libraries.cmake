@@ -35,6 +35,10 @@ function(ipclab_optional_library)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PKG;FOUND;LINK;DIR" "MECHANISMS;SOURCES")
   string(TOUPPER "${arg_NAME}" upper)
   if(arg_PKG)
+    # Asked anew at every configure: CMake 3.25 imports libzmq's "-isystem /usr/include/mit-krb5"
+    # as an include directory the first time and as a compile option from its cache after, so
+    # the second configure of a fresh build directory rebuilt every source that includes zmq.h.
+    unset(__pkg_config_checked_${upper} CACHE)
     pkg_check_modules(${upper} IMPORTED_TARGET ${arg_PKG})
     set(arg_FOUND ${${upper}_FOUND})
     set(arg_LINK PkgConfig::${upper})
