@@ -68,8 +68,8 @@ def test_in_process_calls_from_each_language(tmp_path):
 
 def start_endless_case(mechanism, tmp_path):
     """A run of one cpp→cpp case that would last hours, started in the background to be cut.
-    A receive may wait 3 s, not 10: a client whose server was killed gets that and 5 s more
-    to notice (shm's and the queues' clients cannot see a dead server) before it is ended."""
+    A receive may wait 3 s, not 10: shm's and shm-futex's clients notice a killed server only
+    when a receive times out (the queues' see it at once)."""
     seed = random.randrange(2, 2**63)
     out = tmp_path / "run"
     scenario = tmp_path / "endless.toml"

@@ -38,6 +38,8 @@ function(ipclab_optional_library)
     # Asked anew at every configure: CMake 3.25 imports libzmq's "-isystem /usr/include/mit-krb5"
     # as an include directory the first time and as a compile option from its cache after, so
     # the second configure of a fresh build directory rebuilt every source that includes zmq.h.
+    # The mark is FindPkgConfig's own (internal) variable: a CMake that drops it only brings
+    # that one rebuild back.
     unset(__pkg_config_checked_${upper} CACHE)
     pkg_check_modules(${upper} IMPORTED_TARGET ${arg_PKG})
     set(arg_FOUND ${${upper}_FOUND})
