@@ -63,6 +63,24 @@ def test_remove_named_unlinks_a_load_clients_posix_reply_queues():
             librt.mq_unlink(name.encode())
 
 
+def test_remove_named_removes_an_iceoryx2_servers_shared_memory(tmp_path):
+    # iceoryx2's READY names its prefix and its root directory (PROTOCOL.md 4.12); what its
+    # prefix names in /dev/shm goes, the directory is the case's to remove.
+    prefix = f"ipclab-{2 ** 22 + random.randrange(1000)}"  # over pid_max: no live server's
+    made = [f"/dev/shm/{prefix}-0123_node.0_10_0.global_mgmt", f"/dev/shm/{prefix}-ab_1.data"]
+    for path in made:
+        with open(path, "x"):
+            pass
+    try:
+        assert ipcobjects.remove_named(f"posix:/{prefix},{tmp_path}") == 2
+        assert not any(os.path.exists(path) for path in made)
+        assert tmp_path.is_dir()
+    finally:
+        for path in made:
+            if os.path.exists(path):
+                os.unlink(path)
+
+
 def test_objects_without_the_tag_are_never_touched():
     qid = libc.msgget(0x0BAD0000 | random.randrange(1, 1 << 16), IPC_CREAT | 0o600)
     try:

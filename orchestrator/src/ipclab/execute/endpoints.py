@@ -72,6 +72,14 @@ def _dir(case_dir):
     return Endpoint(server_arg=str(fifo_dir), client_arg=str(fifo_dir))
 
 
+def _library_dir(case_dir):
+    # A library's root directory (iceoryx2, PROTOCOL.md 4.12): the server makes the library's
+    # files in it and names it, with its shared-memory prefix, in READY; the client takes READY's.
+    root = case_dir / "iceoryx2"
+    root.mkdir(mode=0o700)
+    return Endpoint(server_arg=str(root))
+
+
 def _auto(case_dir):
     # The server creates tagged kernel objects and names them in READY (PROTOCOL.md 4.1).
     return Endpoint(server_arg="auto")
@@ -97,7 +105,7 @@ def _broker(case_dir, mechanism):
 
 
 PREPARERS = {"inet": _inet, "path": _path, "fds": _fds, "dir": _dir, "auto": _auto,
-             "inproc": _inproc}
+             "library-dir": _library_dir, "inproc": _inproc}
 BROKER_KINDS = ("broker", "broker-socket")
 
 

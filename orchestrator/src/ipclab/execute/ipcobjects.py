@@ -46,14 +46,14 @@ POSIX_QUEUE_SUFFIXES = ("1", "2", *(f"r{c}" for c in range(1024)))
 
 def remove_named(endpoint):
     """Removes what a READY endpoint names ("sysv:0x1c1a1234", a load server's
-    "sysv:0x1c1a1234,0x1c1a9234", "posix:/ipclab-77"); returns how many objects were still
-    there."""
+    "sysv:0x1c1a1234,0x1c1a9234", "posix:/ipclab-77", iceoryx2's "posix:/ipclab-77,DIR" whose
+    DIR is the case's, PROTOCOL.md 4.12); returns how many objects were still there."""
     if endpoint.startswith("sysv:"):
         keys = {int(key, 16) for key in endpoint[5:].split(",")}
         keys = {key for key in keys if key & SYSV_TAG_MASK == SYSV_TAG}  # never touch others'
         return sum(_ipcrm(kind, ident) for kind, ident, k in sysv_objects() if k in keys)
     if endpoint.startswith("posix:/ipclab-"):
-        prefix = endpoint[len("posix:/"):]
+        prefix = endpoint[len("posix:/"):].split(",", 1)[0]
         # Queues are not listed unless /dev/mqueue is mounted, so unlink the contract's names.
         queues = sum(_mq_unlink(f"/{prefix}-{suffix}") for suffix in POSIX_QUEUE_SUFFIXES)
         shm = sum(_remove_posix(p) for p in Path("/dev/shm").glob(f"{prefix}-*"))
