@@ -153,6 +153,24 @@ def test_java_serialization_needs_java_on_both_sides(catalog):
     assert uneven.skip_status == "not-applicable" and "response size is 40, not 400" in uneven.skip_reason
 
 
+def test_iceoryx2s_benchmark_way_reaches_both_sides_over_iceoryx2_rr_only(catalog):
+    # --sample-write header (PROTOCOL.md 4.12): both sides write and check only each frame's
+    # header, as iceoryx2's benchmark; a side that cannot (Java has no iceoryx2) leaves it out.
+    made = cases(catalog, mechanism="iceoryx2-spin,uds", request_size="64KiB",
+                 response_size="64KiB", sample_write="header")
+    ok = [(c.mechanism, dict(c.settings).get("sample_write")) for c in made if not c.skip_status]
+    assert ok == [("iceoryx2-spin", "header"), ("uds", None)]
+    assert made[0].label == "iceoryx2-spin header written cpp→cpp 64 KiB/64 KiB cross-core"
+    cpp = catalog.languages["cpp"]
+    for role in ("drive", "serve"):
+        assert setting_table.peer_flags(made[0].settings, role, cpp, "iceoryx2-spin") == [
+            "--sample-write", "header"]
+    (stream,) = cases(catalog, mechanism="iceoryx2", pattern="stream", sample_write="header")
+    assert stream.skip_status == "not-applicable" and "rr over iceoryx2" in stream.skip_reason
+    (java,) = cases(catalog, mechanism="iceoryx2", client="java", sample_write="header")
+    assert java.skip_status == "not-applicable"
+
+
 def test_the_blogs_conditions_reach_the_server_and_the_client(catalog):
     stream = cases(catalog, mechanism="tcp,sysv-mq", pattern="stream", message_size="1KiB",
                    read_size="1KiB")

@@ -246,6 +246,27 @@ JNI_ARRAYS = Setting(
          "or copy (the thesis's JNI: both arrays copied in full, the response set back)")
 
 
+# iceoryx2's own benchmark (4.12): it loans samples and sends them without writing them.
+def _rr_over(mechanisms, what):
+    def why_not(value, mech, pattern, payload):
+        if pattern.name != "rr" or mech.name not in mechanisms:
+            return f"{what} applies to rr over {', '.join(mechanisms)} only"
+        return None
+    return why_not
+
+
+SAMPLE_WRITE = Setting(
+    "sample_write", "full", ("full", "header"),
+    applies=_rr_over(("iceoryx2", "iceoryx2-spin"), "sample_write"),
+    roles=("serve", "drive"),
+    label=lambda v: "header written",
+    id_word=lambda v: "header-only",
+    help="rr over iceoryx2: full (default: every byte of each frame written into the loaned "
+         "sample and checked) or header (only the 24-byte header, as iceoryx2's own benchmark "
+         "sends samples it never writes) (C++ and Python peers, both sides)",
+    own=BOTH_SIDES)
+
+
 def _load_only(what):
     """A setting of load's schedule: the pattern whose row takes it."""
     def why_not(value, mech, pattern, payload):
@@ -286,7 +307,7 @@ ARRIVAL = Setting(
 SETTINGS = {s.name: s for s in (REPLY, NODELAY, REST_BODY, CORBA_PAYLOAD, DELIVERY,
                                 POLL_INTERVAL, JAVA_BINDING, SERIALIZATION, READ_SIZE,
                                 LISTEN_BACKLOG, SOURCE, VALUE_RANGE, RECORDS, MOCK, JNI_ARRAYS,
-                                CLIENTS, RATE, ARRIVAL)}
+                                SAMPLE_WRITE, CLIENTS, RATE, ARRIVAL)}
 NAMES = tuple(SETTINGS)
 
 
