@@ -57,6 +57,22 @@ def test_a_disagreement_names_peer_field_and_both_values(catalog, claims, got, e
     assert str(e.value).startswith(expected)
 
 
+def test_a_mechanism_whose_library_the_build_lacked_costs_only_itself(catalog):
+    # peer.toml's `needs`: a peer built without libnng answers without nng-tcp; the peer is
+    # kept, the mechanism is unsupported and says which library is missing.
+    lang = fake_language(tcp=["serve", "drive"], **{"nng-tcp": ["serve", "drive"]})
+    lang.needs = {"nng-tcp": "libnng (Debian libnng-dev)"}
+    got = answer(tcp=["serve", "drive"])
+    capabilities.compare(lang, got, catalog.mechanisms)
+    capabilities.apply(lang, got, catalog.mechanisms)
+    assert set(lang.mechanisms) == {"tcp"}
+    assert lang.unsupported == {"nng-tcp": "the Fake peer was built without libnng (Debian "
+                                            "libnng-dev)"}
+    plain = fake_language(tcp=["serve", "drive"], **{"nng-tcp": ["serve", "drive"]})
+    with pytest.raises(UserError, match=r"\[mechanisms\] nng-tcp: peer.toml claims it"):
+        capabilities.compare(plain, got, catalog.mechanisms)  # no `needs`: a stale build
+
+
 def test_another_contract_version_is_refused(catalog):
     stale = {**answer(tcp=["serve", "drive"]), "contract": 1}
     with pytest.raises(UserError, match=rf"contract: ipclab speaks contract {CONTRACT}, the Fake peer "

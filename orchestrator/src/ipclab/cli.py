@@ -38,10 +38,10 @@ def cli():
 
     C++, Java and Python peers, any client with any server, over kernel IPC (sockets, pipes,
     queues, shared memory, files), in-process calls (JNI, FFM, ctypes), RPC middleware (REST,
-    gRPC, Thrift, Ice, CORBA, RMI, SOAP), messaging (ZeroMQ, NNG) and servers ipclab starts per
-    round (ActiveMQ, Redis, NATS); patterns: round trips (rr), one-way streams with each side's CPU
-    (stream), a connection per round trip (short), bursts of connects against server models
-    (burst) and requests on a schedule (load). Every case runs in
+    gRPC, Thrift, Ice, CORBA, RMI, SOAP), messaging libraries (ZeroMQ, NNG, iceoryx2) and
+    servers ipclab starts per round (ActiveMQ, Redis, NATS); patterns: round trips (rr), one-way
+    streams with each side's CPU (stream), a connection per round trip (short), bursts of
+    connects against server models (burst) and requests on a schedule (load). Every case runs in
     rounds of fresh peers; results are medians and ratios with intervals, written as a terminal
     table, table.md, cases.csv, run.json and report.html; `ipclab list` says what runs here.
     """

@@ -19,9 +19,10 @@ def compare(lang, answer, mechanisms):
     _same(where, "language", lang.name, answer.get("language"),
           f"peer.toml says language {lang.name!r}, {who} says {answer.get('language')!r}")
     claimed, real = set(lang.mechanisms), set(answer["mechanisms"])
-    for mech in sorted(claimed - real):
+    for mech in sorted(claimed - real - set(lang.needs)):
         raise UserError(f"{where}: [mechanisms] {mech}: peer.toml claims it, {who} does not "
                         f"implement it (its capabilities list {len(real)} mechanisms, not {mech})")
+    claimed &= real  # a mechanism whose library the build lacked is apply()'s to set aside
     for mech in sorted(real - claimed):
         raise UserError(f"{where}: [mechanisms]: {who} implements {mech}, peer.toml does not "
                         f"list it")
@@ -67,8 +68,14 @@ def _check_limit(where, lang, mech, got):
 
 
 def apply(lang, answer, mechanisms):
-    """What only the running peer knows: kernel limits (peer_limit mechanisms), its runtime,
-    the codec of a framework that has more than one, the library a mechanism is carried over."""
+    """What only the running peer knows: the mechanisms its build left out for want of their
+    library (unsupported, saying which: a missing library costs its mechanisms alone), kernel
+    limits (peer_limit mechanisms), its runtime, the codec of a framework that has more than
+    one, the library a mechanism is carried over."""
+    for mech in sorted(set(lang.mechanisms) - set(answer["mechanisms"])):  # its `needs` missing
+        del lang.mechanisms[mech]
+        lang.unsupported[mech] = (f"the {lang.display} peer was built without "
+                                  f"{lang.needs[mech]}")
     lang.runtime = answer.get("runtime")
     lang.codecs = _strings(answer, "codec")
     lang.libraries = _strings(answer, "library")

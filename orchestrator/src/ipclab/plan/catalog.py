@@ -101,6 +101,9 @@ class Language:
     # mechanism -> why this language's peer does not implement it (peer.toml [unsupported]):
     # said by `ipclab list` and in each case's not-applicable reason
     unsupported: dict = field(default_factory=dict)
+    # mechanism -> the library its build needs (peer.toml `needs`): a peer built without it
+    # leaves the mechanism out of its capabilities, which then costs that mechanism alone
+    needs: dict = field(default_factory=dict)
     patterns: dict = field(default_factory=dict)   # mechanism -> patterns; default ["rr"]
     server_models: dict = field(default_factory=dict)  # mechanism -> burst server models (11.4)
     load_models: dict = field(default_factory=dict)    # mechanism -> load server models (11.5)
@@ -236,7 +239,7 @@ def _load_language(path, mechanisms, root):
     for key in ("language", "command"):
         if key not in data:
             raise UserError(f"{path}: {key!r} is missing")
-    roles, patterns, models = {}, {}, {"server_models": {}, "load_models": {}}
+    roles, patterns, needs, models = {}, {}, {}, {"server_models": {}, "load_models": {}}
     for mech, spec in data.get("mechanisms", {}).items():
         if isinstance(spec, list):
             spec = {"roles": spec}
@@ -246,6 +249,11 @@ def _load_language(path, mechanisms, root):
         roles[mech] = list(spec["roles"])
         if "patterns" in spec:
             patterns[mech] = list(spec["patterns"])
+        if "needs" in spec:
+            if not isinstance(spec["needs"], str) or not spec["needs"]:
+                raise UserError(f"{path}: [mechanisms] {mech} needs = {spec['needs']!r}: expected "
+                                f"the library the build needs, in words")
+            needs[mech] = spec["needs"]
         for key, found in models.items():
             if key in spec:
                 found[mech] = list(spec[key])
@@ -281,7 +289,7 @@ def _load_language(path, mechanisms, root):
         clean=list(data.get("clean", [])),
         fingerprint=list(data.get("fingerprint", [])), version=list(data.get("version", [])),
         build_hint=data.get("build_hint", "make build"), max_payload=limits, root=root,
-        unsupported=dict(unsupported),
+        unsupported=dict(unsupported), needs=needs,
         own_settings={name: list(mechs) for name, mechs in own.items()},
         release_at=tuple(data.get("release_at", ())),
     )
