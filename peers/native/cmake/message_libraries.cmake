@@ -30,9 +30,10 @@ endif()
 # a CMake package gives them; the static library ipclab_NAME of SOURCES (src/DIR/SOURCE.cpp) in
 # the peer, main.cpp told by IPCLAB_WITH_<NAME>, and the tests' section below by
 # IPCLAB_OPTIONAL_LIBRARIES (NAME in capitals: the suite gets IPCLAB_EXPECT_<NAME> and LINK).
-# Otherwise a line says that the MECHANISMS are left out.
+# Otherwise a line says that the MECHANISMS are left out (MISSING: what was not found, if not
+# the library).
 function(ipclab_optional_library)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PKG;FOUND;LINK;DIR" "MECHANISMS;SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PKG;FOUND;LINK;DIR;MISSING" "MECHANISMS;SOURCES")
   string(TOUPPER "${arg_NAME}" upper)
   if(arg_PKG)
     # Asked anew at every configure: CMake 3.25 imports libzmq's "-isystem /usr/include/mit-krb5"
@@ -49,6 +50,9 @@ function(ipclab_optional_library)
     set(library ${arg_PKG})
     if(NOT library)
       set(library lib${arg_NAME})
+    endif()
+    if(arg_MISSING)
+      set(library "${arg_MISSING}")
     endif()
     list(LENGTH arg_MECHANISMS count)
     list(JOIN arg_MECHANISMS " and " mechanisms)
@@ -91,3 +95,58 @@ ipclab_optional_library(NAME hiredis PKG hiredis MECHANISMS redis-tcp redis-uds
 # name is libnats). Optional like hiredis.
 ipclab_optional_library(NAME nats PKG libnats MECHANISMS nats
   DIR nats SOURCES nats_client nats_server nats_connection)
+
+# iceoryx2, iceoryx2-spin (PROTOCOL.md 4.12): ipclab's C binding of the iceoryx2 crate
+# (iceoryx2/: Cargo.toml, Cargo.lock, src/lib.rs, include/ipclab_iceoryx2.h), since iceoryx2's
+# own C and C++ bindings are not on crates.io at 0.10. Optional like the others, found where
+# cargo is on PATH with a rustc the crates take (1.89, their rust-version) and the locked crates
+# can be fetched (here, at configure time: offline from cargo's cache, else from crates.io).
+# Ninja then builds the static library with `cargo build --release --locked` into build/cargo
+# (about a minute of two CPUs from clean; after that only when the binding's sources change),
+# linked only into ipclab-peer (and the suite) with what Rust's std needs of the system.
+set(_ix2 ${CMAKE_CURRENT_SOURCE_DIR}/iceoryx2)
+set(_ix2_found FALSE)
+set(_ix2_missing "cargo (rustup, https://rustup.rs)")
+find_program(IPCLAB_CARGO cargo)
+find_program(IPCLAB_RUSTC rustc)
+if(IPCLAB_CARGO AND IPCLAB_RUSTC)
+  execute_process(COMMAND ${IPCLAB_RUSTC} --version OUTPUT_VARIABLE _rustc RESULT_VARIABLE _rc
+                  ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+  string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" _rustc_version "${_rustc}")
+  if(NOT _rc EQUAL 0 OR _rustc_version VERSION_LESS 1.89)
+    set(_ix2_missing "rustc 1.89 or newer (found '${_rustc}')")
+  else()
+    execute_process(COMMAND ${IPCLAB_CARGO} fetch --locked --offline --quiet
+                    WORKING_DIRECTORY ${_ix2} RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+    if(NOT _rc EQUAL 0)
+      execute_process(COMMAND ${IPCLAB_CARGO} fetch --locked --quiet
+                      WORKING_DIRECTORY ${_ix2} RESULT_VARIABLE _rc OUTPUT_QUIET ERROR_QUIET)
+    endif()
+    if(_rc EQUAL 0)
+      set(_ix2_found TRUE)
+    else()
+      set(_ix2_missing "the iceoryx2 crates of iceoryx2/Cargo.lock (cargo fetch failed)")
+    endif()
+  endif()
+endif()
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_ix2}/Cargo.lock)
+if(_ix2_found)
+  set(_ix2_target ${CMAKE_CURRENT_BINARY_DIR}/cargo)
+  set(_ix2_lib ${_ix2_target}/release/libipclab_iceoryx2.a)
+  add_custom_command(OUTPUT ${_ix2_lib}
+    COMMAND ${CMAKE_COMMAND} -E env CARGO_TARGET_DIR=${_ix2_target}
+            ${IPCLAB_CARGO} build --release --locked --quiet --manifest-path ${_ix2}/Cargo.toml
+    DEPENDS ${_ix2}/Cargo.toml ${_ix2}/Cargo.lock ${_ix2}/src/lib.rs
+    COMMENT "Building ipclab's iceoryx2 binding (cargo build --release)"
+    VERBATIM)
+  add_custom_target(ipclab_iceoryx2_cargo DEPENDS ${_ix2_lib})
+  add_library(ipclab_iceoryx2_binding INTERFACE)
+  target_include_directories(ipclab_iceoryx2_binding INTERFACE ${_ix2}/include)
+  # What `cargo rustc -- --print native-static-libs` names beyond libc and libgcc_s.
+  target_link_libraries(ipclab_iceoryx2_binding INTERFACE ${_ix2_lib} Threads::Threads
+                        ${CMAKE_DL_LIBS} rt m util)
+  add_dependencies(ipclab_iceoryx2_binding ipclab_iceoryx2_cargo)
+endif()
+ipclab_optional_library(NAME iceoryx2 FOUND ${_ix2_found} LINK ipclab_iceoryx2_binding
+  MISSING "${_ix2_missing}" MECHANISMS iceoryx2 iceoryx2-spin
+  DIR iceoryx2 SOURCES iceoryx2_client iceoryx2_server iceoryx2_side)

@@ -46,6 +46,7 @@ if(IPCLAB_PEER_TESTS)
     tests/test_nng.cpp
     tests/test_redis.cpp
     tests/test_nats.cpp
+    tests/test_iceoryx2.cpp
     tests/support.cpp
     tests/support_process.cpp
     tests/support_sockets.cpp
@@ -78,8 +79,9 @@ if(IPCLAB_PEER_TESTS)
     target_compile_definitions(ipclab-peer-tests PRIVATE IPCLAB_EXPECT_ACTIVEMQ)
     target_link_libraries(ipclab-peer-tests PRIVATE ipclab_broker)
   endif()
-  # Each message library's suite (test_zmq.cpp, test_nng.cpp, test_redis.cpp, test_nats.cpp)
-  # sends malformed messages with sockets or a connection of its own: the library, linked.
+  # Each message library's suite (test_zmq.cpp, test_nng.cpp, test_redis.cpp, test_nats.cpp,
+  # test_iceoryx2.cpp) sends malformed messages with sockets, a connection or a side of its own:
+  # the library, linked (iceoryx2: ipclab's binding of it).
   foreach(upper IN LISTS IPCLAB_OPTIONAL_LIBRARIES)
     target_compile_definitions(ipclab-peer-tests PRIVATE IPCLAB_EXPECT_${upper})
     target_link_libraries(ipclab-peer-tests PRIVATE ${IPCLAB_LINK_${upper}})

@@ -8,6 +8,7 @@
 #include "result.hpp"
 #include "redis_hooks.hpp"
 #include "nats_hooks.hpp"
+#include "iceoryx2_hooks.hpp"
 #include "zmq_hooks.hpp"
 #include "nng_hooks.hpp"
 
@@ -50,6 +51,8 @@ std::string capabilities_json() {
       j += ", \"library\": " + json_string(redis_hooks().library());
     if (m->family == Family::nats && nats_hooks().library != nullptr)  // 4.11
       j += ", \"library\": " + json_string(nats_hooks().library());
+    if (m->family == Family::iceoryx2 && iceoryx2_hooks().library != nullptr)  // 4.12
+      j += ", \"library\": " + json_string(iceoryx2_hooks().library());
     if (m->burst != nullptr) {  // 11.4, 11.5: the server models of this build
       if (m->burst->burst)
         j += ", \"server_models\": " + names_json(burst::server_model_names(false));

@@ -201,6 +201,20 @@ NatsEndpoint parse_nats(const std::string& text) {
   return e;
 }
 
+PosixDirEndpoint parse_posix_dir(const std::string& text) {
+  const auto comma = text.find(',');
+  if (comma == std::string::npos || comma + 1 == text.size())
+    throw bad(text, "is not posix:/<name>,DIR");
+  PosixDirEndpoint e;
+  try {
+    e.prefix = parse_posix_name(text.substr(0, comma)).prefix;
+  } catch (const UsageError&) {
+    throw bad(text, "is not posix:/<name>,DIR");
+  }
+  e.dir = text.substr(comma + 1);
+  return e;
+}
+
 ZmqEndpoint zmq_ipc_sockets(const std::string& path) {
   return {"ipc://" + path, "ipc://" + path + ".stream"};
 }
@@ -224,6 +238,7 @@ Endpoint parse_endpoint(EndpointKind kind, const std::string& text) {
     case EndpointKind::redis_tcp: return parse_redis(text, true);
     case EndpointKind::redis_uds: return parse_redis(text, false);
     case EndpointKind::nats: return parse_nats(text);
+    case EndpointKind::posix_dir: return parse_posix_dir(text);
   }
   throw bad(text, "has an unknown kind");
 }

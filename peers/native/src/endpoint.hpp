@@ -25,6 +25,7 @@ enum class EndpointKind {
   redis_tcp,    // redis://HOST:PORT/NAME: both redis-tcp peers (4.10)
   redis_uds,    // unix://PATH#NAME: both redis-uds peers (4.10)
   nats,         // nats://HOST:PORT/NAME: both nats peers (4.11)
+  posix_dir,    // posix:/<name prefix>,DIR: the iceoryx2 clients (4.12)
 };
 
 struct InetEndpoint {
@@ -86,10 +87,17 @@ struct NatsEndpoint {
   std::string text;
 };
 
+// A server's shared-memory name prefix and its directory (iceoryx2, 4.12: the prefix of the
+// library's objects in /dev/shm and its root path).
+struct PosixDirEndpoint {
+  std::string prefix;  // "/ipclab-123": one leading slash, no other
+  std::string dir;
+};
+
 using Endpoint = std::variant<std::monostate, InetEndpoint, PathEndpoint, FdEndpoint, DirEndpoint,
                               AutoEndpoint, KeyEndpoint, PosixNameEndpoint, InprocEndpoint,
                               IorEndpoint, AmqpEndpoint, ZmqEndpoint, RedisEndpoint,
-                              NatsEndpoint>;
+                              NatsEndpoint, PosixDirEndpoint>;
 
 // Parses text as an endpoint of this kind; a mistake is a UsageError ("bad value for
 // --endpoint: ...").
@@ -110,6 +118,8 @@ ZmqEndpoint zmq_ipc_sockets(const std::string& path);
 RedisEndpoint parse_redis(const std::string& text, bool tcp);
 // nats://HOST:PORT/NAME (4.11).
 NatsEndpoint parse_nats(const std::string& text);
+// posix:/<name>,DIR (4.12): the name as parse_posix_name takes it, then a directory.
+PosixDirEndpoint parse_posix_dir(const std::string& text);
 
 // The endpoint of a parsed option, as the kind its mechanism's table row promises.
 template <class E>

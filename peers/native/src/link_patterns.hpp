@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -108,6 +109,15 @@ std::size_t exchange_control(Link& link, FrameKind kind, std::uint64_t seq, std:
   }
 }
 
+// A link that hands a reply over where it lies (iceoryx2, 4.12: the sample in shared memory):
+// receive_in_place(expect) is the next reply's bytes, valid until release_received(). rr checks
+// its RESPONSE there instead of in a copy; the control frames' answers go through receive().
+template <class Link>
+concept InPlaceReplies = requires(Link& link, std::size_t n) {
+  { link.receive_in_place(n) } -> std::same_as<std::span<const std::uint8_t>>;
+  link.release_received();
+};
+
 // rr: request-response round trips (sections 2 and 7). A round trip's time is recorded only
 // after it passed validation.
 struct RequestResponse {
@@ -128,11 +138,20 @@ struct RequestResponse {
         const std::int64_t t0 = now_ns();
         arm_receive_deadline(t0 + o.io_timeout_ns);
         link.send(req, f.request_total);
-        const std::size_t got = link.receive(rep, f.capacity, f.response_total);
-        const std::int64_t t1 = now_ns();
+        if constexpr (InPlaceReplies<Link>) {  // checked where it lies, then released
+          const std::span<const std::uint8_t> r = link.receive_in_place(f.response_total);
+          const std::int64_t t1 = now_ns();
 
-        check_response(rep, got, seq, o, f.expected.data());
-        recorder.record(seq, t1 - t0);
+          check_response(r.data(), r.size(), seq, o, f.expected.data());
+          link.release_received();
+          recorder.record(seq, t1 - t0);
+        } else {
+          const std::size_t got = link.receive(rep, f.capacity, f.response_total);
+          const std::int64_t t1 = now_ns();
+
+          check_response(rep, got, seq, o, f.expected.data());
+          recorder.record(seq, t1 - t0);
+        }
       }
       const std::size_t got =
           exchange_control(link, FrameKind::end, seq, rep, f.capacity, kEndAckSize, o);

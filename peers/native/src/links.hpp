@@ -10,6 +10,9 @@
 // and stream links also prepare(i): connection i's socket (tcp: bound to its source address),
 // made before the sample's clock.
 // and the datagram link says whether datagrams may be lost (udp: END is resent, 11.1).
+// A link whose replies lie in memory of the library's (iceoryx2, 4.12) may also have
+//   receive_in_place(expect)  the next reply's bytes where they lie (rr checks them there)
+//   release_received()        gives them back (InPlaceReplies, link_patterns.hpp)
 // The hot-path calls are inline: one send and one receive system call per frame for streams
 // and datagrams.
 #pragma once

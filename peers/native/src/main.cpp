@@ -26,6 +26,9 @@
 //                     connection, pipelined commands), redis_client.cpp (the link), redis_server.cpp
 //   nats/             nats (4.11) over nats.c: nats_connection.cpp (the connection, subscriptions,
 //                     messages), nats_client.cpp (the link), nats_server.cpp
+//   iceoryx2/         iceoryx2, iceoryx2-spin (4.12) over ipclab's C binding of the iceoryx2
+//                     crate (peers/native/iceoryx2/): iceoryx2_side.cpp (the side, its errors),
+//                     iceoryx2_client.cpp (the link), iceoryx2_server.cpp
 //   burst/            pattern burst (11.4): client.cpp, serving.cpp (what every server model
 //                     shares), server_models.cpp (their table), per_connection.cpp, pools.cpp,
 //                     event_loop.cpp, io_uring.cpp (the models), exchange.cpp (burst's or
@@ -61,6 +64,9 @@
 #ifdef IPCLAB_WITH_NATS
 #include "nats/nats_connection.hpp"
 #endif
+#ifdef IPCLAB_WITH_ICEORYX2
+#include "iceoryx2/iceoryx2_side.hpp"
+#endif
 #include "server.hpp"
 
 namespace {
@@ -95,6 +101,9 @@ int main(int argc, char** argv) {
 #endif
 #ifdef IPCLAB_WITH_NATS
   nats::install();  // nats (4.11), where the build found libnats
+#endif
+#ifdef IPCLAB_WITH_ICEORYX2
+  iceoryx2::install();  // iceoryx2, iceoryx2-spin (4.12), where the build found cargo
 #endif
   const std::vector<std::string> args(argv + 1, argv + argc);
   Command command;

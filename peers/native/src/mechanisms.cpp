@@ -15,6 +15,7 @@
 #include "server.hpp"
 #include "redis_hooks.hpp"
 #include "nats_hooks.hpp"
+#include "iceoryx2_hooks.hpp"
 #include "zmq_hooks.hpp"
 #include "nng_hooks.hpp"
 #include "transport/message.hpp"
@@ -39,6 +40,9 @@ std::uint64_t uds_dgram_size() { return uds_dgram_max_payload(); }
 // A NATS message is at most the server's max_payload, 64 MiB, NATS's cap (4.11): a frame's
 // header and its payload.
 std::uint64_t nats_size() { return (64ull << 20) - kHeaderSize; }
+// ipclab caps an iceoryx2 payload at 16 MiB (4.12): a publisher's pool holds up to 18 samples of
+// its largest frame.
+std::uint64_t iceoryx2_size() { return 16ull << 20; }
 
 template <ShmWait wait>
 void drive_shm(Drive o, Recorder& r) {
@@ -68,6 +72,9 @@ void serve_redis(Serve o) { redis_hooks().serve(o); }
 // And NATS's (nats_hooks.hpp).
 void drive_nats(Drive o, Recorder& r) { nats_hooks().drive(o, r); }
 void serve_nats(Serve o) { nats_hooks().serve(o); }
+// And iceoryx2's (iceoryx2_hooks.hpp).
+void drive_iceoryx2(Drive o, Recorder& r) { iceoryx2_hooks().drive(o, r); }
+void serve_iceoryx2(Serve o) { iceoryx2_hooks().serve(o); }
 
 constexpr Family frames = Family::frames;
 constexpr Family rpc = Family::rpc;
@@ -184,6 +191,13 @@ constexpr Mechanism kMechanisms[] = {
     // libnats; both peers take the server and the round's subject name.
     {"nats", Family::nats, Kind::nats, Kind::nats, kStreamPatterns, nats_size, drive_nats,
      serve_nats},
+    // Section 4.12: iceoryx2's publish-subscribe (ipclab's C binding of the Rust crate,
+    // iceoryx2/), where the build found cargo. The server takes its directory (iceoryx2's root
+    // path); READY and the client name its shared-memory prefix and the directory.
+    {"iceoryx2", Family::iceoryx2, Kind::dir, Kind::posix_dir, kStreamPatterns, iceoryx2_size,
+     drive_iceoryx2, serve_iceoryx2},
+    {"iceoryx2-spin", Family::iceoryx2, Kind::dir, Kind::posix_dir, kStreamPatterns,
+     iceoryx2_size, drive_iceoryx2, serve_iceoryx2},
 };
 
 bool implemented(const Mechanism& m) {
@@ -192,6 +206,7 @@ bool implemented(const Mechanism& m) {
   if (m.family == Family::nng) return nng_hooks().drive != nullptr;
   if (m.family == Family::redis) return redis_hooks().drive != nullptr;
   if (m.family == Family::nats) return nats_hooks().drive != nullptr;
+  if (m.family == Family::iceoryx2) return iceoryx2_hooks().drive != nullptr;
   if (m.family != Family::rpc) return true;
   const RpcHooks& hooks = rpc_hooks();
   return hooks.supports != nullptr && hooks.supports(m.name);

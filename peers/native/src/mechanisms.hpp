@@ -33,6 +33,7 @@ enum class Family {
   nng,     // section 2 frames as NNG messages (4.9), where libnng is built in
   redis,   // section 2 frames as Redis list elements (4.10), where hiredis is built in
   nats,    // section 2 frames as NATS messages (4.11), where nats.c is built in
+  iceoryx2,  // section 2 frames as iceoryx2 samples (4.12), where the binding is built in
 };
 
 struct Mechanism {

@@ -54,6 +54,14 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
 #else
   EXPECT_FALSE(m.contains("nats"));
 #endif
+#ifdef IPCLAB_EXPECT_ICEORYX2  // only where the iceoryx2 binding is built in (4.12: cargo)
+  names.insert(names.end(), {"iceoryx2", "iceoryx2-spin"});
+  EXPECT_EQ(m["iceoryx2"]["max_payload"], 16 << 20);  // ipclab's cap: 18 samples of a pool
+  EXPECT_EQ(m["iceoryx2-spin"]["max_payload"], 16 << 20);
+#else
+  EXPECT_FALSE(m.contains("iceoryx2"));
+  EXPECT_FALSE(m.contains("iceoryx2-spin"));
+#endif
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(m.contains(name));
@@ -64,7 +72,8 @@ TEST(Peer, CapabilitiesDescribesTheTable) {
                          n == "fifo" || n == "sysv-shm" || n.rfind("file", 0) == 0 ||
                          n.rfind("shm", 0) == 0 || n == "grpc" ||  // grpc, rest: 11.3
                          n == "activemq" || n.rfind("zmq-", 0) == 0 ||
-                         n.rfind("nng-", 0) == 0 || n.rfind("redis-", 0) == 0 || n == "nats";
+                         n.rfind("nng-", 0) == 0 || n.rfind("redis-", 0) == 0 || n == "nats" ||
+                         n.rfind("iceoryx2", 0) == 0;
     // tcp also carries burst (11.4) and load (11.5) and names the server models of each; uds
     // carries load only, without epoll-reuseport (AF_UNIX has no SO_REUSEPORT); the message
     // queues carry load over one shared request queue (11.5.5); every RPC framework but soap
