@@ -2,6 +2,7 @@ package dev.ipclab.peer;
 
 import dev.ipclab.peer.transport.Amqp;
 import dev.ipclab.peer.transport.Endpoints;
+import dev.ipclab.peer.transport.NatsEndpoint;
 import dev.ipclab.peer.transport.PosixMq;
 import dev.ipclab.peer.transport.RedisEndpoint;
 import dev.ipclab.peer.transport.SocketPair;
@@ -53,7 +54,9 @@ enum EndpointKind {
     /** redis-tcp (4.10): {@code redis://HOST:PORT/NAME}, the same for the responder and client. */
     REDIS_TCP((endpoint, drive) -> RedisEndpoint.parse(endpoint, true)),
     /** redis-uds (4.10): {@code unix://PATH#NAME}. */
-    REDIS_UDS((endpoint, drive) -> RedisEndpoint.parse(endpoint, false));
+    REDIS_UDS((endpoint, drive) -> RedisEndpoint.parse(endpoint, false)),
+    /** nats (4.11): {@code nats://HOST:PORT/NAME}, the same for the responder and client. */
+    NATS((endpoint, drive) -> NatsEndpoint.parse(endpoint));
 
     static final String AUTO = "auto";
 

@@ -35,6 +35,8 @@ import dev.ipclab.peer.transport.Dial;
 import dev.ipclab.peer.transport.DatagramPort;
 import dev.ipclab.peer.transport.Fifo;
 import dev.ipclab.peer.transport.FileFrames;
+import dev.ipclab.peer.transport.NatsLink;
+import dev.ipclab.peer.transport.NatsPort;
 import dev.ipclab.peer.transport.NngLink;
 import dev.ipclab.peer.transport.NngPort;
 import dev.ipclab.peer.transport.Pipe;
@@ -146,7 +148,14 @@ enum Mechanism {
     REDIS_TCP("redis-tcp", EndpointKind.REDIS_TCP, datagrams((e, s) -> RedisPort.connect(e, true),
             (e, s) -> RedisLink.connect(e, true, s.ioTimeoutNanos(), s.messageSize()))),
     REDIS_UDS("redis-uds", EndpointKind.REDIS_UDS, datagrams((e, s) -> RedisPort.connect(e, false),
-            (e, s) -> RedisLink.connect(e, false, s.ioTimeoutNanos(), s.messageSize())));
+            (e, s) -> RedisLink.connect(e, false, s.ioTimeoutNanos(), s.messageSize()))),
+    /**
+     * NATS (4.11) through jnats: both sides core NATS clients of a NATS server, one message each;
+     * a frame at most the server's max_payload (64 MiB) with its header.
+     */
+    NATS("nats", EndpointKind.NATS, datagrams((e, s) -> NatsPort.connect(e),
+            (e, s) -> NatsLink.connect(e, s.ioTimeoutNanos(), s.messageSize())),
+            () -> NatsLink.MAX_PAYLOAD);
 
     static final String INPROC = "inproc";
     /** The default --spin-us (50 us), in nanoseconds. */
@@ -246,13 +255,14 @@ enum Mechanism {
     }
 
     /**
-     * A stream's largest message (section 11.1 step 10): a datagram mechanism's whole datagram,
-     * nothing taken off for a header; elsewhere the largest payload.
+     * A stream's largest message (section 11.1 step 10): a datagram mechanism's whole datagram
+     * (NATS: the whole message), nothing taken off for a header; elsewhere the largest payload.
      */
     int maxMessage() {
         return switch (this) {
             case UDP -> Udp.MAX_DATAGRAM;
             case UDS_DGRAM -> UdsDgram.maxDatagram();
+            case NATS -> NatsLink.MAX_MESSAGE;
             default -> maxPayload();
         };
     }

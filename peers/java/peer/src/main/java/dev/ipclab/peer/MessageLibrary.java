@@ -1,5 +1,6 @@
 package dev.ipclab.peer;
 
+import dev.ipclab.peer.transport.NatsLink;
 import dev.ipclab.peer.transport.Nng;
 import dev.ipclab.peer.transport.RedisLink;
 import dev.ipclab.peer.transport.Zmq;
@@ -10,7 +11,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The libraries some rows of {@link Mechanism} run on (PROTOCOL.md 4.8-4.10): whether this
+ * The libraries some rows of {@link Mechanism} run on (PROTOCOL.md 4.8-4.11): whether this
  * machine has each (a C library of the system's, called through FFM, may be missing; then its
  * rows are left out of capabilities and answer unsupported) and which version runs, for
  * capabilities' {@code library}.
@@ -21,7 +22,9 @@ enum MessageLibrary {
     /** The system's libnng through FFM (4.9). */
     LIBNNG(EnumSet.of(Mechanism.NNG_TCP, Mechanism.NNG_IPC), Nng::problem, Nng::version),
     /** Jedis, in the jar: always there (4.10). */
-    JEDIS(EnumSet.of(Mechanism.REDIS_TCP, Mechanism.REDIS_UDS), () -> null, RedisLink::library);
+    JEDIS(EnumSet.of(Mechanism.REDIS_TCP, Mechanism.REDIS_UDS), () -> null, RedisLink::library),
+    /** jnats, in the jar: always there (4.11). */
+    JNATS(EnumSet.of(Mechanism.NATS), () -> null, NatsLink::library);
 
     private final Set<Mechanism> mechanisms;
     private final Supplier<String> problem;
@@ -43,7 +46,9 @@ enum MessageLibrary {
         return problem.get();
     }
 
-    /** {@code "libzmq 4.3.4"}, {@code "nng 1.5.2"}, {@code "jedis 8.0.2"}. */
+    /**
+     * {@code "libzmq 4.3.4"}, {@code "nng 1.5.2"}, {@code "jedis 8.0.2"}, {@code "jnats 2.20.5"}.
+     */
     String version() {
         return version.get();
     }

@@ -6,8 +6,8 @@ import java.io.PrintStream;
 
 /**
  * The server's one stdout line, printed once its endpoint accepts clients (section 5); a burst
- * server adds {@code server_model} (section 11.4), a Redis responder {@code broker} (its server's
- * version, 4.10); other servers leave them out.
+ * server adds {@code server_model} (section 11.4), a Redis or NATS responder {@code broker} (its
+ * server's version, 4.10, 4.11); other servers leave them out.
  */
 record Ready(String endpoint, String mechanism, String language, String runtime, long pid,
         int contract, @JsonInclude(JsonInclude.Include.NON_NULL) String serverModel,

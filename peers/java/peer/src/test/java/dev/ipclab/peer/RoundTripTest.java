@@ -89,12 +89,13 @@ class RoundTripTest {
 
     /**
      * The mechanisms of section 2's frames; in-process: InProcessTest; RPC: RpcTest; activemq,
-     * which needs a broker: ActiveMqTest; Redis, which needs its server: RedisTest.
+     * which needs a broker: ActiveMqTest; Redis, which needs its server: RedisTest; NATS
+     * likewise: NatsTest.
      */
     static List<Mechanism> linkMechanisms() {
         return java.util.Arrays.stream(Mechanism.values()).filter(Mechanism::hasLink)
                 .filter(m -> !java.util.Set.of(Mechanism.ACTIVEMQ, Mechanism.REDIS_TCP,
-                        Mechanism.REDIS_UDS).contains(m)).toList();
+                        Mechanism.REDIS_UDS, Mechanism.NATS).contains(m)).toList();
     }
 
     @ParameterizedTest

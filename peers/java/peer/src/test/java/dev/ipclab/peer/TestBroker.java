@@ -19,14 +19,16 @@ import java.util.concurrent.TimeoutException;
 /**
  * A private server of the orchestrator's for one test class, started the way the orchestrator
  * starts one for a round: the ActiveMQ broker of PROTOCOL.md 4.7 ({@code python -m
- * ipclab.execute.broker DIR}, its first stdout line the {@code amqp://} URL) or the Redis server
+ * ipclab.execute.broker DIR}, its first stdout line the {@code amqp://} URL), the Redis server
  * of 4.10 ({@code python -m ipclab.execute.redis_server tcp|uds DIR}, its first line the
- * responder's endpoint), stopped with SIGINT, on which the module stops the server and removes
- * its directory. Skipped only where the machine has no such server at all.
+ * responder's endpoint) or the NATS server of 4.11 ({@code python -m
+ * ipclab.execute.nats_server DIR}, likewise), stopped with SIGINT, on which the module stops the
+ * server and removes its directory. Skipped only where the machine has no such server at all.
  */
 final class TestBroker implements AutoCloseable {
     private static final Path LAUNCHER = Path.of("/usr/share/activemq/bin/activemq.jar");
     private static final Path REDIS = Path.of("/usr/bin/redis-server");
+    private static final Path NATS = Path.of("/usr/sbin/nats-server");
     /** A JVM and Spring on a busy 2-vCPU machine: 5-20 s; the module itself waits up to 90. */
     private static final long START_SECONDS = 120;
 
@@ -56,6 +58,18 @@ final class TestBroker implements AutoCloseable {
                 + "): install the Debian package redis-server (make setup) to test Redis");
         return start(dir, tcp ? "redis-tcp" : "redis-uds", tcp ? "redis://127.0.0.1:" : "unix://",
                 "ipclab.execute.redis_server", tcp ? "tcp" : "uds");
+    }
+
+    /**
+     * A NATS server (4.11); {@link #url} is the responder's endpoint with the name
+     * {@code ipclab:test}.
+     *
+     * @param name the server's directory in dir (one per server of the test class)
+     */
+    static TestBroker nats(Path dir, String name) throws Exception {
+        assumeTrue(Files.isExecutable(NATS), "no nats-server (" + NATS
+                + "): install the Debian package nats-server (make setup) to test NATS");
+        return start(dir, name, "nats://127.0.0.1:", "ipclab.execute.nats_server");
     }
 
     /**

@@ -6,7 +6,8 @@ import java.nio.ByteBuffer;
 
 /**
  * A datagram server's socket (udp, uds-dgram; a broker's queue, 4.7; ZeroMQ's and NNG's sockets,
- * 4.8, 4.9; Redis's lists, 4.10): one datagram per frame, answers to its source.
+ * 4.8, 4.9; Redis's lists, 4.10; NATS's subjects, 4.11): one datagram per frame, answers to its
+ * source.
  */
 public interface DatagramPort extends Closeable {
     /** The endpoint for the READY line. */
@@ -81,7 +82,10 @@ public interface DatagramPort extends Closeable {
         return null;
     }
 
-    /** The server a responder is a client of, for READY's {@code broker} (Redis, 4.10), or null. */
+    /**
+     * The server a responder is a client of, for READY's {@code broker} (Redis 4.10, NATS
+     * 4.11), or null.
+     */
     default String broker() {
         return null;
     }

@@ -7,17 +7,32 @@ import java.nio.ByteBuffer;
 
 /**
  * What the ports over a library that holds each message whole share (a broker's queue, 4.7;
- * ZeroMQ's sockets, 4.8): frames up to {@link Frame#MAX_PAYLOAD}, a server buffer that starts
- * small and grows to fit ({@link #receiveAgain}), and one source for every client.
+ * ZeroMQ's sockets, 4.8; NATS's subjects, 4.11): frames up to {@link Frame#MAX_PAYLOAD} (NATS:
+ * its server's max_payload), a server buffer that starts small and grows to fit
+ * ({@link #receiveAgain}), and one source for every client.
  */
 abstract class WholeMessagePort implements DatagramPort {
     /** The server's first buffer; a larger message grows it ({@link #receiveAgain}). */
     private static final int FIRST_CAPACITY = 64 * 1024;
 
     private final String endpoint;
+    private final int maxPayload;
+    private final int maxMessage;
 
     WholeMessagePort(String endpoint) {
+        this(endpoint, Frame.MAX_PAYLOAD, Frame.MAX_PAYLOAD);
+    }
+
+    /**
+     * A library whose messages are capped below a frame's largest (NATS's max_payload, 4.11).
+     *
+     * @param maxPayload a REQUEST wanting more is {@code length too large}
+     * @param maxMessage a MARK announcing larger stream messages is {@code bad stream frame}
+     */
+    WholeMessagePort(String endpoint, int maxPayload, int maxMessage) {
         this.endpoint = endpoint;
+        this.maxPayload = maxPayload;
+        this.maxMessage = maxMessage;
     }
 
     @Override
@@ -27,12 +42,12 @@ abstract class WholeMessagePort implements DatagramPort {
 
     @Override
     public final int maxPayload() {
-        return Frame.MAX_PAYLOAD;
+        return maxPayload;
     }
 
     @Override
     public final int maxMessage() {
-        return Frame.MAX_PAYLOAD;
+        return maxMessage;
     }
 
     @Override
