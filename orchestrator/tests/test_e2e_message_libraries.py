@@ -35,7 +35,7 @@ MECHANISMS = ("nng-tcp", "nng-ipc", "zmq-tcp", "zmq-ipc",
 # library, not the server). No Java NATS client yet (peers/java/peer.toml says why).
 FAMILIES = {"nng": ({"cpp", "java", "python"}, "nng"), "zmq": ({"cpp", "java", "python"}, "zmq"),
             "redis": ({"cpp", "java", "python"}, ("redis", "jedis")),
-            "nats": ({"cpp", "python"}, "nats")}
+            "nats": ({"cpp", "java", "python"}, "nats")}
 
 
 def run_leaving_no_socket(catalog, raw, pairs):
