@@ -34,6 +34,7 @@ void parse_common(const Flags& flags, PeerOptions& o) {
   o.nodelay = choice(flags, "--nodelay", "on", "off");
   o.persistent = !choice(flags, "--delivery", "non-persistent", "persistent");
   o.delivery_given = flags.count("--delivery") != 0;
+  o.sample_header_only = !choice(flags, "--sample-write", "full", "header");
 }
 
 // The flags of contract 3's studies (section 1); what a mechanism cannot do with them is
@@ -127,7 +128,7 @@ ServeOptions parse_serve(const std::vector<std::string>& args) {
                                           "--poll-interval-us", "--spin-us", "--server-model",
                                           "--connections", "--phases-file", "--backlog",
                                           "--workers", "--nodelay", "--pattern",
-                                          "--delivery", "--read-size"});
+                                          "--delivery", "--read-size", "--sample-write"});
   ServeOptions o;
   parse_common(flags, o);
   o.nodelay_given = flags.count("--nodelay") != 0;
@@ -212,7 +213,7 @@ DriveOptions parse_drive(const std::vector<std::string>& args) {
              "--connections", "--connectors", "--processes", "--records-file", "--void",
              "--nodelay", "--rest-body", "--corba-payload", "--one-way", "--clients", "--rate",
              "--arrival", "--duration-ms", "--warmup-ms", "--delivery", "--release-at",
-             "--source", "--value-range", "--records", "--mock"});
+             "--source", "--value-range", "--records", "--mock", "--sample-write"});
   DriveOptions o;
   parse_common(flags, o);
   if (auto it = flags.find("--pattern"); it != flags.end()) o.pattern = it->second;

@@ -77,6 +77,10 @@ void check_studies(const DriveOptions& o) {
     unsupported("--source one applies to short over tcp only, not " + o.mechanism_name);
   if (o.mock_new_array && o.mechanism_name != "none")
     unsupported("--mock new-array applies to mechanism none only, not " + o.mechanism_name);
+  // 4.12: iceoryx2's benchmark way, for rr alone.
+  if (const std::string why = sample_write_unsupported(o); !why.empty()) unsupported(why);
+  if (o.sample_header_only && o.pattern != RequestResponse::name)
+    unsupported("--sample-write header applies to rr only, not " + o.pattern);
 }
 
 // What the table says this peer cannot do for these options: unsupported (exit 7).

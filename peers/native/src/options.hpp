@@ -30,7 +30,21 @@ struct PeerOptions {
   // unsupported for another mechanism (section 1).
   bool persistent = false;
   bool delivery_given = false;
+  // --sample-write header (rr over iceoryx2, 4.12): only each REQUEST's and RESPONSE's 24-byte
+  // header is written into the loaned sample and checked (iceoryx2's own benchmark); false:
+  // full, every byte. Both roles; unsupported over another mechanism (and, drive, pattern).
+  bool sample_header_only = false;
 };
+
+// --sample-write header for a mechanism other than iceoryx2 and iceoryx2-spin: why it is
+// unsupported, or an empty string (the pattern, rr only, is the client's check).
+inline std::string sample_write_unsupported(const PeerOptions& o) {
+  if (!o.sample_header_only || o.mechanism_name == "iceoryx2" ||
+      o.mechanism_name == "iceoryx2-spin")
+    return {};
+  return "--sample-write header applies to rr over iceoryx2 and iceoryx2-spin only, not " +
+         o.mechanism_name;
+}
 
 // --delivery for a mechanism other than activemq: why it is unsupported, or an empty string.
 inline std::string delivery_unsupported(const PeerOptions& o) {

@@ -15,6 +15,16 @@ namespace ipclab {
 
 void check_response(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
                     const DriveOptions& o, const std::uint8_t* expected_payload) {
+  check_response_frame(reply, got, seq, o);
+  const std::size_t off =
+      first_difference(reply + kHeaderSize, expected_payload, o.response_size, seq);
+  if (off != kNoDifference)
+    throw PeerError(ErrorKind::payload_mismatch,
+                    "payload mismatch at offset " + std::to_string(off));
+}
+
+void check_response_frame(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
+                          const DriveOptions& o) {
   if (got < kHeaderSize)
     throw PeerError(ErrorKind::protocol,
                     "frame of " + std::to_string(got) + " bytes, shorter than a header");
@@ -25,11 +35,6 @@ void check_response(const std::uint8_t* reply, std::size_t got, std::uint64_t se
   if (got != total)
     throw PeerError(ErrorKind::protocol, "frame size: expected " + std::to_string(total) +
                                              ", received " + std::to_string(got));
-  const std::size_t off =
-      first_difference(reply + kHeaderSize, expected_payload, o.response_size, seq);
-  if (off != kNoDifference)
-    throw PeerError(ErrorKind::payload_mismatch,
-                    "payload mismatch at offset " + std::to_string(off));
 }
 
 namespace {

@@ -13,6 +13,9 @@ namespace ipclab {
 // The client's checks of one received RESPONSE (section 2), outside the timed region.
 void check_response(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
                     const DriveOptions& o, const std::uint8_t* expected_payload);
+// Its header and size alone (--sample-write header, 4.12: the payload was never written).
+void check_response_frame(const std::uint8_t* reply, std::size_t got, std::uint64_t seq,
+                          const DriveOptions& o);
 // END, then END_ACK carrying the number of corrupted requests the server saw (section 2).
 void check_end_ack(const std::uint8_t* reply, std::size_t got, std::uint64_t seq);
 // A one-way END, then its END_ACK (11.2): corrupted requests (payload mismatch if any), then

@@ -219,7 +219,8 @@ std::string conditions_unsupported(const ServeOptions& o) {
 
 int run_serve(const ServeOptions& o) {
   for (const std::string& why :
-       {nodelay_unsupported(o), delivery_unsupported(o), conditions_unsupported(o)}) {
+       {nodelay_unsupported(o), delivery_unsupported(o), sample_write_unsupported(o),
+        conditions_unsupported(o)}) {
     if (why.empty()) continue;
     print_line("unsupported: " + why);
     return exit_code(ErrorKind::unsupported);

@@ -55,6 +55,24 @@ TEST(Iceoryx2Capabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 #endif
 }
 
+// --sample-write (4.12): rr over iceoryx2 alone; another mechanism refuses header (7) on both
+// sides, and a value other than full and header is a usage error.
+TEST(Iceoryx2SampleWrite, IsIceoryx2sAlone) {
+  TempDir dir;
+  const ChildResult serve =
+      test::run_peer({"serve", "--mechanism", "uds", "--endpoint", dir.file("s"),
+                      "--sample-write", "header"});
+  EXPECT_EQ(serve.exit_code, 7) << serve.err;
+  EXPECT_NE(serve.err.find("--sample-write header"), std::string::npos) << serve.err;
+  const DriveRun drive =
+      test::drive_bytes("uds", dir.file("s"), dir, 16, 16, 1, {"--sample-write", "header"});
+  EXPECT_EQ(drive.child.exit_code, 7) << drive.child.err;
+  EXPECT_EQ(drive.result["error_kind"], "unsupported");
+  EXPECT_EQ(test::drive_bytes("uds", dir.file("s"), dir, 16, 16, 1, {"--sample-write", "some"})
+                .child.exit_code,
+            2);
+}
+
 #ifdef IPCLAB_EXPECT_ICEORYX2
 
 constexpr std::uint32_t kIx2Largest = 16u << 20;  // ipclab's cap (4.12)
@@ -177,6 +195,29 @@ TEST_P(Iceoryx2, ReadyNamesThePrefixAndTheDirectoryAndTheServerLeavesNothingBehi
     EXPECT_EQ(r.err, "");
     EXPECT_EQ(ix2_shm_objects(prefix), std::vector<std::string>{});
   }
+}
+
+// --sample-write header on both sides (iceoryx2's benchmark): REQUEST and RESPONSE loaned at
+// their size, only their headers written and checked; the END_ACK still counts no corruption
+// (the requests' payloads are not read). A stream with it is unsupported.
+TEST_P(Iceoryx2, SampleWriteHeaderWritesAndChecksTheHeadersAlone) {
+  const std::string mech = GetParam();
+  Server server = ix2_server(mech, dir, {"--sample-write", "header"});
+  ASSERT_TRUE(server.ready());
+  for (const std::uint32_t size : {0u, 16u, 1u << 20}) {
+    const DriveRun run = test::drive_bytes(mech, server.endpoint(), dir, size, size, 20,
+                                           {"--warmup", "3", "--sample-write", "header"});
+    EXPECT_EQ(run.child.exit_code, 0) << size << ": " << run.child.err;
+    EXPECT_EQ(run.samples.size(), 20u);
+  }
+  const DriveRun stream =
+      test::stream_run(mech, server.endpoint(), dir,
+                       {"--message-size", "64", "--messages", "10", "--sample-write", "header"});
+  EXPECT_EQ(stream.child.exit_code, 7) << stream.child.err;
+  server.close_stdin();
+  const ChildResult r = server.wait();
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
 }
 
 TEST_P(Iceoryx2, RoundTripsUpToTheLargestPayloadAndRefusesOneByteMore) {

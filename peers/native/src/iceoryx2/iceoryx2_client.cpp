@@ -2,9 +2,11 @@
 // (link_patterns.hpp) run over it unchanged: every frame and every stream message is one sample
 // on ipclab/requests, written into the loaned sample; an answer is the next sample on
 // ipclab/responses, within --io-timeout. rr's RESPONSE is checked where it lies
-// (receive_in_place) and released after; the control frames' answers are copied out. And the
-// hooks main() installs.
+// (receive_in_place) and released after; the control frames' answers are copied out. With
+// --sample-write header (rr) only each frame's header is written into its sample, and the
+// RESPONSE's header and size alone are checked (link_patterns.hpp). And the hooks main() installs.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <string>
@@ -38,11 +40,13 @@ class Iceoryx2Link {
  public:
   Iceoryx2Link(const PosixDirEndpoint& endpoint, const DriveOptions& o)
       : side_(client_options(endpoint, o)),
-        timeout_ns_(o.io_timeout_ns > 0 ? o.io_timeout_ns : -1) {}
+        timeout_ns_(o.io_timeout_ns > 0 ? o.io_timeout_ns : -1),
+        written_(o.sample_header_only ? kHeaderSize : SIZE_MAX) {}
 
   // The link interface of links.hpp.
   static std::size_t capacity_for(std::size_t frame) { return frame; }
-  void send(const std::uint8_t* p, std::size_t n) { side_.send(p, n); }
+  // A frame: all its bytes written into the sample, or (--sample-write header, rr) its header.
+  void send(const std::uint8_t* p, std::size_t n) { side_.send(p, n, std::min(n, written_)); }
   std::size_t receive(std::uint8_t* buf, std::size_t capacity, std::size_t /*expected*/) {
     const std::span<const std::uint8_t> sample = next();
     std::memcpy(buf, sample.data(), std::min(sample.size(), capacity));
@@ -54,7 +58,7 @@ class Iceoryx2Link {
   void release_received() noexcept { side_.release(); }
   // A stream message (11.1): one sample, waiting for room in a full buffer (RetryUntilDelivered).
   void send_message(const std::uint8_t* p, std::size_t n, std::uint64_t /*sequence*/) {
-    side_.send(p, n);
+    side_.send(p, n, n);
   }
 
  private:
@@ -67,6 +71,7 @@ class Iceoryx2Link {
 
   Side side_;
   const std::int64_t timeout_ns_;  // negative: none (--io-timeout 0)
+  const std::size_t written_;      // of each frame: every byte, or the header
 };
 
 std::string library() { return library_version(); }

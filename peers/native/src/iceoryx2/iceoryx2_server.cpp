@@ -3,7 +3,8 @@
 // frame where it lies and answered as a section 2 server would (WholeFrameServer, server.hpp)
 // with one sample on ipclab/responses (an empty one for a rejected frame), or, while a MARK's
 // messages are due, counted. The request's payload is checked after the answer went out, still
-// in its sample, which is released only then.
+// in its sample, which is released only then. With --sample-write header a RESPONSE's header
+// alone is written into its sample and a REQUEST's payload is not read (4.12).
 //
 // Stopping: the node is dropped before the process ends (its ports and services go, and then
 // the server removes every /dev/shm/<prefix>* it leaves, 4.12), so SIGTERM and SIGINT (stdin's
@@ -91,7 +92,8 @@ void install_stop_handlers(const std::string& prefix) {
 
 class Responder {
  public:
-  Responder(const ServeOptions& o, Side& side) : side_(side), frames_(o) {}
+  Responder(const ServeOptions& o, Side& side)
+      : side_(side), frames_(o), header_only_(o.sample_header_only) {}
 
   // Until the flag is set.
   void run() {
@@ -109,15 +111,18 @@ class Responder {
     const ipclab::Responder::Answer a = frames_.take(sample.data(), sample.size());
     if (message) return;  // a stream message: counted, no answer
     if (a.size == 0) {    // rejected (and said): the empty answer (4.12)
-      side_.send(nullptr, 0);
+      side_.send(nullptr, 0, 0);
       return;
     }
-    side_.send(a.data, a.size);
-    frames_.done();  // out: the request's payload is checked now, in its sample
+    // --sample-write header: a RESPONSE's header alone is written, a request's payload not read.
+    const bool response = a.data[kOffKind] == static_cast<std::uint8_t>(FrameKind::response);
+    side_.send(a.data, a.size, header_only_ && response ? kHeaderSize : a.size);
+    frames_.done(!header_only_);  // out: the request's payload is checked now, in its sample
   }
 
   Side& side_;
   WholeFrameServer frames_;
+  const bool header_only_;  // --sample-write header (4.12)
 };
 
 }  // namespace

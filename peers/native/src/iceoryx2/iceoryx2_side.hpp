@@ -45,12 +45,13 @@ class Side {
   Side(const Side&) = delete;
   Side& operator=(const Side&) = delete;
 
-  // One sample of exactly n bytes, written from p into the loaned sample, sent (and notified).
-  void send(const std::uint8_t* p, std::size_t n) {
+  // One sample of exactly n bytes, its first `written` (all, unless --sample-write header:
+  // the header) written from p into the loaned sample, sent (and notified).
+  void send(const std::uint8_t* p, std::size_t n, std::size_t written) {
     std::uint8_t* sample = nullptr;
     if (const int rc = ipclab_ix2_loan(side_, n, &sample); rc != IPCLAB_IX2_OK)
       fail(rc, "loan a sample of " + std::to_string(n) + " bytes");
-    if (n != 0) std::memcpy(sample, p, n);
+    if (written != 0) std::memcpy(sample, p, written < n ? written : n);
     if (const int rc = ipclab_ix2_send_loaned(side_); rc != IPCLAB_IX2_OK)
       fail(rc, "send a sample of " + std::to_string(n) + " bytes");
   }
