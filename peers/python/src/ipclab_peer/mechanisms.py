@@ -31,6 +31,7 @@ entry here.
 """
 from dataclasses import dataclass
 from functools import partial
+from importlib import import_module
 from typing import Callable, Optional
 
 from . import inproc
@@ -49,9 +50,13 @@ ZMQ = "zmq"              # section 4.8: section 2 frames as ZeroMQ messages (REQ
 NNG = "nng"              # section 4.9: section 2 frames as NNG messages (REQ/REP, PUSH/PULL)
 REDIS = "redis"          # section 4.10: section 2 frames as elements of Redis lists
 NATS = "nats"            # section 4.11: section 2 frames as NATS messages (request-reply)
+ICEORYX2 = "iceoryx2"    # section 4.12: section 2 frames as iceoryx2 samples (publish-subscribe)
 # The server's max_payload (NATS's cap, 64 MiB) is a whole message: a frame's header with its
 # payload, a stream message alone (4.11).
 NATS_MESSAGE = 64 << 20
+# iceoryx2's largest payload and stream message (4.12): a publisher's pool holds up to 18
+# samples of its largest frame.
+ICEORYX2_LARGEST = 16 << 20
 
 
 def _everything():
@@ -97,49 +102,21 @@ class Mechanism:
                      if how is not None)
 
 
-def _amqp(role):
-    """activemq's connect or listen (transport/amqp.py), imported on first use: proton is
-    loaded only by a peer that speaks to a broker."""
-    def start(endpoint, config, *cleanup):
-        from .transport import amqp
-        return getattr(amqp, role)(endpoint, config, *cleanup)
-    return start
+def _imported(module):
+    """The connect, listen or library of a message library's transport (transport/<module>.py:
+    activemq's amqp, zeromq, nng, redis_lists, nats_subjects, iceoryx2_samples), imported on
+    first use: the library is loaded only by a peer that uses it, never by `capabilities` of
+    another mechanism. `fixed`: keyword arguments the entry adds (iceoryx2's wait)."""
+    def role(name, **fixed):
+        def start(*args):
+            transport = import_module(f"{__package__}.transport.{module}")
+            return getattr(transport, name)(*args, **fixed)
+        return start
+    return role
 
 
-def _zmq(role):
-    """zmq-tcp's and zmq-ipc's connect, listen or library (transport/zeromq.py), imported on
-    first use like activemq's."""
-    def start(*args):
-        from .transport import zeromq
-        return getattr(zeromq, role)(*args)
-    return start
-
-
-def _nng(role):
-    """nng-tcp's and nng-ipc's connect, listen or library (transport/nng.py), imported on first
-    use like ZeroMQ's."""
-    def start(*args):
-        from .transport import nng
-        return getattr(nng, role)(*args)
-    return start
-
-
-def _redis(role):
-    """redis-tcp's and redis-uds's connect, listen or library (transport/redis_lists.py),
-    imported on first use like activemq's."""
-    def start(*args):
-        from .transport import redis_lists
-        return getattr(redis_lists, role)(*args)
-    return start
-
-
-def _nats(role):
-    """nats's connect, listen or library (transport/nats_subjects.py), imported on first use
-    like Redis's."""
-    def start(*args):
-        from .transport import nats_subjects
-        return getattr(nats_subjects, role)(*args)
-    return start
+_amqp, _zmq, _nng, _redis, _nats, _iceoryx2 = map(_imported, (
+    "amqp", "zeromq", "nng", "redis_lists", "nats_subjects", "iceoryx2_samples"))
 
 
 # Pattern sets (PROTOCOL.md section 11's table).
@@ -148,6 +125,13 @@ STREAM = ("rr", "stream")
 SHORT = ("rr", "short")
 ALL = ("rr", "stream", "short")
 LOAD = ALL + ("load",)
+
+
+def _iceoryx2_entry(name, wait):
+    """iceoryx2 (`wait` "event") or iceoryx2-spin ("spin"), transport/iceoryx2_samples.py."""
+    return Mechanism(name, ICEORYX2, endpoints.ICEORYX2, _iceoryx2("connect", mode=wait),
+                     _iceoryx2("listen", mode=wait), lambda: ICEORYX2_LARGEST,
+                     lambda: ICEORYX2_LARGEST, patterns=STREAM, library=_iceoryx2("library"))
 
 
 def _kernel(name, grammar, client, server, patterns=STREAM, **more):
@@ -266,4 +250,8 @@ MECHANISMS = {mechanism.name: mechanism for mechanism in (
     Mechanism("nats", NATS, endpoints.NATS, _nats("connect"), _nats("listen"),
               lambda: NATS_MESSAGE - HEADER_SIZE, lambda: NATS_MESSAGE, patterns=STREAM,
               library=_nats("library")),
+    # iceoryx2 (PROTOCOL.md 4.12): rr and stream as samples of two publish-subscribe services,
+    # each side woken by an iceoryx2 event or polling (no short, load).
+    _iceoryx2_entry("iceoryx2", "event"),
+    _iceoryx2_entry("iceoryx2-spin", "spin"),
 )}

@@ -4,7 +4,7 @@ the mechanism's own way back, and a stream (11.1) counted as on uds-dgram: the K
 a MARK are its messages, one of another size is rejected (`length mismatch`) and the rest of the
 K given up, and END's answer shows the shortfall (where the sender waits for credits, Redis's
 4.10 and NATS's 4.11, a CreditedStream sends them). The loops over each library are
-broker_server.py, zmq_server.py, redis_server.py and nats_server.py.
+broker_server.py, zmq_server.py, redis_server.py, nats_server.py and iceoryx2_server.py.
 """
 from .errors import report
 from .frame import (END, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST, Rejected,
@@ -48,11 +48,13 @@ class CreditedStream(Stream):
             self.credit()
 
 
-def answer_frame(body, reply, responder, stream, window):
+def answer_frame(body, reply, responder, stream, window, largest=MAX_PAYLOAD):
     """Answers one whole frame: reply(frame) sends the answer, None where the message names no
     way back (an activemq message without reply-to: rejected after section 2's checks);
     window(size) tells the mechanism a stream of `size`-byte messages starts (0: it ended),
-    before the MARK_ACK goes. Raises Rejected."""
+    before the MARK_ACK goes; `largest`, the mechanism's largest payload where it is under
+    MAX_PAYLOAD (iceoryx2's, 4.12): a REQUEST wanting more is `length too large`, as over udp,
+    a MARK announcing more `bad stream frame`. Raises Rejected."""
     size = len(body)
     if size < HEADER_SIZE:
         raise Rejected("truncated header")
@@ -64,11 +66,13 @@ def answer_frame(body, reply, responder, stream, window):
     if reply is None:
         raise Rejected("no reply-to")
     if kind == REQUEST:
+        if wanted > largest:
+            raise Rejected("length too large")
         answer_request(body, reply, responder, (sequence, length, wanted))
     elif kind == END:
         reply(end_ack(sequence, responder, stream, window))
     elif kind == MARK:
-        message_size, count = mark_fields(body, MAX_PAYLOAD)
+        message_size, count = mark_fields(body, largest)
         if stream.tally is None:
             stream.tally = responder.tally()
         stream.tally.restart(sequence, message_size)

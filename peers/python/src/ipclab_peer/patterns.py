@@ -16,7 +16,8 @@ from . import inproc, rr, short, stream
 from .load import frames as load_frames
 from .load import rpc as load_rpc
 from .load import schedule
-from .mechanisms import BROKER, DATAGRAMS, FRAMES, INPROC, NATS, NNG, REDIS, RPC, ZMQ
+from .mechanisms import (BROKER, DATAGRAMS, FRAMES, ICEORYX2, INPROC, NATS, NNG, REDIS, RPC,
+                         ZMQ)
 from .rpc import drive as rpc_drive
 
 
@@ -73,12 +74,13 @@ _NOT_LOAD = ("--payload", "--sequence-length", "--iterations", "--warmup",
 PATTERNS = {pattern.name: pattern for pattern in (
     Pattern("rr", "one request-response round trip",
             {FRAMES: rr.run, DATAGRAMS: rr.run, INPROC: inproc.rr, RPC: rpc_drive.rr,
-             BROKER: rr.run, ZMQ: rr.run, NNG: rr.run, REDIS: rr.run, NATS: rr.run},
+             BROKER: rr.run, ZMQ: rr.run, NNG: rr.run, REDIS: rr.run, NATS: rr.run,
+             ICEORYX2: rr.run},
             flags=Flags(no_reply=("void", "--void"))),
     Pattern("stream", "the time of one window of a one-way stream",
             {FRAMES: stream.run, DATAGRAMS: stream.run, RPC: rpc_drive.stream,
              BROKER: stream.run, ZMQ: stream.run, NNG: stream.run, REDIS: stream.run,
-             NATS: stream.run}, _windows,
+             NATS: stream.run, ICEORYX2: stream.run}, _windows,
             Flags(takes=("--message-size", "--messages", "--windows"), refuses=_NOT_STREAM)),
     # RPC: the client opens a connection per call itself (rest: Connection: close).
     Pattern("short", "one whole connection: open, request, response, close",

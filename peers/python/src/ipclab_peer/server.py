@@ -15,7 +15,8 @@ from .datagram_stream import Clients, stream_datagram
 from .frame import (END, END_NO_REPLY, FLAGGED_KINDS, HEADER_SIZE, MARK, MAX_PAYLOAD, REQUEST,
                     REQUEST_NO_REPLY, Rejected, check_incoming)
 from .load.queue_server import serve as queue_load_serve
-from .mechanisms import BROKER, DATAGRAMS, FRAMES, MECHANISMS, NATS, NNG, REDIS, RPC, ZMQ
+from .mechanisms import (BROKER, DATAGRAMS, FRAMES, ICEORYX2, MECHANISMS, NATS, NNG, REDIS,
+                         RPC, ZMQ)
 from .messages import receive_stream
 from .reader import FrameReader
 from .responder import Responder
@@ -295,7 +296,15 @@ def serve_nats(listener, config):
     return serve_subjects(listener, config)
 
 
+def serve_iceoryx2(listener, config):
+    """iceoryx2, iceoryx2-spin: the loop over the server's samples (iceoryx2_server.py, with
+    the listener's transport/iceoryx2_samples.py), a REQUEST wanting more than the mechanism's
+    largest payload rejected."""
+    from .iceoryx2_server import serve as serve_samples
+    return serve_samples(listener, config, MECHANISMS[config.mechanism].max_payload())
+
+
 # How each family of mechanisms (mechanisms.py) is served.
 LOOPS = {FRAMES: serve_streams, DATAGRAMS: serve_datagrams, RPC: serve_rpc,
          BROKER: serve_broker, ZMQ: serve_zmq, NNG: serve_nng, REDIS: serve_redis,
-         NATS: serve_nats}
+         NATS: serve_nats, ICEORYX2: serve_iceoryx2}

@@ -306,6 +306,28 @@ def parse_nats(text):
     return NatsEndpoint(name, host_port.host, host_port.port)
 
 
+_ICEORYX2 = re.compile(r"posix:/(ipclab-[0-9]{1,10}),([^\0]+)")
+
+
+@dataclass(frozen=True)
+class LibraryRoot:
+    """An iceoryx2 server's READY endpoint (PROTOCOL.md 4.12): the shared-memory prefix of its
+    objects (`ipclab-<pid>`, iceoryx2's prefix with a `-` after it) and its root directory."""
+    prefix: str
+    root: str
+
+    def __str__(self):
+        return f"posix:/{self.prefix},{self.root}"
+
+
+def parse_iceoryx2(text):
+    """`posix:/ipclab-PID,DIR`: iceoryx2's prefix and root directory."""
+    match = _ICEORYX2.fullmatch(text)
+    if not match:
+        raise ValueError(f"expected posix:/ipclab-PID,DIR, got {text!r}")
+    return LibraryRoot(match.group(1), match.group(2))
+
+
 @dataclass(frozen=True)
 class Grammar:
     """What `--endpoint` holds in each role. `kind` is the orchestrator's name for how it
@@ -337,3 +359,5 @@ REDIS_TCP = Grammar("broker", parse_redis_tcp, parse_redis_tcp)
 REDIS_UDS = Grammar("broker-socket", parse_redis_uds, parse_redis_uds)
 # nats: both peers take the server and the round's subject name (PROTOCOL.md 4.11).
 NATS = Grammar("broker", parse_nats, parse_nats)
+# iceoryx2: the server is given its root directory, READY names the prefix too (PROTOCOL.md 4.12).
+ICEORYX2 = Grammar("library-dir", parse_path, parse_iceoryx2)
