@@ -1,11 +1,11 @@
 """iceoryx2 and iceoryx2-spin (PROTOCOL.md 4.12) through the iceoryx2 wheel: a Python server and
 client over the server's services, READY's endpoint and where the library's files go, rr up to
-the largest payload (and one byte more refused), streams past the subscriber's buffer, the
-faults, what the server rejects (an empty answer; it goes on), clients one after another (one
-leaving amid a stream, one killed), shutdown dropping the node and leaving nothing in /dev/shm,
-a client nobody answers timing out, an empty answer, refused patterns and endpoints, and
-`capabilities`' library. This test's own client and server (in-process) are the peer's, from
-the transport."""
+the largest payload (and one byte more refused), --sample-write header (the header alone
+written and checked), streams past the subscriber's buffer, the faults, what the server rejects
+(an empty answer; it goes on), clients one after another (one leaving amid a stream, one
+killed), shutdown dropping the node and leaving nothing in /dev/shm, a client nobody answers
+timing out, an empty answer, refused patterns and endpoints, and `capabilities`' library. This
+test's own client and server (in-process) are the peer's, from the transport."""
 import json
 import os
 import subprocess
@@ -64,7 +64,8 @@ def raw_client(umask_kept):
     links = []
 
     def connect(endpoint):
-        config = SimpleNamespace(io_timeout=5, pattern="rr", request_size=64)
+        config = SimpleNamespace(io_timeout=5, pattern="rr", request_size=64,
+                                 sample_write="full")
         links.append(iceoryx2_samples.connect(endpoints.parse_iceoryx2(endpoint), config,
                                               iceoryx2_samples.EVENT_WAIT))
         return links[-1]
@@ -113,6 +114,26 @@ def test_round_trips_up_to_the_largest_payload_and_nothing_is_left(mechanism, ro
         assert server.stop() == 0
     assert server.drain_stderr() == []
     assert shm_objects(pid) == [] and library_files(root) == []
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_sample_write_header_writes_and_checks_the_header_alone(mechanism, root, workdir):
+    """Both sides given it: round trips at 16 B and the largest payload; a client given it
+    alone sends payloads the server finds corrupted, a server given it alone answers with
+    payloads the client finds wrong."""
+    header = ["--sample-write", "header"]
+    with Server(mechanism, str(root), *header) as server:
+        for size, iterations in ((16, 20), (LARGEST, 20)):
+            check_ok(Drive(workdir, mechanism, server.endpoint, size, size, iterations,
+                           header + ["--warmup", "1"]), mechanism, size, size, iterations,
+                     warmup=1)
+        assert_error(Drive(workdir, mechanism, server.endpoint, 64, 64, 3), 3,
+                     "payload-mismatch")
+        assert server.stop() == 0
+        assert server.drain_stderr() == []
+    with Server(mechanism, str(root)) as server:
+        assert_error(Drive(workdir, mechanism, server.endpoint, 64, 64, 3, header), 3,
+                     "payload-mismatch", samples=3)
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
@@ -230,6 +251,12 @@ def test_short_load_burst_and_bad_endpoints_are_refused(root, workdir):
         assert refused.returncode == 7, refused.stderr
     for bad in (str(root), f"posix:/ipclab-{NO_PID}", f"posix:/other-1,{root}"):
         assert Drive(workdir, "iceoryx2", bad, 16, 16, 1).returncode == 2, bad
+    # --sample-write header: rr over iceoryx2 alone.
+    header = ["--sample-write", "header"]
+    assert_error(Stream(workdir, "iceoryx2", endpoint, 64, 10, header), 7, "unsupported")
+    assert_error(Drive(workdir, "tcp", "127.0.0.1:9", 16, 16, 1, header), 7, "unsupported")
+    tcp = run_peer(["serve", "--mechanism", "tcp", "--endpoint", "127.0.0.1:0", *header])
+    assert tcp.returncode == 7 and "--sample-write header" in tcp.stderr, tcp.stderr
     missing = run_peer(["serve", "--mechanism", "iceoryx2", "--endpoint", str(root / "none")])
     assert missing.returncode == 5 and "not a directory" in missing.stderr, missing.stderr
     # No server there: its services do not exist, an io error at once. The client's node made

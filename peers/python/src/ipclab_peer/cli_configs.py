@@ -40,6 +40,9 @@ class ServeConfig(_MechanismConfig):
     read_size: int = 0
     # The flags given (an RPC load server refuses --workers and --backlog: unsupported).
     given: frozenset = frozenset()
+    # iceoryx2's rr (PROTOCOL.md 4.12): "full" or "header" (a RESPONSE's header alone written,
+    # a REQUEST's payload not read).
+    sample_write: str = "full"
 
 
 @dataclass(frozen=True)
@@ -80,3 +83,6 @@ class DriveConfig(_MechanismConfig):
     value_range: str = "full"
     records: str = "one"
     mock: str = "copy"
+    # iceoryx2's rr (PROTOCOL.md 4.12): "full" or "header" (a REQUEST's header alone written,
+    # a RESPONSE's header and size alone checked).
+    sample_write: str = "full"

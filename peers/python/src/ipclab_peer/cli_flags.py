@@ -26,6 +26,8 @@ SOURCES = ("rotate", "one")
 VALUE_RANGES = ("full", "non-negative")
 RECORDS = ("one", "per-call")
 MOCKS = ("copy", "new-array")
+# iceoryx2 rr (4.12): every byte of a frame written into its sample, or its header alone.
+SAMPLE_WRITES = ("full", "header")
 # The patterns `serve --pattern` takes (a server model's load server, 11.5.1).
 SERVED = tuple(name for name, pattern in PATTERNS.items() if pattern.flags.serves)
 REQUIRED = object()
@@ -53,6 +55,7 @@ COMMON_FLAGS = (
     Flag("--spin-us", "spin_us", unsigned(SPIN_MAX), 50),
     Flag("--nodelay", "nodelay", one_of("on", "off"), "on"),
     Flag("--delivery", "delivery", one_of(*DELIVERIES), None),
+    Flag("--sample-write", "sample_write", one_of(*SAMPLE_WRITES), "full"),
 )
 
 
@@ -87,7 +90,8 @@ COMMANDS = {command.name: command for command in (
     Command("capabilities", "capabilities", (), CapabilitiesConfig),
     Command("serve", "serve --mechanism M --endpoint E [--seed S] [--fault F] "
                      "[--poll-interval-us N] [--spin-us N] [--nodelay on|off] "
-                     "[--delivery non-persistent|persistent] [--backlog N] [--read-size N]; or "
+                     "[--delivery non-persistent|persistent] [--backlog N] [--read-size N] "
+                     "[--sample-write full|header]; or "
                      "serve --mechanism M --endpoint E --server-model NAME --connections N "
                      "--phases-file PATH [--backlog N] [--workers N] [--seed S]; or "
                      "serve --pattern load --mechanism M "
@@ -105,7 +109,7 @@ COMMANDS = {command.name: command for command in (
                      "[--corba-payload octets|string] [--one-way] "
                      "[--delivery non-persistent|persistent] [--source rotate|one] "
                      "[--value-range full|non-negative] [--records one|per-call] "
-                     "[--mock copy|new-array]; or "
+                     "[--mock copy|new-array] [--sample-write full|header]; or "
                      "drive --pattern stream --mechanism M --endpoint E --message-size N "
                      "--messages N --samples-file PATH --result-file PATH [--windows N] "
                      "[--warmup N] [--seed S] [--io-timeout SECONDS] [--poll-interval-us N] "

@@ -87,8 +87,8 @@ class Mechanism:
     load_models: tuple = ()
     # The variants it implements (variants.py: contract 3's "nodelay-off", "rest-json",
     # "corba-string", "delivery" (--delivery at all); contract 6's "read-size", "backlog",
-    # "source-one", "mock-new-array"), and why `--nodelay off` is unsupported where the
-    # contract allows it.
+    # "source-one", "mock-new-array", "sample-write-header"), and why `--nodelay off` is
+    # unsupported where the contract allows it.
     variants: tuple = ()
     nodelay_off_unsupported: str = ""
     # The codec of an RPC framework where it has more than one (capabilities' `codec`).
@@ -131,7 +131,8 @@ def _iceoryx2_entry(name, wait):
     """iceoryx2 (`wait` "event") or iceoryx2-spin ("spin"), transport/iceoryx2_samples.py."""
     return Mechanism(name, ICEORYX2, endpoints.ICEORYX2, _iceoryx2("connect", mode=wait),
                      _iceoryx2("listen", mode=wait), lambda: ICEORYX2_LARGEST,
-                     lambda: ICEORYX2_LARGEST, patterns=STREAM, library=_iceoryx2("library"))
+                     lambda: ICEORYX2_LARGEST, patterns=STREAM, library=_iceoryx2("library"),
+                     variants=("sample-write-header",))
 
 
 def _kernel(name, grammar, client, server, patterns=STREAM, **more):

@@ -48,13 +48,15 @@ class CreditedStream(Stream):
             self.credit()
 
 
-def answer_frame(body, reply, responder, stream, window, largest=MAX_PAYLOAD):
+def answer_frame(body, reply, responder, stream, window, largest=MAX_PAYLOAD, respond=None):
     """Answers one whole frame: reply(frame) sends the answer, None where the message names no
     way back (an activemq message without reply-to: rejected after section 2's checks);
     window(size) tells the mechanism a stream of `size`-byte messages starts (0: it ended),
     before the MARK_ACK goes; `largest`, the mechanism's largest payload where it is under
     MAX_PAYLOAD (iceoryx2's, 4.12): a REQUEST wanting more is `length too large`, as over udp,
-    a MARK announcing more `bad stream frame`. Raises Rejected."""
+    a MARK announcing more `bad stream frame`; respond(frame), where given, sends a RESPONSE's
+    header alone and the REQUEST's payload is not read (iceoryx2's --sample-write header).
+    Raises Rejected."""
     size = len(body)
     if size < HEADER_SIZE:
         raise Rejected("truncated header")
@@ -68,7 +70,12 @@ def answer_frame(body, reply, responder, stream, window, largest=MAX_PAYLOAD):
     if kind == REQUEST:
         if wanted > largest:
             raise Rejected("length too large")
-        answer_request(body, reply, responder, (sequence, length, wanted))
+        if respond is None:
+            answer_request(body, reply, responder, (sequence, length, wanted))
+        else:
+            response = responder.response_for(wanted)
+            response.patch(sequence, length)
+            respond(response.buf)
     elif kind == END:
         reply(end_ack(sequence, responder, stream, window))
     elif kind == MARK:

@@ -1,6 +1,7 @@
 """The variants of a case (PROTOCOL.md 1): contract 3's `--void`, `--nodelay off`,
 `--rest-body json`, `--corba-payload string`, `--one-way`, and contract 6's `--read-size N`,
-`--backlog N`, `--source one`, `--mock new-array`. What a mechanism implements is in its table
+`--backlog N`, `--source one`, `--mock new-array`, `--sample-write header` (4.12). What a
+mechanism implements is in its table
 entry (mechanisms.Mechanism.variants); a variant it lacks is unsupported (exit 7). Default
 values (`--nodelay on`, `--read-size 0`, `--source rotate`, ...) are today's behaviour and
 accepted everywhere. activemq's `--delivery` and the rr server's `--backlog` are the
@@ -20,6 +21,7 @@ READ_SIZE = "read-size"    # --read-size N > 0: the stream server's bounded read
 BACKLOG = "backlog"        # --backlog N on the rr server: its listen() backlog
 SOURCE_ONE = "source-one"  # --source one: short without the source-address bind
 MOCK_NEW_ARRAY = "mock-new-array"  # --mock new-array: none's new response array per call
+SAMPLE_WRITE_HEADER = "sample-write-header"  # --sample-write header: iceoryx2's rr, 4.12
 
 
 def _lacks(mechanism, variant):
@@ -31,11 +33,13 @@ def check_serve(config, mechanism):
     _check_delivery(config, mechanism)
     _check_read_size(config, mechanism)
     _check_backlog(config, mechanism)
+    _check_sample_write(config, mechanism, config.server_model is None)
 
 
 def check_drive(config, mechanism):
     _check_nodelay(config, mechanism)
     _check_delivery(config, mechanism)
+    _check_sample_write(config, mechanism, config.pattern == "rr")
     name = mechanism.name
     if config.void and mechanism.family != RPC:
         raise Unsupported(f"--void needs an RPC mechanism, not {name!r}")
@@ -77,6 +81,17 @@ def _check_backlog(config, mechanism):
             _lacks(mechanism, BACKLOG):
         raise Unsupported(f"--backlog is the listen() backlog of tcp and uds, not of "
                           f"{mechanism.name!r}")
+
+
+def _check_sample_write(config, mechanism, rr):
+    """--sample-write header: rr over iceoryx2 alone (a stream, a server model: unsupported)."""
+    if config.sample_write == "full":
+        return
+    if _lacks(mechanism, SAMPLE_WRITE_HEADER):
+        raise Unsupported(f"--sample-write {config.sample_write} is for iceoryx2 and "
+                          f"iceoryx2-spin, not {mechanism.name!r}")
+    if not rr:
+        raise Unsupported(f"--sample-write {config.sample_write} is for pattern rr alone")
 
 
 def _check_nodelay(config, mechanism):

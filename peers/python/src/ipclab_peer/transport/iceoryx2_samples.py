@@ -15,6 +15,8 @@ the other side's event (`iceoryx2`). A side with nothing to take waits on its li
 The client copies each answer out of the sample into the driver's buffer (rr.py's and
 stream.py's recv_frame, which ZeroMQ's link fills too) and releases it; the server validates a
 frame where it lies (Samples.next: a memoryview of the sample) and releases it once answered.
+With --sample-write header (rr) a REQUEST's and a RESPONSE's samples have their full size but
+only their header is written (send_header) and read.
 
 A publisher's send waits (RetryUntilDelivered) while the subscriber's buffer is full, holding
 the GIL, with no timeout (the wheel offers no backpressure handler): the answers never fill the
@@ -32,9 +34,10 @@ from importlib.metadata import version
 import iceoryx2 as iox2
 
 from ..errors import IoError, ReceiveTimeout
-from ..frame import HEADER_SIZE, MARK_LENGTH
+from ..frame import HEADER_SIZE, MARK_LENGTH, RESPONSE
 
 REQUESTS, RESPONSES, EVENT = "ipclab/requests", "ipclab/responses", ".event"
+KIND = 5  # the header's kind byte
 BYTES = iox2.Slice[ctypes.c_uint8]
 # Each service's subscriber buffer, subscribers and publishers (4.12); at most 8 nodes.
 SERVICES = {REQUESTS: (16, 1, 4), RESPONSES: (2, 2, 1)}
@@ -107,17 +110,24 @@ class Ports:
         self.subscriber, self.publisher = subscriber, publisher
         self.listener, self.notifier = listener, notifier
 
-    def send(self, data):
+    def send(self, data, written=None):
+        """A sample of len(data) bytes, the first `written` of them (all: None) from `data`."""
         size = len(data)
+        written = size if written is None else min(written, size)
         try:
             sample = self.publisher.loan_slice_uninit(size)
-            if size:
-                ctypes.memmove(sample.payload_ptr, _source(data), size)
+            if written:
+                ctypes.memmove(sample.payload_ptr, _source(data), written)
             sample.assume_init().send()
             if self.notifier is not None:
                 self.notifier.notify()
         except ERRORS as err:
             raise IoError(f"send of a {size}-byte sample: {type(err).__name__} {err}") from None
+
+    def send_header(self, frame):
+        """--sample-write header (4.12): a frame's sample with its 24-byte header alone written,
+        the payload whatever the pool holds."""
+        self.send(frame, HEADER_SIZE)
 
     def receive(self):
         """The next sample, or None."""
@@ -143,6 +153,9 @@ class ClientLink:
     def __init__(self, endpoint, config, mode):
         self._timeout = config.io_timeout
         self._targets = {}  # id(view) -> (view, what memmove writes to)
+        # --sample-write header (4.12): a REQUEST's header alone written, a RESPONSE's read.
+        header = config.sample_write == "header"
+        self._header_only = header
         node = _node(endpoint.prefix, endpoint.root)
         try:
             requests, responses = (_builder(node, name).publish_subscribe(BYTES).open()
@@ -158,7 +171,8 @@ class ClientLink:
                           f"{err}") from None
         self._ports = Ports(node, (requests, responses, *events), subscriber, publisher,
                             listener, notifier)
-        self.send_all = self.send_message = self._ports.send
+        self.send_all = self._ports.send_header if header else self._ports.send
+        self.send_message = self._ports.send
 
     def recv_frame(self, view):
         ports = self._ports
@@ -168,6 +182,9 @@ class ClientLink:
         size = sample.header.number_of_elements
         fits = min(size, len(view))
         if fits:
+            if self._header_only and fits > HEADER_SIZE and \
+                    ctypes.c_uint8.from_address(sample.payload_ptr + KIND).value == RESPONSE:
+                fits = HEADER_SIZE  # a payload never written is never read
             ctypes.memmove(self._target(view), sample.payload_ptr, fits)
         sample.delete()
         return size
@@ -251,7 +268,7 @@ class Samples:
             except ERRORS as err:
                 raise IoError(f"create the iceoryx2 services in {directory}: "
                               f"{type(err).__name__} {err}") from None
-        self.send = self._ports.send
+        self.send, self.send_header = self._ports.send, self._ports.send_header
         self._wait = self._sleep if mode == EVENT_WAIT else _poll
 
     @staticmethod
