@@ -2,10 +2,11 @@
 
 Per library mechanism at 16 B, the C++ peer's round trip beside the library's own latency test
 written as one C program against the library alone (bench/floor/zmq.c: libzmq's
-local_lat/remote_lat, REQ/REP with default options), same placement, floor and peer alternating
-in every round as `bench kernel` does: the ratio is the median over rounds of (peer median /
-floor median of the same round). Beside it the figure the library's own tool prints, a mean
-one-way time (the whole loop / 2N), for both. Prints numbers; asserts nothing."""
+local_lat/remote_lat, REQ/REP with default options; bench/floor/nng.c: NNG perf's
+local_lat/remote_lat over req0/rep0, its resend timer off as the peer's), same placement, floor
+and peer alternating in every round as `bench kernel` does: the ratio is the median over rounds
+of (peer median / floor median of the same round). Beside it the figure the library's own tool
+prints, a mean one-way time (the whole loop / 2N), for both. Prints numbers; asserts nothing."""
 import subprocess
 import tempfile
 
@@ -21,7 +22,8 @@ from ipclab.plan import matrix
 from ipclab.plan.scenario import build_scenario
 
 # mechanism -> (the floor program in bench/floor/build, its transport argument)
-FLOORS = {"zmq-tcp": ("ipclab-floor-zmq", "tcp"), "zmq-ipc": ("ipclab-floor-zmq", "ipc")}
+FLOORS = {"zmq-tcp": ("ipclab-floor-zmq", "tcp"), "zmq-ipc": ("ipclab-floor-zmq", "ipc"),
+          "nng-tcp": ("ipclab-floor-nng", "tcp"), "nng-ipc": ("ipclab-floor-nng", "ipc")}
 
 
 def run_libraries(catalog, console, iterations, rounds, where):
@@ -98,7 +100,8 @@ def _table(held, mechanisms, figures, iterations, rounds, where, cpus):
         table.add_row(mech, held.libraries.get(mech, "-"), mid(floors, 0), mid(mine, 0),
                       f"{ratio:.3f}" if ratio else "-", verdict, mid(floors, 1), mid(mine, 1),
                       per_round)
-    table.caption = ("floor: the library's own latency test (libzmq's local_lat/remote_lat: "
-                     "REQ/REP, default options) as one C program, each round trip timed; "
-                     "one-way mean: the whole loop / 2N, the figure that test prints")
+    table.caption = ("floor: the library's own latency test as one C program, each round trip "
+                     "timed (libzmq's local_lat/remote_lat: REQ/REP, default options; NNG perf's "
+                     "local_lat/remote_lat: req0/rep0, REQ_RESENDTIME off as the peer's); "
+                     "one-way mean: the whole loop / 2N, the figure those tests print")
     return table
