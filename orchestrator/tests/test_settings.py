@@ -166,7 +166,7 @@ def test_iceoryx2s_benchmark_way_reaches_both_sides_over_iceoryx2_rr_only(catalo
         assert setting_table.peer_flags(made[0].settings, role, cpp, "iceoryx2-spin") == [
             "--sample-write", "header"]
     (stream,) = cases(catalog, mechanism="iceoryx2", pattern="stream", sample_write="header")
-    assert stream.skip_status == "not-applicable" and "rr over iceoryx2" in stream.skip_reason
+    assert stream.skip_status == "not-applicable" and "the rr pattern over iceoryx2" in stream.skip_reason
     (java,) = cases(catalog, mechanism="iceoryx2", client="java", sample_write="header")
     assert java.skip_status == "not-applicable"
 

@@ -211,7 +211,7 @@ class _Load(Pattern):
 
 
 RR = _RR("rr", "11", "round trips", whole_times=True, in_label=False, note="round trips",
-         note_rank=1, settings=("reply=void", "serialization"),
+         note_rank=1, settings=("reply=void", "serialization", "sample_write"),
          report_figures=(TIME_FIGURES, WARMUP_FIGURE))
 STREAM = _Stream("stream", "11.1", "a stream window's time per message", per_window=True,
                  timeout=PER_ITEM, run_keys=("messages", "windows"), axes=("message_size",),

@@ -247,17 +247,9 @@ JNI_ARRAYS = Setting(
 
 
 # iceoryx2's own benchmark (4.12): it loans samples and sends them without writing them.
-def _rr_over(mechanisms, what):
-    def why_not(value, mech, pattern, payload):
-        if pattern.name != "rr" or mech.name not in mechanisms:
-            return f"{what} applies to rr over {', '.join(mechanisms)} only"
-        return None
-    return why_not
-
-
 SAMPLE_WRITE = Setting(
     "sample_write", "full", ("full", "header"),
-    applies=_rr_over(("iceoryx2", "iceoryx2-spin"), "sample_write"),
+    applies=_pattern_over(("iceoryx2", "iceoryx2-spin"), "sample_write"),
     roles=("serve", "drive"),
     label=lambda v: "header written",
     id_word=lambda v: "header-only",
