@@ -1,9 +1,10 @@
-"""End to end for the message libraries, ZeroMQ (PROTOCOL.md 4.8), NNG (4.9), Redis (4.10) and
-NATS (4.11), through the runner, one test over their mechanisms: each language that has the
+"""End to end for the message libraries, ZeroMQ (PROTOCOL.md 4.8), NNG (4.9), Redis (4.10),
+NATS (4.11) and iceoryx2 (4.12), through the runner, one test over their mechanisms: each language that has the
 mechanism once as client and once as server (test_e2e.py's rotation: every pair would triple
 the time and run no code these three do not), rr and a stream, few round trips and small sizes,
 each side's library recorded; a response corrupted in flight failing its case; no socket file
-left in the case directories and no Redis or NATS server once the round is over; and short,
+left in the case directories, no shared memory left for the runner to remove and no Redis or
+NATS server once the round is over; and short,
 which none carries, said per case. Redis's and NATS's own servers are in test_e2e_redis.py and
 test_e2e_nats.py."""
 import os
@@ -29,13 +30,13 @@ NO_NATS = pytest.mark.skipif(nats_binary() is None,
                              reason="no nats-server: make setup installs Debian's")
 MECHANISMS = ("nng-tcp", "nng-ipc", "zmq-tcp", "zmq-ipc",
               pytest.param("redis-tcp", marks=NO_REDIS), pytest.param("redis-uds", marks=NO_REDIS),
-              pytest.param("nats", marks=NO_NATS))
+              pytest.param("nats", marks=NO_NATS), "iceoryx2", "iceoryx2-spin")
 # Per library: the languages that must offer it, and a word each side's recorded library has
-# (Redis: "hiredis", "redis-py", "jedis"; NATS: "nats.c", "nats-py"; each names its client
-# library, not the server). No Java NATS client yet (peers/java/peer.toml says why).
+# (Redis: "hiredis", "redis-py", "jedis"; NATS: "nats.c", "jnats", "nats-py"; each names its
+# client library, not the server). iceoryx2 has no Java binding (peers/java/peer.toml says why).
 FAMILIES = {"nng": ({"cpp", "java", "python"}, "nng"), "zmq": ({"cpp", "java", "python"}, "zmq"),
             "redis": ({"cpp", "java", "python"}, ("redis", "jedis")),
-            "nats": ({"cpp", "java", "python"}, "nats")}
+            "nats": ({"cpp", "java", "python"}, "nats"), "iceoryx2": ({"cpp", "python"}, "iceoryx2")}
 
 
 def run_leaving_no_socket(catalog, raw, pairs):
@@ -48,6 +49,7 @@ def run_leaving_no_socket(catalog, raw, pairs):
         outcomes = [runner.run(case) for case in matrix.expand(scenario, catalog)
                     if (case.client, case.server) in pairs]
         assert leaks.special_files(ws.path) == []
+        assert [n for o in outcomes for n in o.notes if "IPC object" in n] == []
         assert redis_servers_of(os.getpid()) == [], "a Redis server outlived its round"
         assert nats_servers_of(os.getpid()) == [], "a NATS server outlived its round"
     return outcomes
@@ -95,7 +97,7 @@ def test_short_is_not_applicable_with_its_reason(tmp_path):
     # C++ and Java clients against a C++ server, each case not applicable with its reason (a
     # language its FAMILIES entry does not require names why it has no drive role), nothing left.
     mechanisms = [m for m in ("nng-tcp", "nng-ipc", "zmq-tcp", "zmq-ipc", "redis-tcp",
-                              "redis-uds", "nats")
+                              "redis-uds", "nats", "iceoryx2", "iceoryx2-spin")
                   if not (m.startswith("redis") and redis_binary() is None
                           or m == "nats" and nats_binary() is None)]
     out = tmp_path / "run"
