@@ -24,6 +24,15 @@ def test_file_values_sizes_with_units_and_flag_overrides(catalog):
     assert (s.run.iterations, s.run.warmup) == (50, 5)
 
 
+def test_a_librarys_name_stands_for_its_mechanisms(catalog):
+    # "redis" is no mechanism: it is redis-tcp and redis-uds; "iceoryx2" is one, itself alone.
+    s = build({}, catalog, mechanism="redis,iceoryx2,zmq,tcp")
+    assert s.matrix["mechanism"] == ["redis-tcp", "redis-uds", "iceoryx2", "zmq-tcp", "zmq-ipc",
+                                     "tcp"]
+    with pytest.raises(UserError, match="unknown mechanism 'red'"):
+        build({}, catalog, mechanism="red")
+
+
 def test_a_precision_target_and_a_budget_in_their_units(catalog):
     s = build({"run": {"precision": "5%", "budget": "10m"}}, catalog)
     assert (s.run.precision, s.run.budget) == (0.05, 600.0)

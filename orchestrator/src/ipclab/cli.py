@@ -50,7 +50,8 @@ def cli():
 # The scenario's values a run may override, as (flag, help): each flag takes one comma-separated
 # string, which plan/scenario.py validates as it validates the file's key.
 RUN_FLAGS = (
-    ("--mechanism", "comma-separated, e.g. tcp,uds (see `ipclab list`)"),
+    ("--mechanism", "comma-separated, e.g. tcp,uds (see `ipclab list`); a library's name stands "
+                    "for its mechanisms: redis is redis-tcp,redis-uds"),
     ("--client", "client languages, e.g. cpp,java,python"),
     ("--server", "server languages, e.g. cpp,java,python"),
     ("--request-size", "sizes with units, e.g. 16,1KiB,128MiB"),

@@ -57,6 +57,8 @@ class Validator:
             return list(dict.fromkeys(self._whole(item, where, axis, setting.most)
                                       for item in items))
         allowed = self._allowed(axis)
+        if axis == "mechanism":
+            items = [m for item in items for m in _family(item, allowed)]
         for item in items:
             if not isinstance(item, str) or item.strip() not in allowed:
                 self._fail(where, f"unknown {axis} {item!r} (known: {', '.join(allowed)})")
@@ -361,3 +363,12 @@ def _float_or_none(value):
     except (TypeError, ValueError):
         return None
     return number if number == number else None  # NaN is no number
+
+
+def _family(item, mechanisms):
+    """A library's name for all its mechanisms ("redis": redis-tcp, redis-uds; "zmq", "nng"),
+    where the name is no mechanism itself: [item] otherwise (an unknown one fails as such)."""
+    if not isinstance(item, str) or item.strip() in mechanisms:
+        return [item]
+    family = [m for m in mechanisms if m.startswith(f"{item.strip()}-")]
+    return family or [item]
