@@ -116,4 +116,18 @@ static inline void cpu_pause(void) {
 #endif
 }
 
+/* library.c: what the message libraries' floors (zmq.c, nng.c) share. */
+#define ADDRESS_MAX (PATH_MAX + 16) /* ipc:// and a path */
+struct library_options {
+    int ipc;
+    size_t size;
+    uint64_t iterations, warmup;
+    const char *samples_file;
+    long client_cpu, server_cpu;
+};
+void library_parse(int argc, char **argv, const char *program, struct library_options *o);
+void library_read_address(int from, char *where);
+int64_t *library_start(const struct library_options *o, const char *socket_name, int *fd);
+void library_finish(const struct library_options *o, int fd, int64_t *samples);
+
 #endif

@@ -42,78 +42,23 @@
 #include "floor.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <nng/nng.h>
 #include <nng/protocol/reqrep0/rep.h>
 #include <nng/protocol/reqrep0/req.h>
 
-#define URL_MAX (PATH_MAX + 16) /* ipc:// and a path */
-
-struct nng_options {
-    int ipc;
-    size_t size;
-    uint64_t iterations, warmup;
-    const char *samples_file;
-    long client_cpu, server_cpu;
-};
-
-static uint64_t number(const char *flag, const char *text) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 10);
-    if (errno || *end || end == text || text[0] == '-')
-        fail(2, "%s: %s is not a number", flag, text);
-    return v;
-}
-
-static void parse(int argc, char **argv, struct nng_options *o) {
-    static const struct option longs[] = {
-        {"size", required_argument, 0, 's'},       {"iterations", required_argument, 0, 'i'},
-        {"warmup", required_argument, 0, 'w'},     {"samples-file", required_argument, 0, 'f'},
-        {"client-cpu", required_argument, 0, 'c'}, {"server-cpu", required_argument, 0, 'S'},
-        {0, 0, 0, 0}};
-    *o = (struct nng_options){.size = 16, .iterations = 10000, .warmup = 1000,
-                              .client_cpu = -1, .server_cpu = -1};
-    if (argc < 2 || (strcmp(argv[1], "tcp") && strcmp(argv[1], "ipc")))
-        fail(2, "usage: ipclab-floor-nng tcp|ipc --size N --iterations N --warmup N "
-                "--samples-file PATH [--client-cpu C --server-cpu C]");
-    o->ipc = strcmp(argv[1], "ipc") == 0;
-    optind = 2;
-    opterr = 0; /* the one line below, not getopt's as well */
-    for (int c; (c = getopt_long(argc, argv, "", longs, NULL)) != -1;) {
-        switch (c) {
-        case 's': o->size = number("--size", optarg); break;
-        case 'i': o->iterations = number("--iterations", optarg); break;
-        case 'w': o->warmup = number("--warmup", optarg); break;
-        case 'f': o->samples_file = optarg; break;
-        case 'c': o->client_cpu = (long)number("--client-cpu", optarg); break;
-        case 'S': o->server_cpu = (long)number("--server-cpu", optarg); break;
-        default: fail(2, "unknown option or a missing value: %s", argv[optind - 1]);
-        }
-    }
-    if (optind != argc) fail(2, "unexpected argument %s", argv[optind]);
-    if (!o->samples_file || !o->iterations || !o->size || o->size > MAX_STREAM_SIZE)
-        fail(2, "--samples-file, --iterations ≥ 1 and 1 ≤ --size ≤ %u are needed",
-             MAX_STREAM_SIZE);
-    if ((o->client_cpu < 0) != (o->server_cpu < 0))
-        fail(2, "--client-cpu and --server-cpu go together");
-}
-
 static void check(int rv, const char *what) {
     if (rv != 0) fail(1, "%s: %s", what, nng_strerror(rv));
 }
 
 /* The child: listen, say where, echo until the empty request, wait for the parent's word. */
-static __attribute__((noreturn)) void echo(const struct nng_options *o, pid_t parent, int tell,
+static __attribute__((noreturn)) void echo(const struct library_options *o, pid_t parent, int tell,
                                            int done) {
     g_is_child = 1;
     /* A REP socket does not see its peer go: killed with the parent, not left waiting. */
@@ -122,7 +67,7 @@ static __attribute__((noreturn)) void echo(const struct nng_options *o, pid_t pa
     nng_socket rep;
     nng_listener listener;
     check(nng_rep0_open(&rep), "nng_rep0_open");
-    char url[URL_MAX];
+    char url[ADDRESS_MAX];
     if (o->ipc) snprintf(url, sizeof url, "ipc://%s", g_paths[0]);
     else snprintf(url, sizeof url, "tcp://127.0.0.1:0");
     int rv = nng_listen(rep, url, &listener, 0);
@@ -148,21 +93,8 @@ static __attribute__((noreturn)) void echo(const struct nng_options *o, pid_t pa
     _exit(0);
 }
 
-static void read_url(int from, char *url) {
-    size_t got = 0;
-    for (ssize_t r; got < URL_MAX && (r = read(from, url + got, URL_MAX - got)) != 0;) {
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            fail(1, "read: %s", strerror(errno));
-        }
-        got += (size_t)r;
-        if (memchr(url, '\0', got)) return;
-    }
-    fail(1, "the echo side gave no address");
-}
-
 /* The parent: dial, the timed round trips, the stop request. */
-static void ping(const struct nng_options *o, const char *url, int done, int64_t *samples) {
+static void ping(const struct library_options *o, const char *url, int done, int64_t *samples) {
     pin(o->client_cpu, "client");
     nng_socket req;
     check(nng_req0_open(&req), "nng_req0_open");
@@ -197,16 +129,10 @@ static void ping(const struct nng_options *o, const char *url, int done, int64_t
 }
 
 int main(int argc, char **argv) {
-    struct nng_options o;
-    parse(argc, argv, &o);
-    int fd = open(o.samples_file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) fail(1, "cannot open %s: %s", o.samples_file, strerror(errno));
-    int64_t *samples = malloc(o.iterations * sizeof *samples);
-    if (!samples) fail(1, "out of memory");
-    if (o.ipc) {
-        make_tempdir();
-        path_in_dir(0, "nng.sock");
-    }
+    struct library_options o;
+    library_parse(argc, argv, "ipclab-floor-nng", &o);
+    int fd;
+    int64_t *samples = library_start(&o, "nng.sock", &fd);
     int tell[2], done[2]; /* child to parent: the address; parent to child: end of file, stop */
     if (pipe(tell) != 0 || pipe(done) != 0) fail(1, "pipe: %s", strerror(errno));
     pid_t parent = getpid();
@@ -219,15 +145,10 @@ int main(int argc, char **argv) {
     }
     close(tell[1]);
     close(done[0]);
-    char url[URL_MAX];
-    read_url(tell[0], url);
+    char url[ADDRESS_MAX];
+    library_read_address(tell[0], url);
     close(tell[0]);
     ping(&o, url, done[1], samples);
-    int status;
-    if (waitpid(g_child, &status, 0) != g_child || !WIFEXITED(status) || WEXITSTATUS(status))
-        fail(1, "the echo side did not exit cleanly");
-    g_child = -1;
-    write_samples(fd, o.samples_file, samples, o.iterations);
-    cleanup();
+    library_finish(&o, fd, samples);
     return 0;
 }

@@ -24,7 +24,15 @@ struct Iceoryx2Hooks {
   std::string (*library)() = nullptr;
 };
 
-void install_iceoryx2_hooks(const Iceoryx2Hooks& hooks) noexcept;
-const Iceoryx2Hooks& iceoryx2_hooks() noexcept;
+// The one set of hooks, empty until main() installs iceoryx2/'s (an inline function's static: one
+// object for the core library and the executable alike).
+inline Iceoryx2Hooks& iceoryx2_hook_slot() noexcept {
+  static Iceoryx2Hooks hooks;
+  return hooks;
+}
+inline void install_iceoryx2_hooks(const Iceoryx2Hooks& hooks) noexcept {
+  iceoryx2_hook_slot() = hooks;
+}
+inline const Iceoryx2Hooks& iceoryx2_hooks() noexcept { return iceoryx2_hook_slot(); }
 
 }  // namespace ipclab

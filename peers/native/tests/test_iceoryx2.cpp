@@ -32,11 +32,6 @@
 namespace ipclab {
 namespace {
 
-using test::ChildResult;
-using test::DriveRun;
-using test::Server;
-using test::TempDir;
-
 TEST(Iceoryx2Endpoint, IsThePosixNameThenTheDirectory) {
   const PosixDirEndpoint e = parse_posix_dir("posix:/ipclab-42,/tmp/d,x");
   EXPECT_EQ(e.prefix, "/ipclab-42");
@@ -58,13 +53,13 @@ TEST(Iceoryx2Capabilities, ListedWithTheLibraryExactlyWhereBuiltIn) {
 // --sample-write (4.12): rr over iceoryx2 alone; another mechanism refuses header (7) on both
 // sides, and a value other than full and header is a usage error.
 TEST(Iceoryx2SampleWrite, IsIceoryx2sAlone) {
-  TempDir dir;
-  const ChildResult serve =
+  test::TempDir dir;
+  const test::ChildResult serve =
       test::run_peer({"serve", "--mechanism", "uds", "--endpoint", dir.file("s"),
                       "--sample-write", "header"});
   EXPECT_EQ(serve.exit_code, 7) << serve.err;
   EXPECT_NE(serve.err.find("--sample-write header"), std::string::npos) << serve.err;
-  const DriveRun drive =
+  const test::DriveRun drive =
       test::drive_bytes("uds", dir.file("s"), dir, 16, 16, 1, {"--sample-write", "header"});
   EXPECT_EQ(drive.child.exit_code, 7) << drive.child.err;
   EXPECT_EQ(drive.result["error_kind"], "unsupported");
@@ -74,6 +69,11 @@ TEST(Iceoryx2SampleWrite, IsIceoryx2sAlone) {
 }
 
 #ifdef IPCLAB_EXPECT_ICEORYX2
+
+using test::ChildResult;
+using test::DriveRun;
+using test::Server;
+using test::TempDir;
 
 constexpr std::uint32_t kIx2Largest = 16u << 20;  // ipclab's cap (4.12)
 
