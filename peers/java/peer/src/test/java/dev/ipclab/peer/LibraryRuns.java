@@ -23,9 +23,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What the message library tests share (SocketPairTest: ZeroMQ and NNG; RedisTest): a client
- * run in the test's JVM, a server process started as the orchestrator starts one, and the checks
- * every library server must pass the same way (stream faults, rejected frames answered empty).
+ * What the message library tests share (SocketPairTest: ZeroMQ and NNG; RedisTest; NatsTest): a
+ * client run in the test's JVM, a server process started as the orchestrator starts one, and the
+ * checks every library server must pass the same way (round trips, streams past the window,
+ * stream faults, rejected frames answered empty, a stream message of the wrong size).
  */
 final class LibraryRuns {
     private static final long SECONDS_10 = 10_000_000_000L;
@@ -73,6 +74,60 @@ final class LibraryRuns {
             assertEquals("", new String(process.getErrorStream().readAllBytes(),
                     StandardCharsets.UTF_8));
         }
+    }
+
+    /** Round trips of these sizes against server: 20 (1 past 1 MiB), one sample each. */
+    static void assertRoundTrips(Path dir, ServerHarness server, int requestSize,
+            int responseSize) throws Exception {
+        long iterations = Math.max(requestSize, responseSize) > (1 << 20) ? 1 : 20;
+        Run run = drive(dir, server.mechanism, server.clientEndpoint, "--request-size",
+                Integer.toString(requestSize), "--response-size", Integer.toString(responseSize),
+                "--iterations", Long.toString(iterations), "--warmup", "1");
+        assertEquals(0, run.exit, run.err);
+        assertEquals(iterations, RoundTripTest.samples(run.options).length);
+        assertEquals("", server.diagnostics.text());
+    }
+
+    /** A stream against server that succeeds: every message counted, a sample per window. */
+    static void assertStreams(Path dir, ServerHarness server, int size, long messages,
+            long warmup, int windows) throws Exception {
+        Run run = drive(dir, server.mechanism, server.clientEndpoint, "--pattern", "stream",
+                "--message-size", Integer.toString(size), "--messages", Long.toString(messages),
+                "--windows", Integer.toString(windows), "--warmup", Long.toString(warmup));
+        assertEquals(0, run.exit, run.err);
+        JsonNode result = RoundTripTest.result(run.options);
+        assertEquals(messages, result.get("messages").asLong());
+        assertEquals(windows, RoundTripTest.samples(run.options).length);
+        assertEquals("", server.diagnostics.text());
+    }
+
+    /**
+     * A MARK of two 16-byte messages on link, then one of 15: the rest of the count is given
+     * up, which END_ACK shows (no message received) and server rejects as a length mismatch.
+     */
+    static void assertWrongSizeGivesUpTheCount(ServerHarness server, ClientLink link)
+            throws Exception {
+        mark(link, 0, 16, 2);
+        link.sendMessage(Frame.allocate(15)); // not 16: the rest of the count is given up
+        assertEquals(0, end(link, 1).received());
+        assertEquals(List.of("length mismatch"), rejections(server));
+    }
+
+    /**
+     * A server process as the orchestrator runs it: READY with the endpoint it was given and a
+     * {@code broker} that matches brokerPattern; a stream through it; the end of stdin ends it
+     * with exit 0 and nothing on stderr.
+     */
+    static void assertServerProcessEndsCleanly(Path dir, StartedProcesses started,
+            Mechanism mechanism, String endpoint, String brokerPattern) throws Exception {
+        ServerProcess server = serve(started, mechanism.label(), endpoint);
+        JsonNode ready = server.ready();
+        assertEquals(endpoint, ready.get("endpoint").asText());
+        assertTrue(ready.get("broker").asText().matches(brokerPattern), ready.toString());
+        Run run = drive(dir, mechanism, endpoint, "--pattern", "stream", "--message-size",
+                "1024", "--messages", "2000", "--warmup", "0");
+        assertEquals(0, run.exit, run.err);
+        server.assertEndsCleanlyAtTheEndOfItsInput();
     }
 
     /** A stream against a server with a stream fault: the client fails with payload-mismatch. */

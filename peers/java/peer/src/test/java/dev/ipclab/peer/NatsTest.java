@@ -68,9 +68,7 @@ class NatsTest {
 
     @AfterAll
     static void stopServer() throws Exception {
-        if (natsServer != null) {
-            natsServer.close();
-        }
+        TestBroker.closeAll(natsServer);
     }
 
     @TempDir
@@ -112,13 +110,7 @@ class NatsTest {
     @CsvSource({"0,0", "16,16", "1048576,16", "16,1048576", "67108840,16", "16,67108840"})
     void roundTripsUpToTheLimit(int requestSize, int responseSize) throws Exception {
         try (ServerHarness server = responder(Fault.NONE)) {
-            long iterations = Math.max(requestSize, responseSize) > (1 << 20) ? 1 : 20;
-            Run run = drive(server, "--request-size", Integer.toString(requestSize),
-                    "--response-size", Integer.toString(responseSize), "--iterations",
-                    Long.toString(iterations), "--warmup", "1");
-            assertEquals(0, run.exit(), run.err());
-            assertEquals(iterations, RoundTripTest.samples(run.options()).length);
-            assertEquals("", server.diagnostics.text());
+            LibraryRuns.assertRoundTrips(dir, server, requestSize, responseSize);
         }
     }
 
@@ -143,14 +135,7 @@ class NatsTest {
     @CsvSource({"16,5003,1200", "1048576,300,70", "1,2500,0", "67108864,3,1"})
     void streamsPastTheWindow(int size, long messages, long warmup) throws Exception {
         try (ServerHarness server = responder(Fault.NONE)) {
-            Run run = drive(server, "--pattern", "stream", "--message-size",
-                    Integer.toString(size), "--messages", Long.toString(messages), "--windows",
-                    "3", "--warmup", Long.toString(warmup));
-            assertEquals(0, run.exit(), run.err());
-            JsonNode result = RoundTripTest.result(run.options());
-            assertEquals(messages, result.get("messages").asLong());
-            assertEquals(3, RoundTripTest.samples(run.options()).length);
-            assertEquals("", server.diagnostics.text());
+            LibraryRuns.assertStreams(dir, server, size, messages, warmup, 3);
         }
     }
 
@@ -184,10 +169,7 @@ class NatsTest {
     void aMessageOfTheWrongSizeGivesUpTheCount() throws Exception {
         try (ServerHarness server = responder(Fault.NONE);
                 ClientLink link = NatsLink.connect(server.clientEndpoint, SECONDS_10, 16)) {
-            LibraryRuns.mark(link, 0, 16, 2);
-            link.sendMessage(Frame.allocate(15)); // not 16: the rest of the count is given up
-            assertEquals(0, LibraryRuns.end(link, 1).received());
-            assertEquals(List.of("length mismatch"), LibraryRuns.rejections(server));
+            LibraryRuns.assertWrongSizeGivesUpTheCount(server, link);
         }
     }
 
@@ -319,16 +301,8 @@ class NatsTest {
      */
     @Test
     void aResponderProcessEndsCleanlyAtTheEndOfItsInput() throws Exception {
-        String endpoint = endpoint();
-        LibraryRuns.ServerProcess server = LibraryRuns.serve(started, "nats", endpoint);
-        JsonNode ready = server.ready();
-        assertEquals(endpoint, ready.get("endpoint").asText());
-        assertTrue(ready.get("broker").asText().matches("NATS [0-9]+\\.[0-9]+\\.[0-9]+"),
-                ready.toString());
-        Run run = drive(endpoint, "--pattern", "stream", "--message-size", "1024",
-                "--messages", "2000", "--warmup", "0");
-        assertEquals(0, run.exit(), run.err());
-        server.assertEndsCleanlyAtTheEndOfItsInput();
+        LibraryRuns.assertServerProcessEndsCleanly(dir, started, Mechanism.NATS, endpoint(),
+                "NATS [0-9]+\\.[0-9]+\\.[0-9]+");
     }
 
     /** A plain jnats connection of the test's own to the class's server. */

@@ -65,11 +65,7 @@ class RedisTest {
 
     @AfterAll
     static void stopServers() throws Exception {
-        for (TestBroker server : new TestBroker[] {tcpServer, udsServer}) {
-            if (server != null) {
-                server.close();
-            }
-        }
+        TestBroker.closeAll(tcpServer, udsServer);
     }
 
     @TempDir
@@ -112,13 +108,7 @@ class RedisTest {
     void roundTripsUpToTheLimit(Mechanism mechanism, int requestSize, int responseSize)
             throws Exception {
         try (ServerHarness server = responder(mechanism, Fault.NONE)) {
-            long iterations = Math.max(requestSize, responseSize) > (1 << 20) ? 1 : 20;
-            Run run = drive(server, "--request-size", Integer.toString(requestSize),
-                    "--response-size", Integer.toString(responseSize), "--iterations",
-                    Long.toString(iterations), "--warmup", "1");
-            assertEquals(0, run.exit(), run.err());
-            assertEquals(iterations, RoundTripTest.samples(run.options()).length);
-            assertEquals("", server.diagnostics.text());
+            LibraryRuns.assertRoundTrips(dir, server, requestSize, responseSize);
         }
     }
 
@@ -131,14 +121,7 @@ class RedisTest {
     void streamsPastTheWindow(Mechanism mechanism, int size, long messages, long warmup)
             throws Exception {
         try (ServerHarness server = responder(mechanism, Fault.NONE)) {
-            Run run = drive(server, "--pattern", "stream", "--message-size",
-                    Integer.toString(size), "--messages", Long.toString(messages), "--windows",
-                    "5", "--warmup", Long.toString(warmup));
-            assertEquals(0, run.exit(), run.err());
-            JsonNode result = RoundTripTest.result(run.options());
-            assertEquals(messages, result.get("messages").asLong());
-            assertEquals(5, RoundTripTest.samples(run.options()).length);
-            assertEquals("", server.diagnostics.text());
+            LibraryRuns.assertStreams(dir, server, size, messages, warmup, 5);
         }
     }
 
@@ -166,10 +149,7 @@ class RedisTest {
         try (ServerHarness server = responder(Mechanism.REDIS_UDS, Fault.NONE);
                 ClientLink link = RedisLink.connect(server.clientEndpoint, false, SECONDS_10,
                         16)) {
-            LibraryRuns.mark(link, 0, 16, 2);
-            link.sendMessage(Frame.allocate(15)); // not 16: the rest of the count is given up
-            assertEquals(0, LibraryRuns.end(link, 1).received());
-            assertEquals(List.of("length mismatch"), LibraryRuns.rejections(server));
+            LibraryRuns.assertWrongSizeGivesUpTheCount(server, link);
         }
     }
 
@@ -244,16 +224,8 @@ class RedisTest {
     @ParameterizedTest
     @EnumSource(names = {"REDIS_TCP", "REDIS_UDS"})
     void aResponderProcessEndsCleanlyAtTheEndOfItsInput(Mechanism mechanism) throws Exception {
-        String endpoint = endpoint(mechanism);
-        LibraryRuns.ServerProcess server = LibraryRuns.serve(started, mechanism.label(), endpoint);
-        JsonNode ready = server.ready();
-        assertEquals(endpoint, ready.get("endpoint").asText());
-        assertTrue(ready.get("broker").asText().matches("Redis [0-9]+\\.[0-9]+\\.[0-9]+"),
-                ready.toString());
-        Run run = drive(mechanism, endpoint, "--pattern", "stream", "--message-size", "1024",
-                "--messages", "2000", "--warmup", "0");
-        assertEquals(0, run.exit(), run.err());
-        server.assertEndsCleanlyAtTheEndOfItsInput();
+        LibraryRuns.assertServerProcessEndsCleanly(dir, started, mechanism, endpoint(mechanism),
+                "Redis [0-9]+\\.[0-9]+\\.[0-9]+");
     }
 
     /** A plain Jedis client of the test's redis-tcp server, to look at what the peers did. */

@@ -140,6 +140,15 @@ final class TestBroker implements AutoCloseable {
         }
     }
 
+    /** Closes each of a test class's servers that started (null: one that did not), in order. */
+    static void closeAll(TestBroker... servers) throws Exception {
+        for (TestBroker server : servers) {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
     /** SIGINT: the module stops the server (SIGTERM, then SIGKILL) and removes its directory. */
     @Override
     public void close() throws Exception {

@@ -19,33 +19,24 @@ import java.nio.ByteBuffer;
  * {@code publish} returns; it is written before the client can send its next frame, which needs
  * the answer first (the one client waits for each answer, 4.11).
  */
-public final class NatsPort extends WholeMessagePort {
-    private static final byte[] EMPTY = new byte[0];
+public final class NatsPort extends CreditedPort {
     /** The connection's wait and the subscription's flush. */
     private static final long CONNECT_NANOS = 30_000_000_000L;
 
     private final NatsConnection connection;
     private final Subscription requests;
     private final String credits;
-    private final String broker;
-    private final RedisLink.Bytes bytes = new RedisLink.Bytes();
-    /** The message handed out last (receiveAgain copies it again), and its reply subject. */
-    private byte[] message = EMPTY;
+    /** The reply subject of the message handed out last. */
     private String replyTo;
     /** A frame was handed out and not answered. */
     private boolean owed;
-    private int every = 1;
-    /** Messages taken since the MARK: a credit per {@link #every}. */
-    private long taken;
-    private volatile boolean open = true;
 
     private NatsPort(NatsConnection connection, NatsEndpoint endpoint, Subscription requests,
             String broker) {
-        super(endpoint.text(), NatsLink.MAX_PAYLOAD, NatsLink.MAX_MESSAGE);
+        super(endpoint.text(), NatsLink.MAX_PAYLOAD, NatsLink.MAX_MESSAGE, broker);
         this.connection = connection;
         this.requests = requests;
         this.credits = endpoint.credits();
-        this.broker = broker;
     }
 
     /**
@@ -66,11 +57,6 @@ public final class NatsPort extends WholeMessagePort {
     }
 
     @Override
-    public String broker() {
-        return broker;
-    }
-
-    @Override
     public int receive(ByteBuffer dst, boolean messageDue) throws IOException {
         if (owed) {
             owed = false;
@@ -87,17 +73,17 @@ public final class NatsPort extends WholeMessagePort {
             open = false;
             throw e;
         }
-        message = m.getData();
+        hold(m.getData());
         String reply = m.getReplyTo();
         replyTo = reply == null || reply.isEmpty() ? null : reply;
         if (messageDue) {
-            if (++taken % every == 0) {
+            if (creditDue()) {
                 publish(credits, EMPTY);
             }
         } else {
             owed = true;
         }
-        return copy(dst);
+        return copyHeld(dst);
     }
 
     /** A publish; one that fails on a closed connection ends the responder (4.11). */
@@ -110,24 +96,10 @@ public final class NatsPort extends WholeMessagePort {
         }
     }
 
-    /** The message into dst from 0 when it fits; its size either way. */
-    private int copy(ByteBuffer dst) {
-        if (message.length <= dst.capacity()) {
-            dst.clear().put(0, message);
-        }
-        return message.length;
-    }
-
-    @Override
-    public int receiveAgain(ByteBuffer dst) {
-        return copy(dst);
-    }
-
     /** A stream's credits count from its MARK (4.11), whose answer comes next. */
     @Override
     public void streamStarts(int messageSize, long count) {
-        every = RedisLink.creditEvery(LibraryLimits.streamWindow(messageSize));
-        taken = 0;
+        startCredits(messageSize);
     }
 
     /** A well-formed frame without a reply subject cannot be answered (4.11). */
@@ -141,11 +113,6 @@ public final class NatsPort extends WholeMessagePort {
     public void reply(ByteBuffer frame) throws IOException {
         publish(replyTo, bytes.of(frame));
         owed = false;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return open;
     }
 
     /** Closing the connection makes the serving thread's blocked take fail at once. */

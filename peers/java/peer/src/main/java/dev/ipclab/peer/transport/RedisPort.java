@@ -18,8 +18,7 @@ import redis.clients.jedis.Protocol.Command;
  * frame left unanswered (rejected) gets an empty element before the next take. A lost connection
  * closes the port, which ends the server with an io error.
  */
-public final class RedisPort extends WholeMessagePort {
-    private static final byte[] EMPTY = new byte[0];
+public final class RedisPort extends CreditedPort {
     private static final byte[] FOREVER = {'0'};
 
     private final RedisWire wire;
@@ -27,13 +26,9 @@ public final class RedisPort extends WholeMessagePort {
     private final byte[] requests;
     private final byte[] replies;
     private final byte[] credits;
-    private final String broker;
-    private final RedisLink.Bytes bytes = new RedisLink.Bytes();
     /** The elements of the last LPOP not yet handed out, from {@link #next}. */
     private List<?> batch = List.of();
     private int next;
-    /** The element handed out last (receiveAgain copies it again). */
-    private byte[] element = EMPTY;
     /** A frame was handed out and not answered. */
     private boolean owed;
     /** The take that is written already (with an answer), not yet read; or none. */
@@ -45,19 +40,14 @@ public final class RedisPort extends WholeMessagePort {
     /** The messages the stream's MARK announced that are not handed out yet. */
     private long due;
     private int window = 1;
-    private int every = 1;
-    /** Messages handed out since the MARK: a credit per {@link #every}. */
-    private long taken;
-    private volatile boolean open = true;
 
     private RedisPort(RedisWire wire, RedisEndpoint endpoint, String broker) {
-        super(endpoint.text());
+        super(endpoint.text(), broker);
         this.wire = wire;
         this.keys = endpoint;
         this.requests = endpoint.requests();
         this.replies = endpoint.replies();
         this.credits = endpoint.credits();
-        this.broker = broker;
     }
 
     /**
@@ -81,11 +71,6 @@ public final class RedisPort extends WholeMessagePort {
     }
 
     @Override
-    public String broker() {
-        return broker;
-    }
-
-    @Override
     public int receive(ByteBuffer dst, boolean messageDue) throws IOException {
         try {
             if (!messageDue) {
@@ -95,16 +80,16 @@ public final class RedisPort extends WholeMessagePort {
                 owed = false;
                 wire.append(false, Command.RPUSH, replies, EMPTY);
             }
-            element = nextElement();
+            hold(nextElement());
             if (messageDue) {
                 due--;
-                if (++taken % every == 0) { // written with the next take or answer
+                if (creditDue()) { // written with the next take or answer
                     wire.append(false, Command.RPUSH, credits, EMPTY);
                 }
             } else {
                 owed = true;
             }
-            return copy(dst);
+            return copyHeld(dst);
         } catch (IOException | RuntimeException e) {
             open = false; // the connection's state is unknown now: the server ends (4.10)
             throw e;
@@ -149,19 +134,6 @@ public final class RedisPort extends WholeMessagePort {
         }
     }
 
-    /** The element into dst from 0 when it fits; its size either way. */
-    private int copy(ByteBuffer dst) {
-        if (element.length <= dst.capacity()) {
-            dst.clear().put(0, element);
-        }
-        return element.length;
-    }
-
-    @Override
-    public int receiveAgain(ByteBuffer dst) {
-        return copy(dst);
-    }
-
     /**
      * A stream's window and credits count from its MARK (4.10), whose answer comes next; the
      * messages are taken in batches from then on.
@@ -169,9 +141,7 @@ public final class RedisPort extends WholeMessagePort {
     @Override
     public void streamStarts(int messageSize, long count) {
         due = count;
-        window = LibraryLimits.streamWindow(messageSize);
-        every = RedisLink.creditEvery(window);
-        taken = 0;
+        window = startCredits(messageSize);
     }
 
     /**
@@ -199,11 +169,6 @@ public final class RedisPort extends WholeMessagePort {
             open = false; // the connection's state is unknown now: the server ends (4.10)
             throw e;
         }
-    }
-
-    @Override
-    public boolean isOpen() {
-        return open;
     }
 
     /** Closing the socket makes the serving thread's blocked read fail at once. */
