@@ -97,7 +97,7 @@ ipclab_optional_library(NAME nats PKG libnats MECHANISMS nats
   DIR nats SOURCES nats_client nats_server nats_connection)
 
 # iceoryx2, iceoryx2-spin (PROTOCOL.md 4.12): ipclab's C binding of the iceoryx2 crate
-# (iceoryx2/: Cargo.toml, Cargo.lock, src/lib.rs, include/ipclab_iceoryx2.h), since iceoryx2's
+# (iceoryx2/: Cargo.toml, Cargo.lock, src/*.rs, include/ipclab_iceoryx2.h), since iceoryx2's
 # own C and C++ bindings are not on crates.io at 0.10. Optional like the others, found where
 # cargo is on PATH with a rustc the crates take (1.89, their rust-version) and the locked crates
 # can be fetched (here, at configure time: offline from cargo's cache, else from crates.io).
@@ -132,11 +132,12 @@ endif()
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_ix2}/Cargo.lock)
 if(_ix2_found)
   set(_ix2_target ${CMAKE_CURRENT_BINARY_DIR}/cargo)
+  file(GLOB _ix2_sources CONFIGURE_DEPENDS ${_ix2}/src/*.rs)
   set(_ix2_lib ${_ix2_target}/release/libipclab_iceoryx2.a)
   add_custom_command(OUTPUT ${_ix2_lib}
     COMMAND ${CMAKE_COMMAND} -E env CARGO_TARGET_DIR=${_ix2_target}
             ${IPCLAB_CARGO} build --release --locked --quiet --manifest-path ${_ix2}/Cargo.toml
-    DEPENDS ${_ix2}/Cargo.toml ${_ix2}/Cargo.lock ${_ix2}/src/lib.rs
+    DEPENDS ${_ix2}/Cargo.toml ${_ix2}/Cargo.lock ${_ix2_sources}
     COMMENT "Building ipclab's iceoryx2 binding (cargo build --release)"
     VERBATIM)
   add_custom_target(ipclab_iceoryx2_cargo DEPENDS ${_ix2_lib})
