@@ -65,8 +65,8 @@ def sysv_modes(keys):
 
 
 def objects_of(ready, pid):
-    """{name: mode} of what an `auto` server made: System V objects with the ipclab tag, POSIX
-    queues and shared memory named for its pid."""
+    """{name: mode} of what an `auto` (or iceoryx2's `library-dir`) server made: System V
+    objects with the ipclab tag, POSIX queues and shared memory named for its pid."""
     keys = {int(word, 16) for word in str(ready["endpoint"]).replace(":", " ").replace(",", " ").split()
             if word.lower().startswith("0x1c1a")}
     out = sysv_modes(keys)
@@ -100,7 +100,10 @@ def test_a_server_listens_on_loopback_and_makes_only_owner_only_things(lang, mec
             assert addresses and set(addresses) <= LOOPBACK, addresses
         made = {str(p): p.lstat().st_mode for p in case_dir.rglob("*")
                 if not p.name.startswith("server.")}   # the orchestrator's own log files
-        if mechanism.endpoint == "auto":
+        if endpoint.scratch is not None:  # a library's directory beside the case's (iceoryx2)
+            made.update({str(p): p.lstat().st_mode for p in endpoint.scratch.rglob("*")})
+            assert group_or_other(os.stat(endpoint.scratch).st_mode) == 0
+        if mechanism.endpoint in ("auto", "library-dir"):
             made.update(objects_of(ready, ready.get("pid", peer.pid)))
             assert made, f"no kernel object found for READY {ready['endpoint']}"
         loose = {name: oct(stat.S_IMODE(mode)) for name, mode in made.items()

@@ -212,11 +212,23 @@ def _once_a_client_runs_on(lab, scratch, host, scenario, out):
                 run.communicate()
 
 
-def _ours_gone(lab):
+def _ours_gone(lab, timeout=10.0):
     """No private directory of this test's runs is left (the hosts share /tmp with this one:
-    another run's may be there)."""
-    return not [d for d in Path("/tmp").glob("ipclab-remote-*") if d.stat().st_mtime
-                > lab.started]
+    another run's may be there). A remote side removes its directory as its session ends, a
+    moment after its processes: waited for, as _settled waits for them."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = [d for d in Path("/tmp").glob("ipclab-remote-*") if _newer(d, lab.started)]
+        if not left or time.monotonic() > deadline:
+            return not left
+        time.sleep(0.1)
+
+
+def _newer(path, since):
+    try:
+        return path.stat().st_mtime > since
+    except FileNotFoundError:  # removed meanwhile
+        return False
 
 
 def _hosts_check(lab, scratch, scenario):

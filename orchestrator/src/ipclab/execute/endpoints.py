@@ -2,8 +2,11 @@
 
 Everything is created inside the case's private 0700 directory or as inherited descriptors,
 so clean-up is: close our descriptor copies, remove the directory."""
+import itertools
 import os
+import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ipclab.common.errors import UserError
 from ipclab.execute.broker import Broker, PrivateServer
@@ -23,6 +26,7 @@ class Endpoint:
     # a NATS server (4.11)
     broker: PrivateServer | None = None
     broker_died: str | None = None  # why the broker was gone before the round ended
+    scratch: Path | None = None     # a directory of its own outside the case's, removed at close
 
     def open(self, place):
         """Starts what the endpoint needs beyond names and descriptors (a broker, where the
@@ -43,6 +47,9 @@ class Endpoint:
 
     def close(self):
         self.release(list(self._open))
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            self.scratch = None
         if self.broker is not None:
             self.broker_died = self.broker.stop()
             self.broker = None
@@ -75,9 +82,17 @@ def _dir(case_dir):
 def _library_dir(case_dir):
     # A library's root directory (iceoryx2, PROTOCOL.md 4.12): the server makes the library's
     # files in it and names it, with its shared-memory prefix, in READY; the client takes READY's.
-    root = case_dir / "iceoryx2"
-    root.mkdir(mode=0o700)
-    return Endpoint(server_arg=str(root))
+    # iceoryx2's event sockets are named DIR/<prefix><a 39-digit id>.event and a socket's path
+    # is at most 107 bytes, so DIR is as short as it can be: beside the run's directory, in the
+    # same temporary directory, named ipclab-<pid>-… as it is (a dead run's is swept with it).
+    parent = case_dir.parent.parent
+    for n in itertools.count():
+        root = parent / f"ipclab-{os.getpid()}-x{n}"
+        try:
+            root.mkdir(mode=0o700)
+            return Endpoint(server_arg=str(root), scratch=root)
+        except FileExistsError:
+            continue
 
 
 def _auto(case_dir):

@@ -170,6 +170,7 @@ pub(crate) fn open(o: &ipclab_ix2_options) -> Result<Box<ipclab_ix2_side>, Failu
         (subscriber, listener, publisher, notifier)
     };
 
+    owner_only_directories(std::path::Path::new(&root));
     Ok(Box::new(ipclab_ix2_side {
         loaned: None,
         received: None,
@@ -182,6 +183,27 @@ pub(crate) fn open(o: &ipclab_ix2_options) -> Result<Box<ipclab_ix2_side>, Failu
         server,
         prefix,
     }))
+}
+
+/// Takes group and others off the directories iceoryx2 made under the root path: it makes
+/// nodes/, a node's own and services/ with mode 0750 whatever the umask (4.12).
+fn owner_only_directories(root: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(entries) = std::fs::read_dir(root) else { return };
+    for entry in entries.flatten() {
+        let Ok(meta) = entry.metadata() else { continue }; // another side's, gone meanwhile
+        if !meta.is_dir() {
+            continue;
+        }
+        let mode = meta.permissions().mode();
+        if mode & 0o077 != 0 {
+            let _ = std::fs::set_permissions(
+                entry.path(),
+                std::fs::Permissions::from_mode(mode & 0o700),
+            );
+        }
+        owner_only_directories(&entry.path());
+    }
 }
 
 /// Takes group and others off every /dev/shm/<prefix>*: the umask does not reach the node-global

@@ -75,6 +75,20 @@ def _node(prefix, root):
             .create(iox2.ServiceType.Ipc))
 
 
+def _owner_only(root):
+    """Takes group and others off the directories iceoryx2 made under the root path (it makes
+    nodes/, a node's own and services/ with mode 0750 whatever the umask, 4.12)."""
+    for where, directories, _ in os.walk(root):
+        for name in directories:
+            path = os.path.join(where, name)
+            try:
+                mode = os.lstat(path).st_mode & 0o7777
+                if mode & 0o077:
+                    os.chmod(path, mode & 0o700)
+            except FileNotFoundError:  # another side's node, gone meanwhile
+                continue
+
+
 def _builder(node, name):
     return node.service_builder(iox2.ServiceName.new(name))
 
@@ -171,6 +185,7 @@ class ClientLink:
                           f"{err}") from None
         self._ports = Ports(node, (requests, responses, *events), subscriber, publisher,
                             listener, notifier)
+        _owner_only(endpoint.root)
         self.send_all = self._ports.send_header if header else self._ports.send
         self.send_message = self._ports.send
 
@@ -265,6 +280,7 @@ class Samples:
                 for path in self._objects("*.global_mgmt"):  # made 0666 whatever the umask
                     os.chmod(path, 0o600)
                 self._ports = self._open(node, mode)
+                _owner_only(directory.path)
             except ERRORS as err:
                 raise IoError(f"create the iceoryx2 services in {directory}: "
                               f"{type(err).__name__} {err}") from None
